@@ -1,0 +1,39 @@
+"""The ``duel`` command: it only composes the solver, the systems and the agents."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from solver.errors import InputError
+
+COMMANDS = ("systems", "solve", "odds", "dice", "train", "play", "profile")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="duel",
+        description="Exact solutions, odds and trained NPC opponents for tabletop duels.")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        module = importlib.import_module(f"{__name__}.{name}")
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (InputError, OSError) as error:
+        print(f"duel {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"duel {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+def entry_point() -> None:
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""Arguments and output shared by the commands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import envs
+from solver.errors import InputError
+
+
+def parse_sheet(text: str) -> dict[str, str]:
+    """``fencing=GD,physique=AV`` -> {"fencing": "GD", "physique": "AV"}."""
+    sheet: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise InputError(f"bad sheet entry {part!r}; expected ABILITY=LEVEL,...")
+        sheet[key.strip().lower()] = value.strip()
+    return sheet
+
+
+def parse_option(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep:
+        raise InputError(f"bad option {text!r}; expected KEY=VALUE")
+    return key.strip(), value.strip()
+
+
+def add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true",
+                        help="print exactly one JSON document on stdout")
+
+
+def add_game_args(parser: argparse.ArgumentParser, sheet_aliases=("--me", "--them")) -> None:
+    """SYSTEM, the two sheets, --ruleset and --option KEY=VALUE."""
+    parser.add_argument("system", help="duel system (see `duel systems`)")
+    parser.add_argument("--a", sheet_aliases[0], dest="a", type=parse_sheet, default={},
+                        metavar="SHEET", help="sheet of A, e.g. fencing=GD,physique=AV")
+    parser.add_argument("--b", sheet_aliases[1], dest="b", type=parse_sheet, default={},
+                        metavar="SHEET", help="sheet of B")
+    parser.add_argument("--ruleset", metavar="FILE", help="TOML file overriding [default] rules")
+    parser.add_argument("-o", "--option", dest="options", action="append", default=[],
+                        type=parse_option, metavar="KEY=VALUE",
+                        help="a system option, e.g. -o convention=surrender (repeatable)")
+
+
+def convert_option(system: str, name: str, text: str):
+    """Turn an option's text into its declared type."""
+    specs = {option.name: option for option in envs.systems()[system].options}
+    if name not in specs or name in ("a", "b", "ruleset"):
+        allowed = ", ".join(n for n in specs if n not in ("a", "b", "ruleset"))
+        raise InputError(f"unknown option {name!r} for {system}; allowed: {allowed}")
+    kind = specs[name].kind
+    if kind is bool:
+        if text.lower() in ("1", "true", "yes", "on"):
+            return True
+        if text.lower() in ("0", "false", "no", "off"):
+            return False
+        raise InputError(f"option {name} takes true or false, got {text!r}")
+    if kind is int:
+        try:
+            return int(text)
+        except ValueError:
+            raise InputError(f"option {name} takes an integer, got {text!r}") from None
+    if kind is dict:
+        return {k: float(v) for k, v in parse_sheet(text).items()}
+    return text
+
+
+def game_options(args: argparse.Namespace) -> dict:
+    envs.systems()  # validates nothing, but keeps import order obvious
+    options = {"a": args.a, "b": args.b}
+    if args.ruleset:
+        options["ruleset"] = args.ruleset
+    for name, text in args.options:
+        options[name] = convert_option(args.system, name, text)
+    return options
+
+
+def make_game(args: argparse.Namespace):
+    return envs.make(args.system, **game_options(args))
+
+
+def emit_json(document) -> None:
+    json.dump(document, sys.stdout, indent=2, default=_jsonable)
+    sys.stdout.write("\n")
+
+
+def _jsonable(value):
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def format_table(header: list[str], rows: list[list], align: str | None = None) -> str:
+    """A plain text table; the first column left-aligned, the others right."""
+    cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    lines = []
+    for n, row in enumerate(cells):
+        parts = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:],
+                                                                         strict=True)]
+        lines.append("  ".join(parts).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def percent(p: float) -> str:
+    return f"{100 * p:.2f}%"

@@ -1,0 +1,94 @@
+"""``duel play``: a person plays a duel in the terminal against a policy."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from solver.game import policy_mix, sample_step, sample_outcome
+
+from .common import add_game_args, add_json, emit_json, make_game
+from .opponents import opponent_label, opponent_policy
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "play", help="play a duel in the terminal against an opponent",
+        description="Type the name or the number of your action at each prompt; "
+                    "q quits. The opponent's cards are revealed after yours.")
+    add_game_args(parser)
+    parser.add_argument("--vs", default="equilibrium", metavar="OPPONENT",
+                        help="uniform | equilibrium | mix=AA:0.5,DR:0.5 | profile.json")
+    parser.add_argument("--side", choices=("a", "b"), default="a", help="the side you play")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the opponent's draws")
+    add_json(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args, read=input) -> int:
+    game = make_game(args)
+    me, them = args.side, ("b" if args.side == "a" else "a")
+    opponent = opponent_policy(args.vs, game, them)
+    rng = np.random.default_rng(args.seed)
+    state = sample_outcome(game.initial_outcomes(), rng)
+    log = []
+    out = sys.stderr if args.json else sys.stdout
+    print(f"You are {me.upper()}; your opponent plays {opponent_label(args.vs)}.", file=out)
+    while not game.is_terminal(state):
+        print("\n" + game.describe(state), file=out)
+        mine = _ask(game, state, me, read, out)
+        if mine is None:
+            print("You leave the field.", file=out)
+            break
+        theirs = int(rng.choice(len(game.action_names), p=policy_mix(opponent, game, state, them)))
+        action_a, action_b = (mine, theirs) if me == "a" else (theirs, mine)
+        following = sample_step(game, state, action_a, action_b, rng)
+        print(_narration(game, state, action_a, action_b, following), file=out)
+        log.append({"a": game.action_names[action_a], "b": game.action_names[action_b]})
+        state = following
+    finished = game.is_terminal(state)
+    if finished:
+        print("\n" + game.result(state), file=out)
+    if args.json:
+        emit_json({"exchanges": log, "finished": finished,
+                   "result": game.result(state) if finished else "abandoned",
+                   "payoff_to_you": (game.payoff(state) * (1 if me == "a" else -1)
+                                     if finished else None)})
+    return 0
+
+
+def _narration(game, state, action_a, action_b, following) -> str:
+    narrate = getattr(game, "narrate", None)
+    if narrate is not None:
+        return narrate(state, action_a, action_b, following)
+    return f"A plays {game.action_names[action_a]}, B plays {game.action_names[action_b]}."
+
+
+def _ask(game, state, me: str, read, out) -> int | None:
+    """The player's legal action; asks again on anything else, None to quit."""
+    mask = game.legal_mask(state, me)
+    legal = [i for i in range(len(game.action_names)) if mask[i]]
+    choices = "  ".join(f"{i + 1}:{game.action_names[i]}" for i in legal)
+    while True:
+        try:
+            answer = read(f"Your cards [{choices}] (q quits): ").strip()
+        except EOFError:
+            return None
+        if answer.lower() in ("q", "quit", "exit"):
+            return None
+        picked = _parse_answer(game, answer)
+        if picked in legal:
+            return picked
+        print(f"  {answer!r} is not a legal choice here; legal: "
+              f"{', '.join(game.action_names[i] for i in legal)}", file=out)
+
+
+def _parse_answer(game, answer: str) -> int | None:
+    upper = answer.upper()
+    names = [n.upper() for n in game.action_names]
+    if upper in names:
+        return names.index(upper)
+    if answer.isdigit() and 1 <= int(answer) <= len(names):
+        return int(answer) - 1
+    return None

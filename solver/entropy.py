@@ -1,0 +1,230 @@
+"""The maximum-entropy optimal mix of each player of a batch of matrix games.
+
+Among all optimal mixes of a player (a polytope, the optimal face) the one of
+maximum Shannon entropy is unique, and it is what the project reports wherever a
+statistic depends on which equilibrium is played.
+
+Both players are handled the same way: the column player of ``A`` is the row
+player of ``1 - A.T`` (payoffs here are already mapped onto [0, 1]), so a batch of
+G games becomes 2G "row player" problems, problem k paired with k + G.
+
+For one problem with payoffs P, value v and LP mixes (x*, q*):
+1. S, the maximal support of the optimal mixes, is supp(x*) plus those other rows
+   that are best replies to q* and that some optimal mix can use; whether one can
+   is decided by one LP over the cone of optimal mixes (``_cone_supports``).
+2. T, the maximal support of the opponent, comes from the paired problem. By
+   complementary slackness every optimal x has x.P_j = v for j in T, and for j not
+   in T some optimal x has x.P_j > v (Goldman-Tucker).
+3. If the rows S and the equations {x.P_j = v, j in T; sum x = 1} pin down one
+   point, the face is that point and x* is the answer (true for almost every game).
+4. Otherwise maximise entropy on S subject to x.(P_j - P_k) = 0 for j in T (k a
+   fixed member of T; this form does not depend on the rounding in v) and
+   x.(P_j - v) >= 0 for j not in T. Its dual, min logsumexp(D lam) with lam >= 0 on
+   the inequality columns, is attained because the face meets the relative
+   interior of the simplex on S; x = softmax(D lam). Solved by projected Newton.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+
+from .simplex import primal_values, solve_lps
+
+#: probabilities above this count as part of an LP mix's support
+SUPPORT_TOL = 1e-11
+#: a row scoring this much below the value against q* is not a best reply
+GAP_TOL = 1e-9
+#: singular values below this count as zero in the uniqueness test
+RANK_TOL = 1e-9
+#: Newton stops when every KKT residual is below this (payoff units of [0, 1])
+KKT_TOL = 1e-12
+#: results with a KKT residual above this are not trusted
+ACCEPT_TOL = 1e-9
+MAX_NEWTON = 100
+#: the step lengths tried by the line search, all at once: 1, 1/2, 1/4, ...
+STEPS = 0.5 ** np.arange(32)
+
+
+class Problems(NamedTuple):
+    """2G row-player problems padded to a common square size."""
+
+    payoff: np.ndarray  # (K, s, s)
+    value: np.ndarray  # (K,)
+    mine: np.ndarray  # (K, s) the LP mix of the player
+    theirs: np.ndarray  # (K, s) the LP mix of the opponent
+    rows: np.ndarray  # (K, s) legal rows (the player's actions)
+    cols: np.ndarray  # (K, s) legal columns (the opponent's actions)
+
+
+def max_entropy_mixes(unit: np.ndarray, rmask: np.ndarray, cmask: np.ndarray,
+                      row: np.ndarray, col: np.ndarray,
+                      value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Max-entropy optimal (row, col) mixes of games with payoffs ``unit`` in [0, 1].
+
+    ``row``/``col`` are optimal mixes and ``value`` the game values. A problem whose
+    refinement fails keeps its LP mix, with a warning.
+    """
+    games, m, n = unit.shape
+    prob = _stack(unit, rmask, cmask, row, col, value)
+    support, found = _max_supports(prob)
+    other = np.roll(support, games, axis=0)
+    found &= np.roll(found, games)  # T of a problem is its partner's support
+    refine = ~_single_point(prob.payoff, support, other) & found
+    mixes = prob.mine.copy()
+    todo = np.flatnonzero(refine)
+    if todo.size:
+        mixes[todo], ok = _max_entropy_on_face(prob, todo, support[todo], other[todo])
+        found[todo] = ok
+        mixes[todo[~ok]] = prob.mine[todo[~ok]]
+    if not found.all():
+        warnings.warn(f"max-entropy refinement failed for {int((~found).sum())} mix(es); "
+                      "returning their LP mixes", RuntimeWarning, stacklevel=3)
+    return mixes[:games, :m], mixes[games:, :n]
+
+
+def _stack(unit, rmask, cmask, row, col, value) -> Problems:
+    games, m, n = unit.shape
+    s = max(m, n)
+    payoff = np.zeros((2 * games, s, s))
+    payoff[:games, :m, :n] = unit
+    legal = rmask[:, :, None] & cmask[:, None, :]
+    payoff[games:, :n, :m] = np.where(legal, 1.0 - unit, 0.0).transpose(0, 2, 1)
+
+    def pad(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out = np.zeros((2 * games, s), dtype=a.dtype)
+        out[:games, :a.shape[1]] = a
+        out[games:, :b.shape[1]] = b
+        return out
+
+    return Problems(payoff, np.r_[value, 1.0 - value], pad(row, col), pad(col, row),
+                    pad(rmask, cmask), pad(cmask, rmask))
+
+
+def _max_supports(prob: Problems) -> tuple[np.ndarray, np.ndarray]:
+    """Maximal support of each problem's optimal mixes, and whether it was found."""
+    support = prob.mine > SUPPORT_TOL
+    against = np.einsum("kij,kj->ki", prob.payoff, prob.theirs)
+    candidate = prob.rows & (against >= prob.value[:, None] - GAP_TOL)
+    unsure = candidate & ~support
+    found = np.ones(len(support), dtype=bool)
+    need = np.flatnonzero(unsure.any(axis=1))
+    if need.size:
+        extra, ok = _cone_supports(prob.payoff[need], prob.value[need], candidate[need],
+                                   unsure[need], prob.cols[need])
+        support[need] |= extra
+        found[need] = ok
+    return support, found
+
+
+def _cone_supports(payoff: np.ndarray, value: np.ndarray, candidate: np.ndarray,
+                   unsure: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which ``unsure`` rows some optimal mix uses: max sum z, z <= x, z <= 1 over the
+    cone {x >= 0 on candidate rows, x.(P_j - v) >= 0}; z_i ends at 1 exactly on
+    the rows of the maximal support (scale up a mix of full support)."""
+    count, s, _ = payoff.shape
+    idx = np.arange(s)
+    flag = unsure.astype(float)
+    G = np.zeros((count, 2 * s + s, 2 * s))
+    G[:, idx, idx] = -flag
+    G[:, idx, s + idx] = flag
+    G[:, s + idx, s + idx] = flag
+    slack = value[:, None, None] - payoff
+    # exact zeros where v equals a payoff up to rounding keep the cone from collapsing
+    slack[np.abs(slack) < 1e-12] = 0.0
+    use = candidate[:, :, None] & cols[:, None, :]
+    G[:, 2 * s:, :s] = np.where(use, slack, 0.0).transpose(0, 2, 1)
+    b = np.zeros((count, 3 * s))
+    b[:, s:2 * s] = flag
+    c = np.concatenate([np.zeros((count, s)), flag], axis=1)
+    tableaux = solve_lps(G, b, c)
+    z = primal_values(tableaux, 2 * s)[:, s:]
+    return unsure & (z > 0.5), tableaux.ok
+
+
+def _single_point(payoff: np.ndarray, support: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """True where {x on S : sum x = 1, x.P_j = v for j in T} is one point: the
+    matrix [P_ST | 1] has full row rank |S|. Then the optimal face is that point."""
+    block = np.where(support[:, :, None] & other[:, None, :], payoff, 0.0)
+    augmented = np.concatenate([block, support[:, :, None].astype(float)], axis=2)
+    singular = np.linalg.svd(augmented, compute_uv=False)
+    return (singular > RANK_TOL).sum(axis=1) == support.sum(axis=1)
+
+
+def _max_entropy_on_face(prob: Problems, todo: np.ndarray, support: np.ndarray,
+                         other: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    payoff, value = prob.payoff[todo], prob.value[todo]
+    cols = prob.cols[todo]
+    k = np.arange(len(todo))
+    ref = payoff[k, :, np.argmax(other, axis=1)]
+    D = np.where(other[:, None, :], payoff - ref[:, :, None], payoff - value[:, None, None])
+    D = np.where(support[:, :, None] & cols[:, None, :], D, 0.0)
+    return _projected_newton(D, support, cols & ~other)
+
+
+def _projected_newton(D: np.ndarray, support: np.ndarray,
+                      bounded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """min_lam logsumexp over S of D lam, lam >= 0 where ``bounded``; returns softmax.
+
+    Bertsekas' projected Newton: variables at their bound with a positive gradient
+    are held there, the rest take a (slightly regularised) Newton step, and the
+    step length is chosen by an Armijo search along the projection arc.
+    """
+    count, _, n = D.shape
+    lam = np.zeros((count, n))
+    out = np.zeros(support.shape)
+    residual = np.full(count, np.inf)
+    ids = np.arange(count)
+    for _ in range(MAX_NEWTON):
+        f, p = _logsumexp(np.where(support, np.einsum("kij,kj->ki", D, lam), -np.inf))
+        g = np.einsum("kij,ki->kj", D, p)
+        res = np.abs(np.where(bounded, np.minimum(lam, g), g)).max(axis=1)
+        out[ids], residual[ids] = p, res
+        keep = res > KKT_TOL
+        if not keep.all():
+            D, support, bounded, ids = D[keep], support[keep], bounded[keep], ids[keep]
+            lam, f, p, g, res = lam[keep], f[keep], p[keep], g[keep], res[keep]
+        if ids.size == 0:
+            break
+        held = bounded & (lam <= np.minimum(res, 1e-6)[:, None]) & (g > 0)
+        step = _newton_step(D, p, g, held, res)
+        lam = _line_search(D, support, bounded, lam, f, g, step)
+    return out, residual <= ACCEPT_TOL
+
+
+def _newton_step(D: np.ndarray, p: np.ndarray, g: np.ndarray, held: np.ndarray,
+                 res: np.ndarray) -> np.ndarray:
+    """Newton direction on the free variables; the Hessian of logsumexp is the
+    covariance of the columns of D under p, singular when columns are dependent,
+    hence a Levenberg-Marquardt term that shrinks with the residual."""
+    n = D.shape[2]
+    H = np.einsum("kij,ki,kil->kjl", D, p, D) - g[:, :, None] * g[:, None, :]
+    free = ~held
+    H = np.where(free[:, :, None] & free[:, None, :], H, 0.0)
+    damping = np.where(free, 1e-12 + np.minimum(res, 1e-3)[:, None], 1.0)
+    H = H + damping[:, :, None] * np.eye(n)
+    return np.linalg.solve(H, np.where(free, -g, 0.0)[:, :, None])[:, :, 0]
+
+
+def _line_search(D: np.ndarray, support: np.ndarray, bounded: np.ndarray, lam: np.ndarray,
+                 f: np.ndarray, g: np.ndarray, step: np.ndarray) -> np.ndarray:
+    """The longest step of STEPS that passes Armijo along the projection arc; the
+    tiny slack lets the last, quadratically convergent steps pass once f stops
+    resolving the decrease in floating point."""
+    trial = lam[:, None, :] + STEPS[None, :, None] * step[:, None, :]
+    trial = np.where(bounded[:, None, :], np.maximum(trial, 0.0), trial)
+    logits = np.where(support[:, None, :], np.einsum("kij,ktj->kti", D, trial), -np.inf)
+    ft, _ = _logsumexp(logits)
+    decrease = np.einsum("kj,ktj->kt", g, trial - lam[:, None, :])
+    accept = ft <= f[:, None] + 1e-4 * decrease + 1e-15 * (1.0 + np.abs(f[:, None]))
+    first = np.where(accept.any(axis=1), np.argmax(accept, axis=1), len(STEPS) - 1)
+    return trial[np.arange(len(lam)), first]
+
+
+def _logsumexp(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    top = logits.max(axis=-1, keepdims=True)
+    weights = np.exp(logits - top)
+    total = weights.sum(axis=-1, keepdims=True)
+    return (top + np.log(total))[..., 0], weights / total

@@ -1,0 +1,103 @@
+"""Exact statistics of a policy pair: value, win / draw / loss, length and endings."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from .errors import InputError
+from .game import Game, Policy, State, policy_mix
+from .graph import StateGraph, build_graph
+
+
+@dataclass
+class Evaluation:
+    """What happens when a policy pair plays the game, computed exactly; all from A's side."""
+
+    value: float
+    win: float
+    draw: float
+    loss: float
+    expected_length: float
+    endings: dict[str, float] = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return {"value": self.value, "win": self.win, "draw": self.draw, "loss": self.loss,
+                "expected_length": self.expected_length, "endings": dict(self.endings)}
+
+
+def require_public(game: Game, what: str) -> None:
+    if not getattr(game, "public_information", True):
+        raise InputError(
+            f"{what} of a game with hidden information is not available yet "
+            f"({game.system} with hidden_levels); solve the public variant instead")
+
+
+def mixes_of(game: Game, graph: StateGraph, policy: Policy, player: str) -> np.ndarray:
+    """(N, n_actions) mix of ``policy`` at every non-terminal state, from what the
+    player observes only. A policy may offer ``batch_probabilities`` for speed."""
+    mixes = np.zeros((graph.size, len(game.action_names)))
+    live = np.flatnonzero(~graph.terminal)
+    masks = graph.mask_a if player == "a" else graph.mask_b
+    batch = getattr(policy, "batch_probabilities", None)
+    if batch is not None and len(live):
+        observations = np.asarray([game.observe(graph.states[s], player) for s in live])
+        probs = np.asarray(batch(observations, masks[live]), dtype=float) * masks[live]
+        sums = probs.sum(axis=1, keepdims=True)
+        fallback = masks[live] / masks[live].sum(axis=1, keepdims=True)
+        mixes[live] = np.where(sums > 0, probs / np.where(sums > 0, sums, 1), fallback)
+        return mixes
+    for s in live:
+        mixes[s] = policy_mix(policy, game, graph.states[s], player)
+    return mixes
+
+
+def visit_counts(graph: StateGraph, mix_a: np.ndarray, mix_b: np.ndarray,
+                 start: np.ndarray | None = None) -> np.ndarray:
+    """Expected number of visits of every state (for terminal states: the probability
+    of ending there) when A plays ``mix_a`` and B ``mix_b``."""
+    weights = mix_a[graph.pair_state, graph.pair_a] * mix_b[graph.pair_state, graph.pair_b]
+    step = sp.csr_matrix((weights, (graph.pair_state, np.arange(len(weights)))),
+                         shape=(graph.size, len(weights))) @ graph.transitions
+    start = graph.start if start is None else start
+    if graph.levels is not None:
+        return _forward_by_levels(graph, step.tocsr(), start)
+    system = (sp.identity(graph.size, format="csc") - step.T.tocsc())
+    return spla.spsolve(system, start)
+
+
+def _forward_by_levels(graph: StateGraph, step: sp.csr_matrix, start: np.ndarray) -> np.ndarray:
+    visits = start.astype(float).copy()
+    for level in reversed(graph.levels):
+        visits += step[level].T @ visits[level]
+    return visits
+
+
+def statistics(game: Game, graph: StateGraph, visits: np.ndarray) -> Evaluation:
+    ended = np.flatnonzero(graph.terminal)
+    reach = visits[ended]
+    payoff = graph.payoff[ended]
+    endings: dict[str, float] = defaultdict(float)
+    for s, p in zip(ended, reach, strict=True):
+        if p > 0:
+            endings[game.result(graph.states[s])] += float(p)
+    return Evaluation(
+        value=float(reach @ payoff),
+        win=float(reach[payoff > 0].sum()),
+        draw=float(reach[payoff == 0].sum()),
+        loss=float(reach[payoff < 0].sum()),
+        expected_length=float(visits[~graph.terminal].sum()),
+        endings=dict(sorted(endings.items(), key=lambda item: -item[1])))
+
+
+def evaluate(game: Game, policy_a: Policy, policy_b: Policy,
+             start: State | None = None) -> Evaluation:
+    """Exact value and outcome probabilities of ``policy_a`` against ``policy_b``."""
+    graph = build_graph(game) if start is None else build_graph(game, [(1.0, start)])
+    mix_a = mixes_of(game, graph, policy_a, "a")
+    mix_b = mixes_of(game, graph, policy_b, "b")
+    return statistics(game, graph, visit_counts(graph, mix_a, mix_b))

@@ -1,0 +1,291 @@
+"""Regularised play: the most robust play that stays close to a prior.
+
+One player (the regularised one) keeps close to a prior mix ``p`` at every state; the
+other is a best responder. At each state the regularised player plays
+
+    x* = argmax_x  min_y  x^T Q y  -  beta * KL(x || p)
+
+where ``Q`` holds the continuation values, from the regularised player's side, of the
+regularised game below. The value ``min_y x*^T Q y - beta * KL(x* || p)`` propagates up,
+so over the whole game the player maximises its expected payoff against a best
+responder minus ``beta`` times the expected KL divergence summed over the states it
+visits. ``beta = 0`` is the (maximum-entropy) equilibrium, ``beta = inf`` the prior.
+
+The stage problem is solved exactly up to a certified tolerance. By the minimax
+theorem it equals its dual ``min_y beta * log sum_i p_i exp((Q y)_i / beta)`` (the inner
+max over x is the Gibbs mix ``x ∝ p exp(Q y / beta)``), a smooth convex problem over the
+opponent's simplex, solved for a whole batch of states at once by a barrier (interior
+point) Newton method. The duality gap between that dual value and what the Gibbs mix
+guarantees is the certificate; it is reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .backward import stage_games
+from .evaluate import mixes_of, require_public
+from .game import Game, Policy
+from .graph import StateGraph, build_graph
+from .matrix import solve_matrices
+from .policy import TabularPolicy
+
+#: the barrier weight stops shrinking once (opponent actions) * weight is below this;
+#: the duality gap of every stage problem is then at most this
+GAP_TOLERANCE = 1e-12
+_MAX_NEWTON = 60
+_MAX_HALVINGS = 60
+
+
+def strength_to_beta(strength: float) -> float:
+    """The KL weight of a strength s in [0, 1]: s / (1 - s), infinite at s = 1."""
+    if not 0.0 <= strength <= 1.0:
+        raise ValueError(f"strength must lie in [0, 1], got {strength}")
+    return np.inf if strength == 1.0 else strength / (1.0 - strength)
+
+
+@dataclass
+class StageSolutions:
+    """Regularised max-min of a batch of stage games, from the row player's side."""
+
+    row: np.ndarray    # (B, n) the regularised player's mix
+    col: np.ndarray    # (B, m) a minimising opponent mix
+    value: np.ndarray  # (B,) what the row mix guarantees: min_y x^T Q y - beta KL(x || p)
+    gap: np.ndarray    # (B,) duality gap, an upper bound on the value's error
+
+
+def regularized_maxmin(matrices: np.ndarray, beta: float, priors: np.ndarray,
+                       rows: np.ndarray | None = None,
+                       cols: np.ndarray | None = None) -> StageSolutions:
+    """``max_x min_y x^T Q y - beta KL(x || p)`` for each ``Q`` of a (B, n, m) batch.
+
+    ``rows`` / ``cols`` are boolean masks of the legal actions (all legal by default);
+    ``priors`` (B, n) is renormalised over the legal rows, uniform where it gives them
+    no weight.
+    """
+    Q = np.asarray(matrices, dtype=float)
+    if Q.ndim == 2:
+        single = regularized_maxmin(Q[None], beta, np.asarray(priors)[None],
+                                    None if rows is None else np.asarray(rows)[None],
+                                    None if cols is None else np.asarray(cols)[None])
+        return StageSolutions(single.row[0], single.col[0], single.value[0], single.gap[0])
+    count, n, m = Q.shape
+    rows = np.ones((count, n), bool) if rows is None else np.asarray(rows, bool)
+    cols = np.ones((count, m), bool) if cols is None else np.asarray(cols, bool)
+    Q = np.where(rows[:, :, None] & cols[:, None, :], Q, 0.0)
+    p = _normalise(np.where(rows, np.asarray(priors, dtype=float), 0.0), rows)
+    if beta == 0:
+        solved = solve_matrices(Q, rows, cols, max_entropy=True)
+        return StageSolutions(solved.row, solved.col, solved.value, np.zeros(count))
+    if np.isinf(beta):
+        return _prior_play(Q, p, cols)
+    y = _barrier_newton(Q, p, cols, beta)
+    x = _gibbs(Q, p, y, beta)
+    value = _guaranteed(Q, x, p, cols, beta)
+    return StageSolutions(x, y, value, _dual(Q, p, y, beta) - value)
+
+
+def _normalise(weights: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    weights = np.clip(weights, 0.0, None)
+    total = weights.sum(axis=1, keepdims=True)
+    uniform = legal / np.maximum(legal.sum(axis=1, keepdims=True), 1)
+    return np.where(total > 0, weights / np.where(total > 0, total, 1.0), uniform)
+
+
+def _prior_play(Q: np.ndarray, p: np.ndarray, cols: np.ndarray) -> StageSolutions:
+    payoff = np.where(cols, np.einsum("bi,bij->bj", p, Q), np.inf)
+    best = payoff.min(axis=1, keepdims=True)
+    ties = cols & (payoff <= best + 1e-12)
+    return StageSolutions(p, ties / ties.sum(axis=1, keepdims=True), best[:, 0],
+                          np.zeros(len(Q)))
+
+
+def _log_weights(Q, p, y, beta):
+    with np.errstate(divide="ignore"):
+        return np.log(p) + np.einsum("bij,bj->bi", Q, y) / beta
+
+
+def _gibbs(Q, p, y, beta) -> np.ndarray:
+    z = _log_weights(Q, p, y, beta)
+    z = np.exp(z - z.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True)
+
+
+def _dual(Q, p, y, beta) -> np.ndarray:
+    """beta * log sum_i p_i exp((Q y)_i / beta): the value of best-answering y."""
+    z = _log_weights(Q, p, y, beta)
+    top = z.max(axis=1)
+    return beta * (top + np.log(np.exp(z - top[:, None]).sum(axis=1)))
+
+
+def _kl(x, p) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(x > 0, x * np.log(x / p), 0.0)
+    return terms.sum(axis=1)
+
+
+def _guaranteed(Q, x, p, cols, beta) -> np.ndarray:
+    payoff = np.where(cols, np.einsum("bi,bij->bj", x, Q), np.inf)
+    return payoff.min(axis=1) - beta * _kl(x, p)
+
+
+def _barrier_newton(Q, p, cols, beta) -> np.ndarray:
+    """The opponent mix minimising the dual, by a barrier method: for a shrinking
+    weight mu, Newton steps on dual(y) - mu * sum log y_j over the simplex. At the
+    barrier optimum the duality gap is at most (legal columns) * mu."""
+    legal = cols.astype(float)
+    width = legal.sum(axis=1, keepdims=True)
+    y = legal / width
+    scale = max(float(np.abs(Q).max(initial=0.0)), 1e-3)
+    mu = scale
+    while True:
+        for _ in range(_MAX_NEWTON):
+            step, decrement = _newton_step(Q, p, y, cols, legal, beta, mu)
+            if np.all(decrement <= 1e-20 * scale):
+                break
+            y = _line_search(Q, p, y, step, cols, beta, mu, decrement)
+        if mu * width.max() <= GAP_TOLERANCE * scale:
+            return y
+        mu /= 8.0
+
+
+def _barrier(Q, p, y, cols, beta, mu) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.where(cols, np.log(np.where(cols, y, 1.0)), 0.0)
+    bad = (cols & (y <= 0)).any(axis=1)
+    return np.where(bad, np.inf, _dual(Q, p, y, beta) - mu * logs.sum(axis=1))
+
+
+def _newton_step(Q, p, y, cols, legal, beta, mu):
+    """The Newton direction of the barrier problem restricted to sum(dy) = 0, and the
+    Newton decrement dy^T M dy (half of it estimates the distance to the optimum).
+
+    The equality is kept in the linear system (a KKT system) rather than eliminated
+    through M^-1: M is nearly singular along directions that leave the simplex, which
+    do not matter, and inverting it would spoil the ones that do."""
+    count, m = y.shape
+    x = _gibbs(Q, p, y, beta)
+    safe_y = np.where(cols, y, 1.0)
+    gradient = np.einsum("bi,bij->bj", x, Q)
+    residual = legal * (gradient - mu / safe_y)
+    centred = Q - gradient[:, None, :]
+    hessian = np.einsum("bi,bik,bij->bkj", x, centred, centred) / beta
+    hessian *= legal[:, :, None] * legal[:, None, :]
+    diagonal = np.where(cols, mu / safe_y**2, 1.0)
+    hessian[:, np.arange(m), np.arange(m)] += diagonal
+    kkt = np.zeros((count, m + 1, m + 1))
+    kkt[:, :m, :m] = hessian
+    kkt[:, :m, m] = legal
+    kkt[:, m, :m] = legal
+    rhs = np.concatenate([-residual, np.zeros((count, 1))], axis=1)
+    try:
+        solved = np.linalg.solve(kkt, rhs[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        solved = np.einsum("bij,bj->bi", np.linalg.pinv(kkt), rhs)
+    step = solved[:, :m] * legal
+    return step, np.maximum(-(residual * step).sum(axis=1), 0.0)
+
+
+def _line_search(Q, p, y, step, cols, beta, mu, decrement) -> np.ndarray:
+    """Backtracking (Armijo) along ``step``, staying strictly inside the simplex."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        limits = np.where(step < 0, -y / np.where(step < 0, step, -1.0), np.inf)
+    alpha = np.minimum(1.0, 0.99 * limits.min(axis=1))
+    start = _barrier(Q, p, y, cols, beta, mu)
+    slack = 1e-15 * (1.0 + np.abs(start))
+    pending = decrement > 0
+    new = y.copy()
+    for _ in range(_MAX_HALVINGS):
+        if not pending.any():
+            break
+        trial = y[pending] + alpha[pending, None] * step[pending]
+        value = _barrier(Q[pending], p[pending], trial, cols[pending], beta, mu)
+        accept = value <= start[pending] - 0.25 * alpha[pending] * decrement[pending] + slack[pending]
+        index = np.flatnonzero(pending)
+        new[index[accept]] = trial[accept]
+        pending[index[accept]] = False
+        alpha[pending] *= 0.5
+    return new
+
+
+@dataclass
+class RegularizedSolution:
+    """The regularised player's mix at every state and its regularised values."""
+
+    game: Game
+    graph: StateGraph
+    player: str
+    beta: float
+    values: np.ndarray  # (N,) regularised value of every state, to ``player``
+    mix: np.ndarray     # (N, n_actions) the regularised player's mix
+    gap: float          # the largest duality gap of a stage problem
+
+    @property
+    def value(self) -> float:
+        """The regularised value of the game to ``player``: payoff minus beta times
+        the expected KL divergence, against a best responder."""
+        return float(self.graph.start @ self.values)
+
+    def policy(self, name: str = "regularized") -> TabularPolicy:
+        """The regularised play as a policy on the player's observations."""
+        table: dict = {}
+        for s in np.flatnonzero(~self.graph.terminal):
+            observation = tuple(self.game.observe(self.graph.states[s], self.player))
+            if observation in table and not np.allclose(table[observation], self.mix[s]):
+                raise ValueError("observations do not determine the state; the regularised "
+                                 "play cannot be played from observations")
+            table[observation] = self.mix[s]
+        return TabularPolicy(table, name=name)
+
+
+def solve_regularized(game: Game, player: str, prior: Policy, beta: float,
+                      tolerance: float = 1e-10,
+                      max_iterations: int = 100_000) -> RegularizedSolution:
+    """Backward induction of the regularised game: ``player`` stays within ``beta`` KL of
+    ``prior`` (a policy on its observations), the other side best-responds.
+
+    Games with cycles use value iteration until no value moves by more than
+    ``tolerance``.
+    """
+    require_public(game, "the regularised solution")
+    if player not in ("a", "b"):
+        raise ValueError(f"player must be 'a' or 'b', got {player!r}")
+    if beta < 0 or np.isnan(beta):
+        raise ValueError(f"beta must be >= 0, got {beta}")
+    graph = build_graph(game)
+    priors = mixes_of(game, graph, prior, player)
+    values = graph.payoff.astype(float).copy()  # from A's side while solving
+    mix = np.zeros((graph.size, len(game.action_names)))
+    gaps = [0.0]
+    if graph.levels is not None:
+        for level in graph.levels:
+            gaps.append(_solve_level(graph, level, values, mix, priors, player, beta))
+    else:
+        live = np.flatnonzero(~graph.terminal)
+        for _ in range(max_iterations):
+            before = values[live].copy()
+            _solve_level(graph, live, values, mix, priors, player, beta)
+            if np.max(np.abs(values[live] - before), initial=0.0) <= tolerance:
+                break
+        else:
+            raise RuntimeError(f"value iteration did not reach tolerance {tolerance} "
+                               f"in {max_iterations} iterations")
+        gaps.append(_solve_level(graph, live, values, mix, priors, player, beta))
+    sign = 1.0 if player == "a" else -1.0
+    return RegularizedSolution(game, graph, player, beta, sign * values, mix, max(gaps))
+
+
+def _solve_level(graph, states, values, mix, priors, player, beta) -> float:
+    matrices, mask_a, mask_b = stage_games(graph, states, values, mix.shape[1])
+    if player == "a":
+        solved = regularized_maxmin(matrices, beta, priors[states], mask_a, mask_b)
+        values[states] = solved.value
+    else:
+        # B's rows: transpose, and B's payoff is the negative of A's
+        solved = regularized_maxmin(-matrices.transpose(0, 2, 1), beta, priors[states],
+                                    mask_b, mask_a)
+        values[states] = -solved.value
+    mix[states] = solved.row
+    return float(solved.gap.max(initial=0.0))
