@@ -17,7 +17,11 @@ Readings taken where the rules leave a combination open (each one is tested):
 - Weapon size classes are checked only in disciplines that wound with weapons; wrestling,
   boxing, sorcery and chess ignore the weapons on the sheets.
 - Without a field (sorcery, chess) R does nothing at all, so nothing turns into BP.
-- Under surrender a BT or BM wound costs Health and ends the duel only below 0 Health.
+- Under surrender a BT or BM wound costs Health and ends the duel only below 0 Health; a
+  disarm ends it even if the disarmer took such a wound in the same exchange.
+- Under first blood an R turned into BP at the wall is a BP like any other (equal BPs
+  draw); the label only records where it happened.
+- ``prior_a`` / ``prior_b`` without ``hidden_levels`` is an error (it would do nothing).
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ DD = ACTIONS.index("DD")
 # attacks, defenses and rests of each action, in ACTIONS order
 ATTACKS = tuple(name.count("A") for name in ACTIONS)
 DEFENSES = tuple(name.count("D") for name in ACTIONS)
+_INDEX = (int, np.integer)
 RESTS = tuple(name.count("R") for name in ACTIONS)
 EXCHANGES_PER_ROUND = 3
 LETTERS = ("R", "BP", "BT", "BM", "HC")
@@ -116,7 +121,8 @@ class Rules:
     """The ruleset as lookup tables, levels as ladder indices."""
 
     ladder: tuple[str, ...]
-    aliases: dict[str, int]
+    names: tuple[str, ...]
+    aliases: dict[str, int]  # lower-case code or name -> index
     abilities: tuple[str, ...]
     rests_required: tuple[int, ...]
     health: tuple[tuple[int, ...], ...]
@@ -136,16 +142,8 @@ class Rules:
         if isinstance(value, str) and value.strip().lower() in self.aliases:
             return self.aliases[value.strip().lower()]
         allowed = ", ".join(f"{code} ({name})" for code, name in
-                            zip(self.ladder, _level_names(self), strict=True))
+                            zip(self.ladder, self.names, strict=True))
         raise InputError(f"unknown level {value!r} for {what}; allowed: {allowed}")
-
-
-def _level_names(rules: Rules) -> list[str]:
-    by_index = {}
-    for alias, index in rules.aliases.items():
-        if alias != rules.ladder[index].lower():
-            by_index.setdefault(index, alias.capitalize())
-    return [by_index.get(i, code) for i, code in enumerate(rules.ladder)]
 
 
 def _fail(key: str, message: str) -> InputError:
@@ -228,10 +226,21 @@ def _prior(table: Mapping, what: str, rules_ladder: tuple[str, ...], level) -> t
     return tuple(w / total for w in weights)
 
 
+def _check_abilities(abilities: tuple[str, ...], disciplines: dict[str, Discipline]) -> None:
+    # Health reads Physique and Courage; blows, the sabre and corps-à-corps read Physique
+    for ability in ("physique", "courage"):
+        if ability not in abilities:
+            raise _fail("abilities", f"ability {ability!r} is missing")
+    for name, discipline in disciplines.items():
+        for ability in (discipline.ability, discipline.corps_a_corps):
+            if ability and ability not in abilities:
+                raise _fail(f"disciplines.{name}", f"ability {ability!r} is not in abilities")
+
+
 def compile_rules(ruleset: dict) -> Rules:
     """Check the merged ruleset and turn it into lookup tables."""
     ladder = tuple(str(code) for code in ruleset["ladder"])
-    names = [str(name) for name in ruleset["level_names"]]
+    names = tuple(str(name) for name in ruleset["level_names"])
     if len(names) != len(ladder) or len(set(ladder)) != len(ladder) or not ladder:
         raise _fail("ladder", "expected distinct level codes and one name per level")
     aliases = {code.lower(): i for i, code in enumerate(ladder)}
@@ -239,15 +248,12 @@ def compile_rules(ruleset: dict) -> Rules:
     abilities = tuple(str(a).lower() for a in ruleset["abilities"])
     disciplines = {name: _discipline(entry, f"disciplines.{name}")
                    for name, entry in ruleset["disciplines"].items()}
-    for name, discipline in disciplines.items():
-        for ability in (discipline.ability, discipline.corps_a_corps or "physique"):
-            if ability not in abilities:
-                raise _fail(f"disciplines.{name}", f"ability {ability!r} is not in abilities")
+    _check_abilities(abilities, disciplines)
     weapons = {name: _weapon(entry, f"weapons.{name}")
                for name, entry in ruleset["weapons"].items()}
     default_weapon = _weapon_name(ruleset["default_weapon"], weapons, "ruleset default_weapon")
     partial = Rules(
-        ladder=ladder, aliases=aliases, abilities=abilities,
+        ladder=ladder, names=names, aliases=aliases, abilities=abilities,
         rests_required=_per_level(ruleset["rests_required"], "rests_required", ladder,
                                   lambda v, k: _int(v, k, 0, 2 * EXCHANGES_PER_ROUND)),
         health=_per_level(ruleset["health"], "health", ladder,
@@ -422,6 +428,21 @@ class FalkensteinGame:
         self._setup_rules()
         self._setup_observation()
 
+    @property
+    def pairing_ability(self) -> str:
+        """The sheet key whose levels ``duel solve --all-pairings`` crosses."""
+        return self.discipline.ability
+
+    @property
+    def level_names(self) -> tuple[str, ...]:
+        return self.rules.ladder
+
+    def options_for_pairing(self, level_a: str, level_b: str) -> dict:
+        """These options with the pairing ability of A and B set to the given levels."""
+        key = self.pairing_ability
+        return dict(self.options, a=dict(self.options["a"], **{key: level_a}),
+                    b=dict(self.options["b"], **{key: level_b}))
+
     # -- precomputed tables (``outcomes`` only looks things up)
 
     def _setup_rules(self) -> None:
@@ -444,6 +465,7 @@ class FalkensteinGame:
         self._row = {side: self._damage_row(side) for side in ("a", "b")}
         self._wounds = {side: self._wound_values(side) for side in ("a", "b")}
         self._legal = self._legal_table()
+        self._effects: dict[tuple, tuple[int, int, int, int]] = {}
 
     def _level_of(self, side: str, ability: str) -> int:
         return self.rules.aliases[self.sheets[side][ability].lower()]
@@ -563,6 +585,11 @@ class FalkensteinGame:
     # -- resolving an exchange
 
     def _check_actions(self, state: State, action_a: int, action_b: int) -> None:
+        legal = self._legal
+        if (not state.ending and isinstance(action_a, _INDEX) and isinstance(action_b, _INDEX)
+                and 0 <= action_a < 6 and 0 <= action_b < 6 and legal[state.owed_a, state.exchange][action_a]
+                and legal[state.owed_b, state.exchange][action_b]):
+            return
         if state.ending:
             raise InputError(f"the duel is over ({ENDINGS[state.ending]}); no more exchanges")
         for side, action, owed in (("A", action_a, state.owed_a), ("B", action_b, state.owed_b)):
@@ -576,6 +603,17 @@ class FalkensteinGame:
                                  f"exchange {state.exchange}); legal: {legal}")
 
     def _next(self, state: State, action_a: int, action_b: int) -> State:
+        # an exchange's effect depends on neither the round nor the Rests owed, so the
+        # solver's thousands of calls share a few hundred resolutions
+        key = (state.back_a, state.health_a, state.health_b, state.level_a, state.level_b,
+               action_a, action_b)
+        effect = self._effects.get(key)
+        if effect is None:
+            effect = self._effects[key] = self._effect(state, action_a, action_b)
+        return self._advance(state, action_a, action_b, *effect)
+
+    def _effect(self, state: State, action_a: int, action_b: int) -> tuple[int, int, int, int]:
+        """Back of A, Health of A and B, and the ending after the exchange."""
         ex = self.resolve(state, action_a, action_b)
         back_a = state.back_a - ex.move_a + ex.move_b
         if self.convention == "first_blood":
@@ -585,7 +623,7 @@ class FalkensteinGame:
             health_a, status_a = self._take(state.health_a, ex.effect_a, self._wounds["b"])
             health_b, status_b = self._take(state.health_b, ex.effect_b, self._wounds["a"])
             ending = self._ended(status_a, status_b)
-        return self._advance(state, action_a, action_b, back_a, health_a, health_b, ending)
+        return back_a, health_a, health_b, ending
 
     def resolve(self, state: State, action_a: int, action_b: int) -> _Exchange:
         """Hits, grid letters and their effects, all from the positions before it."""
@@ -758,11 +796,22 @@ class FalkensteinGame:
             value = getattr(state, key)
             if not low <= value <= high:
                 raise InputError(f"state field {key}={value} is out of range {low}..{high}")
-        if self.public_information:
-            for side in ("a", "b"):
-                if getattr(state, f"level_{side}") != self._sheet_level[side]:
-                    raise InputError(f"level_{side} is fixed by the sheet when levels are "
-                                     f"public ({self.sheets[side][self.discipline.ability]})")
+        if not self.public_information:
+            self._check_rested(state)
+            return
+        for side in ("a", "b"):
+            if getattr(state, f"level_{side}") != self._sheet_level[side]:
+                raise InputError(f"level_{side} is fixed by the sheet when levels are "
+                                 f"public ({self.sheets[side][self.discipline.ability]})")
+
+    def _check_rested(self, state: State) -> None:
+        """With hidden levels the Rests owed follow from the level and the Rests played."""
+        for side in ("a", "b"):
+            required = self.rules.rests_required[getattr(state, f"level_{side}")]
+            owed = max(0, required - getattr(state, f"rested_{side}"))
+            if not state.ending and getattr(state, f"owed_{side}") != owed:
+                raise InputError(f"owed_{side} must be {owed}: level_{side} requires "
+                                 f"{required} Rests and rested_{side} were played")
 
     def _name(self, side: str) -> str:
         name = self.sheets[side].get("name")
@@ -775,7 +824,7 @@ class FalkensteinGame:
                  f"{EXCHANGES_PER_ROUND} ({self.options['discipline']}, "
                  f"{self.convention.replace('_', ' ')})."]
         if self.discipline.field:
-            where = " and ".join(self._where(side, view[f"back_{side}"]) for side in "ab")
+            where = "; ".join(self._where(side, view[f"back_{side}"]) for side in "ab")
             lines.append(f"Ground {self.field_m} m, a {self.edge} at each end: {where}.")
         for side in "ab":
             level = self.rules.ladder[view[f"level_{side}"]]
@@ -813,7 +862,8 @@ class FalkensteinGame:
         effect = getattr(ex, f"effect_{defender}")
         touch = "single" if hits == 1 else "double"
         who = self._name(defender)
-        before, after = getattr(state, f"health_{defender}"), getattr(next_state, f"health_{defender}")
+        before = getattr(state, f"health_{defender}")
+        after = getattr(next_state, f"health_{defender}")
         outcome = {
             "retreat": f"{who} retreats 2 m toward the {self.edge}",
             "still": f"{who} gives ground, which changes nothing here",
@@ -822,7 +872,7 @@ class FalkensteinGame:
             "HC": f"{who} is out of combat",
         }.get(effect, f"{who} is wounded ({effect})")
         if effect in WOUND_INDEX and self.convention == "surrender" and WOUND_INDEX[effect] == 0:
-            outcome += ", turned into a disarm"
+            outcome += ": he is disarmed" if effect == "wall" else " and disarmed"
         elif before != after:
             outcome += f", Health {before} -> {after}"
         return f"{self._name(attacker)}'s {touch} touch ({letter}): {outcome}."

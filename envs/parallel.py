@@ -27,6 +27,9 @@ _REQUIRED = ("action_names", "observation_fields", "observation_low", "observati
              "observe")
 
 Exchange = tuple[State, int, int, State]
+Observations = dict[str, dict[str, np.ndarray]]
+StepResult = tuple[Observations, dict[str, float], dict[str, bool], dict[str, bool],
+                   dict[str, dict]]
 
 
 def build_game(system: str | Game, options: Mapping[str, Any]) -> Game:
@@ -179,7 +182,8 @@ class ParallelDuelEnv(ParallelEnv):
     def action_space(self, agent: str) -> spaces.Discrete:
         return self._action_spaces[agent]
 
-    def reset(self, seed: int | None = None, options: dict | None = None):
+    def reset(self, seed: int | None = None,
+              options: dict | None = None) -> tuple[Observations, dict[str, dict]]:
         # an unseeded reset continues the current stream, so one seed fixes every episode
         if seed is not None or self._rng is None:
             self._rng, _ = seeding.np_random(seed)
@@ -189,7 +193,7 @@ class ParallelDuelEnv(ParallelEnv):
         observations = {p: observe(self.game, self.duel_state, p) for p in PLAYERS}
         return observations, {p: {} for p in PLAYERS}
 
-    def step(self, actions: Mapping[str, Any]):
+    def step(self, actions: Mapping[str, Any]) -> StepResult:
         if not self.agents:
             raise InputError("the duel is over (or not started): call reset() first")
         played, replaced = self._joint_action(actions)
@@ -198,7 +202,7 @@ class ParallelDuelEnv(ParallelEnv):
         self.exchanges.append((state, played["a"], played["b"], self.duel_state))
         return self._transition(replaced)
 
-    def _joint_action(self, actions: Mapping[str, Any]) -> tuple[dict, dict]:
+    def _joint_action(self, actions: Mapping[str, Any]) -> tuple[dict[str, int], dict[str, str]]:
         unknown = set(actions) - set(PLAYERS)
         if unknown:
             raise InputError(f"unknown agents {sorted(unknown)}; agents: a, b")
@@ -218,7 +222,7 @@ class ParallelDuelEnv(ParallelEnv):
                 replaced[player] = name
         return played, replaced
 
-    def _transition(self, replaced: dict[str, str]):
+    def _transition(self, replaced: dict[str, str]) -> StepResult:
         state = self.duel_state
         over = bool(self.game.is_terminal(state))
         payoff = float(self.game.payoff(state)) if over else 0.0

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import gymnasium
+import numpy as np
 from gymnasium import spaces
 
 from solver.errors import InputError, check_choice
@@ -68,14 +69,15 @@ class SingleDuelEnv(gymnasium.Env):
         """Play the next steps against ``spec`` (as accepted by ``resolve_opponent``)."""
         self.opponent = resolve_opponent(spec, self.game, self.opponent_player)
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None,
+              options: dict | None = None) -> tuple[dict[str, np.ndarray], dict]:
         super().reset(seed=seed)
         self.state = start_state(self.game, self.np_random, options)
         self.exchanges = []
         self._play_forced()
         return observe(self.game, self.state, self.player), self._info({})
 
-    def step(self, action: Any):
+    def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict]:
         if self.state is None or self.game.is_terminal(self.state):
             raise InputError("the duel is over (or not started): call reset() first")
         index, replaced = legal_action(self.game, self.state, self.player, action,

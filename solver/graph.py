@@ -90,13 +90,14 @@ def _explore(game: Game, roots: list[tuple[float, State]]) -> StateGraph:
             mask_b = np.asarray(game.legal_mask(state, "b"), bool)
             masks_a.append(mask_a)
             masks_b.append(mask_b)
-            for i in np.flatnonzero(mask_a):
-                for j in np.flatnonzero(mask_b):
+            legal_b = np.flatnonzero(mask_b).tolist()
+            for i in np.flatnonzero(mask_a).tolist():
+                for j in legal_b:
                     pair = len(pair_state)
                     pair_state.append(cursor)
                     pair_a.append(i)
                     pair_b.append(j)
-                    for p, nxt in game.outcomes(state, int(i), int(j)):
+                    for p, nxt in game.outcomes(state, i, j):
                         rows.append(pair)
                         cols.append(visit(nxt))
                         probs.append(p)

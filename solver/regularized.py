@@ -32,10 +32,16 @@ from .graph import StateGraph, build_graph
 from .matrix import solve_matrices
 from .policy import TabularPolicy
 
-#: the barrier weight stops shrinking once (opponent actions) * weight is below this;
-#: the duality gap of every stage problem is then at most this
+#: a stage problem is solved once its duality gap is below this (times the payoff scale)
 GAP_TOLERANCE = 1e-12
-_MAX_NEWTON = 60
+#: below this barrier weight (relative to the payoff scale) rounding dominates the gap
+_MU_FLOOR = 1e-15
+#: a Newton decrement below this times mu is close enough to the barrier optimum to
+#: shrink mu (only speed depends on it: the duality gap decides when a state is done)
+_CENTRED = 1e-2
+#: a Newton decrement below this (relative) takes the full step without a line search
+_FULL_STEP = 1e-12
+_MAX_NEWTON = 1000
 _MAX_HALVINGS = 60
 
 
@@ -134,21 +140,30 @@ def _guaranteed(Q, x, p, cols, beta) -> np.ndarray:
 def _barrier_newton(Q, p, cols, beta) -> np.ndarray:
     """The opponent mix minimising the dual, by a barrier method: for a shrinking
     weight mu, Newton steps on dual(y) - mu * sum log y_j over the simplex. At the
-    barrier optimum the duality gap is at most (legal columns) * mu."""
+    barrier optimum the duality gap is at most (legal columns) * mu; each state leaves
+    the batch once its gap is below GAP_TOLERANCE (or mu reaches rounding level)."""
     legal = cols.astype(float)
-    width = legal.sum(axis=1, keepdims=True)
-    y = legal / width
+    y = legal / legal.sum(axis=1, keepdims=True)
     scale = max(float(np.abs(Q).max(initial=0.0)), 1e-3)
-    mu = scale
-    while True:
-        for _ in range(_MAX_NEWTON):
-            step, decrement = _newton_step(Q, p, y, cols, legal, beta, mu)
-            if np.all(decrement <= 1e-20 * scale):
-                break
-            y = _line_search(Q, p, y, step, cols, beta, mu, decrement)
-        if mu * width.max() <= GAP_TOLERANCE * scale:
-            return y
-        mu /= 8.0
+    mu = np.full(len(Q), scale)
+    active = np.arange(len(Q))
+    for _ in range(_MAX_NEWTON):
+        if not active.size:
+            break
+        q, pp, c = Q[active], p[active], cols[active]
+        step, decrement = _newton_step(q, pp, y[active], c, legal[active], beta, mu[active])
+        y[active], stalled = _line_search(q, pp, y[active], step, c, beta, mu[active],
+                                          decrement)
+        # a step that rounding stops from improving counts as centred at this mu
+        centred = (decrement <= _CENTRED * mu[active]) | stalled
+        settled = active[centred]
+        gap = _dual(Q[settled], p[settled], y[settled], beta) - _guaranteed(
+            Q[settled], _gibbs(Q[settled], p[settled], y[settled], beta), p[settled],
+            cols[settled], beta)
+        done = (gap <= GAP_TOLERANCE * scale) | (mu[settled] <= _MU_FLOOR * scale)
+        mu[settled[~done]] /= 8.0
+        active = np.setdiff1d(active, settled[done], assume_unique=True)
+    return y
 
 
 def _barrier(Q, p, y, cols, beta, mu) -> np.ndarray:
@@ -169,9 +184,10 @@ def _newton_step(Q, p, y, cols, legal, beta, mu):
     x = _gibbs(Q, p, y, beta)
     safe_y = np.where(cols, y, 1.0)
     gradient = np.einsum("bi,bij->bj", x, Q)
+    mu = mu[:, None]
     residual = legal * (gradient - mu / safe_y)
     centred = Q - gradient[:, None, :]
-    hessian = np.einsum("bi,bik,bij->bkj", x, centred, centred) / beta
+    hessian = np.matmul(centred.transpose(0, 2, 1), x[:, :, None] * centred) / beta
     hessian *= legal[:, :, None] * legal[:, None, :]
     diagonal = np.where(cols, mu / safe_y**2, 1.0)
     hessian[:, np.arange(m), np.arange(m)] += diagonal
@@ -188,26 +204,30 @@ def _newton_step(Q, p, y, cols, legal, beta, mu):
     return step, np.maximum(-(residual * step).sum(axis=1), 0.0)
 
 
-def _line_search(Q, p, y, step, cols, beta, mu, decrement) -> np.ndarray:
-    """Backtracking (Armijo) along ``step``, staying strictly inside the simplex."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        limits = np.where(step < 0, -y / np.where(step < 0, step, -1.0), np.inf)
+def _line_search(Q, p, y, step, cols, beta, mu, decrement) -> tuple[np.ndarray, np.ndarray]:
+    """Backtracking (Armijo) along ``step``, staying strictly inside the simplex; also
+    says where no step length improved the objective."""
+    shrinking = step < 0
+    limits = np.where(shrinking, y / np.where(shrinking, -step, 1.0), np.inf)
     alpha = np.minimum(1.0, 0.99 * limits.min(axis=1))
     start = _barrier(Q, p, y, cols, beta, mu)
     slack = 1e-15 * (1.0 + np.abs(start))
-    pending = decrement > 0
     new = y.copy()
+    # this close to the optimum rounding hides any decrease: Newton's full step is safe
+    full = (decrement <= _FULL_STEP * (1.0 + np.abs(start))) & (alpha >= 1.0)
+    new[full] = y[full] + step[full]
+    pending = (decrement > 0) & ~full
     for _ in range(_MAX_HALVINGS):
         if not pending.any():
             break
         trial = y[pending] + alpha[pending, None] * step[pending]
-        value = _barrier(Q[pending], p[pending], trial, cols[pending], beta, mu)
+        value = _barrier(Q[pending], p[pending], trial, cols[pending], beta, mu[pending])
         accept = value <= start[pending] - 0.25 * alpha[pending] * decrement[pending] + slack[pending]
         index = np.flatnonzero(pending)
         new[index[accept]] = trial[accept]
         pending[index[accept]] = False
         alpha[pending] *= 0.5
-    return new
+    return new, pending
 
 
 @dataclass

@@ -44,29 +44,37 @@ def solve_lps(G: np.ndarray, b: np.ndarray, c: np.ndarray, *, dantzig_pivots: in
         max_pivots = dantzig_pivots + 50 * (rows + cols)
     table = _initial_table(G, b, c)
     basis = np.tile(np.arange(cols, cols + rows), (count, 1))
-    out = Tableaux(np.empty_like(table), np.empty_like(basis), np.zeros(count, dtype=bool))
+    out = Tableaux(table, basis, np.zeros(count, dtype=bool))
     ids = np.arange(count)
+    # the working arrays start as the output arrays and become compacted copies
+    # once some LPs finish; finished LPs are written back then
     for step in range(max_pivots):
-        if ids.size == 0:
-            return out
-        costs = table[:, rows, :-1]
-        entering = costs < -COST_TOL
-        running = entering.any(axis=1)
-        if step < dantzig_pivots:
-            enter = np.argmin(costs, axis=1)
-        else:
-            enter = np.argmax(entering, axis=1)
-        leave = _ratio_test(table, basis, enter)
-        done = ~running | (leave < 0)
+        idx = np.arange(ids.size)
+        bland = step >= dantzig_pivots
+        enter = _entering(table[:, rows, :-1], bland)
+        column = table[idx, :, enter]
+        leave = _leaving(table, column[:, :-1], basis, bland)
+        done = (column[:, -1] >= -COST_TOL) | (leave < 0)
         if done.any():
-            _store(out, table[done], basis[done], ids[done], optimal=~running[done])
+            _store(out, table, basis, ids, done, optimal=column[:, -1] >= -COST_TOL)
             keep = ~done
+            if not keep.any():
+                return out
             table, basis, ids = table[keep], basis[keep], ids[keep]
-            enter, leave = enter[keep], leave[keep]
-        _pivot(table, leave, enter)
-        basis[np.arange(ids.size), leave] = enter
-    _store(out, table, basis, ids, optimal=np.zeros(ids.size, dtype=bool))
+            enter, leave, column, idx = enter[keep], leave[keep], column[keep], idx[:keep.sum()]
+        _pivot(table, idx, leave, enter, column)
+        basis[idx, leave] = enter
+    _store(out, table, basis, ids, np.ones(ids.size, dtype=bool),
+           optimal=np.zeros(ids.size, dtype=bool))
     return out
+
+
+def _entering(costs: np.ndarray, bland: bool) -> np.ndarray:
+    if bland:
+        # first column with a negative reduced cost; argmax of all-False is 0,
+        # whose cost is then >= -COST_TOL and marks the LP as optimal
+        return np.argmax(costs < -COST_TOL, axis=1)
+    return np.argmin(costs, axis=1)
 
 
 def _initial_table(G: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -79,35 +87,42 @@ def _initial_table(G: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return table
 
 
-def _ratio_test(table: np.ndarray, basis: np.ndarray, enter: np.ndarray) -> np.ndarray:
-    """Leaving row per LP, ties broken by the smallest basic index (Bland); -1 if unbounded."""
-    count = table.shape[0]
-    column = table[np.arange(count), :-1, enter]
-    rhs = np.maximum(table[:, :-1, -1], 0.0)
+def _leaving(table: np.ndarray, column: np.ndarray, basis: np.ndarray,
+             bland: bool) -> np.ndarray:
+    """Leaving row per LP by the ratio test; -1 where the LP is unbounded.
+
+    Under Bland's rule ties go to the smallest basic index; before that, to the
+    first row, which is cheaper and harmless since Bland's phase ends any cycle.
+    """
     usable = column > PIVOT_TOL
-    ratio = np.where(usable, rhs / np.where(usable, column, 1.0), np.inf)
-    best = ratio.min(axis=1)
-    tied = usable & (ratio <= best[:, None] + TIE_TOL * (1.0 + best[:, None]))
-    leave = np.argmin(np.where(tied, basis, np.iinfo(basis.dtype).max), axis=1)
-    return np.where(np.isfinite(best), leave, -1)
+    ratio = np.full(column.shape, np.inf)
+    np.divide(table[:, :-1, -1], column, out=ratio, where=usable)
+    # a slightly negative right-hand side is rounding; it makes a degenerate pivot
+    np.maximum(ratio, 0.0, out=ratio)
+    if bland:
+        best = ratio.min(axis=1, keepdims=True)
+        tied = ratio <= best + TIE_TOL * (1.0 + best)
+        leave = np.argmin(np.where(tied, basis, np.iinfo(basis.dtype).max), axis=1)
+    else:
+        leave = np.argmin(ratio, axis=1)
+    return np.where(usable.any(axis=1), leave, -1)
 
 
-def _pivot(table: np.ndarray, leave: np.ndarray, enter: np.ndarray) -> None:
-    idx = np.arange(table.shape[0])
-    pivot_row = table[idx, leave, :] / table[idx, leave, enter][:, None]
-    column = table[idx, :, enter]
+def _pivot(table: np.ndarray, idx: np.ndarray, leave: np.ndarray, enter: np.ndarray,
+           column: np.ndarray) -> None:
+    pivot_row = table[idx, leave, :] / column[idx, leave][:, None]
     table -= column[:, :, None] * pivot_row[:, None, :]
     table[idx, leave, :] = pivot_row
-    # exact zeros in the pivot column keep later reduced costs free of residue
-    table[idx, :, enter] = 0.0
-    table[idx, leave, enter] = 1.0
 
 
 def _store(out: Tableaux, table: np.ndarray, basis: np.ndarray, ids: np.ndarray,
-           optimal: np.ndarray) -> None:
-    out.table[ids] = table
-    out.basis[ids] = basis
-    out.ok[ids] = optimal
+           done: np.ndarray, optimal: np.ndarray) -> None:
+    if table is out.table:
+        out.ok[ids[done]] = optimal[done]
+        return
+    out.table[ids[done]] = table[done]
+    out.basis[ids[done]] = basis[done]
+    out.ok[ids[done]] = optimal[done]
 
 
 def primal_values(tableaux: Tableaux, cols: int) -> np.ndarray:

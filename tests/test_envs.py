@@ -276,7 +276,7 @@ def assert_env_samples_outcomes(game, states, n: int, seed: int = 12345) -> None
 
 def test_toy_transitions_match_outcomes():
     states = [Pennies(0, 0, 0), Pennies(0, 0, 1), Pennies(1, -1, 0), Pennies(GAMBIT_TURN, 2, 1)]
-    assert_env_samples_outcomes(PenniesDuel(hidden=True), states, n=2000)
+    assert_env_samples_outcomes(PenniesDuel(hidden=True), states, n=1200)
 
 
 def test_toy_initial_draw_matches_initial_outcomes():
@@ -470,16 +470,12 @@ def test_falkenstein_check_env(falkenstein):
 
 def test_falkenstein_illegal_action_is_an_input_error(falkenstein):
     env = envs.parallel_env(falkenstein)
-    observations, _ = env.reset(seed=0)
-    choose = masked_policy(1)
-    while env.agents:
-        illegal = np.flatnonzero(observations["a"]["action_mask"] == 0)
-        if len(illegal):
-            with pytest.raises(InputError, match="legal:"):
-                env.step({"a": int(illegal[0]), "b": choose(observations["b"])})
-            return
-        observations, *_ = env.step({p: choose(observations[p]) for p in env.agents})
-    pytest.skip("no illegal action came up in this episode")
+    env.reset(seed=0)
+    # Average Fencing owes two Rests a round: after two restless exchanges only RR is left
+    env.step({"a": "AA", "b": "DD"})
+    env.step({"a": "AA", "b": "DD"})
+    with pytest.raises(InputError, match=r"illegal action AA \(index 0\) for A .*legal: RR"):
+        env.step({"a": "AA", "b": "RR"})
 
 
 def test_falkenstein_transitions_match_outcomes(falkenstein):
@@ -492,7 +488,19 @@ def test_falkenstein_transitions_match_outcomes(falkenstein):
         if not env.agents:
             break
         states.append(env.duel_state)
-    assert_env_samples_outcomes(falkenstein, states, n=300)
+    # the exchange is deterministic: this checks the env never leaves the outcomes
+    assert_env_samples_outcomes(falkenstein, states, n=40)
+
+
+def test_falkenstein_hidden_levels_initial_draw(falkenstein):
+    game = envs.make("falkenstein", hidden_levels=True, **FALKENSTEIN_SHEETS)
+    env = envs.parallel_env(game)
+    env.reset(seed=8)
+    draws = []
+    for _ in range(3000):
+        env.reset()
+        draws.append(env.duel_state)
+    assert chi_square_pvalue(game.initial_outcomes(), draws) > 1e-3
 
 
 def test_falkenstein_equilibrium_opponent(falkenstein):

@@ -1,0 +1,681 @@
+"""Self-play training of round-level policies for both sides of any duel.
+
+The algorithm is external-sampling Monte-Carlo CFR (Lanctot et al. 2009) for
+simultaneous moves, on the game's states rather than on its history tree:
+
+- Each player keeps regret-matching+ tables keyed by its observation. A step makes
+  two traversals, one per player (alternating updates). The traverser tries every
+  legal action at every state it reaches; the opponent's action is drawn once per
+  state from his current strategy, and chance is drawn through the protocol
+  (``sample_step`` / the exact outcome lists, sampled). Nothing else is used: no
+  solver call is made while learning.
+- A traversal memoises the traverser's value of every state it has computed in
+  this step, so a state reached along several paths is expanded once. On the tree
+  of a ten-round duel the traverser's branching would be astronomic; on the states
+  it costs one expansion per reachable state, and the samples a state shares
+  between paths keep every estimate unbiased.
+- Every state is a local regret minimiser that sees the traverser's action values
+  (its continuation under the current strategies). Regret matching is Hannan
+  consistent, so the average of each local pair of strategies converges to the
+  equilibrium of its stage game once the stages below have converged; by induction
+  from the last exchange up (the argument of Lisy et al. 2013 for simultaneous-move
+  search) the average policy converges to a subgame-perfect equilibrium. Regrets and
+  averages weight every visit equally rather than by counterfactual reach: a reach
+  weight counts the traverser's paths, which grows exponentially with depth here
+  and makes deep estimates depend on a few steps. The average is linear in the step
+  (as in CFR+), which forgets the poor early strategies faster.
+- Cycles (games without a turn cap) are cut where a traversal meets a state it is
+  still expanding: that state's last computed value stands in for it.
+- A "magnet" per side (a policy, for personalities) with weight ``regularization``
+  changes that side's payoff to payoff - regularization * KL(mix || magnet),
+  charged at every state it plays, and the opponent plays against that same
+  regularised payoff (a zero-sum regularised game). Its local learners minimise
+  regret on the linearised utility; the fixed point is the most robust play for
+  a given closeness to the temperament. At 0 it is the ordinary equilibrium.
+
+Why not the alternatives: plain self-play policy gradient cycles; outcome-sampling
+MCCFR's importance weights multiply along thirty exchanges; NFSP needs far more
+samples than the few hundred states of a duel. The learnt average tables are
+distilled into a torch network (``agents.policies``) for export and for
+observations the tables never saw.
+
+The curve's ``seconds`` count training only (exact evaluation, checkpoints and
+distillation excluded), summed across resumed runs; ``minutes`` is a budget on that
+total.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from solver.errors import InputError
+from solver.game import PLAYERS, Game, Policy, State, sample_step
+from solver.policy import TabularPolicy
+from solver.response import Exploitability, exploitability
+
+from .policies import NetworkPolicy, fit
+
+CHECKPOINT_FORMAT = "duel-selfplay-checkpoint"
+CHECKPOINT_VERSION = 1
+CURVE_FIELDS = ("step", "seconds", "exploitability", "gain_a", "gain_b", "value")
+#: probabilities below this count as this in the magnet's log, so its gradient stays finite
+LOG_FLOOR = 1e-6
+
+
+@dataclass
+class TrainConfig:
+    """How to train. Training stops at ``iterations`` steps or ``minutes`` of training
+    time, whichever comes first (both are totals across resumed runs)."""
+
+    seed: int = 0
+    iterations: int | None = 1000
+    minutes: float | None = None
+    eval_every: int = 100            # steps between exact evaluations; 0: at the end only
+    checkpoint: str | Path | None = None
+    checkpoint_every: int = 500
+    curve_path: str | Path | None = None  # CSV; the PNG goes beside it. Default: by checkpoint
+    magnet_a: Policy | None = None
+    magnet_b: Policy | None = None
+    regularization: float = 0.0
+    linear_averaging: bool = True
+    cache_transitions: bool = True   # keep each exact outcome list once, then sample it
+    hidden: tuple[int, ...] = (128, 128)
+    distill_steps: int = 2000        # 0: return the average tables themselves
+    learning_rate: float = 3e-3
+
+    def validate(self) -> None:
+        _check_int("seed", self.seed, 0)
+        if self.iterations is None and self.minutes is None:
+            raise InputError("give iterations or minutes (or both) to stop training")
+        if self.iterations is not None:
+            _check_int("iterations", self.iterations, 1)
+        if self.minutes is not None and not (
+                isinstance(self.minutes, int | float) and math.isfinite(self.minutes)
+                and self.minutes >= 0):
+            raise InputError(f"minutes must be a number >= 0, got {self.minutes!r}")
+        _check_int("eval_every", self.eval_every, 0)
+        _check_int("checkpoint_every", self.checkpoint_every, 1)
+        _check_int("distill_steps", self.distill_steps, 0)
+        if not all(isinstance(h, int) and h > 0 for h in self.hidden):
+            raise InputError(f"hidden layer sizes must be positive integers, got {self.hidden}")
+        if not (math.isfinite(self.learning_rate) and self.learning_rate > 0):
+            raise InputError(f"learning_rate must be > 0, got {self.learning_rate!r}")
+        self._validate_magnets()
+
+    def _validate_magnets(self) -> None:
+        if not (isinstance(self.regularization, int | float)
+                and math.isfinite(self.regularization) and self.regularization >= 0):
+            raise InputError(f"regularization must be a number >= 0, got {self.regularization!r}")
+        for side, magnet in (("a", self.magnet_a), ("b", self.magnet_b)):
+            if magnet is not None and not callable(getattr(magnet, "probabilities", None)):
+                raise InputError(f"magnet_{side} must be a policy (with probabilities), "
+                                 f"got {type(magnet).__name__}")
+        if self.regularization > 0 and self.magnet_a is None and self.magnet_b is None:
+            raise InputError("regularization > 0 needs a magnet_a or magnet_b to pull toward")
+
+    def fingerprint(self) -> dict:
+        """What a checkpoint must agree with to be resumed."""
+        return {"seed": self.seed, "regularization": float(self.regularization),
+                "magnet_a": self.magnet_a is not None, "magnet_b": self.magnet_b is not None,
+                "linear_averaging": self.linear_averaging}
+
+
+def _check_int(name: str, value: object, low: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise InputError(f"{name} must be an integer >= {low}, got {value!r}")
+
+
+@dataclass
+class TrainResult:
+    """The trained pair, the learning curve and the final exact measurements."""
+
+    policy_a: Policy
+    policy_b: Policy
+    table_a: TabularPolicy           # the average strategies themselves
+    table_b: TabularPolicy
+    curve: list[dict]
+    step: int
+    seconds: float
+    exploitability: Exploitability | None        # of policy_a / policy_b
+    table_exploitability: Exploitability | None  # of the tables
+    distill_loss: tuple[float, float] = (0.0, 0.0)  # mean KL of each network to its table
+    curve_csv: Path | None = None
+    curve_png: Path | None = None
+    files: list[Path] = field(default_factory=list)
+
+
+class _StateInfo(NamedTuple):
+    terminal: bool
+    payoff: float
+    rows: tuple[int, int]                 # table rows of A's and B's observation
+    legal: tuple[np.ndarray, np.ndarray]  # legal action indices of A and B
+
+
+class RegretTable:
+    """One player's regrets, average-strategy sums and magnet, one row per observation."""
+
+    def __init__(self, n_actions: int):
+        self.n = n_actions
+        self.index: dict[tuple, int] = {}
+        self.observations: list[tuple] = []
+        self.size = 0
+        self._allocate(64)
+
+    def _allocate(self, capacity: int) -> None:
+        def grow(array: np.ndarray | None, shape: tuple, dtype=float) -> np.ndarray:
+            fresh = np.zeros(shape, dtype=dtype)
+            if array is not None:
+                fresh[:len(array)] = array
+            return fresh
+        old = getattr(self, "regrets", None) is not None
+        self.masks = grow(self.masks if old else None, (capacity, self.n), bool)
+        self.regrets = grow(self.regrets if old else None, (capacity, self.n))
+        self.totals = grow(self.totals if old else None, (capacity, self.n))
+        self.log_magnet = grow(self.log_magnet if old else None, (capacity, self.n))
+        self.values = grow(self.values if old else None, (capacity,))
+
+    def row(self, observation: tuple, mask: np.ndarray, magnet: np.ndarray | None) -> int:
+        found = self.index.get(observation)
+        if found is not None:
+            return found
+        if self.size == len(self.regrets):
+            self._allocate(2 * self.size)
+        found = self.index[observation] = self.size
+        self.observations.append(observation)
+        self.masks[found] = mask
+        if magnet is not None:
+            self.log_magnet[found] = np.log(np.maximum(magnet, LOG_FLOOR))
+        self.size += 1
+        return found
+
+    def current(self) -> np.ndarray:
+        """Regret matching: the positive regrets normalised, uniform where none is."""
+        positive = np.where(self.masks[:self.size], np.maximum(self.regrets[:self.size], 0), 0)
+        return _normalise(positive, self.masks[:self.size])
+
+    def strategy(self, snapshot: np.ndarray, row: int) -> np.ndarray:
+        if row < len(snapshot):
+            return snapshot[row]
+        return self.masks[row] / self.masks[row].sum()
+
+    def average(self) -> np.ndarray:
+        return _normalise(np.where(self.masks[:self.size], self.totals[:self.size], 0),
+                          self.masks[:self.size])
+
+    def policy(self, name: str) -> TabularPolicy:
+        return TabularPolicy(dict(zip(self.observations, self.average(), strict=True)), name)
+
+    def to_json(self) -> dict:
+        n = self.size
+        return {"observations": [list(o) for o in self.observations],
+                "masks": self.masks[:n].astype(int).tolist(),
+                "regrets": self.regrets[:n].tolist(), "totals": self.totals[:n].tolist(),
+                "log_magnet": self.log_magnet[:n].tolist(), "values": self.values[:n].tolist()}
+
+    @classmethod
+    def from_json(cls, data: dict, n_actions: int) -> RegretTable:
+        table = cls(n_actions)
+        n = len(data["observations"])
+        table._allocate(max(64, 2 * n))
+        table.observations = [tuple(o) for o in data["observations"]]
+        table.index = {o: i for i, o in enumerate(table.observations)}
+        table.size = n
+        for name in ("masks", "regrets", "totals", "log_magnet", "values"):
+            getattr(table, name)[:n] = np.asarray(data[name]).reshape(
+                getattr(table, name)[:n].shape)
+        return table
+
+
+def _normalise(weights: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    sums = weights.sum(axis=1, keepdims=True)
+    uniform = masks / masks.sum(axis=1, keepdims=True).clip(min=1)
+    return np.where(sums > 0, weights / np.where(sums > 0, sums, 1), uniform)
+
+
+class SelfPlay:
+    """The training state: tables, rng, step counter and curve; ``step()`` trains."""
+
+    def __init__(self, game: Game, config: TrainConfig):
+        self.game = game
+        self.config = config
+        self.n = len(game.action_names)
+        self.rng = np.random.default_rng(config.seed)
+        self.tables = (RegretTable(self.n), RegretTable(self.n))
+        self.magnets = (config.magnet_a, config.magnet_b)
+        self.alpha = tuple(float(config.regularization) if m is not None else 0.0
+                           for m in self.magnets)
+        self.steps = 0
+        self.seconds = 0.0
+        self.curve: list[dict] = []
+        self._states: dict[State, _StateInfo] = {}
+        self._moves: dict[tuple, tuple[np.ndarray, list]] = {}
+        self._starts = game.initial_outcomes()
+
+    # -- the protocol, cached where it is deterministic
+
+    def _info(self, state: State) -> _StateInfo:
+        info = self._states.get(state)
+        if info is None:
+            info = self._states[state] = self._describe(state)
+        return info
+
+    def _describe(self, state: State) -> _StateInfo:
+        game = self.game
+        if game.is_terminal(state):
+            return _StateInfo(True, float(game.payoff(state)), (-1, -1), (None, None))
+        rows, legal = [], []
+        for side, player in enumerate(PLAYERS):
+            mask = np.asarray(game.legal_mask(state, player), dtype=bool)
+            observation = tuple(int(x) for x in game.observe(state, player))
+            table = self.tables[side]
+            magnet = None
+            if self.magnets[side] is not None and observation not in table.index:
+                magnet = self._magnet_mix(side, observation, mask)
+            rows.append(table.row(observation, mask, magnet))
+            legal.append(np.flatnonzero(mask))
+        return _StateInfo(False, 0.0, tuple(rows), tuple(legal))
+
+    def _magnet_mix(self, side: int, observation: tuple, mask: np.ndarray) -> np.ndarray:
+        probs = np.asarray(self.magnets[side].probabilities(observation, mask), dtype=float)
+        probs = np.where(mask, np.nan_to_num(probs, nan=0.0).clip(min=0), 0.0)
+        return probs / probs.sum() if probs.sum() > 0 else mask / mask.sum()
+
+    def _move(self, state: State, action_a: int, action_b: int) -> State:
+        if not self.config.cache_transitions:
+            return sample_step(self.game, state, action_a, action_b, self.rng)
+        key = (state, action_a, action_b)
+        entry = self._moves.get(key)
+        if entry is None:
+            outcomes = self.game.outcomes(state, action_a, action_b)
+            cumulative = np.cumsum([p for p, _ in outcomes])
+            entry = self._moves[key] = (cumulative / cumulative[-1], [s for _, s in outcomes])
+        cumulative, states = entry
+        if len(states) == 1:
+            return states[0]
+        return states[min(int(np.searchsorted(cumulative, self.rng.random(), side="right")),
+                          len(states) - 1)]
+
+    def _draw(self, strategy: np.ndarray, legal: np.ndarray) -> int:
+        if len(legal) == 1:
+            return int(legal[0])
+        cumulative = np.cumsum(strategy[legal])
+        pick = int(np.searchsorted(cumulative, self.rng.random() * cumulative[-1], side="right"))
+        return int(legal[min(pick, len(legal) - 1)])
+
+    def _start(self) -> State:
+        if len(self._starts) == 1:
+            return self._starts[0][1]
+        weights = np.cumsum([p for p, _ in self._starts])
+        pick = int(np.searchsorted(weights, self.rng.random() * weights[-1], side="right"))
+        return self._starts[min(pick, len(self._starts) - 1)][1]
+
+    # -- learning
+
+    def step(self) -> None:
+        """One step: a traversal for A, then one for B (alternating updates)."""
+        self.steps += 1
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 20_000))
+        try:
+            for side in (0, 1):
+                self._learn(side, self._traverse(side))
+        finally:
+            sys.setrecursionlimit(limit)
+
+    def _penalty(self, side: int, row: int, strategy: np.ndarray) -> float:
+        if not self.alpha[side]:
+            return 0.0
+        live = strategy > 0
+        log_mix = np.log(strategy[live])
+        return self.alpha[side] * float(
+            strategy[live] @ (log_mix - self.tables[side].log_magnet[row][live]))
+
+    def _traverse(self, me: int) -> list[tuple[int, np.ndarray, np.ndarray, float]]:
+        """The traverser's action values at every state it reaches this step."""
+        them = 1 - me
+        tables = self.tables
+        snapshots = (tables[0].current(), tables[1].current())
+        sign = 1.0 if me == 0 else -1.0
+        values: dict[State, float] = {}
+        expanding: set[State] = set()
+        visits: list[tuple[int, np.ndarray, np.ndarray, float]] = []
+
+        def value(state: State) -> float:
+            known = values.get(state)
+            if known is not None:
+                return known
+            info = self._info(state)
+            if info.terminal:
+                values[state] = sign * info.payoff
+                return values[state]
+            if state in expanding:
+                return float(tables[me].values[info.rows[me]])
+            expanding.add(state)
+            mine = tables[me].strategy(snapshots[me], info.rows[me])
+            theirs = tables[them].strategy(snapshots[them], info.rows[them])
+            other = self._draw(theirs, info.legal[them])
+            q = np.zeros(self.n)
+            for action in info.legal[me]:
+                pair = (int(action), other) if me == 0 else (other, int(action))
+                q[action] = value(self._move(state, *pair))
+            total = float(mine @ q) - self._penalty(me, info.rows[me], mine) \
+                + self._penalty(them, info.rows[them], theirs)
+            visits.append((info.rows[me], q, mine, total))
+            expanding.discard(state)
+            values[state] = total
+            return total
+
+        value(self._start())
+        return visits
+
+    def _learn(self, side: int, visits: list) -> None:
+        if not visits:
+            return
+        table = self.tables[side]
+        rows = np.fromiter((v[0] for v in visits), dtype=np.int64, count=len(visits))
+        q = np.stack([v[1] for v in visits])
+        mix = np.stack([v[2] for v in visits])
+        gradient = q
+        if self.alpha[side]:
+            # the linearised KL penalty: its gradient is alpha * (log mix - log magnet) + const
+            gradient = q - self.alpha[side] * (np.log(np.maximum(mix, LOG_FLOOR))
+                                               - table.log_magnet[rows])
+        baseline = (mix * gradient).sum(axis=1, keepdims=True)
+        np.add.at(table.regrets, rows, (gradient - baseline) * table.masks[rows])
+        np.maximum(table.regrets[:table.size], 0.0, out=table.regrets[:table.size])
+        weight = float(self.steps) if self.config.linear_averaging else 1.0
+        np.add.at(table.totals, rows, weight * mix)
+        table.values[rows] = [v[3] for v in visits]
+
+    # -- evaluation and persistence
+
+    def policies(self) -> tuple[TabularPolicy, TabularPolicy]:
+        return self.tables[0].policy("self-play a"), self.tables[1].policy("self-play b")
+
+    def evaluate(self) -> dict | None:
+        """Exact exploitability of the average tables, appended to the curve."""
+        if not getattr(self.game, "public_information", True):
+            return None
+        result = exploitability(self.game, *self.policies())
+        row = {"step": self.steps, "seconds": self.seconds, "exploitability": result.value,
+               "gain_a": result.gain_a, "gain_b": result.gain_b, "value": result.pair_value}
+        if self.curve and self.curve[-1]["step"] == self.steps:
+            self.curve[-1] = row
+        else:
+            self.curve.append(row)
+        return row
+
+    def finished(self) -> bool:
+        config = self.config
+        return ((config.iterations is not None and self.steps >= config.iterations)
+                or (config.minutes is not None and self.seconds >= 60.0 * config.minutes))
+
+    def to_json(self) -> dict:
+        return {"format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION,
+                "game": game_fingerprint(self.game), "config": self.config.fingerprint(),
+                "step": self.steps, "seconds": self.seconds,
+                "rng": self.rng.bit_generator.state, "curve": self.curve,
+                "tables": [table.to_json() for table in self.tables]}
+
+    def load_json(self, data: dict, source: str) -> None:
+        _check_checkpoint(data, self.game, self.config, source)
+        self.steps = int(data["step"])
+        self.seconds = float(data["seconds"])
+        self.rng.bit_generator.state = data["rng"]
+        self.curve = [dict(row) for row in data["curve"]]
+        self.tables = tuple(RegretTable.from_json(t, self.n) for t in data["tables"])
+        self._states.clear()  # cached rows point into the old tables
+
+
+def game_fingerprint(game: Game) -> dict:
+    """What identifies a game for a checkpoint, as it reads back from JSON."""
+    return json.loads(json.dumps({
+        "system": getattr(game, "system", type(game).__name__),
+        "options": getattr(game, "options", {}),
+        "ruleset_hash": getattr(game, "ruleset_hash", "")}, default=str))
+
+
+def _check_checkpoint(data: Any, game: Game, config: TrainConfig, source: str) -> None:
+    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
+        raise InputError(f"{source} is not a self-play checkpoint")
+    if data.get("version") != CHECKPOINT_VERSION:
+        raise InputError(f"{source}: unsupported checkpoint version {data.get('version')!r}; "
+                         f"allowed: {CHECKPOINT_VERSION}")
+    if data.get("game") != game_fingerprint(game):
+        raise InputError(f"{source} was trained on another game ({data.get('game')}); "
+                         f"this one is {game_fingerprint(game)}")
+    if data.get("config") != config.fingerprint():
+        raise InputError(f"{source} was trained with other settings ({data.get('config')}); "
+                         f"now {config.fingerprint()}")
+
+
+def save_checkpoint(trainer: SelfPlay, path: Path) -> None:
+    """Written to a temporary file and renamed, so a crash never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "w", encoding="utf-8") as handle:
+        json.dump(trainer.to_json(), handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def load_checkpoint(trainer: SelfPlay, path: Path) -> None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise InputError(f"cannot read checkpoint {path}: {error}") from None
+    try:
+        trainer.load_json(data, str(path))
+    except (KeyError, TypeError, ValueError) as error:
+        if isinstance(error, InputError):
+            raise
+        raise InputError(f"malformed checkpoint {path}: {error!r}") from None
+
+
+# -- the training loop
+
+def train(game: Game, config: TrainConfig | None = None, progress: bool = True,
+          resume: bool = False) -> TrainResult:
+    """Train both sides of ``game``; see the module docstring for the algorithm.
+
+    With ``resume`` and an existing ``config.checkpoint``, training continues from the
+    checkpoint's step (tables, rng and curve restored). A Ctrl-C finishes the current
+    step, saves the checkpoint and raises ``KeyboardInterrupt``.
+    """
+    config = config or TrainConfig()
+    config.validate()
+    trainer = SelfPlay(game, config)
+    checkpoint = Path(config.checkpoint) if config.checkpoint else None
+    if resume and checkpoint is not None and checkpoint.exists():
+        load_checkpoint(trainer, checkpoint)
+    bar = _Progress(config) if progress and sys.stderr.isatty() else None
+    try:
+        _loop(trainer, checkpoint, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    if not trainer.curve or trainer.curve[-1]["step"] != trainer.steps:
+        trainer.evaluate()
+    if checkpoint is not None:
+        save_checkpoint(trainer, checkpoint)
+    return _finish(trainer, _curve_path(config))
+
+
+def _loop(trainer: SelfPlay, checkpoint: Path | None, bar: _Progress | None) -> None:
+    config = trainer.config
+    with _deferred_interrupt() as interrupted:
+        while not trainer.finished():
+            started = time.perf_counter()
+            trainer.step()
+            trainer.seconds += time.perf_counter() - started
+            if config.eval_every and trainer.steps % config.eval_every == 0:
+                trainer.evaluate()
+            if checkpoint is not None and (trainer.steps % config.checkpoint_every == 0
+                                           or interrupted()):
+                save_checkpoint(trainer, checkpoint)
+            if bar is not None:
+                bar.show(trainer)
+            if interrupted():
+                where = f"; checkpoint saved to {checkpoint}" if checkpoint else ""
+                raise KeyboardInterrupt(f"training interrupted at step {trainer.steps}{where}")
+
+
+@contextmanager
+def _deferred_interrupt() -> Iterator[Callable[[], bool]]:
+    """Turn the first Ctrl-C into a flag read between steps, so a checkpoint always
+    holds whole steps; a second Ctrl-C interrupts at once."""
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False
+        return
+    hit = []
+
+    def handler(signum, frame):
+        if hit:
+            raise KeyboardInterrupt
+        hit.append(signum)
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield lambda: bool(hit)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _finish(trainer: SelfPlay, curve_csv: Path | None) -> TrainResult:
+    config, game = trainer.config, trainer.game
+    table_a, table_b = trainer.policies()
+    public = getattr(game, "public_information", True)
+    table_score = exploitability(game, table_a, table_b) if public else None
+    policy_a, policy_b, losses = table_a, table_b, (0.0, 0.0)
+    score = table_score
+    if config.distill_steps:
+        (policy_a, loss_a), (policy_b, loss_b) = (distill(trainer, side) for side in (0, 1))
+        losses = (loss_a, loss_b)
+        score = exploitability(game, policy_a, policy_b) if public else None
+    result = TrainResult(policy_a, policy_b, table_a, table_b, trainer.curve, trainer.steps,
+                         trainer.seconds, score, table_score, losses)
+    if curve_csv is not None:
+        result.curve_csv, result.curve_png = write_curve(trainer.curve, curve_csv,
+                                                         title=_title(game))
+        result.files += [result.curve_csv, result.curve_png]
+    return result
+
+
+def distill(trainer: SelfPlay, side: int) -> tuple[NetworkPolicy, float]:
+    """The side's average table fitted by a network."""
+    config = trainer.config
+    table = trainer.tables[side]
+    policy = NetworkPolicy.for_game(trainer.game, config.hidden,
+                                    name=f"self-play {PLAYERS[side]}")
+    if table.size == 0:
+        return policy, 0.0
+    loss = fit(policy, np.asarray(table.observations, dtype=np.float32),
+               table.masks[:table.size], table.average(), steps=config.distill_steps,
+               learning_rate=config.learning_rate, seed=config.seed + side)
+    return policy, loss
+
+
+def _curve_path(config: TrainConfig) -> Path | None:
+    if config.curve_path:
+        return Path(config.curve_path)
+    if config.checkpoint:
+        checkpoint = Path(config.checkpoint)
+        return checkpoint.with_name(checkpoint.stem + ".curve.csv")
+    return None
+
+
+def _title(game: Game) -> str:
+    options = getattr(game, "options", {}) or {}
+    sheets = " vs ".join(
+        ",".join(f"{k}={v}" for k, v in sorted((options.get(s) or {}).items())
+                 if k in ("fencing", "physique"))
+        for s in ("a", "b"))
+    return f"{getattr(game, 'system', 'game')} {sheets}".strip()
+
+
+def write_curve(curve: list[dict], path: Path, title: str = "") -> tuple[Path, Path]:
+    """The learning curve as CSV and as a PNG beside it (same name, .png)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=CURVE_FIELDS)
+        writer.writeheader()
+        writer.writerows({k: row[k] for k in CURVE_FIELDS} for row in curve)
+    png = path.with_suffix(".png")
+    plot_curves({"self-play": curve}, png, title=title)
+    return path, png
+
+
+def plot_curves(curves: dict[str, list[dict]], path: Path, title: str = "",
+                target: float | None = 0.02) -> Path:
+    """Exploitability against training seconds, one line per curve, log scale."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    for label, curve in curves.items():
+        points = [(r["seconds"], r["exploitability"]) for r in curve if r["exploitability"] > 0]
+        if points:
+            axes.plot(*zip(*points, strict=True), marker=".", label=label)
+    if target:
+        axes.axhline(target, color="grey", linestyle="--", linewidth=1, label=f"{target:g}")
+    axes.set_yscale("log")
+    axes.set_xlabel("training seconds")
+    axes.set_ylabel("exploitability (NashConv / 2)")
+    axes.set_title(title)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path
+
+
+class _Progress:
+    """A one-line progress bar on stderr, redrawn at most five times a second."""
+
+    WIDTH = 28
+
+    def __init__(self, config: TrainConfig, stream=None):
+        self.config = config
+        self.stream = stream or sys.stderr
+        self.last = 0.0
+
+    def fraction(self, trainer: SelfPlay) -> float:
+        parts = []
+        if self.config.iterations:
+            parts.append(trainer.steps / self.config.iterations)
+        if self.config.minutes:
+            parts.append(trainer.seconds / (60.0 * self.config.minutes))
+        return min(1.0, max(parts, default=0.0))
+
+    def show(self, trainer: SelfPlay) -> None:
+        now = time.monotonic()
+        if now - self.last < 0.2 and not trainer.finished():
+            return
+        self.last = now
+        done = self.fraction(trainer)
+        filled = int(round(done * self.WIDTH))
+        score = trainer.curve[-1]["exploitability"] if trainer.curve else float("nan")
+        self.stream.write(f"\r[{'#' * filled}{'.' * (self.WIDTH - filled)}] {done:4.0%} "
+                          f"step {trainer.steps}  {trainer.seconds:6.1f}s  "
+                          f"exploitability {score:.4f} ")
+        self.stream.flush()
+
+    def close(self) -> None:
+        self.stream.write("\n")
+        self.stream.flush()
