@@ -45,7 +45,7 @@ KKT_TOL = 1e-12
 ACCEPT_TOL = 1e-9
 MAX_NEWTON = 100
 #: the step lengths tried by the line search, all at once: 1, 1/2, 1/4, ...
-STEPS = 0.5 ** np.arange(32)
+STEPS = 0.5 ** np.arange(24)
 
 
 class Problems(NamedTuple):
@@ -112,11 +112,36 @@ def _max_supports(prob: Problems) -> tuple[np.ndarray, np.ndarray]:
     found = np.ones(len(support), dtype=bool)
     need = np.flatnonzero(unsure.any(axis=1))
     if need.size:
+        sure = _usable_rows(prob, need, unsure[need], support[need])
+        support[need] |= sure
+        unsure[need] &= ~sure
+        need = np.flatnonzero(unsure.any(axis=1))
+    if need.size:
         extra, ok = _cone_supports(prob.payoff[need], prob.value[need], candidate[need],
                                    unsure[need], prob.cols[need])
         support[need] |= extra
         found[need] = ok
     return support, found
+
+
+def _usable_rows(prob: Problems, need: np.ndarray, unsure: np.ndarray,
+                 support: np.ndarray) -> np.ndarray:
+    """Unsure rows that an optimal mix can certainly use, without an LP.
+
+    Shifting a little weight onto row i keeps x* optimal if, on every column where
+    x* scores exactly v, row i scores at least v (mixing i into x*) or at least as
+    much as some row r that x* uses (moving weight from r to i). This settles
+    duplicated and weakly better rows, the usual source of unsure rows.
+    """
+    payoff, mine, value = prob.payoff[need], prob.mine[need], prob.value[need]
+    scores = np.einsum("ki,kij->kj", mine, payoff)
+    binding = prob.cols[need] & (scores <= value[:, None] + GAP_TOL)
+    slack = ~binding[:, None, :]
+    into_mix = np.all(slack | (payoff >= value[:, None, None] - 1e-12), axis=2)
+    beats = np.all(slack[:, :, None, :] | (payoff[:, :, None, :] >= payoff[:, None, :, :] - 1e-12),
+                   axis=3)
+    from_row = np.any(beats & support[:, None, :], axis=2)
+    return unsure & (into_mix | from_row)
 
 
 def _cone_supports(payoff: np.ndarray, value: np.ndarray, candidate: np.ndarray,
@@ -177,47 +202,47 @@ def _projected_newton(D: np.ndarray, support: np.ndarray,
     out = np.zeros(support.shape)
     residual = np.full(count, np.inf)
     ids = np.arange(count)
+    Dt = D.transpose(0, 2, 1)
+    floor = np.where(support, 0.0, -np.inf)
     for _ in range(MAX_NEWTON):
-        f, p = _logsumexp(np.where(support, np.einsum("kij,kj->ki", D, lam), -np.inf))
-        g = np.einsum("kij,ki->kj", D, p)
+        f, p = _logsumexp((lam[:, None, :] @ Dt)[:, 0] + floor)
+        g = (p[:, None, :] @ D)[:, 0]
         res = np.abs(np.where(bounded, np.minimum(lam, g), g)).max(axis=1)
         out[ids], residual[ids] = p, res
         keep = res > KKT_TOL
         if not keep.all():
-            D, support, bounded, ids = D[keep], support[keep], bounded[keep], ids[keep]
+            if not keep.any():
+                break
+            D, Dt, floor, bounded, ids = D[keep], Dt[keep], floor[keep], bounded[keep], ids[keep]
             lam, f, p, g, res = lam[keep], f[keep], p[keep], g[keep], res[keep]
-        if ids.size == 0:
-            break
         held = bounded & (lam <= np.minimum(res, 1e-6)[:, None]) & (g > 0)
-        step = _newton_step(D, p, g, held, res)
-        lam = _line_search(D, support, bounded, lam, f, g, step)
+        step = _newton_step(D, Dt, p, g, held, res)
+        lam = _line_search(Dt, floor, bounded, lam, f, g, step)
     return out, residual <= ACCEPT_TOL
 
 
-def _newton_step(D: np.ndarray, p: np.ndarray, g: np.ndarray, held: np.ndarray,
-                 res: np.ndarray) -> np.ndarray:
+def _newton_step(D: np.ndarray, Dt: np.ndarray, p: np.ndarray, g: np.ndarray,
+                 held: np.ndarray, res: np.ndarray) -> np.ndarray:
     """Newton direction on the free variables; the Hessian of logsumexp is the
     covariance of the columns of D under p, singular when columns are dependent,
     hence a Levenberg-Marquardt term that shrinks with the residual."""
-    n = D.shape[2]
-    H = np.einsum("kij,ki,kil->kjl", D, p, D) - g[:, :, None] * g[:, None, :]
+    H = (Dt * p[:, None, :]) @ D - g[:, :, None] * g[:, None, :]
     free = ~held
     H = np.where(free[:, :, None] & free[:, None, :], H, 0.0)
-    damping = np.where(free, 1e-12 + np.minimum(res, 1e-3)[:, None], 1.0)
-    H = H + damping[:, :, None] * np.eye(n)
+    diagonal = np.einsum("kjj->kj", H)
+    diagonal += np.where(free, 1e-12 + np.minimum(res, 1e-3)[:, None], 1.0)
     return np.linalg.solve(H, np.where(free, -g, 0.0)[:, :, None])[:, :, 0]
 
 
-def _line_search(D: np.ndarray, support: np.ndarray, bounded: np.ndarray, lam: np.ndarray,
+def _line_search(Dt: np.ndarray, floor: np.ndarray, bounded: np.ndarray, lam: np.ndarray,
                  f: np.ndarray, g: np.ndarray, step: np.ndarray) -> np.ndarray:
     """The longest step of STEPS that passes Armijo along the projection arc; the
     tiny slack lets the last, quadratically convergent steps pass once f stops
     resolving the decrease in floating point."""
     trial = lam[:, None, :] + STEPS[None, :, None] * step[:, None, :]
     trial = np.where(bounded[:, None, :], np.maximum(trial, 0.0), trial)
-    logits = np.where(support[:, None, :], np.einsum("kij,ktj->kti", D, trial), -np.inf)
-    ft, _ = _logsumexp(logits)
-    decrease = np.einsum("kj,ktj->kt", g, trial - lam[:, None, :])
+    ft, _ = _logsumexp(trial @ Dt + floor[:, None, :])
+    decrease = ((trial - lam[:, None, :]) @ g[:, :, None])[:, :, 0]
     accept = ft <= f[:, None] + 1e-4 * decrease + 1e-15 * (1.0 + np.abs(f[:, None]))
     first = np.where(accept.any(axis=1), np.argmax(accept, axis=1), len(STEPS) - 1)
     return trial[np.arange(len(lam)), first]

@@ -39,9 +39,12 @@ class MatrixSolutions(NamedTuple):
 def solve_matrix(A, max_entropy: bool = False) -> tuple[np.ndarray, np.ndarray, float]:
     """Zero-sum matrix game, row player maximises. Returns (row_mix, col_mix, value)."""
     matrix = _as_matrix(A, "matrix")
-    ones_r = np.ones((1, matrix.shape[0]), dtype=bool)
-    ones_c = np.ones((1, matrix.shape[1]), dtype=bool)
-    sol = _solve_batch(matrix[None], ones_r, ones_c, max_entropy)
+    easy = _easy_game(matrix, max_entropy)
+    if easy is not None:
+        return easy
+    m, n = matrix.shape
+    batch = _Batch(matrix[None], np.ones((1, m), dtype=bool), np.ones((1, n), dtype=bool), True)
+    sol = _solve(batch, max_entropy)
     return sol.row[0], sol.col[0], float(sol.value[0])
 
 
@@ -53,8 +56,14 @@ def solve_matrices(matrices, row_masks=None, col_masks=None,
     array (B, m, n) with optional boolean masks (B, m) / (B, n) saying which rows
     and columns exist; masked entries are ignored and may hold anything, nan included.
     """
-    payoffs, rmask, cmask = _as_batch(matrices, row_masks, col_masks)
-    return _solve_batch(payoffs, rmask, cmask, max_entropy)
+    return _solve(_as_batch(matrices, row_masks, col_masks), max_entropy)
+
+
+class _Batch(NamedTuple):
+    payoffs: np.ndarray  # (B, m, n), zero where masked
+    rows: np.ndarray  # (B, m) legal rows
+    cols: np.ndarray  # (B, n) legal columns
+    full: bool  # nothing is masked, so the hot path may skip the masking
 
 
 # --- validation ------------------------------------------------------------------
@@ -75,7 +84,8 @@ def _as_matrix(data, name: str) -> np.ndarray:
         raise InputError(f"{name} must be 2-D, got shape {matrix.shape}")
     if matrix.size == 0:
         raise InputError(f"{name} is empty (shape {matrix.shape})")
-    _check_finite(matrix, np.ones(matrix.shape, dtype=bool), name)
+    if not np.isfinite(matrix).all():
+        _check_finite(matrix, np.ones(matrix.shape, dtype=bool), name)
     return matrix
 
 
@@ -86,31 +96,45 @@ def _check_finite(payoffs: np.ndarray, legal: np.ndarray, name: str) -> None:
         raise InputError(f"non-finite payoff {payoffs[where]} in {name} at index {where}")
 
 
-def _as_batch(matrices, row_masks, col_masks) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _as_batch(matrices, row_masks, col_masks) -> _Batch:
     if isinstance(matrices, (list, tuple)):
-        payoffs, rmask, cmask = _pad([_as_matrix(a, f"matrix {k}")
-                                      for k, a in enumerate(matrices)])
+        mats = [_as_matrix(a, f"matrix {k}") for k, a in enumerate(matrices)]
+        payoffs, rows, cols = _pad(mats)
+        full = len({a.shape for a in mats}) <= 1
     else:
-        try:
-            payoffs = np.asarray(matrices, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise InputError(f"matrices is not an array of numbers ({exc})") from None
-        if payoffs.ndim != 3:
-            raise InputError(f"expected a (B, m, n) array or a list of matrices, "
-                             f"got shape {payoffs.shape}")
-        if payoffs.shape[0] and 0 in payoffs.shape[1:]:
-            raise InputError(f"matrices are empty (shape {payoffs.shape})")
-        rmask = np.ones(payoffs.shape[:2], dtype=bool)
-        cmask = np.ones((payoffs.shape[0], payoffs.shape[2]), dtype=bool)
-    rmask = rmask & _mask(row_masks, rmask.shape, "row_masks")
-    cmask = cmask & _mask(col_masks, cmask.shape, "col_masks")
-    for mask, kind in ((rmask, "row"), (cmask, "column")):
+        payoffs = _as_array(matrices)
+        rows = np.ones(payoffs.shape[:2], dtype=bool)
+        cols = np.ones((payoffs.shape[0], payoffs.shape[2]), dtype=bool)
+        full = True
+    if row_masks is not None:
+        rows = rows & _mask(row_masks, rows.shape, "row_masks")
+    if col_masks is not None:
+        cols = cols & _mask(col_masks, cols.shape, "col_masks")
+    full = full and row_masks is None and col_masks is None
+    if full:
+        if not np.isfinite(payoffs).all():
+            _check_finite(payoffs, np.ones(payoffs.shape, dtype=bool), "matrices")
+        return _Batch(payoffs, rows, cols, True)
+    for mask, kind in ((rows, "row"), (cols, "column")):
         empty = np.flatnonzero(~mask.any(axis=1))
         if empty.size:
             raise InputError(f"game {empty[0]} has no legal {kind} (its mask is all False)")
-    legal = rmask[:, :, None] & cmask[:, None, :]
+    legal = rows[:, :, None] & cols[:, None, :]
     _check_finite(payoffs, legal, "matrices")
-    return np.where(legal, payoffs, 0.0), rmask, cmask
+    return _Batch(np.where(legal, payoffs, 0.0), rows, cols, False)
+
+
+def _as_array(matrices) -> np.ndarray:
+    try:
+        payoffs = np.asarray(matrices, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"matrices is not an array of numbers ({exc})") from None
+    if payoffs.ndim != 3:
+        raise InputError(f"expected a (B, m, n) array or a list of matrices, "
+                         f"got shape {payoffs.shape}")
+    if payoffs.shape[0] and 0 in payoffs.shape[1:]:
+        raise InputError(f"matrices are empty (shape {payoffs.shape})")
+    return payoffs
 
 
 def _pad(mats: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -138,45 +162,74 @@ def _mask(mask, shape: tuple[int, int], name: str) -> np.ndarray:
 # --- solving ---------------------------------------------------------------------
 
 
-def _solve_batch(payoffs: np.ndarray, rmask: np.ndarray, cmask: np.ndarray,
-                 max_entropy: bool) -> MatrixSolutions:
-    count = payoffs.shape[0]
-    row = np.zeros(rmask.shape)
-    col = np.zeros(cmask.shape)
-    if count == 0:
+def _easy_game(matrix: np.ndarray, snap: bool) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """One row, one column or a constant matrix, answered without the batch machinery."""
+    m, n = matrix.shape
+    if n == 1 or m == 1:
+        line = _snapped(matrix.reshape(1, -1), snap)[0]
+        best = line == (line.max() if n == 1 else line.min())
+        mix = best / best.sum()
+        value = float(mix @ matrix.ravel())
+        return (mix, np.ones(1), value) if n == 1 else (np.ones(1), mix, value)
+    low, high = matrix.min(), matrix.max()
+    if low == high:
+        return np.full(m, 1.0 / m), np.full(n, 1.0 / n), float(low)
+    return None
+
+
+def _snapped(payoffs: np.ndarray, snap: bool) -> np.ndarray:
+    """Payoffs rounded to a binary grid of 2**-SNAP_BITS of each game's magnitude
+    (when ``snap``), so that payoffs equal up to rounding noise tie exactly."""
+    if not snap:
+        return payoffs
+    axes = tuple(range(1, payoffs.ndim))
+    magnitude = np.abs(payoffs).max(axis=axes, keepdims=True)
+    grid = np.exp2(np.ceil(np.log2(np.where(magnitude > 0, magnitude, 1.0))) - SNAP_BITS)
+    return np.round(payoffs / grid) * grid
+
+
+def _solve(batch: _Batch, max_entropy: bool) -> MatrixSolutions:
+    row = np.zeros(batch.rows.shape)
+    col = np.zeros(batch.cols.shape)
+    if len(row) == 0:
         return MatrixSolutions(row, col, np.zeros(0))
-    unit, span = _normalise(payoffs, rmask, cmask, snap=max_entropy)
-    trivial = (span == 0) | (rmask.sum(1) == 1) | (cmask.sum(1) == 1)
-    if trivial.any():
-        row[trivial], col[trivial] = _trivial_mixes(unit[trivial], rmask[trivial],
-                                                    cmask[trivial], span[trivial] == 0)
-    hard = np.flatnonzero(~trivial)
-    if hard.size:
-        row[hard], col[hard] = _hard_mixes(payoffs[hard], unit[hard], rmask[hard],
-                                           cmask[hard], max_entropy)
-    value = np.einsum("bi,bij,bj->b", row, payoffs, col)
+    unit, constant = _normalise(batch, snap=max_entropy)
+    trivial = constant | (batch.rows.sum(1) == 1) | (batch.cols.sum(1) == 1)
+    if trivial.all():
+        row, col = _trivial_mixes(unit, batch.rows, batch.cols, constant)
+    elif not trivial.any():
+        row, col = _hard_mixes(batch, unit, max_entropy)
+    else:
+        row[trivial], col[trivial] = _trivial_mixes(unit[trivial], batch.rows[trivial],
+                                                    batch.cols[trivial], constant[trivial])
+        hard = ~trivial
+        sub = _Batch(batch.payoffs[hard], batch.rows[hard], batch.cols[hard], batch.full)
+        row[hard], col[hard] = _hard_mixes(sub, unit[hard], max_entropy)
+    value = (row[:, None, :] @ batch.payoffs @ col[:, :, None])[:, 0, 0]
     return MatrixSolutions(row, col, value)
 
 
-def _normalise(payoffs: np.ndarray, rmask: np.ndarray, cmask: np.ndarray,
-               snap: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Payoffs mapped affinely onto [0, 1] per game (masked entries 0) and each range.
+def _normalise(batch: _Batch, snap: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Payoffs mapped affinely onto [0, 1] per game (masked entries 0), and which
+    games are constant.
 
-    Equilibria and the max-entropy mixes are invariant under this map, and the
-    simplex tolerances can then be absolute. With ``snap`` the payoffs are first
-    rounded to a binary grid of 2**-40 of their magnitude, so that payoffs equal
-    up to rounding noise (as backward induction produces) tie exactly.
+    Equilibria and max-entropy mixes are invariant under this map, and the simplex
+    tolerances can then be absolute.
     """
-    legal = rmask[:, :, None] & cmask[:, None, :]
-    if snap:
-        magnitude = np.abs(payoffs).max(axis=(1, 2))
-        grid = np.exp2(np.ceil(np.log2(np.where(magnitude > 0, magnitude, 1.0))) - SNAP_BITS)
-        payoffs = np.round(payoffs / grid[:, None, None]) * grid[:, None, None]
-    low = np.where(legal, payoffs, np.inf).min(axis=(1, 2))
-    span = np.where(legal, payoffs, -np.inf).max(axis=(1, 2)) - low
-    scale = np.where(span > 0, span, 1.0)
-    unit = np.where(legal, (payoffs - low[:, None, None]) / scale[:, None, None], 0.0)
-    return unit, span
+    payoffs = _snapped(batch.payoffs, snap)
+    if batch.full:
+        low = payoffs.min(axis=(1, 2))
+        high = payoffs.max(axis=(1, 2))
+    else:
+        legal = batch.rows[:, :, None] & batch.cols[:, None, :]
+        low = np.where(legal, payoffs, np.inf).min(axis=(1, 2))
+        high = np.where(legal, payoffs, -np.inf).max(axis=(1, 2))
+    span = high - low
+    constant = span == 0
+    unit = (payoffs - low[:, None, None]) / np.where(constant, 1.0, span)[:, None, None]
+    if not batch.full:
+        unit = np.where(legal, unit, 0.0)
+    return unit, constant
 
 
 def _trivial_mixes(unit: np.ndarray, rmask: np.ndarray, cmask: np.ndarray,
@@ -200,61 +253,53 @@ def _uniform(selected: np.ndarray) -> np.ndarray:
     return selected / selected.sum(axis=1, keepdims=True)
 
 
-def _hard_mixes(payoffs: np.ndarray, unit: np.ndarray, rmask: np.ndarray,
-                cmask: np.ndarray, max_entropy: bool) -> tuple[np.ndarray, np.ndarray]:
-    row, col = _simplex_mixes(unit, rmask, cmask)
-    bad = np.flatnonzero(_max_regret(payoffs, rmask, cmask, row, col) > _regret_tol(payoffs))
-    for k in bad:
-        row[k], col[k] = _highs_mixes(payoffs[k], rmask[k], cmask[k])
+def _hard_mixes(batch: _Batch, unit: np.ndarray,
+                max_entropy: bool) -> tuple[np.ndarray, np.ndarray]:
+    row, col = _simplex_mixes(batch, unit)
+    tolerance = REGRET_TOL * np.maximum(1.0, np.abs(batch.payoffs).max(axis=(1, 2)))
+    # "not <=" also catches the nan of an LP that failed outright
+    for k in np.flatnonzero(~(_max_regret(batch, row, col) <= tolerance)):
+        row[k], col[k] = _highs_mixes(batch.payoffs[k], batch.rows[k], batch.cols[k])
     if max_entropy:
-        value = np.einsum("bi,bij,bj->b", row, unit, col)
-        ent_row, ent_col = max_entropy_mixes(unit, rmask, cmask, row, col, value)
-        ok = _max_regret(payoffs, rmask, cmask, ent_row, ent_col) <= _regret_tol(payoffs)
+        value = (row[:, None, :] @ unit @ col[:, :, None])[:, 0, 0]
+        ent_row, ent_col = max_entropy_mixes(unit, batch.rows, batch.cols, row, col, value)
+        ok = _max_regret(batch, ent_row, ent_col) <= tolerance
         if not ok.all():
             warnings.warn(f"max-entropy refinement failed for {int((~ok).sum())} game(s); "
                           "returning their LP equilibria instead", RuntimeWarning, stacklevel=4)
-        row = np.where(ok[:, None], ent_row, row)
-        col = np.where(ok[:, None], ent_col, col)
+            ent_row[~ok], ent_col[~ok] = row[~ok], col[~ok]
+        row, col = ent_row, ent_col
     return row, col
 
 
-def _simplex_mixes(unit: np.ndarray, rmask: np.ndarray,
-                   cmask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _simplex_mixes(batch: _Batch, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Both mixes from one LP: max sum(y), (unit + 1) y <= 1, y >= 0.
 
     With every payoff in [1, 2] the game value is positive, the LP is feasible at
     y = 0 and bounded; y / sum(y) is the column mix and the constraint duals,
     normalised, are the row mix. Masked rows and columns are zero and so inert.
     """
-    legal = rmask[:, :, None] & cmask[:, None, :]
-    tableaux = solve_lps(np.where(legal, unit + 1.0, 0.0), rmask.astype(float),
-                         cmask.astype(float))
-    n = unit.shape[2]
-    y = primal_values(tableaux, n) * cmask
-    u = dual_values(tableaux, n) * rmask
-    row = _normalised(u, rmask)
-    col = _normalised(y, cmask)
-    return row, col
+    count, m, n = unit.shape
+    if batch.full:
+        tableaux = solve_lps(unit + 1.0, np.ones((count, m)), np.ones((count, n)), bounded=True)
+    else:
+        legal = batch.rows[:, :, None] & batch.cols[:, None, :]
+        tableaux = solve_lps(np.where(legal, unit + 1.0, 0.0), batch.rows.astype(float),
+                             batch.cols.astype(float), bounded=True)
+    y = primal_values(tableaux, n)
+    u = dual_values(tableaux, n)
+    return u / u.sum(axis=1, keepdims=True), y / y.sum(axis=1, keepdims=True)
 
 
-def _normalised(weights: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Weights scaled to sum 1; an all-zero row (a failed LP) becomes uniform so the
-    regret check catches it instead of dividing by zero."""
-    total = weights.sum(axis=1, keepdims=True)
-    return np.where(total > 0, weights / np.where(total > 0, total, 1.0), _uniform(mask))
-
-
-def _max_regret(payoffs: np.ndarray, rmask: np.ndarray, cmask: np.ndarray,
-                row: np.ndarray, col: np.ndarray) -> np.ndarray:
+def _max_regret(batch: _Batch, row: np.ndarray, col: np.ndarray) -> np.ndarray:
     """Largest gain of a legal pure deviation by either player over the pair's value."""
-    value = np.einsum("bi,bij,bj->b", row, payoffs, col)
-    row_gain = np.where(rmask, np.einsum("bij,bj->bi", payoffs, col), -np.inf)
-    col_loss = np.where(cmask, np.einsum("bi,bij->bj", row, payoffs), np.inf)
-    return np.maximum(row_gain.max(axis=1) - value, value - col_loss.min(axis=1))
-
-
-def _regret_tol(payoffs: np.ndarray) -> np.ndarray:
-    return REGRET_TOL * np.maximum(1.0, np.abs(payoffs).max(axis=(1, 2)))
+    row_scores = (batch.payoffs @ col[:, :, None])[:, :, 0]
+    col_scores = (row[:, None, :] @ batch.payoffs)[:, 0, :]
+    value = (row * row_scores).sum(axis=1)
+    if not batch.full:
+        row_scores = np.where(batch.rows, row_scores, -np.inf)
+        col_scores = np.where(batch.cols, col_scores, np.inf)
+    return np.maximum(row_scores.max(axis=1) - value, value - col_scores.min(axis=1))
 
 
 def _highs_mixes(payoffs: np.ndarray, rmask: np.ndarray,

@@ -1,13 +1,14 @@
 """A dense tableau simplex that runs a whole batch of small LPs in lockstep.
 
 Each LP is ``max c.y  s.t.  G y <= b, y >= 0`` with ``b >= 0``, so the slack basis
-is feasible and no phase one is needed. Every game pivots on its own row and
-column through fancy indexing; games leave the working set as they finish, so a
-batch costs about as many numpy calls as its slowest member needs pivots.
+is feasible and no phase one is needed. Every LP pivots on its own row and column
+through fancy indexing; LPs leave the working set as they finish. The cost of a
+batch is dominated by numpy's per-call overhead times the pivots its slowest
+member needs, so the loop is kept to about fifteen numpy calls per pivot.
 
 Zero rows and zero columns are inert (a zero column never has a negative
 reduced cost, a zero row never wins a ratio test), which is how callers pad
-games of different sizes into one array.
+LPs of different sizes into one array.
 """
 
 from __future__ import annotations
@@ -30,51 +31,45 @@ class Tableaux(NamedTuple):
     ok: np.ndarray  # (B,) True where the LP reached optimality
 
 
-def solve_lps(G: np.ndarray, b: np.ndarray, c: np.ndarray, *, dantzig_pivots: int | None = None,
-              max_pivots: int | None = None) -> Tableaux:
+def solve_lps(G: np.ndarray, b: np.ndarray, c: np.ndarray, *, bounded: bool = False,
+              dantzig_pivots: int | None = None) -> Tableaux:
     """Optimal tableaux of ``max c.y, G y <= b, y >= 0`` for a batch (G is (B, R, N)).
 
     The most negative reduced cost enters for the first ``dantzig_pivots`` pivots
     (fewest pivots in practice), then Bland's rule, which cannot cycle, takes over.
+    ``bounded=True`` promises every entering column has a positive entry, which
+    skips the unboundedness test.
     """
     count, rows, cols = G.shape
     if dantzig_pivots is None:
         dantzig_pivots = 2 * (rows + cols)
-    if max_pivots is None:
-        max_pivots = dantzig_pivots + 50 * (rows + cols)
     table = _initial_table(G, b, c)
     basis = np.tile(np.arange(cols, cols + rows), (count, 1))
     out = Tableaux(table, basis, np.zeros(count, dtype=bool))
-    ids = np.arange(count)
-    # the working arrays start as the output arrays and become compacted copies
-    # once some LPs finish; finished LPs are written back then
-    for step in range(max_pivots):
-        idx = np.arange(ids.size)
+    ids = all_ids = np.arange(count)
+    for step in range(dantzig_pivots + 50 * (rows + cols)):
+        idx = all_ids[:ids.size]
         bland = step >= dantzig_pivots
-        enter = _entering(table[:, rows, :-1], bland)
+        costs = table[:, rows, :-1]
+        enter = np.argmax(costs < -COST_TOL, axis=1) if bland else costs.argmin(axis=1)
         column = table[idx, :, enter]
-        leave = _leaving(table, column[:, :-1], basis, bland)
-        done = (column[:, -1] >= -COST_TOL) | (leave < 0)
+        optimal = column[:, -1] >= -COST_TOL
+        leave, stuck = _leaving(table, column[:, :-1], basis, bland, bounded)
+        done = optimal if stuck is None else optimal | stuck
         if done.any():
-            _store(out, table, basis, ids, done, optimal=column[:, -1] >= -COST_TOL)
             keep = ~done
+            _store(out, table, basis, ids, done, optimal)
             if not keep.any():
                 return out
             table, basis, ids = table[keep], basis[keep], ids[keep]
-            enter, leave, column, idx = enter[keep], leave[keep], column[keep], idx[:keep.sum()]
-        _pivot(table, idx, leave, enter, column)
+            enter, leave, column, idx = enter[keep], leave[keep], column[keep], idx[:ids.size]
+        pivot_row = table[idx, leave]
+        pivot_row /= column[idx, leave][:, None]
+        table -= column[:, :, None] * pivot_row[:, None, :]
+        table[idx, leave] = pivot_row
         basis[idx, leave] = enter
-    _store(out, table, basis, ids, np.ones(ids.size, dtype=bool),
-           optimal=np.zeros(ids.size, dtype=bool))
+    _store(out, table, basis, ids, np.ones(ids.size, dtype=bool), np.zeros(ids.size, dtype=bool))
     return out
-
-
-def _entering(costs: np.ndarray, bland: bool) -> np.ndarray:
-    if bland:
-        # first column with a negative reduced cost; argmax of all-False is 0,
-        # whose cost is then >= -COST_TOL and marks the LP as optimal
-        return np.argmax(costs < -COST_TOL, axis=1)
-    return np.argmin(costs, axis=1)
 
 
 def _initial_table(G: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -87,41 +82,34 @@ def _initial_table(G: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return table
 
 
-def _leaving(table: np.ndarray, column: np.ndarray, basis: np.ndarray,
-             bland: bool) -> np.ndarray:
-    """Leaving row per LP by the ratio test; -1 where the LP is unbounded.
+def _leaving(table: np.ndarray, column: np.ndarray, basis: np.ndarray, bland: bool,
+             bounded: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """Leaving row per LP by the ratio test, and where no row can leave (unbounded).
 
     Under Bland's rule ties go to the smallest basic index; before that, to the
     first row, which is cheaper and harmless since Bland's phase ends any cycle.
+    A slightly negative right-hand side is rounding: its ratio is a tiny negative
+    number, so it simply makes a degenerate pivot.
     """
     usable = column > PIVOT_TOL
-    ratio = np.full(column.shape, np.inf)
-    np.divide(table[:, :-1, -1], column, out=ratio, where=usable)
-    # a slightly negative right-hand side is rounding; it makes a degenerate pivot
-    np.maximum(ratio, 0.0, out=ratio)
+    ratio = np.divide(table[:, :-1, -1], column, out=np.full(column.shape, np.inf),
+                      where=usable)
     if bland:
         best = ratio.min(axis=1, keepdims=True)
-        tied = ratio <= best + TIE_TOL * (1.0 + best)
+        tied = ratio <= best + TIE_TOL * (1.0 + np.abs(best))
         leave = np.argmin(np.where(tied, basis, np.iinfo(basis.dtype).max), axis=1)
     else:
-        leave = np.argmin(ratio, axis=1)
-    return np.where(usable.any(axis=1), leave, -1)
-
-
-def _pivot(table: np.ndarray, idx: np.ndarray, leave: np.ndarray, enter: np.ndarray,
-           column: np.ndarray) -> None:
-    pivot_row = table[idx, leave, :] / column[idx, leave][:, None]
-    table -= column[:, :, None] * pivot_row[:, None, :]
-    table[idx, leave, :] = pivot_row
+        leave = ratio.argmin(axis=1)
+    return leave, (None if bounded else ~usable.any(axis=1))
 
 
 def _store(out: Tableaux, table: np.ndarray, basis: np.ndarray, ids: np.ndarray,
            done: np.ndarray, optimal: np.ndarray) -> None:
-    if table is out.table:
-        out.ok[ids[done]] = optimal[done]
-        return
-    out.table[ids[done]] = table[done]
-    out.basis[ids[done]] = basis[done]
+    """Record finished LPs; the working arrays are the output arrays themselves
+    until the first LP finishes, and compacted copies after that."""
+    if table is not out.table:
+        out.table[ids[done]] = table[done]
+        out.basis[ids[done]] = basis[done]
     out.ok[ids[done]] = optimal[done]
 
 
@@ -130,7 +118,7 @@ def primal_values(tableaux: Tableaux, cols: int) -> np.ndarray:
     table, basis = tableaux.table, tableaux.basis
     count, rows = basis.shape
     y = np.zeros((count, cols + rows))
-    np.put_along_axis(y, basis, table[:, :rows, -1], axis=1)
+    y[np.arange(count)[:, None], basis] = table[:, :rows, -1]
     return np.maximum(y[:, :cols], 0.0)
 
 

@@ -72,7 +72,9 @@ def _ask(game, state, me: str, read, out) -> int | None:
     choices = "  ".join(f"{i + 1}:{game.action_names[i]}" for i in legal)
     while True:
         try:
-            answer = read(f"Your cards [{choices}] (q quits): ").strip()
+            # the prompt goes where the narration goes, so --json keeps stdout clean
+            print(f"Your cards [{choices}] (q quits): ", end="", file=out, flush=True)
+            answer = read("").strip()
         except EOFError:
             return None
         if answer.lower() in ("q", "quit", "exit"):

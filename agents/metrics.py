@@ -1,0 +1,143 @@
+"""What a profile records about its policy, computed exactly: how much a best
+responder takes from it, how it fares against the equilibrium, how often it plays
+each action by situation, and how to exploit it, in words."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from solver.backward import solve_game
+from solver.evaluate import Evaluation, evaluate, mixes_of, visit_counts
+from solver.game import Game, Policy, other
+from solver.graph import build_graph
+from solver.policy import UniformPolicy
+from solver.response import best_response
+
+from .personalities import Situation, situations
+
+
+def profile_metrics(game: Game, policy: Policy, side: str,
+                    opponent: Policy | None = None) -> dict:
+    """The ``metrics`` object of a profile of ``policy`` playing ``side``.
+
+    Exact where the game is of public information; otherwise only the tendencies,
+    weighted by play against ``opponent`` (uniform by default).
+    """
+    if not getattr(game, "public_information", True):
+        opponent = opponent or UniformPolicy()
+        visits = _visits(game, policy, opponent, side)
+        return {"exact": False,
+                "note": "no exact solver for games with hidden information: no exploitability",
+                "tendencies_against": getattr(opponent, "name", "the opponent"),
+                "situations": tendencies(game, policy, side, visits)}
+    solution = solve_game(game)
+    sign = 1.0 if side == "a" else -1.0
+    response = best_response(game, policy, other(side))
+    equilibrium = solution.policy_for(other(side))
+    against = _evaluate(game, policy, equilibrium, side)
+    game_value = sign * solution.value
+    exploited = -response.value
+    visits_eq = _visits(game, policy, equilibrium, side)
+    visits_br = visit_counts(response.graph, *_pair(game, policy, response.mixes, side))
+    return {
+        "exact": True,
+        "game_value": game_value,
+        "value_against_best_response": exploited,
+        "exploitability": max(0.0, game_value - exploited),
+        "against_equilibrium": _outcome(against, side),
+        "against_best_response": _outcome(response.evaluation, side),
+        "tendencies_against": "the equilibrium",
+        "situations": tendencies(game, policy, side, visits_eq),
+        "exploit": exploit(game, policy, side, response.mixes, visits_br),
+    }
+
+
+def _outcome(evaluation: Evaluation, side: str) -> dict:
+    """Value and win / draw / loss from ``side``'s point of view."""
+    if side == "a":
+        return {"value": evaluation.value, "win": evaluation.win, "draw": evaluation.draw,
+                "loss": evaluation.loss}
+    return {"value": -evaluation.value, "win": evaluation.loss, "draw": evaluation.draw,
+            "loss": evaluation.win}
+
+
+def _evaluate(game: Game, policy: Policy, opponent: Policy, side: str) -> Evaluation:
+    return evaluate(game, policy, opponent) if side == "a" else evaluate(game, opponent, policy)
+
+
+def _pair(game: Game, policy: Policy, opponent_mixes: np.ndarray, side: str):
+    mine = mixes_of(game, build_graph(game), policy, side)
+    return (mine, opponent_mixes) if side == "a" else (opponent_mixes, mine)
+
+
+def _visits(game: Game, policy: Policy, opponent: Policy, side: str) -> np.ndarray:
+    graph = build_graph(game)
+    theirs = mixes_of(game, graph, opponent, other(side))
+    return visit_counts(graph, *_pair(game, policy, theirs, side))
+
+
+def _members(game: Game, side: str, situation: Situation) -> np.ndarray:
+    """Non-terminal states whose observation by ``side`` is in the situation."""
+    graph = build_graph(game)
+    matches = situation.matcher(game)
+    return np.asarray([s for s in np.flatnonzero(~graph.terminal)
+                       if matches(tuple(game.observe(graph.states[s], side)))], dtype=int)
+
+
+def _average(mixes: np.ndarray, states: np.ndarray, visits: np.ndarray) -> np.ndarray:
+    """Visit-weighted mean mix; the plain mean where the play never gets there."""
+    weights = visits[states]
+    if weights.sum() <= 0:
+        weights = np.ones(len(states))
+    return weights @ mixes[states] / weights.sum()
+
+
+def _named(game: Game, mix: np.ndarray) -> dict[str, float]:
+    return {a: float(p) for a, p in zip(game.action_names, mix, strict=True)}
+
+
+def tendencies(game: Game, policy: Policy, side: str, visits: np.ndarray,
+               classes: Sequence[Situation] | None = None) -> list[dict]:
+    """For each situation class: its share of the profile's decisions (``reach``) and
+    how often the profile plays each action there, weighted by ``visits``."""
+    graph = build_graph(game)
+    mixes = mixes_of(game, graph, policy, side)
+    live = visits[~graph.terminal].sum()
+    rows = []
+    for situation in classes or situations(game.system):
+        states = _members(game, side, situation)
+        if not len(states):
+            continue
+        mix = _average(mixes, states, visits)
+        rows.append({"name": situation.name, "text": situation.text,
+                     "reach": float(visits[states].sum() / live) if live > 0 else 0.0,
+                     "frequencies": _named(game, mix),
+                     "most_frequent": game.action_names[int(np.argmax(mix))]})
+    return rows
+
+
+def exploit(game: Game, policy: Policy, side: str, response_mixes: np.ndarray,
+            visits: np.ndarray) -> list[dict]:
+    """How to exploit the profile: by situation (where a best responder gets), its
+    most frequent action and the best responder's answer, with a sentence."""
+    graph = build_graph(game)
+    mixes = mixes_of(game, graph, policy, side)
+    rows = []
+    for situation in situations(game.system):
+        states = _members(game, side, situation)
+        if not len(states) or visits[states].sum() <= 0:
+            continue
+        mine = _average(mixes, states, visits)
+        answer = _average(response_mixes, states, visits)
+        top, reply = int(np.argmax(mine)), int(np.argmax(answer))
+        names = game.action_names
+        rows.append({"name": situation.name, "most_frequent": names[top],
+                     "its_frequency": float(mine[top]), "answer": names[reply],
+                     "answer_frequency": float(answer[reply]),
+                     "best_response": _named(game, answer),
+                     "text": f"{situation.text.capitalize()}, it plays {names[top]} "
+                             f"{mine[top]:.0%} of the time: answer {names[reply]} "
+                             f"({answer[reply]:.0%} of the best response there)."})
+    return rows

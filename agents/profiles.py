@@ -1,0 +1,379 @@
+"""Opponent profiles: a policy for one side of a duel, saved as versioned JSON.
+
+``build_profile`` makes the document (the policy, the game it was made for, its
+metrics), ``save_profile`` writes it atomically, ``validate_profile`` checks a file
+or document strictly against the schema, and ``load_profile`` returns a ``Profile``:
+a policy (``probabilities`` / ``batch_probabilities``) usable by the environments,
+the solver and the CLI. The schema is documented in the README ("Opponent profiles").
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import warnings
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from solver.errors import InputError
+from solver.game import Game, Observation, Policy, observation_key
+from solver.policy import uniform_over
+
+SCHEMA = "duel-profile/1"
+#: a mix's probabilities may miss 1 by this much (JSON floats are exact; the slack is
+#: for hand-edited files)
+SUM_TOLERANCE = 1e-6
+REQUIRED: dict[str, type | tuple[type, ...]] = {
+    "schema": str, "system": str, "side": str, "options": dict, "ruleset_hash": str,
+    "package_version": str, "created": str, "personality": (dict, type(None)),
+    "action_names": list, "observation_fields": list, "policy": dict, "metrics": dict}
+OPTIONAL: dict[str, type | tuple[type, ...]] = {
+    "name": str, "description": str, "training": dict}
+POLICY_KINDS = ("tabular", "network")
+
+
+class ProfileWarning(UserWarning):
+    """A profile used in another game than the one it was made for."""
+
+
+def package_version() -> str:
+    try:
+        return metadata.version("duel-solver")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+# -- building and saving
+
+def build_profile(game: Game, policy: Policy, side: str, *,
+                  personality: Mapping | None = None, metrics: Mapping | None = None,
+                  training: Mapping | None = None, source: str = "exact",
+                  name: str | None = None, tabular: bool | None = None) -> dict:
+    """The profile document of ``policy`` playing ``side`` of ``game``.
+
+    The policy is tabulated over every observation of ``side`` on the reachable
+    states when the game is of public information (or ``tabular`` is true);
+    otherwise a network policy is embedded through its ``to_spec()``.
+    """
+    if side not in ("a", "b"):
+        raise InputError(f"unknown side {side!r}; allowed: a, b")
+    if tabular is None:
+        tabular = getattr(game, "public_information", True) or not hasattr(policy, "to_spec")
+    body = {"kind": "tabular", "source": source, "table": tabulate_policy(game, policy, side)} \
+        if tabular else {"kind": "network", "source": source, "network": policy.to_spec()}
+    document = {
+        "schema": SCHEMA, "system": game.system, "side": side,
+        "options": _jsonable(game.options), "ruleset_hash": str(game.ruleset_hash),
+        "package_version": package_version(),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "personality": dict(personality) if personality else None,
+        "action_names": list(game.action_names),
+        "observation_fields": list(game.observation_fields),
+        "policy": body, "metrics": _jsonable(dict(metrics or {}))}
+    if name:
+        document["name"] = name
+    if training:
+        document["training"] = _jsonable(dict(training))
+    return document
+
+
+def tabulate_policy(game: Game, policy: Policy, side: str) -> dict[str, dict[str, float]]:
+    """``{observation key: {action: probability}}`` over the side's reachable
+    observations; only actions with positive probability are listed."""
+    from .policies import tabulate  # torch is only needed here, not to load a profile
+
+    table = {}
+    for observation, mix in tabulate(game, policy, side).items():
+        mix = np.asarray(mix, dtype=float)
+        mix = mix / mix.sum()
+        table[observation_key(game, observation)] = {
+            action: float(p) for action, p in zip(game.action_names, mix, strict=True) if p > 0}
+    return table
+
+
+def save_profile(path: str | Path, document: Mapping) -> Path:
+    """Validate ``document`` and write it to ``path`` atomically (a temporary file
+    renamed over the target), so a reader never sees half a profile."""
+    validate_document(document, str(path))
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    with open(temporary, "w", encoding="utf-8") as handle:
+        json.dump(document, handle, indent=1, allow_nan=False)
+        handle.write("\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+    return path
+
+
+def _jsonable(value: Any) -> Any:
+    """Plain JSON types (numpy scalars and arrays, tuples and paths converted)."""
+    return json.loads(json.dumps(value, default=_convert))
+
+
+def _convert(value: Any) -> Any:
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+# -- validation
+
+def read_document(path: str | Path) -> dict:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"profile file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read profile {path}: {error}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"profile {path} is not JSON: {error}") from None
+
+
+def validate_profile(source: str | Path | Mapping) -> dict:
+    """Check a profile file (or an already parsed document) strictly against the
+    schema; return the document. Anything wrong raises InputError naming it."""
+    if isinstance(source, Mapping):
+        return validate_document(source, "profile")
+    return validate_document(read_document(source), str(source))
+
+
+def validate_document(document: Any, where: str) -> dict:
+    if not isinstance(document, dict):
+        raise InputError(f"{where}: a profile must be a JSON object, "
+                         f"got {type(document).__name__}")
+    schema = document.get("schema")
+    if schema != SCHEMA:
+        raise InputError(f"{where}: unsupported profile schema {schema!r}; allowed: {SCHEMA}")
+    _check_keys(document, where)
+    if document["side"] not in ("a", "b"):
+        raise InputError(f"{where}: side must be 'a' or 'b', got {document['side']!r}")
+    _check_names(document["action_names"], "action_names", where)
+    _check_names(document["observation_fields"], "observation_fields", where)
+    _check_personality(document["personality"], where)
+    _check_policy(document["policy"], document, where)
+    return document
+
+
+def _check_keys(document: dict, where: str) -> None:
+    for key, kind in REQUIRED.items():
+        if key not in document:
+            raise InputError(f"{where}: missing field {key!r}")
+        _check_type(document[key], kind, key, where)
+    for key, kind in OPTIONAL.items():
+        if key in document:
+            _check_type(document[key], kind, key, where)
+    unknown = set(document) - set(REQUIRED) - set(OPTIONAL)
+    if unknown:
+        raise InputError(f"{where}: unknown field {sorted(unknown)[0]!r}; allowed: "
+                         f"{', '.join([*REQUIRED, *OPTIONAL])}")
+
+
+def _check_type(value: Any, kind, key: str, where: str) -> None:
+    if not isinstance(value, kind):
+        names = " or ".join(t.__name__ if t is not type(None) else "null"
+                            for t in (kind if isinstance(kind, tuple) else (kind,)))
+        raise InputError(f"{where}: field {key!r} must be {names}, got {type(value).__name__}")
+
+
+def _check_names(names: list, key: str, where: str) -> None:
+    if not names or not all(isinstance(n, str) and n for n in names) \
+            or len(set(names)) != len(names):
+        raise InputError(f"{where}: {key} must be a non-empty list of distinct names")
+
+
+def _check_personality(personality: dict | None, where: str) -> None:
+    if personality is None:
+        return
+    if set(personality) != {"name", "strength"}:
+        raise InputError(f"{where}: personality must have exactly 'name' and 'strength', "
+                         f"got {sorted(personality)}")
+    if not isinstance(personality["name"], str) or not personality["name"]:
+        raise InputError(f"{where}: personality name must be a non-empty string")
+    strength = personality["strength"]
+    if isinstance(strength, bool) or not isinstance(strength, int | float) \
+            or not 0 <= strength <= 1:
+        raise InputError(f"{where}: personality strength must be a number in [0, 1], "
+                         f"got {strength!r}")
+
+
+def _check_policy(policy: dict, document: dict, where: str) -> None:
+    kind = policy.get("kind")
+    if kind not in POLICY_KINDS:
+        raise InputError(f"{where}: unknown policy kind {kind!r}; allowed: "
+                         f"{', '.join(POLICY_KINDS)}")
+    if not isinstance(policy.get("source", ""), str):
+        raise InputError(f"{where}: policy source must be a string")
+    allowed = {"kind", "source", "table" if kind == "tabular" else "network"}
+    if set(policy) - allowed:
+        raise InputError(f"{where}: unknown policy field {sorted(set(policy) - allowed)[0]!r}; "
+                         f"allowed: {', '.join(sorted(allowed))}")
+    if kind == "network":
+        if not isinstance(policy.get("network"), dict):
+            raise InputError(f"{where}: a network policy needs a 'network' object "
+                             "(the spec of agents.policies)")
+        return
+    table = policy.get("table")
+    if not isinstance(table, dict) or not table:
+        raise InputError(f"{where}: a tabular policy needs a non-empty 'table' object")
+    fields, actions = document["observation_fields"], document["action_names"]
+    for key, mix in table.items():
+        parse_key(key, fields, where)
+        _check_mix(mix, actions, f"{where}: mix at {key!r}")
+
+
+def parse_key(key: str, fields: Sequence[str], where: str = "profile") -> Observation:
+    """``field=value,...`` (all of ``fields``, in any order) -> the observation tuple."""
+    values: dict[str, int] = {}
+    for part in key.split(","):
+        name, sep, text = part.partition("=")
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if not sep or value is None or name in values:
+            raise InputError(f"{where}: bad observation key {key!r}; expected field=integer,...")
+        values[name] = value
+    if set(values) != set(fields):
+        missing = sorted(set(fields) - set(values))
+        extra = sorted(set(values) - set(fields))
+        raise InputError(f"{where}: observation key {key!r} does not match the observation "
+                         f"fields (missing {missing}, unknown {extra})")
+    return tuple(values[name] for name in fields)
+
+
+def _check_mix(mix: Any, actions: Sequence[str], where: str) -> None:
+    if not isinstance(mix, dict) or not mix:
+        raise InputError(f"{where} must be a non-empty object of action: probability")
+    for action, p in mix.items():
+        if action not in actions:
+            raise InputError(f"{where}: unknown action {action!r}; allowed: {', '.join(actions)}")
+        if isinstance(p, bool) or not isinstance(p, int | float) or not math.isfinite(p) \
+                or not 0 <= p <= 1:
+            raise InputError(f"{where}: probability of {action} must be in [0, 1], got {p!r}")
+    total = math.fsum(mix.values())
+    if abs(total - 1) > SUM_TOLERANCE:
+        raise InputError(f"{where}: probabilities sum to {total:.9g}, not 1")
+
+
+# -- the loaded policy
+
+class Profile:
+    """A loaded profile: a policy on its side's observations, with what it records."""
+
+    def __init__(self, document: dict, path: str | Path | None = None):
+        self.document = document
+        self.path = Path(path) if path is not None else None
+        self.side: str = document["side"]
+        self.system: str = document["system"]
+        self.options: dict = document["options"]
+        self.action_names = tuple(document["action_names"])
+        self.observation_fields = tuple(document["observation_fields"])
+        self.personality: dict | None = document["personality"]
+        self.metrics: dict = document["metrics"]
+        self.kind: str = document["policy"]["kind"]
+        self.source: str = document["policy"].get("source", "")
+        self.name = document.get("name") or (self.path.stem if self.path else "profile")
+        self.table: dict[Observation, np.ndarray] = {}
+        self.network = None
+        if self.kind == "tabular":
+            self.table = {parse_key(key, self.observation_fields): self._vector(mix)
+                          for key, mix in document["policy"]["table"].items()}
+        else:
+            from .policies import NetworkPolicy  # torch only for network profiles
+            self.network = NetworkPolicy.from_spec(document["policy"]["network"])
+
+    @property
+    def metadata(self) -> dict:
+        """Everything the file records except the policy itself."""
+        return {k: v for k, v in self.document.items() if k != "policy"} | {
+            "policy": {k: v for k, v in self.document["policy"].items()
+                       if k not in ("table", "network")}}
+
+    def _vector(self, mix: Mapping[str, float]) -> np.ndarray:
+        vector = np.zeros(len(self.action_names))
+        for action, p in mix.items():
+            vector[self.action_names.index(action)] = p
+        return vector
+
+    def probabilities(self, observation: Observation, mask: np.ndarray) -> np.ndarray:
+        """The recorded mix, renormalised over the legal actions; uniform over them at
+        an observation the profile never saw or where none of its actions is legal."""
+        if self.network is not None:
+            return self.network.probabilities(observation, mask)
+        probs = self.table.get(tuple(int(x) for x in observation))
+        if probs is None:
+            return uniform_over(mask)
+        masked = probs * np.asarray(mask, dtype=bool)
+        total = masked.sum()
+        return masked / total if total > 0 else uniform_over(mask)
+
+    def batch_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if self.network is not None:
+            return self.network.batch_probabilities(observations, masks)
+        return np.asarray([self.probabilities(o, m) for o, m in
+                           zip(np.asarray(observations), np.asarray(masks), strict=True)])
+
+    def check_game(self, game: Game, side: str | None = None) -> None:
+        """Refuse another system; warn (``ProfileWarning``) when the ruleset, options,
+        package version or side differ from what the profile was made for."""
+        check_game(self, game, side)
+
+    def __repr__(self) -> str:
+        who = self.personality["name"] if self.personality else "unnamed"
+        return f"Profile({self.name!r}, {self.system}, side {self.side}, {who})"
+
+
+def check_game(profile: Profile, game: Game, side: str | None = None) -> None:
+    """Raise InputError if ``profile`` cannot play ``game`` (another system, other
+    actions or observations); warn if it was made for another ruleset, other options,
+    another package version or the other side (DESIGN.md: a warning, not an error)."""
+    if profile.system != game.system:
+        raise InputError(f"profile {profile.name!r} is for {profile.system}, not {game.system}")
+    for what, mine, theirs in (("actions", profile.action_names, game.action_names),
+                               ("observation fields", profile.observation_fields,
+                                game.observation_fields)):
+        if tuple(mine) != tuple(theirs):
+            raise InputError(f"profile {profile.name!r} has {what} {list(mine)}, "
+                             f"the game has {list(theirs)}")
+    differences = []
+    if profile.document["ruleset_hash"] != str(game.ruleset_hash):
+        differences.append("another ruleset")
+    if _jsonable(profile.options) != _jsonable(game.options):
+        differences.append(f"other options ({_option_changes(profile.options, game.options)})")
+    if profile.document["package_version"] != package_version():
+        differences.append(f"package version {profile.document['package_version']} "
+                           f"(this is {package_version()})")
+    if side is not None and side != profile.side:
+        differences.append(f"side {profile.side} (it now plays {side})")
+    if differences:
+        warnings.warn(f"profile {profile.name!r} was made for {', '.join(differences)}; "
+                      "using it anyway", ProfileWarning, stacklevel=3)
+
+
+def _option_changes(mine: Mapping, theirs: Mapping) -> str:
+    mine, theirs = _jsonable(mine), _jsonable(theirs)
+    changed = [key for key in sorted(set(mine) | set(theirs)) if mine.get(key) != theirs.get(key)]
+    return ", ".join(changed)
+
+
+def load_profile(path: str | Path) -> Profile:
+    """The profile at ``path`` as a policy; a malformed file raises InputError."""
+    return Profile(validate_profile(path), path)
+
+
+def is_profile_path(text: object) -> bool:
+    """Whether a command-line opponent names a profile file (ends in .json)."""
+    return isinstance(text, str | Path) and str(text).lower().endswith(".json")

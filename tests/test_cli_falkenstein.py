@@ -1,0 +1,118 @@
+"""The duel command on Castle Falkenstein, as a user runs it."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from agents.cli import main
+
+SMALL = ["-o", "max_rounds=2"]
+
+
+def run_json(capsys, *argv):
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_solve_prints_the_opening_exchange(capsys):
+    assert main(["solve", "falkenstein", "--a", "fencing=GR,physique=AV", "--b",
+                 "fencing=GD"]) == 0
+    out = capsys.readouterr().out
+    for text in ("AA", "RR", "Value of the duel to A", "How the duel ends", "Expected exchanges"):
+        assert text in out
+
+
+def test_solve_json_is_consistent(capsys):
+    report = run_json(capsys, "solve", "falkenstein", "--me", "fencing=AV", "--them",
+                      "fencing=GD", "-o", "edge=ledge", "-o", "convention=to_the_death")
+    assert report["win"] + report["draw"] + report["loss"] == pytest.approx(1)
+    assert sum(report["endings"].values()) == pytest.approx(1)
+    assert len(report["stage_matrix"]) == 6
+    assert sum(report["mix_a"].values()) == pytest.approx(1)
+    # the value is the mix pair's expectation over the opening table
+    names = report["actions"]
+    value = sum(report["mix_a"][a] * report["mix_b"][b] * report["stage_matrix"][i][j]
+                for i, a in enumerate(names) for j, b in enumerate(names)
+                if report["stage_matrix"][i][j] is not None)
+    assert value == pytest.approx(report["value"], abs=1e-9)
+
+
+def test_solve_at_a_given_moment(capsys):
+    # last exchange of the last round, A with his back to the wall owing one Rest:
+    # he must play a Rest card, so neither AA, AD nor DD is legal for him
+    report = run_json(capsys, "solve", "falkenstein", "--a", "fencing=GD", "--b", "fencing=GD",
+                      *SMALL, "--state", "round=2,exchange=3,owed_a=1,owed_b=0,back_a=0")
+    assert report["state"]["back_a"] == 0
+    for i in (0, 1, 3):
+        assert all(v is None for v in report["stage_matrix"][i])
+    assert report["mix_a"]["AA"] == 0
+
+
+def test_all_pairings_json(capsys):
+    report = run_json(capsys, "solve", "falkenstein", "--all-pairings", "-o", "max_rounds=1")
+    assert len(report["pairings"]) == 36
+    same = [p for p in report["pairings"] if p["a"] == p["b"]]
+    assert all(p["value"] == pytest.approx(0, abs=1e-9) for p in same)
+
+
+def test_odds_against_a_mix_reports_the_fallback(capsys):
+    report = run_json(capsys, "odds", "falkenstein", "--me", "fencing=GD", "--them",
+                      "fencing=GD", *SMALL, "--vs", "mix=AA:1")
+    # B must Rest at some point in every round, where AA alone is never legal
+    assert report["mix_fallback"]["exchanges_per_duel"] > 0
+    best, eq = report["best_response"], report["equilibrium"]
+    assert best["value"] >= eq["value"] - 1e-9
+    assert report["plan"][0]["reach"] == pytest.approx(1.0)
+
+
+def test_odds_against_the_equilibrium_gains_nothing(capsys):
+    report = run_json(capsys, "odds", "falkenstein", "--me", "fencing=AV", "--them",
+                      "fencing=GD", *SMALL, "--vs", "equilibrium")
+    assert report["best_response"]["value"] == pytest.approx(report["equilibrium"]["value"],
+                                                            abs=1e-9)
+
+
+def test_odds_as_side_b(capsys):
+    report = run_json(capsys, "odds", "falkenstein", "--a", "fencing=GD", "--b", "fencing=AV",
+                      *SMALL, "--vs", "uniform", "--side", "b")
+    assert report["side"] == "b"
+    assert report["best_response"]["win"] + report["best_response"]["loss"] <= 1 + 1e-9
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["solve", "falkenstein", "--a", "fencing=XX"], "XX"),
+    (["solve", "falkenstein", "-o", "colour=red"], "colour"),
+    (["solve", "nowhere"], "nowhere"),
+    (["solve", "falkenstein", "-o", "discipline=painting"], "painting"),
+    (["solve", "falkenstein", "-o", "hidden_levels=true"], "hidden"),
+    (["odds", "falkenstein", "--vs", "mix=ZZ:1"], "ZZ"),
+    (["odds", "falkenstein", "--vs", "cheater"], "cheater"),
+    (["solve", "falkenstein", "--a", "weapon=dagger"], "duel"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, needle):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and needle in err and "Traceback" not in err
+
+
+def test_play_reasks_bad_keystrokes(capsys, monkeypatch):
+    from agents.cli import play
+    answers = iter(["banana", "9", "RR", "AA", "q"])
+    parser_args = ["play", "falkenstein", "--vs", "uniform", "--seed", "3", *SMALL]
+    from agents.cli import build_parser
+    args = build_parser().parse_args(parser_args)
+    assert play.run(args, read=lambda prompt: next(answers)) == 0
+    out = capsys.readouterr().out
+    assert "'banana' is not a legal choice" in out
+    assert "'9' is not a legal choice" in out
+
+
+def test_play_from_a_real_terminal_pipe():
+    done = subprocess.run([sys.executable, "-m", "agents.cli", "play", "falkenstein", "--vs",
+                           "equilibrium", "--seed", "1", *SMALL, "--json"],
+                          input="x\n" + "RR\n" * 12, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["exchanges"] and report["exchanges"][0]["a"] == "RR"
