@@ -104,3 +104,21 @@ def test_hidden_levels_are_refused_with_a_clear_message():
     game = envs.make("falkenstein", hidden_levels=True)
     with pytest.raises(InputError, match="hidden information"):
         solve_game(game)
+
+
+def test_readme_grid_is_the_default_fill():
+    import re
+    import tomllib
+    from pathlib import Path
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    block = re.search(r"```toml\n(\[damage\].*?)```", readme, re.S).group(1)
+    override = tomllib.loads(block)
+    for a, b in (("AV", "GD"), ("EXT", "PR"), ("GR", "GD")):
+        sheets = {"a": {"fencing": a}, "b": {"fencing": b}}
+        typed = envs.make("falkenstein", ruleset=override, max_rounds=2, **sheets)
+        default = envs.make("falkenstein", max_rounds=2, **sheets)
+        start = default.initial_outcomes()[0][1]
+        for i in range(6):
+            for j in range(6):
+                if default.legal_mask(start, "a")[i] and default.legal_mask(start, "b")[j]:
+                    assert typed.outcomes(start, i, j) == default.outcomes(start, i, j)

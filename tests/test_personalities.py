@@ -1,0 +1,203 @@
+"""Personalities: the regularised solver against hand and brute-force checks, the
+ends of the strength scale, and the temperament data format."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import envs
+from agents.personalities import (
+    Condition,
+    load_personality_data,
+    personalities,
+    personality,
+    temperament,
+)
+from solver import InputError, best_response, solve_game
+from solver.graph import build_graph
+from solver.policy import MixPolicy
+from solver.regularized import (
+    regularized_maxmin,
+    regularized_value,
+    solve_regularized,
+    strength_to_beta,
+)
+from tests.solver_games import LoopingPennies, MatrixThenChance
+from tests.toy_games import PenniesDuel
+
+
+@pytest.fixture(scope="module")
+def small():
+    """Castle Falkenstein, two rounds, an asymmetric pairing (the equilibrium is mixed)."""
+    return envs.make("falkenstein", a={"fencing": "AV"}, b={"fencing": "GD"}, max_rounds=2)
+
+
+# -- one stage, checked by brute force
+
+def _grid_values(Q, p, beta, steps=100_001):
+    """The regularised max-min of a 2 x 2 game both ways on a grid: min over y of the
+    dual beta log sum p exp(Q y / beta), and max over x of min_j (x^T Q)_j - beta KL."""
+    t = np.linspace(0.0, 1.0, steps)
+    y = np.stack([t, 1 - t], axis=1)
+    dual = beta * np.log(np.exp(y @ Q.T / beta) @ p)
+    x = np.stack([t, 1 - t], axis=1)[1:-1]
+    kl = (x * np.log(x / p)).sum(axis=1)
+    primal = (x @ Q).min(axis=1) - beta * kl
+    return dual.min(), primal.max(), x[np.argmax(primal)]
+
+
+@pytest.mark.parametrize("beta", [0.05, 0.5, 2.0])
+def test_two_by_two_matches_grid_search(beta):
+    Q = np.array([[1.0, -1.0], [-1.0, 0.5]])
+    p = np.array([0.8, 0.2])
+    solved = regularized_maxmin(Q, beta, p)
+    dual, primal, x = _grid_values(Q, p, beta)
+    # the dual is smooth, so its grid minimum is accurate; the primal has a kink at its
+    # maximum, so its grid maximum is a little low: both must bracket the value
+    assert solved.value == pytest.approx(dual, abs=1e-7)
+    assert primal - 1e-9 <= solved.value <= dual + 1e-9
+    assert solved.value == pytest.approx(primal, abs=1e-4)
+    assert solved.row == pytest.approx(x, abs=1e-4)
+    assert solved.gap <= 1e-10
+
+
+def test_stage_ends_of_the_scale():
+    Q = np.array([[1.0, -1.0], [-1.0, 0.5]])
+    p = np.array([0.8, 0.2])
+    equilibrium = regularized_maxmin(Q, 0.0, p)
+    # matching-pennies-like game: A mixes 3/7, 4/7, value -1/7
+    assert equilibrium.row == pytest.approx([3 / 7, 4 / 7])
+    assert equilibrium.value == pytest.approx(-1 / 7)
+    prior = regularized_maxmin(Q, np.inf, p)
+    assert prior.row == pytest.approx(p)
+    assert prior.value == pytest.approx(min(p @ Q))
+
+
+def test_batch_respects_masks_and_certifies():
+    rng = np.random.default_rng(3)
+    Q = rng.uniform(-1, 1, (300, 6, 6))
+    rows = rng.random((300, 6)) < 0.7
+    rows[:, 0] = True
+    cols = rng.random((300, 6)) < 0.7
+    cols[:, 2] = True
+    priors = rng.random((300, 6))
+    for beta in (0.01, 0.3, 5.0):
+        solved = regularized_maxmin(Q, beta, priors, rows, cols)
+        assert np.all(solved.row[~rows] == 0)
+        assert solved.row.sum(axis=1) == pytest.approx(np.ones(300))
+        assert solved.gap.max() <= 1e-10
+
+
+def test_strength_to_beta():
+    assert strength_to_beta(0) == 0
+    assert strength_to_beta(0.5) == 1
+    assert np.isinf(strength_to_beta(1))
+    with pytest.raises(ValueError):
+        strength_to_beta(1.5)
+
+
+# -- whole games
+
+@pytest.mark.parametrize("side", ["a", "b"])
+def test_strength_zero_is_the_equilibrium(small, side):
+    found = personality(small, "aggressive", 0.0, side)
+    value = solve_game(small).value * (1 if side == "a" else -1)
+    assert found.solution.value == pytest.approx(value, abs=1e-9)
+    responder = "b" if side == "a" else "a"
+    assert -best_response(small, found.policy, responder).value == pytest.approx(value, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", ["cautious", "trickster"])
+def test_strength_one_is_the_temperament(small, name):
+    found = personality(small, name, 1.0, "b")
+    prior = temperament("falkenstein", name).policy(small)
+    graph = build_graph(small)
+    for s in np.flatnonzero(~graph.terminal):
+        observation = small.observe(graph.states[s], "b")
+        mask = graph.mask_b[s]
+        assert found.policy.probabilities(observation, mask) == pytest.approx(
+            prior.probabilities(observation, mask), abs=1e-12)
+
+
+@pytest.mark.parametrize("name", ["aggressive", "cautious", "trickster", "steady"])
+def test_exploitability_grows_with_strength(small, name):
+    lost = []
+    value = solve_game(small).value
+    for strength in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0):
+        found = personality(small, name, strength, "a")
+        lost.append(value - best_response(small, found.policy, "b").value * -1)
+    assert lost[0] == pytest.approx(0.0, abs=1e-9)
+    assert all(later >= earlier - 1e-9 for earlier, later in zip(lost, lost[1:], strict=False))
+    assert lost[-1] > lost[0]
+
+
+def test_exact_personality_is_optimal_for_its_objective(small):
+    found = personality(small, "steady", 0.5, "b")
+    beta = found.beta
+    own = regularized_value(small, "b", found.policy, found.prior, beta)
+    assert own == pytest.approx(found.solution.value, abs=1e-9)
+    for rival in (solve_game(small).policy_for("b"), found.prior,
+                  personality(small, "steady", 0.3, "b").policy):
+        assert regularized_value(small, "b", rival, found.prior, beta) <= own + 1e-9
+
+
+def test_generic_solver_on_toy_games():
+    """The solver knows nothing of duels: a chance game, a sequential step, a cycle."""
+    for game in (MatrixThenChance(), PenniesDuel(), LoopingPennies()):
+        prior = MixPolicy({game.action_names[0]: 3, game.action_names[1]: 1}, game.action_names)
+        for side in ("a", "b"):
+            sign = 1 if side == "a" else -1
+            zero = solve_regularized(game, side, prior, 0.0)
+            assert zero.value == pytest.approx(sign * solve_game(game).value, abs=1e-8)
+            some = solve_regularized(game, side, prior, 0.7)
+            assert some.value <= zero.value + 1e-9
+            assert regularized_value(game, side, some.policy(), prior, 0.7) == pytest.approx(
+                some.value, abs=1e-8)
+
+
+# -- the data format
+
+def test_built_in_temperaments():
+    names = personalities("falkenstein")
+    assert {"aggressive", "cautious", "trickster", "steady"} <= set(names)
+    assert all(names.values())
+
+
+def test_conditions_follow_the_observation_fields(small):
+    aggressive = temperament("falkenstein", "aggressive").policy(small)
+    fields = small.observation_fields
+    base = dict(zip(fields, [1, 1, 2, 2, 2, 2, 5, 5, 1, 2, 0], strict=True))
+    cornered = dict(base, opp_back=0)
+    mask = np.ones(6, bool)
+    calm = aggressive.probabilities(tuple(base.values()), mask)
+    pressed = aggressive.probabilities(tuple(cornered.values()), mask)
+    assert pressed[0] > calm[0]  # AA doubles when the foe is at the wall
+    assert Condition.parse("own_back < opp_back", "test").bind(fields)(
+        tuple(dict(base, own_back=1).values()))
+
+
+def test_bad_data_is_named(tmp_path, small):
+    bad_field = tmp_path / "falkenstein.toml"
+    bad_field.write_text('[temperament.x]\nbase = { AA = 1 }\n'
+                         '[[temperament.x.when]]\nif = ["own_bak == 0"]\nscale = { AA = 2 }\n')
+    data = load_personality_data("falkenstein", bad_field)
+    with pytest.raises(InputError, match="own_bak.*allowed: round"):
+        data.temperaments["x"].policy(small)
+    bad_action = tmp_path / "bad_action.toml"
+    bad_action.write_text('[temperament.x]\nbase = { ZZ = 1 }\n')
+    with pytest.raises(InputError, match="ZZ"):
+        load_personality_data("falkenstein", bad_action).temperaments["x"].policy(small)
+    bad_condition = tmp_path / "bad_condition.toml"
+    bad_condition.write_text('[temperament.x]\n[[temperament.x.when]]\nif = ["round ~ 1"]\n')
+    with pytest.raises(InputError, match="round ~ 1"):
+        load_personality_data("falkenstein", bad_condition)
+
+
+def test_bad_names_and_strengths(small):
+    with pytest.raises(InputError, match="unknown personality 'baron'.*aggressive"):
+        personality(small, "baron", 0.5)
+    with pytest.raises(InputError, match="strength"):
+        personality(small, "cautious", 1.5)
+    with pytest.raises(InputError, match="no personalities for system 'toy_pennies'"):
+        personality(PenniesDuel(), "cautious", 0.5)
