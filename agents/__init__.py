@@ -7,8 +7,8 @@ solver and the CLI accept it wherever they accept a policy.
 from .personalities import (
     Personality,
     Temperament,
-    personalities,
     personality,
+    personality_names,
     situations,
     temperament,
 )
@@ -26,6 +26,6 @@ from .profiles import (
 
 __all__ = [
     "SCHEMA", "Personality", "Profile", "ProfileWarning", "Temperament", "build_profile",
-    "check_game", "is_profile_path", "load_profile", "personalities", "personality",
+    "check_game", "is_profile_path", "load_profile", "personality", "personality_names",
     "save_profile", "situations", "temperament", "validate_profile",
 ]

@@ -137,7 +137,11 @@ def exploit(game: Game, policy: Policy, side: str, response_mixes: np.ndarray,
                      "its_frequency": float(mine[top]), "answer": names[reply],
                      "answer_frequency": float(answer[reply]),
                      "best_response": _named(game, answer),
-                     "text": f"{situation.text.capitalize()}, it plays {names[top]} "
+                     "text": f"{_sentence(situation.text)}, it plays {names[top]} "
                              f"{mine[top]:.0%} of the time: answer {names[reply]} "
                              f"({answer[reply]:.0%} of the best response there)."})
     return rows
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]

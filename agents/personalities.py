@@ -251,7 +251,7 @@ def systems_with_personalities() -> list[str]:
                   if entry.name.endswith(".toml"))
 
 
-def personalities(system: str) -> dict[str, str]:
+def personality_names(system: str) -> dict[str, str]:
     """The built-in temperaments of ``system``: name -> description."""
     return {name: t.description for name, t in load_personality_data(system).temperaments.items()}
 

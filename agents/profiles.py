@@ -90,8 +90,6 @@ def tabulate_policy(game: Game, policy: Policy, side: str) -> dict[str, dict[str
 
     table = {}
     for observation, mix in tabulate(game, policy, side).items():
-        mix = np.asarray(mix, dtype=float)
-        mix = mix / mix.sum()
         table[observation_key(game, observation)] = {
             action: float(p) for action, p in zip(game.action_names, mix, strict=True) if p > 0}
     return table
@@ -224,6 +222,11 @@ def _check_policy(policy: dict, document: dict, where: str) -> None:
         if not isinstance(policy.get("network"), dict):
             raise InputError(f"{where}: a network policy needs a 'network' object "
                              "(the spec of agents.policies)")
+        from .policies import NetworkPolicy  # the spec checks itself; torch only here
+        try:
+            NetworkPolicy.from_spec(policy["network"])
+        except InputError as error:
+            raise InputError(f"{where}: {error}") from None
         return
     table = policy.get("table")
     if not isinstance(table, dict) or not table:

@@ -62,7 +62,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from solver.errors import InputError
+from solver.errors import InputError, check_choice
 from solver.game import PLAYERS, Game, Policy, State, sample_step
 from solver.policy import TabularPolicy
 from solver.response import Exploitability, exploitability
@@ -71,6 +71,7 @@ from .policies import NetworkPolicy, fit
 
 CHECKPOINT_FORMAT = "duel-selfplay-checkpoint"
 CHECKPOINT_VERSION = 1
+DISCOUNTINGS = ("dcfr", "cfr+", "none")
 CURVE_FIELDS = ("step", "seconds", "exploitability", "gain_a", "gain_b", "value")
 #: probabilities below this count as this in the magnet's log, so its gradient stays finite
 LOG_FLOOR = 1e-6
@@ -91,8 +92,9 @@ class TrainConfig:
     magnet_a: Policy | None = None
     magnet_b: Policy | None = None
     regularization: float = 0.0
-    linear_averaging: bool = True
+    discounting: str = "dcfr"        # "dcfr", "cfr+" (regret floor, linear average) or "none"
     cache_transitions: bool = True   # keep each exact outcome list once, then sample it
+    baseline_rate: float = 1.0       # how fast the pair baselines follow new values; 0: none
     hidden: tuple[int, ...] = (128, 128)
     distill_steps: int = 2000        # 0: return the average tables themselves
     learning_rate: float = 3e-3
@@ -107,11 +109,14 @@ class TrainConfig:
                 isinstance(self.minutes, int | float) and math.isfinite(self.minutes)
                 and self.minutes >= 0):
             raise InputError(f"minutes must be a number >= 0, got {self.minutes!r}")
+        check_choice("discounting", self.discounting, DISCOUNTINGS)
         _check_int("eval_every", self.eval_every, 0)
         _check_int("checkpoint_every", self.checkpoint_every, 1)
         _check_int("distill_steps", self.distill_steps, 0)
         if not all(isinstance(h, int) and h > 0 for h in self.hidden):
             raise InputError(f"hidden layer sizes must be positive integers, got {self.hidden}")
+        if not (isinstance(self.baseline_rate, int | float) and 0 <= self.baseline_rate <= 1):
+            raise InputError(f"baseline_rate must be in [0, 1], got {self.baseline_rate!r}")
         if not (math.isfinite(self.learning_rate) and self.learning_rate > 0):
             raise InputError(f"learning_rate must be > 0, got {self.learning_rate!r}")
         self._validate_magnets()
@@ -131,7 +136,7 @@ class TrainConfig:
         """What a checkpoint must agree with to be resumed."""
         return {"seed": self.seed, "regularization": float(self.regularization),
                 "magnet_a": self.magnet_a is not None, "magnet_b": self.magnet_b is not None,
-                "linear_averaging": self.linear_averaging}
+                "discounting": self.discounting}
 
 
 def _check_int(name: str, value: object, low: int) -> None:
@@ -187,6 +192,8 @@ class RegretTable:
         self.totals = grow(self.totals if old else None, (capacity, self.n))
         self.log_magnet = grow(self.log_magnet if old else None, (capacity, self.n))
         self.values = grow(self.values if old else None, (capacity,))
+        # baselines[row, own action, opponent action]: the last value seen for that pair
+        self.baselines = grow(self.baselines if old else None, (capacity, self.n, self.n))
 
     def row(self, observation: tuple, mask: np.ndarray, magnet: np.ndarray | None) -> int:
         found = self.index.get(observation)
@@ -224,7 +231,8 @@ class RegretTable:
         return {"observations": [list(o) for o in self.observations],
                 "masks": self.masks[:n].astype(int).tolist(),
                 "regrets": self.regrets[:n].tolist(), "totals": self.totals[:n].tolist(),
-                "log_magnet": self.log_magnet[:n].tolist(), "values": self.values[:n].tolist()}
+                "log_magnet": self.log_magnet[:n].tolist(), "values": self.values[:n].tolist(),
+                "baselines": self.baselines[:n].tolist()}
 
     @classmethod
     def from_json(cls, data: dict, n_actions: int) -> RegretTable:
@@ -234,7 +242,7 @@ class RegretTable:
         table.observations = [tuple(o) for o in data["observations"]]
         table.index = {o: i for i, o in enumerate(table.observations)}
         table.size = n
-        for name in ("masks", "regrets", "totals", "log_magnet", "values"):
+        for name in ("masks", "regrets", "totals", "log_magnet", "values", "baselines"):
             getattr(table, name)[:n] = np.asarray(data[name]).reshape(
                 getattr(table, name)[:n].shape)
         return table
@@ -262,7 +270,7 @@ class SelfPlay:
         self.seconds = 0.0
         self.curve: list[dict] = []
         self._states: dict[State, _StateInfo] = {}
-        self._moves: dict[tuple, tuple[np.ndarray, list]] = {}
+        self._moves: dict[tuple, tuple] = {}
         self._starts = game.initial_outcomes()
 
     # -- the protocol, cached where it is deterministic
@@ -294,27 +302,52 @@ class SelfPlay:
         probs = np.where(mask, np.nan_to_num(probs, nan=0.0).clip(min=0), 0.0)
         return probs / probs.sum() if probs.sum() > 0 else mask / mask.sum()
 
-    def _move(self, state: State, action_a: int, action_b: int) -> State:
-        if not self.config.cache_transitions:
-            return sample_step(self.game, state, action_a, action_b, self.rng)
-        key = (state, action_a, action_b)
+    def _outcomes(self, state: State, pair: tuple[int, int]) -> tuple:
+        """The exact outcome list of a joint action, fetched once: (probabilities,
+        cumulative probabilities, next states)."""
+        key = (state, *pair)
         entry = self._moves.get(key)
         if entry is None:
-            outcomes = self.game.outcomes(state, action_a, action_b)
-            cumulative = np.cumsum([p for p, _ in outcomes])
-            entry = self._moves[key] = (cumulative / cumulative[-1], [s for _, s in outcomes])
-        cumulative, states = entry
+            outcomes = self.game.outcomes(state, *pair)
+            probs = np.asarray([p for p, _ in outcomes], dtype=float)
+            probs = probs / probs.sum()
+            entry = self._moves[key] = (probs, np.cumsum(probs), [s for _, s in outcomes])
+        return entry
+
+    def _outcome_value(self, me: int, state: State, pair: tuple[int, int],
+                       value: Callable[[State], float]) -> float:
+        """The traverser's value after a joint action, chance drawn once. With the
+        outcome list at hand the draw is corrected by every outcome's baseline (its
+        value at the last visit; the exact payoff when terminal): still unbiased, and
+        most of the noise of the draw cancels."""
+        if not self.config.cache_transitions:
+            return value(sample_step(self.game, state, pair[0], pair[1], self.rng))
+        probs, cumulative, states = self._outcomes(state, pair)
         if len(states) == 1:
-            return states[0]
-        return states[min(int(np.searchsorted(cumulative, self.rng.random(), side="right")),
-                          len(states) - 1)]
+            return value(states[0])
+        drawn = min(int(np.searchsorted(cumulative, self.rng.random() * cumulative[-1],
+                                        side="right")), len(states) - 1)
+        sampled = value(states[drawn])
+        baselines = np.fromiter((self._baseline(me, s) for s in states), dtype=float,
+                                count=len(states))
+        return float(probs @ baselines + sampled - baselines[drawn])
+
+    def _baseline(self, me: int, state: State) -> float:
+        info = self._info(state)
+        if info.terminal:
+            return info.payoff if me == 0 else -info.payoff
+        return float(self.tables[me].values[info.rows[me]])
 
     def _draw(self, strategy: np.ndarray, legal: np.ndarray) -> int:
         if len(legal) == 1:
             return int(legal[0])
-        cumulative = np.cumsum(strategy[legal])
-        pick = int(np.searchsorted(cumulative, self.rng.random() * cumulative[-1], side="right"))
-        return int(legal[min(pick, len(legal) - 1)])
+        # a plain loop: for a handful of actions it beats cumsum + searchsorted
+        left = self.rng.random() * float(strategy[legal].sum())
+        for action in legal[:-1]:
+            left -= strategy[action]
+            if left < 0:
+                return int(action)
+        return int(legal[-1])
 
     def _start(self) -> State:
         if len(self._starts) == 1:
@@ -368,10 +401,10 @@ class SelfPlay:
             mine = tables[me].strategy(snapshots[me], info.rows[me])
             theirs = tables[them].strategy(snapshots[them], info.rows[them])
             other = self._draw(theirs, info.legal[them])
-            q = np.zeros(self.n)
-            for action in info.legal[me]:
-                pair = (int(action), other) if me == 0 else (other, int(action))
-                q[action] = value(self._move(state, *pair))
+            q = self._estimate(me, info, theirs, other, [
+                self._outcome_value(me, state, (int(a), other) if me == 0 else (other, int(a)),
+                                    value)
+                for a in info.legal[me]])
             total = float(mine @ q) - self._penalty(me, info.rows[me], mine) \
                 + self._penalty(them, info.rows[them], theirs)
             visits.append((info.rows[me], q, mine, total))
@@ -381,6 +414,21 @@ class SelfPlay:
 
         value(self._start())
         return visits
+
+    def _estimate(self, me: int, info: _StateInfo, theirs: np.ndarray, other: int,
+                  sampled: list[float]) -> np.ndarray:
+        """The traverser's action values against the opponent's whole mix, from the one
+        sampled opponent action: baseline-corrected (VR-MCCFR), so still unbiased, with
+        the other actions' values taken from the baseline of the last visits."""
+        row = info.rows[me]
+        table = self.tables[me]
+        baseline = table.baselines[row]
+        observed = np.zeros(self.n)
+        observed[info.legal[me]] = sampled
+        column = baseline[:, other].copy()
+        q = (baseline @ theirs + observed - column) * table.masks[row]
+        baseline[:, other] = column + self.config.baseline_rate * (observed - column)
+        return q
 
     def _learn(self, side: int, visits: list) -> None:
         if not visits:
@@ -395,11 +443,25 @@ class SelfPlay:
             gradient = q - self.alpha[side] * (np.log(np.maximum(mix, LOG_FLOOR))
                                                - table.log_magnet[rows])
         baseline = (mix * gradient).sum(axis=1, keepdims=True)
+        self._discount(table)
         np.add.at(table.regrets, rows, (gradient - baseline) * table.masks[rows])
-        np.maximum(table.regrets[:table.size], 0.0, out=table.regrets[:table.size])
-        weight = float(self.steps) if self.config.linear_averaging else 1.0
+        if self.config.discounting == "cfr+":
+            np.maximum(table.regrets[:table.size], 0.0, out=table.regrets[:table.size])
+        weight = float(self.steps) if self.config.discounting == "cfr+" else 1.0
         np.add.at(table.totals, rows, weight * mix)
         table.values[rows] = [v[3] for v in visits]
+
+    def _discount(self, table: RegretTable) -> None:
+        """Discounted CFR (Brown & Sandholm 2019, alpha 1.5, beta 0, gamma 2): old
+        positive regrets fade slowly, negative ones fast, and the average weighs step t
+        about as t squared, so the early, poor strategies are forgotten."""
+        if self.config.discounting != "dcfr":
+            return
+        t = float(self.steps)
+        regrets = table.regrets[:table.size]
+        keep = t ** 1.5 / (t ** 1.5 + 1.0)
+        regrets *= np.where(regrets > 0, keep, 0.5)
+        table.totals[:table.size] *= (t / (t + 1.0)) ** 2
 
     # -- evaluation and persistence
 

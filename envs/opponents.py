@@ -23,6 +23,8 @@ def resolve_opponent(spec: Any, game: Game, player: str) -> Policy:
     """The policy ``spec`` names, to be played as ``player`` in ``game``."""
     check_choice("player", player, PLAYERS)
     if callable(getattr(spec, "probabilities", None)):
+        if callable(getattr(spec, "check_game", None)):  # a loaded profile
+            spec.check_game(game, player)
         return spec
     if not isinstance(spec, str):
         raise InputError(f"unknown opponent {spec!r}; expected {ACCEPTED}")

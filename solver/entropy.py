@@ -35,14 +35,15 @@ from .simplex import primal_values, solve_lps
 
 #: probabilities above this count as part of an LP mix's support
 SUPPORT_TOL = 1e-11
-#: a row scoring this much below the value against q* is not a best reply
+#: payoff differences below this (payoffs are in [0, 1]) are ties; a row scoring
+#: further below the value against q* is not a best reply
 GAP_TOL = 1e-9
 #: singular values below this count as zero in the uniqueness test
 RANK_TOL = 1e-9
 #: Newton stops when every KKT residual is below this (payoff units of [0, 1])
 KKT_TOL = 1e-12
 #: results with a KKT residual above this are not trusted
-ACCEPT_TOL = 1e-9
+ACCEPT_TOL = 1e-10
 MAX_NEWTON = 100
 #: the step lengths tried by the line search, all at once: 1, 1/2, 1/4, ...
 STEPS = 0.5 ** np.arange(24)
@@ -60,19 +61,36 @@ class Problems(NamedTuple):
 
 
 def max_entropy_mixes(unit: np.ndarray, rmask: np.ndarray, cmask: np.ndarray,
-                      row: np.ndarray, col: np.ndarray,
-                      value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                      row: np.ndarray, col: np.ndarray, value: np.ndarray,
+                      unique: tuple[np.ndarray, np.ndarray] | None = None,
+                      ) -> tuple[np.ndarray, np.ndarray]:
     """Max-entropy optimal (row, col) mixes of games with payoffs ``unit`` in [0, 1].
 
-    ``row``/``col`` are optimal mixes and ``value`` the game values. A problem whose
-    refinement fails keeps its LP mix, with a warning.
+    ``row``/``col`` are optimal mixes and ``value`` the game values; ``unique`` may
+    flag, per player, the games whose given mix is already known to be the only
+    optimal one (no work is done for those). A mix whose refinement fails stays
+    the given one, with a warning.
     """
+    games = len(unit)
+    settled = np.zeros((2, games), dtype=bool) if unique is None else np.stack(unique)
+    todo = np.flatnonzero(~settled.all(axis=0))
+    row, col = row.copy(), col.copy()
+    if todo.size:
+        row[todo], col[todo] = _refine(unit[todo], rmask[todo], cmask[todo], row[todo],
+                                       col[todo], value[todo], settled[:, todo].ravel())
+    return row, col
+
+
+def _refine(unit, rmask, cmask, row, col, value,
+            settled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     games, m, n = unit.shape
     prob = _stack(unit, rmask, cmask, row, col, value)
-    support, found = _max_supports(prob)
+    support, found = _max_supports(prob, settled)
     other = np.roll(support, games, axis=0)
     found &= np.roll(found, games)  # T of a problem is its partner's support
-    refine = ~_single_point(prob.payoff, support, other) & found
+    check = np.flatnonzero(found & ~settled)
+    refine = np.zeros(len(found), dtype=bool)
+    refine[check] = ~_single_point(prob.payoff[check], support[check], other[check])
     mixes = prob.mine.copy()
     todo = np.flatnonzero(refine)
     if todo.size:
@@ -81,7 +99,7 @@ def max_entropy_mixes(unit: np.ndarray, rmask: np.ndarray, cmask: np.ndarray,
         mixes[todo[~ok]] = prob.mine[todo[~ok]]
     if not found.all():
         warnings.warn(f"max-entropy refinement failed for {int((~found).sum())} mix(es); "
-                      "returning their LP mixes", RuntimeWarning, stacklevel=3)
+                      "returning their LP mixes", RuntimeWarning, stacklevel=4)
     return mixes[:games, :m], mixes[games:, :n]
 
 
@@ -103,18 +121,24 @@ def _stack(unit, rmask, cmask, row, col, value) -> Problems:
                     pad(rmask, cmask), pad(cmask, rmask))
 
 
-def _max_supports(prob: Problems) -> tuple[np.ndarray, np.ndarray]:
-    """Maximal support of each problem's optimal mixes, and whether it was found."""
+def _max_supports(prob: Problems, settled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Maximal support of each problem's optimal mixes, and whether it was found.
+
+    A ``settled`` problem has a single optimal mix, so its support is that mix's.
+    Otherwise the rows tied with the value against q* but unused by x* are unsure;
+    cheap certificates settle most of them, one LP per problem the rest.
+    """
     support = prob.mine > SUPPORT_TOL
     against = np.einsum("kij,kj->ki", prob.payoff, prob.theirs)
     candidate = prob.rows & (against >= prob.value[:, None] - GAP_TOL)
-    unsure = candidate & ~support
+    unsure = candidate & ~support & ~settled[:, None]
     found = np.ones(len(support), dtype=bool)
     need = np.flatnonzero(unsure.any(axis=1))
     if need.size:
         sure = _usable_rows(prob, need, unsure[need], support[need])
         support[need] |= sure
-        unsure[need] &= ~sure
+        candidate[need] &= ~_unusable_rows(prob, need, candidate[need])
+        unsure[need] &= ~sure & candidate[need]
         need = np.flatnonzero(unsure.any(axis=1))
     if need.size:
         extra, ok = _cone_supports(prob.payoff[need], prob.value[need], candidate[need],
@@ -122,6 +146,27 @@ def _max_supports(prob: Problems) -> tuple[np.ndarray, np.ndarray]:
         support[need] |= extra
         found[need] = ok
     return support, found
+
+
+def _unusable_rows(prob: Problems, need: np.ndarray, tied: np.ndarray) -> np.ndarray:
+    """Rows that no optimal mix uses, certified without an LP.
+
+    The mirror image of ``_usable_rows`` for the opponent: moving a little of q*
+    onto column c keeps q* optimal if no tied row gains by it, and then every row
+    that loses by the move scores below v against an optimal q, so no optimal x
+    uses it (complementary slackness).
+    """
+    payoff, value = prob.payoff[need], prob.value[need]
+    used = prob.theirs[need] > SUPPORT_TOL
+    loose = ~tied[:, :, None]
+    # moving weight onto column c from the whole of q*, then from one used column c2
+    into_mix = prob.cols[need] & np.all(loose | (payoff <= value[:, None, None] + GAP_TOL), axis=1)
+    below = payoff < value[:, None, None] - GAP_TOL
+    shifts = payoff[:, :, :, None] - payoff[:, :, None, :]  # row i, to column c, from c2
+    safe = np.all(loose[..., None] | (shifts <= GAP_TOL), axis=1) & used[:, None, :]
+    safe &= prob.cols[need][:, :, None]
+    hurt = np.any(safe[:, None] & (shifts < -GAP_TOL), axis=(2, 3))
+    return np.any(into_mix[:, None, :] & below, axis=2) | hurt
 
 
 def _usable_rows(prob: Problems, need: np.ndarray, unsure: np.ndarray,
@@ -137,9 +182,9 @@ def _usable_rows(prob: Problems, need: np.ndarray, unsure: np.ndarray,
     scores = np.einsum("ki,kij->kj", mine, payoff)
     binding = prob.cols[need] & (scores <= value[:, None] + GAP_TOL)
     slack = ~binding[:, None, :]
-    into_mix = np.all(slack | (payoff >= value[:, None, None] - 1e-12), axis=2)
-    beats = np.all(slack[:, :, None, :] | (payoff[:, :, None, :] >= payoff[:, None, :, :] - 1e-12),
-                   axis=3)
+    into_mix = np.all(slack | (payoff >= value[:, None, None] - GAP_TOL), axis=2)
+    at_least = payoff[:, :, None, :] >= payoff[:, None, :, :] - GAP_TOL
+    beats = np.all(slack[:, :, None, :] | at_least, axis=3)
     from_row = np.any(beats & support[:, None, :], axis=2)
     return unsure & (into_mix | from_row)
 
@@ -158,13 +203,13 @@ def _cone_supports(payoff: np.ndarray, value: np.ndarray, candidate: np.ndarray,
     G[:, s + idx, s + idx] = flag
     slack = value[:, None, None] - payoff
     # exact zeros where v equals a payoff up to rounding keep the cone from collapsing
-    slack[np.abs(slack) < 1e-12] = 0.0
+    slack[np.abs(slack) < GAP_TOL] = 0.0
     use = candidate[:, :, None] & cols[:, None, :]
     G[:, 2 * s:, :s] = np.where(use, slack, 0.0).transpose(0, 2, 1)
     b = np.zeros((count, 3 * s))
     b[:, s:2 * s] = flag
     c = np.concatenate([np.zeros((count, s)), flag], axis=1)
-    tableaux = solve_lps(G, b, c)
+    tableaux = solve_lps(G, b, c, bounded=True)
     z = primal_values(tableaux, 2 * s)[:, s:]
     return unsure & (z > 0.5), tableaux.ok
 
@@ -204,20 +249,22 @@ def _projected_newton(D: np.ndarray, support: np.ndarray,
     ids = np.arange(count)
     Dt = D.transpose(0, 2, 1)
     floor = np.where(support, 0.0, -np.inf)
+    f, p = _logsumexp(floor)
     for _ in range(MAX_NEWTON):
-        f, p = _logsumexp((lam[:, None, :] @ Dt)[:, 0] + floor)
         g = (p[:, None, :] @ D)[:, 0]
         res = np.abs(np.where(bounded, np.minimum(lam, g), g)).max(axis=1)
-        out[ids], residual[ids] = p, res
-        keep = res > KKT_TOL
-        if not keep.all():
+        done = res <= KKT_TOL
+        if done.any():
+            out[ids[done]], residual[ids[done]] = p[done], res[done]
+            keep = ~done
             if not keep.any():
-                break
+                return out, residual <= ACCEPT_TOL
             D, Dt, floor, bounded, ids = D[keep], Dt[keep], floor[keep], bounded[keep], ids[keep]
             lam, f, p, g, res = lam[keep], f[keep], p[keep], g[keep], res[keep]
         held = bounded & (lam <= np.minimum(res, 1e-6)[:, None]) & (g > 0)
         step = _newton_step(D, Dt, p, g, held, res)
-        lam = _line_search(Dt, floor, bounded, lam, f, g, step)
+        lam, f, p = _line_search(Dt, floor, bounded, lam, f, g, step)
+    out[ids], residual[ids] = p, res
     return out, residual <= ACCEPT_TOL
 
 
@@ -228,24 +275,47 @@ def _newton_step(D: np.ndarray, Dt: np.ndarray, p: np.ndarray, g: np.ndarray,
     hence a Levenberg-Marquardt term that shrinks with the residual."""
     H = (Dt * p[:, None, :]) @ D - g[:, :, None] * g[:, None, :]
     free = ~held
-    H = np.where(free[:, :, None] & free[:, None, :], H, 0.0)
+    if held.any():
+        H = np.where(free[:, :, None] & free[:, None, :], H, 0.0)
+        g = np.where(free, g, 0.0)
     diagonal = np.einsum("kjj->kj", H)
     diagonal += np.where(free, 1e-12 + np.minimum(res, 1e-3)[:, None], 1.0)
-    return np.linalg.solve(H, np.where(free, -g, 0.0)[:, :, None])[:, :, 0]
+    return np.linalg.solve(H, -g[:, :, None])[:, :, 0]
 
 
 def _line_search(Dt: np.ndarray, floor: np.ndarray, bounded: np.ndarray, lam: np.ndarray,
-                 f: np.ndarray, g: np.ndarray, step: np.ndarray) -> np.ndarray:
-    """The longest step of STEPS that passes Armijo along the projection arc; the
-    tiny slack lets the last, quadratically convergent steps pass once f stops
-    resolving the decrease in floating point."""
-    trial = lam[:, None, :] + STEPS[None, :, None] * step[:, None, :]
+                 f: np.ndarray, g: np.ndarray,
+                 step: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The new point, its objective and softmax: the full step where it passes Armijo
+    along the projection arc (nearly always, once close), else the longest of STEPS
+    that does. The tiny slack lets the last, quadratically convergent steps pass
+    once f no longer resolves the decrease in floating point."""
+    trial, ft, pt = _trials(Dt, floor, bounded, lam, step[:, None, :])
+    passed = _armijo(trial, ft, lam, f, g)[:, 0]
+    if not passed.all():
+        redo = ~passed
+        ladder = STEPS[None, 1:, None] * step[redo, None, :]
+        trials, fts, pts = _trials(Dt[redo], floor[redo], bounded[redo], lam[redo], ladder)
+        ok = _armijo(trials, fts, lam[redo], f[redo], g[redo])
+        first = np.where(ok.any(axis=1), np.argmax(ok, axis=1), len(STEPS) - 2)
+        pick = np.arange(len(first)), first
+        trial[redo, 0], ft[redo, 0], pt[redo, 0] = trials[pick], fts[pick], pts[pick]
+    return trial[:, 0], ft[:, 0], pt[:, 0]
+
+
+def _trials(Dt: np.ndarray, floor: np.ndarray, bounded: np.ndarray, lam: np.ndarray,
+            steps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Projected points lam + steps (K, T, n), their objectives and softmaxes."""
+    trial = lam[:, None, :] + steps
     trial = np.where(bounded[:, None, :], np.maximum(trial, 0.0), trial)
-    ft, _ = _logsumexp(trial @ Dt + floor[:, None, :])
+    ft, pt = _logsumexp(trial @ Dt + floor[:, None, :])
+    return trial, ft, pt
+
+
+def _armijo(trial: np.ndarray, ft: np.ndarray, lam: np.ndarray, f: np.ndarray,
+            g: np.ndarray) -> np.ndarray:
     decrease = ((trial - lam[:, None, :]) @ g[:, :, None])[:, :, 0]
-    accept = ft <= f[:, None] + 1e-4 * decrease + 1e-15 * (1.0 + np.abs(f[:, None]))
-    first = np.where(accept.any(axis=1), np.argmax(accept, axis=1), len(STEPS) - 1)
-    return trial[np.arange(len(lam)), first]
+    return ft <= f[:, None] + 1e-4 * decrease + 1e-15 * (1.0 + np.abs(f[:, None]))
 
 
 def _logsumexp(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,10 +1,12 @@
 """Zero-sum matrix games: one at a time or many at once.
 
-The row player maximises. Every game is solved by the batched simplex of
-``solver.simplex`` on the classic positive-matrix LP, then checked by its regret;
-the rare game that fails the check is solved again by HiGHS, so a returned pair is
-always an equilibrium to within ``regret_tolerance``. With ``max_entropy=True``
-each player's mix is the maximum-entropy one among all its optimal mixes (see
+The row player maximises. Games with one row, one column or constant payoffs have
+closed forms; every other game is solved by the batched simplex of
+``solver.simplex`` on the classic positive-matrix LP and checked by its regret.
+The rare game that fails the check (nearly degenerate ones lose accuracy over the
+pivots) is re-solved from its final basis, then if need be by HiGHS, so a returned
+pair is an equilibrium to within REGRET_TOL. With ``max_entropy=True`` each
+player's mix is the maximum-entropy one among all its optimal mixes (see
 ``solver.entropy``).
 """
 
@@ -19,13 +21,18 @@ from scipy.optimize import linprog
 
 from .entropy import max_entropy_mixes
 from .errors import InputError
-from .simplex import dual_values, primal_values, solve_lps
+from .simplex import Tableaux, dual_values, primal_values, resolve_basis, solve_lps
 
-#: regret allowed per unit of payoff scale (max(1, max |payoff|)) before a game is re-solved
+#: regret allowed, per unit of max(1, max |payoff|), before a game's answer is repaired
 REGRET_TOL = 1e-9
-#: in max-entropy mode payoffs are snapped to 2**-SNAP_BITS of their magnitude so that
-#: ties broken only by rounding noise count as ties (the optimal face would otherwise jump)
-SNAP_BITS = 40
+#: a game whose payoffs differ by at most this fraction of their magnitude is constant:
+#: such differences are rounding noise, and normalising them would blow them up
+CONSTANT_TOL = 1e-12
+#: in a one-row or one-column game, replies within this fraction of the payoff range of
+#: the best one tie with it (and share the mix evenly)
+TIE_TOL = 1e-10
+#: basic values and reduced costs above this count as nondegenerate
+UNIQUE_TOL = 1e-9
 
 
 class MatrixSolutions(NamedTuple):
@@ -39,7 +46,7 @@ class MatrixSolutions(NamedTuple):
 def solve_matrix(A, max_entropy: bool = False) -> tuple[np.ndarray, np.ndarray, float]:
     """Zero-sum matrix game, row player maximises. Returns (row_mix, col_mix, value)."""
     matrix = _as_matrix(A, "matrix")
-    easy = _easy_game(matrix, max_entropy)
+    easy = _easy_game(matrix)
     if easy is not None:
         return easy
     m, n = matrix.shape
@@ -80,10 +87,10 @@ def _as_matrix(data, name: str) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         raise InputError(f"{name} is not a rectangular array of numbers: {data!r:.80} ({exc})") \
             from None
-    if matrix.ndim != 2:
-        raise InputError(f"{name} must be 2-D, got shape {matrix.shape}")
     if matrix.size == 0:
         raise InputError(f"{name} is empty (shape {matrix.shape})")
+    if matrix.ndim != 2:
+        raise InputError(f"{name} must be 2-D, got shape {matrix.shape}")
     if not np.isfinite(matrix).all():
         _check_finite(matrix, np.ones(matrix.shape, dtype=bool), name)
     return matrix
@@ -151,8 +158,6 @@ def _pad(mats: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 def _mask(mask, shape: tuple[int, int], name: str) -> np.ndarray:
-    if mask is None:
-        return np.ones(shape, dtype=bool)
     arr = np.asarray(mask)
     if arr.shape != shape:
         raise InputError(f"{name} has shape {arr.shape}, expected {shape}")
@@ -162,30 +167,19 @@ def _mask(mask, shape: tuple[int, int], name: str) -> np.ndarray:
 # --- solving ---------------------------------------------------------------------
 
 
-def _easy_game(matrix: np.ndarray, snap: bool) -> tuple[np.ndarray, np.ndarray, float] | None:
+def _easy_game(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, float] | None:
     """One row, one column or a constant matrix, answered without the batch machinery."""
     m, n = matrix.shape
     if n == 1 or m == 1:
-        line = _snapped(matrix.reshape(1, -1), snap)[0]
-        best = line == (line.max() if n == 1 else line.min())
+        line = matrix.ravel() if n == 1 else -matrix.ravel()
+        best = line >= line.max() - TIE_TOL * (line.max() - line.min())
         mix = best / best.sum()
         value = float(mix @ matrix.ravel())
         return (mix, np.ones(1), value) if n == 1 else (np.ones(1), mix, value)
     low, high = matrix.min(), matrix.max()
-    if low == high:
-        return np.full(m, 1.0 / m), np.full(n, 1.0 / n), float(low)
+    if high - low <= CONSTANT_TOL * max(abs(low), abs(high)):
+        return np.full(m, 1.0 / m), np.full(n, 1.0 / n), float(matrix.mean())
     return None
-
-
-def _snapped(payoffs: np.ndarray, snap: bool) -> np.ndarray:
-    """Payoffs rounded to a binary grid of 2**-SNAP_BITS of each game's magnitude
-    (when ``snap``), so that payoffs equal up to rounding noise tie exactly."""
-    if not snap:
-        return payoffs
-    axes = tuple(range(1, payoffs.ndim))
-    magnitude = np.abs(payoffs).max(axis=axes, keepdims=True)
-    grid = np.exp2(np.ceil(np.log2(np.where(magnitude > 0, magnitude, 1.0))) - SNAP_BITS)
-    return np.round(payoffs / grid) * grid
 
 
 def _solve(batch: _Batch, max_entropy: bool) -> MatrixSolutions:
@@ -193,7 +187,7 @@ def _solve(batch: _Batch, max_entropy: bool) -> MatrixSolutions:
     col = np.zeros(batch.cols.shape)
     if len(row) == 0:
         return MatrixSolutions(row, col, np.zeros(0))
-    unit, constant = _normalise(batch, snap=max_entropy)
+    unit, constant = _normalise(batch)
     trivial = constant | (batch.rows.sum(1) == 1) | (batch.cols.sum(1) == 1)
     if trivial.all():
         row, col = _trivial_mixes(unit, batch.rows, batch.cols, constant)
@@ -209,14 +203,14 @@ def _solve(batch: _Batch, max_entropy: bool) -> MatrixSolutions:
     return MatrixSolutions(row, col, value)
 
 
-def _normalise(batch: _Batch, snap: bool) -> tuple[np.ndarray, np.ndarray]:
+def _normalise(batch: _Batch) -> tuple[np.ndarray, np.ndarray]:
     """Payoffs mapped affinely onto [0, 1] per game (masked entries 0), and which
     games are constant.
 
     Equilibria and max-entropy mixes are invariant under this map, and the simplex
     tolerances can then be absolute.
     """
-    payoffs = _snapped(batch.payoffs, snap)
+    payoffs = batch.payoffs
     if batch.full:
         low = payoffs.min(axis=(1, 2))
         high = payoffs.max(axis=(1, 2))
@@ -225,7 +219,7 @@ def _normalise(batch: _Batch, snap: bool) -> tuple[np.ndarray, np.ndarray]:
         low = np.where(legal, payoffs, np.inf).min(axis=(1, 2))
         high = np.where(legal, payoffs, -np.inf).max(axis=(1, 2))
     span = high - low
-    constant = span == 0
+    constant = span <= CONSTANT_TOL * np.maximum(np.abs(low), np.abs(high))
     unit = (payoffs - low[:, None, None]) / np.where(constant, 1.0, span)[:, None, None]
     if not batch.full:
         unit = np.where(legal, unit, 0.0)
@@ -244,8 +238,8 @@ def _trivial_mixes(unit: np.ndarray, rmask: np.ndarray, cmask: np.ndarray,
     line = np.where(cmask, unit.sum(axis=1), np.inf)
     free_rows = constant | (cmask.sum(1) > 1)
     free_cols = constant | (rmask.sum(1) > 1)
-    best_rows = rmask & (free_rows[:, None] | (column == column.max(1, keepdims=True)))
-    best_cols = cmask & (free_cols[:, None] | (line == line.min(1, keepdims=True)))
+    best_rows = rmask & (free_rows[:, None] | (column >= column.max(1, keepdims=True) - TIE_TOL))
+    best_cols = cmask & (free_cols[:, None] | (line <= line.min(1, keepdims=True) + TIE_TOL))
     return _uniform(best_rows), _uniform(best_cols)
 
 
@@ -255,14 +249,21 @@ def _uniform(selected: np.ndarray) -> np.ndarray:
 
 def _hard_mixes(batch: _Batch, unit: np.ndarray,
                 max_entropy: bool) -> tuple[np.ndarray, np.ndarray]:
-    row, col = _simplex_mixes(batch, unit)
+    lp = _game_lps(batch, unit)
+    tableaux = solve_lps(*lp)
+    n = unit.shape[2]
+    row, col = _mixes(dual_values(tableaux, n), primal_values(tableaux, n))
     tolerance = REGRET_TOL * np.maximum(1.0, np.abs(batch.payoffs).max(axis=(1, 2)))
     # "not <=" also catches the nan of an LP that failed outright
-    for k in np.flatnonzero(~(_max_regret(batch, row, col) <= tolerance)):
-        row[k], col[k] = _highs_mixes(batch.payoffs[k], batch.rows[k], batch.cols[k])
+    bad = np.flatnonzero(~(_max_regret(batch, row, col) <= tolerance))
+    if bad.size:
+        _repair(batch, lp, tableaux.basis, row, col, bad, tolerance)
     if max_entropy:
+        unique = _unique_mixes(tableaux, batch)
+        unique[0][bad] = unique[1][bad] = False
         value = (row[:, None, :] @ unit @ col[:, :, None])[:, 0, 0]
-        ent_row, ent_col = max_entropy_mixes(unit, batch.rows, batch.cols, row, col, value)
+        ent_row, ent_col = max_entropy_mixes(unit, batch.rows, batch.cols, row, col, value,
+                                             unique)
         ok = _max_regret(batch, ent_row, ent_col) <= tolerance
         if not ok.all():
             warnings.warn(f"max-entropy refinement failed for {int((~ok).sum())} game(s); "
@@ -272,8 +273,56 @@ def _hard_mixes(batch: _Batch, unit: np.ndarray,
     return row, col
 
 
-def _simplex_mixes(batch: _Batch, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Both mixes from one LP: max sum(y), (unit + 1) y <= 1, y >= 0.
+def _unique_mixes(tableaux: Tableaux, batch: _Batch) -> tuple[np.ndarray, np.ndarray]:
+    """Games whose row mix, and whose column mix, is certainly the only optimal one.
+
+    At an optimal basis whose basic variables are all positive, the duals (the row
+    mix) are unique; where all reduced costs of legal nonbasic variables are
+    positive, the primal (the column mix) is. Almost every game passes both.
+    """
+    table, basis = tableaux.table, tableaux.basis
+    count, rows = basis.shape
+    row_unique = (table[:, :rows, -1] > UNIQUE_TOL).all(axis=1)
+    nonbasic = np.concatenate([batch.cols, batch.rows], axis=1)
+    nonbasic[np.arange(count)[:, None], basis] = False
+    col_unique = ~(nonbasic & (table[:, rows, :-1] <= UNIQUE_TOL)).any(axis=1)
+    return row_unique, col_unique
+
+
+def _repair(batch: _Batch, lp: tuple, basis: np.ndarray, row: np.ndarray, col: np.ndarray,
+            bad: np.ndarray, tolerance: np.ndarray) -> None:
+    """Fix, in place, the games whose simplex answer failed the regret check: first
+    rebuild their tableau from the data at the final basis, pivot on, and read the
+    values off a fresh solve of the basis; then ask HiGHS for those still failing.
+    A new pair replaces the old one only where its regret is smaller."""
+    lp = tuple(part[bad] for part in lp)
+    y, u = resolve_basis(*lp, solve_lps(*lp, start=basis[bad]).basis)
+    regret = _improve(batch, bad, row, col, *_mixes(u, y))
+    for i in np.flatnonzero(~(regret <= tolerance[bad])):
+        k = bad[i:i + 1]
+        found = _highs_mixes(batch.payoffs[k[0]], batch.rows[k[0]], batch.cols[k[0]])
+        if found is not None:
+            regret[i] = _improve(batch, k, row, col, found[0][None], found[1][None])[0]
+    failed = ~(regret <= tolerance[bad])
+    if failed.any():
+        warnings.warn(f"{int(failed.sum())} game(s) solved only to a regret of "
+                      f"{np.nanmax(regret):.1e}", RuntimeWarning, stacklevel=5)
+
+
+def _improve(batch: _Batch, which: np.ndarray, row: np.ndarray, col: np.ndarray,
+             new_row: np.ndarray, new_col: np.ndarray) -> np.ndarray:
+    """Take the new pairs of games ``which`` where they have a smaller regret (a nan
+    regret never wins); return the regrets kept."""
+    sub = _Batch(batch.payoffs[which], batch.rows[which], batch.cols[which], batch.full)
+    old = _max_regret(sub, row[which], col[which])
+    new = _max_regret(sub, new_row, new_col)
+    better = ~(old <= new) & ~np.isnan(new)
+    row[which[better]], col[which[better]] = new_row[better], new_col[better]
+    return np.where(better, new, old)
+
+
+def _game_lps(batch: _Batch, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The LP max sum(y), (unit + 1) y <= 1, y >= 0 of each game, as (G, b, c).
 
     With every payoff in [1, 2] the game value is positive, the LP is feasible at
     y = 0 and bounded; y / sum(y) is the column mix and the constraint duals,
@@ -281,14 +330,15 @@ def _simplex_mixes(batch: _Batch, unit: np.ndarray) -> tuple[np.ndarray, np.ndar
     """
     count, m, n = unit.shape
     if batch.full:
-        tableaux = solve_lps(unit + 1.0, np.ones((count, m)), np.ones((count, n)), bounded=True)
-    else:
-        legal = batch.rows[:, :, None] & batch.cols[:, None, :]
-        tableaux = solve_lps(np.where(legal, unit + 1.0, 0.0), batch.rows.astype(float),
-                             batch.cols.astype(float), bounded=True)
-    y = primal_values(tableaux, n)
-    u = dual_values(tableaux, n)
-    return u / u.sum(axis=1, keepdims=True), y / y.sum(axis=1, keepdims=True)
+        return unit + 1.0, np.ones((count, m)), np.ones((count, n))
+    legal = batch.rows[:, :, None] & batch.cols[:, None, :]
+    # a masked row is all zero with a right-hand side of 1, so its slack stays basic
+    # and positive: inert, and no obstacle to the nondegeneracy test
+    return np.where(legal, unit + 1.0, 0.0), np.ones(batch.rows.shape), batch.cols.astype(float)
+
+
+def _mixes(duals: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return duals / duals.sum(axis=1, keepdims=True), y / y.sum(axis=1, keepdims=True)
 
 
 def _max_regret(batch: _Batch, row: np.ndarray, col: np.ndarray) -> np.ndarray:
@@ -303,15 +353,16 @@ def _max_regret(batch: _Batch, row: np.ndarray, col: np.ndarray) -> np.ndarray:
 
 
 def _highs_mixes(payoffs: np.ndarray, rmask: np.ndarray,
-                 cmask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                 cmask: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """One game by HiGHS: min t s.t. A q <= t, sum(q) = 1; the row mix is the duals."""
     A = payoffs[np.ix_(rmask, cmask)]
     m, n = A.shape
     result = linprog(
         np.r_[np.zeros(n), 1.0], A_ub=np.c_[A, -np.ones(m)], b_ub=np.zeros(m),
         A_eq=np.r_[np.ones(n), 0.0][None], b_eq=[1.0],
-        bounds=[(0, None)] * n + [(None, None)], method="highs",
-        options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
+        bounds=[(0, None)] * n + [(None, None)], method="highs")
+    if result.status != 0:
+        return None
     row = np.zeros(rmask.shape)
     col = np.zeros(cmask.shape)
     row[rmask] = _clean(-result.ineqlin.marginals)

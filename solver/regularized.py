@@ -36,6 +36,8 @@ from .policy import TabularPolicy
 GAP_TOLERANCE = 1e-12
 #: below this barrier weight (relative to the payoff scale) rounding dominates the gap
 _MU_FLOOR = 1e-15
+#: mu shrinks by this factor at each centring (fewest Newton steps on Falkenstein)
+_MU_SHRINK = 100.0
 #: a Newton decrement below this times mu is close enough to the barrier optimum to
 #: shrink mu (only speed depends on it: the duality gap decides when a state is done)
 _CENTRED = 1e-2
@@ -161,7 +163,7 @@ def _barrier_newton(Q, p, cols, beta) -> np.ndarray:
             Q[settled], _gibbs(Q[settled], p[settled], y[settled], beta), p[settled],
             cols[settled], beta)
         done = (gap <= GAP_TOLERANCE * scale) | (mu[settled] <= _MU_FLOOR * scale)
-        mu[settled[~done]] /= 8.0
+        mu[settled[~done]] /= _MU_SHRINK
         active = np.setdiff1d(active, settled[done], assume_unique=True)
     return y
 
@@ -222,7 +224,8 @@ def _line_search(Q, p, y, step, cols, beta, mu, decrement) -> tuple[np.ndarray, 
             break
         trial = y[pending] + alpha[pending, None] * step[pending]
         value = _barrier(Q[pending], p[pending], trial, cols[pending], beta, mu[pending])
-        accept = value <= start[pending] - 0.25 * alpha[pending] * decrement[pending] + slack[pending]
+        bound = start[pending] - 0.25 * alpha[pending] * decrement[pending] + slack[pending]
+        accept = value <= bound
         index = np.flatnonzero(pending)
         new[index[accept]] = trial[accept]
         pending[index[accept]] = False
@@ -309,3 +312,42 @@ def _solve_level(graph, states, values, mix, priors, player, beta) -> float:
         values[states] = -solved.value
     mix[states] = solved.row
     return float(solved.gap.max(initial=0.0))
+
+
+def regularized_value(game: Game, player: str, policy: Policy, prior: Policy | None,
+                      beta: float, tolerance: float = 1e-10,
+                      max_iterations: int = 100_000) -> float:
+    """The regularised value of a fixed ``policy`` for ``player``: its expected payoff
+    against a best responder minus ``beta`` times its expected KL divergence from
+    ``prior``, summed over the states it visits (the objective ``solve_regularized``
+    maximises). With ``beta = 0`` it is the value against a best responder."""
+    require_public(game, "the regularised value")
+    graph = build_graph(game)
+    mix = mixes_of(game, graph, policy, player)
+    penalty = np.zeros(graph.size)
+    if beta > 0 and prior is not None:
+        live = ~graph.terminal
+        penalty[live] = beta * _kl(mix[live], mixes_of(game, graph, prior, player)[live])
+    sign = 1.0 if player == "a" else -1.0
+    values = sign * graph.payoff.astype(float)  # from the player's side
+    if graph.levels is not None:
+        for level in graph.levels:
+            _guarantee_level(graph, level, values, mix, penalty, player)
+    else:
+        live = np.flatnonzero(~graph.terminal)
+        for _ in range(max_iterations):
+            before = values[live].copy()
+            _guarantee_level(graph, live, values, mix, penalty, player)
+            if np.max(np.abs(values[live] - before), initial=0.0) <= tolerance:
+                break
+    return float(graph.start @ values)
+
+
+def _guarantee_level(graph, states, values, mix, penalty, player) -> None:
+    # values are the player's own, so the continuation matrices are too
+    matrices, mask_a, mask_b = stage_games(graph, states, values, mix.shape[1])
+    opponent = mask_b
+    if player == "b":
+        matrices, opponent = matrices.transpose(0, 2, 1), mask_a
+    payoff = np.where(opponent, np.einsum("bi,bij->bj", mix[states], matrices), np.inf)
+    values[states] = payoff.min(axis=1) - penalty[states]

@@ -10,8 +10,8 @@ import envs
 from agents.personalities import (
     Condition,
     load_personality_data,
-    personalities,
     personality,
+    personality_names,
     temperament,
 )
 from solver import InputError, best_response, solve_game
@@ -159,7 +159,7 @@ def test_generic_solver_on_toy_games():
 # -- the data format
 
 def test_built_in_temperaments():
-    names = personalities("falkenstein")
+    names = personality_names("falkenstein")
     assert {"aggressive", "cautious", "trickster", "steady"} <= set(names)
     assert all(names.values())
 

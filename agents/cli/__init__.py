@@ -27,6 +27,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:
+        # the reader (``| head``) has gone: nothing more to say to it
+        sys.stderr.close()
+        return 0
     except (InputError, OSError) as error:
         print(f"duel {args.command}: error: {error}", file=sys.stderr)
         return 2

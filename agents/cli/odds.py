@@ -99,7 +99,8 @@ def _render(report: dict, limit: int) -> str:
         lines.append(f"\nThe mix had no legal card in {fb['exchanges_per_duel']:.3f} exchanges "
                      f"per duel ({percent(fb['share_of_exchanges'])} of them) and played "
                      "uniformly there.")
-    plan_rows = [[_situation(row["state"]), percent(row["reach"]),
+    shown = _varying_fields([row["state"] for row in report["plan"]])
+    plan_rows = [[_situation(row["state"], shown), percent(row["reach"]),
                   " or ".join(f"{a}" if p > 0.999 else f"{a} {p:.2f}"
                               for a, p in row["play"].items()),
                   f"{row['value']:+.3f}"] for row in report["plan"][:limit]]
@@ -109,5 +110,12 @@ def _render(report: dict, limit: int) -> str:
     return "\n".join(lines)
 
 
-def _situation(state: dict) -> str:
-    return " ".join(f"{k}={v}" for k, v in state.items())
+def _varying_fields(states: list[dict]) -> list[str]:
+    """The fields that tell the listed situations apart (the rest never change)."""
+    if not states:
+        return []
+    return [key for key in states[0] if len({state[key] for state in states}) > 1]
+
+
+def _situation(state: dict, fields: list[str]) -> str:
+    return " ".join(f"{k}={state[k]}" for k in fields)

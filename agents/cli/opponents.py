@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agents.profiles import is_profile_path, load_profile
 from envs.opponents import resolve_opponent
 
 
 def opponent_policy(spec: str, game, player: str):
     """The policy that ``spec`` names, playing ``player`` in ``game``."""
-    if spec.endswith(".json") or Path(spec).is_file():
-        from agents.profiles import check_game, load_profile
-        profile = load_profile(spec)
-        check_game(profile, game, player)
-        return profile
+    if is_profile_path(spec):
+        return resolve_opponent(load_profile(spec), game, player)
     return resolve_opponent(spec, game, player)
 
 

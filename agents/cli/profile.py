@@ -1,17 +1,124 @@
-"""``duel profile``."""
+"""``duel profile show FILE`` and ``duel profile validate FILE``."""
 
 from __future__ import annotations
 
-from solver.errors import InputError
-
-from .common import add_json
+from ..personalities import personality_names
+from ..profiles import load_profile
+from .common import add_json, emit_json, format_table, percent
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("profile", help="(not yet available)")
-    add_json(parser)
-    parser.set_defaults(func=run)
+    parser = subparsers.add_parser(
+        "profile", help="show or validate an opponent profile",
+        description="Inspect an opponent profile written by `duel train`.")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    show = actions.add_parser("show", help="tendencies by situation, metrics, how to exploit it")
+    show.add_argument("file", help="the profile (JSON)")
+    add_json(show)
+    show.set_defaults(func=run_show)
+    validate = actions.add_parser("validate", help="check a profile against the schema")
+    validate.add_argument("file", help="the profile (JSON)")
+    add_json(validate)
+    validate.set_defaults(func=run_validate)
 
 
-def run(args) -> int:
-    raise InputError("duel profile is not available yet")
+def run_validate(args) -> int:
+    profile = load_profile(args.file)
+    size = len(profile.table) if profile.kind == "tabular" else None
+    if args.json:
+        emit_json({"file": args.file, "valid": True, "schema": profile.document["schema"],
+                   "system": profile.system, "side": profile.side, "kind": profile.kind,
+                   "observations": size})
+        return 0
+    what = f"tabular policy over {size} observations" if size is not None else "network policy"
+    print(f"{args.file}: a valid {profile.document['schema']} profile "
+          f"({profile.system}, side {profile.side}, {what})")
+    return 0
+
+
+def run_show(args) -> int:
+    profile = load_profile(args.file)
+    if args.json:
+        emit_json(profile.metadata)
+        return 0
+    print("\n".join(_header(profile) + _metrics(profile) + _tendencies(profile)
+                    + _exploit(profile)))
+    return 0
+
+
+def _header(profile) -> list[str]:
+    document = profile.document
+    options = profile.options
+    sheets = [f"{side.upper()}: " + ",".join(f"{k}={v}" for k, v in (options.get(side) or {})
+                                            .items())
+              for side in ("a", "b") if isinstance(options.get(side), dict)]
+    rest = ", ".join(f"{k}={v}" for k, v in options.items()
+                     if k not in ("a", "b") and v is not None)
+    lines = [f"Profile {profile.name} ({document['schema']}): {profile.system}, "
+             f"plays side {profile.side.upper()}", *sheets]
+    if rest:
+        lines.append(f"Options: {rest}")
+    if profile.personality:
+        name, strength = profile.personality["name"], profile.personality["strength"]
+        described = _description(profile.system, name)
+        lines.append(f"Personality: {name}, strength {strength:g}"
+                     + (f" ({described})" if described else ""))
+    size = f"tabular over {len(profile.table)} observations" if profile.kind == "tabular" \
+        else "a network"
+    source = f", {profile.source} policy" if profile.source else ""
+    lines.append(f"Policy: {size}{source}")
+    training = document.get("training") or {}
+    if training.get("reason"):
+        lines.append(f"Why this policy: {training['reason']}")
+    lines.append(f"Made {document['created']} with duel-solver {document['package_version']}, "
+                 f"ruleset {document['ruleset_hash']}")
+    return lines
+
+
+def _description(system: str, name: str) -> str:
+    try:
+        return personality_names(system).get(name, "")
+    except Exception:  # a profile of a system without personality data still shows
+        return ""
+
+
+def _metrics(profile) -> list[str]:
+    metrics = profile.metrics
+    if not metrics.get("exact"):
+        return ["", metrics.get("note", "No exact metrics.")]
+    rows = [["value of the duel (equilibrium)", f"{metrics['game_value']:+.4f}"],
+            ["value against a best responder", f"{metrics['value_against_best_response']:+.4f}"],
+            ["exploitability (value lost)", f"{metrics['exploitability']:.4f}"]]
+    for key, label in (("against_equilibrium", "against the equilibrium"),
+                       ("against_best_response", "against a best responder")):
+        result = metrics.get(key)
+        if result:
+            rows.append([f"{label}: win / draw / loss",
+                         f"{percent(result['win'])} / {percent(result['draw'])} / "
+                         f"{percent(result['loss'])}"])
+    return ["", "Metrics (exact, from the profile's side):", format_table(["metric", "value"],
+                                                                          rows)]
+
+
+def _tendencies(profile) -> list[str]:
+    rows_in = profile.metrics.get("situations") or []
+    if not rows_in:
+        return []
+    names = list(profile.action_names)
+    rows = [[row["name"], percent(row["reach"]),
+             *(f"{100 * row['frequencies'].get(a, 0.0):.0f}%" for a in names),
+             row["most_frequent"]] for row in rows_in]
+    against = profile.metrics.get("tendencies_against", "its opponent")
+    lines = ["", f"Tendencies by situation (how often it plays each action, against {against};"
+             " reach = share of its decisions):",
+             format_table(["situation", "reach", *names, "mostly"], rows), ""]
+    lines += [f"  {row['name']}: {row['text']}" for row in rows_in]
+    return lines
+
+
+def _exploit(profile) -> list[str]:
+    rows = profile.metrics.get("exploit") or []
+    if not rows:
+        return []
+    return ["", "How to exploit it (what a best responder does where it gets):",
+            *(f"  - {row['text']}" for row in rows)]

@@ -1,17 +1,228 @@
-"""``duel train``."""
+"""``duel train``: train an NPC duellist by self-play and save it as an opponent profile.
+
+With ``--personality`` the trained side is pulled toward its temperament (the
+trainer's magnet, weight s / (1 - s)). Where the game is of public information the
+personality is also computed exactly; the profile stores whichever of the two has
+the higher regularised value (the objective both aim at) and says which.
+"""
 
 from __future__ import annotations
 
-from solver.errors import InputError
+import math
+import sys
+from pathlib import Path
 
-from .common import add_json
+from solver.backward import solve_game
+from solver.errors import InputError
+from solver.game import other
+from solver.regularized import regularized_value, solve_regularized, strength_to_beta
+
+from ..metrics import profile_metrics
+from ..personalities import check_strength, temperament
+from ..profiles import build_profile, save_profile
+from .common import add_game_args, add_json, emit_json, format_table, make_game
+
+#: the exact policy is kept unless the trained one beats its regularised value by more
+#: than this (it cannot, up to rounding: the exact one is optimal by construction)
+CHOICE_TOLERANCE = 1e-9
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("train", help="(not yet available)")
+    parser = subparsers.add_parser(
+        "train", help="train an NPC duellist and save it as a profile",
+        description="Self-play training of one side of a duel (optionally with a "
+                    "personality), saved as an opponent profile with its metrics and "
+                    "learning curve.")
+    add_game_args(parser)
+    parser.add_argument("--side", choices=("a", "b"), default="a",
+                        help="the side the profile plays (default a)")
+    parser.add_argument("--personality", metavar="NAME",
+                        help="a built-in temperament, e.g. cautious (see the README)")
+    parser.add_argument("--strength", metavar="S",
+                        help="closeness to the temperament in [0, 1] (default 0.5): "
+                             "0 is the equilibrium, 1 the temperament itself")
+    parser.add_argument("--out", required=True, metavar="FILE", help="the profile to write")
+    parser.add_argument("--minutes", metavar="N", help="training time budget in minutes")
+    parser.add_argument("--iterations", metavar="N",
+                        help="training steps (default 1000 when --minutes is not given)")
+    parser.add_argument("--seed", metavar="S", default="0", help="random seed (default 0)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue from the checkpoint next to --out (FILE.ckpt)")
+    parser.add_argument("--name", help="the profile's name (default: the file's stem)")
+    parser.add_argument("--network", action="store_true",
+                        help="store the trained policy distilled into a network instead of a "
+                             "table (for games too large to enumerate)")
     add_json(parser)
     parser.set_defaults(func=run)
 
 
+def _number(text: str | None, what: str, kind=float, low: float = 0):
+    if text is None:
+        return None
+    try:
+        value = kind(text)
+    except ValueError:
+        raise InputError(f"{what} must be a{'n integer' if kind is int else ' number'}, "
+                         f"got {text!r}") from None
+    if not math.isfinite(value) or value < low:
+        raise InputError(f"{what} must be >= {low:g}, got {text!r}")
+    return value
+
+
+def _settings(args) -> dict:
+    if args.strength is not None and not args.personality:
+        raise InputError("--strength needs --personality")
+    strength = None
+    if args.personality:
+        text = args.strength or "0.5"
+        try:
+            strength = check_strength(float(text))
+        except ValueError:
+            raise InputError(f"strength must be a number in [0, 1], got {text!r}") from None
+    return {"strength": strength,
+            "minutes": _number(args.minutes, "minutes"),
+            "iterations": _number(args.iterations, "iterations", int, 1),
+            "seed": _number(args.seed, "seed", int, 0)}
+
+
 def run(args) -> int:
-    raise InputError("duel train is not available yet")
+    settings = _settings(args)
+    game = make_game(args)
+    side, out = args.side, Path(args.out)
+    prior = None
+    if args.personality:
+        prior = temperament(game.system, args.personality).policy(game)
+    beta = strength_to_beta(settings["strength"]) if prior is not None else 0.0
+    trained = None if math.isinf(beta) else _train(game, args, settings, prior, beta, out)
+    candidates = _candidates(game, side, prior, beta, trained)
+    network = args.network and "trained" in candidates
+    stored = "trained" if network else _choose(candidates)
+    chosen = candidates[stored]
+    opponent = None if trained is None else getattr(trained, f"policy_{other(side)}")
+    metrics = profile_metrics(game, chosen["policy"], side, opponent=opponent)
+    personality = ({"name": args.personality, "strength": settings["strength"]}
+                   if args.personality else None)
+    training = _training_record(args, settings, beta, trained, candidates, stored, out)
+    document = build_profile(game, chosen["policy"], side, personality=personality,
+                             metrics=metrics, training=training, source=stored,
+                             tabular=not network,
+                             name=args.name or out.stem)
+    save_profile(out, document)
+    _report(args, out, document, candidates, stored)
+    return 0
+
+
+def _train(game, args, settings: dict, prior, beta: float, out: Path):
+    from ..selfplay import TrainConfig, train  # torch is imported only when training
+
+    budget = {key: settings[key] for key in ("iterations", "minutes") if settings[key] is not None}
+    if "minutes" in budget and "iterations" not in budget:
+        budget["iterations"] = None  # the time budget alone decides
+    config = TrainConfig(
+        seed=settings["seed"], checkpoint=out.with_name(out.name + ".ckpt"),
+        curve_path=out.with_suffix(".curve.csv"), **budget,
+        regularization=beta if prior is not None else 0.0,
+        # a table is stored unless --network: distilling would be wasted work
+        distill_steps=TrainConfig.distill_steps if args.network else 0)
+    if prior is not None:
+        setattr(config, f"magnet_{args.side}", prior)
+    who = f" ({args.personality}, strength {settings['strength']:g})" if prior else ""
+    print(f"duel train: training {game.system} side {args.side}{who}; "
+          f"checkpoint {config.checkpoint}", file=sys.stderr)
+    return train(game, config, progress=True, resume=args.resume)
+
+
+def _candidates(game, side: str, prior, beta: float, trained) -> dict[str, dict]:
+    """The policies that could be stored, with their regularised values where exact."""
+    found: dict[str, dict] = {}
+    if trained is not None:
+        found["trained"] = {"policy": getattr(trained, f"policy_{side}")}
+    if getattr(game, "public_information", True):
+        if math.isinf(beta):
+            found["exact"] = {"policy": prior}
+        elif prior is None:
+            found["exact"] = {"policy": solve_game(game).policy_for(side)}
+        else:
+            found["exact"] = {"policy": solve_regularized(game, side, prior, beta).policy()}
+        for entry in found.values():
+            entry["value_against_best_response"] = regularized_value(
+                game, side, entry["policy"], None, 0.0)
+            entry["regularized_value"] = (entry["value_against_best_response"]
+                                          if math.isinf(beta) or prior is None else
+                                          regularized_value(game, side, entry["policy"],
+                                                            prior, beta))
+    return found
+
+
+def _choose(candidates: dict[str, dict]) -> str:
+    if "exact" not in candidates:
+        return "trained"
+    if "trained" in candidates and (candidates["trained"]["regularized_value"]
+                                    > candidates["exact"]["regularized_value"]
+                                    + CHOICE_TOLERANCE):
+        return "trained"
+    return "exact"
+
+
+def _training_record(args, settings: dict, beta: float, trained, candidates: dict,
+                     stored: str, out: Path) -> dict:
+    reason = ("--network: the trained policy distilled into a network"
+              if args.network and trained is not None else _reason(candidates, stored))
+    record = {"seed": settings["seed"], "regularization": None if math.isinf(beta) else beta,
+              "stored": stored, "reason": reason,
+              "candidates": {name: {k: v for k, v in entry.items() if k != "policy"}
+                             for name, entry in candidates.items()}}
+    if trained is None:
+        record["note"] = "strength 1 is the temperament itself: nothing to train"
+        return record
+    score = trained.exploitability
+    record.update({
+        "steps": trained.step, "seconds": trained.seconds,
+        "pair_exploitability": None if score is None else score.value,
+        "checkpoint": out.name + ".ckpt",
+        "curve_csv": trained.curve_csv.name if trained.curve_csv else None,
+        "curve_png": trained.curve_png.name if trained.curve_png else None})
+    return record
+
+
+def _reason(candidates: dict, stored: str) -> str:
+    if "exact" not in candidates:
+        return "the game has hidden information: no exact solution, the trained policy is stored"
+    if "trained" not in candidates:
+        return "the exact policy (no training was needed)"
+    values = {k: f"{v['regularized_value']:+.6f}" for k, v in candidates.items()}
+    return (f"{stored} has the higher regularised value (exact {values['exact']}, "
+            f"trained {values['trained']}); the exact one is optimal by construction")
+
+
+def _report(args, out: Path, document: dict, candidates: dict, stored: str) -> None:
+    training = document["training"]
+    summary = {"profile": str(out), "stored": stored, "training": training,
+               "metrics": {k: v for k, v in document["metrics"].items()
+                           if k not in ("situations", "exploit")}}
+    if args.json:
+        emit_json(summary)
+        return
+    rows = [[name, _fmt(entry.get("value_against_best_response")),
+             _fmt(entry.get("regularized_value")), "yes" if name == stored else "no"]
+            for name, entry in training["candidates"].items()]
+    lines = []
+    if "steps" in training:
+        pair = training["pair_exploitability"]
+        lines.append(f"Trained {training['steps']} steps in {training['seconds']:.1f} s; "
+                     f"self-play pair exploitability "
+                     f"{'n/a' if pair is None else f'{pair:.4f}'}")
+    header = ["policy", "vs best responder", "regularised value", "stored"]
+    lines += ["", format_table(header, rows), "", training["reason"]]
+    metrics = document["metrics"]
+    if metrics.get("exact"):
+        lines.append(f"Exploitability (value lost to a best responder): "
+                     f"{metrics['exploitability']:.4f}")
+    files = [str(out)] + [str(out.with_name(training[k])) for k in ("curve_csv", "curve_png")
+                          if training.get(k)]
+    lines.append(f"Wrote {', '.join(files)}")
+    print("\n".join(lines))
+
+
+def _fmt(value) -> str:
+    return "-" if value is None else f"{value:+.4f}"

@@ -1,0 +1,116 @@
+"""``duel train`` and ``duel profile``: end to end on a tiny duel, and bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from agents import load_profile, validate_profile
+from agents.cli import main
+
+TINY = ["falkenstein", "-o", "max_rounds=1", "--a", "fencing=AV", "--b", "fencing=GD"]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """One short training run with a personality, shared by the tests that read it."""
+    out = tmp_path_factory.mktemp("train") / "baron.json"
+    code = main(["train", *TINY, "--side", "b", "--personality", "cautious",
+                 "--strength", "0.5", "--iterations", "30", "--seed", "3", "--out", str(out)])
+    assert code == 0
+    return out
+
+
+def test_train_writes_a_valid_profile_with_its_curve(trained):
+    document = validate_profile(trained)
+    assert document["side"] == "b"
+    assert document["personality"] == {"name": "cautious", "strength": 0.5}
+    training = document["training"]
+    assert training["steps"] == 30 and training["seed"] == 3
+    assert training["stored"] == document["policy"]["source"] == "exact"
+    assert set(training["candidates"]) == {"trained", "exact"}
+    assert document["metrics"]["exploitability"] > 0
+    for name in (training["curve_csv"], training["curve_png"], training["checkpoint"]):
+        assert (trained.parent / name).exists()
+    assert load_profile(trained).side == "b"
+
+
+def test_resume_continues_from_the_checkpoint(trained, capsys):
+    code = main(["train", *TINY, "--side", "b", "--personality", "cautious",
+                 "--strength", "0.5", "--iterations", "45", "--seed", "3", "--resume",
+                 "--out", str(trained), "--json"])
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["training"]["steps"] == 45
+
+
+def test_strength_one_is_the_temperament_without_training(tmp_path, capsys):
+    out = tmp_path / "pure.json"
+    code = main(["train", *TINY, "--personality", "trickster", "--strength", "1",
+                 "--out", str(out), "--json"])
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["stored"] == "exact" and "steps" not in report["training"]
+    assert not (tmp_path / "pure.json.ckpt").exists()
+
+
+def test_train_without_personality_stores_the_equilibrium(tmp_path, capsys):
+    out = tmp_path / "plain.json"
+    assert main(["train", *TINY, "--iterations", "10", "--out", str(out)]) == 0
+    assert "Wrote" in capsys.readouterr().out
+    metrics = validate_profile(out)["metrics"]
+    assert metrics["exploitability"] == pytest.approx(0, abs=1e-9)
+
+
+def test_profile_show_and_validate(trained, capsys):
+    assert main(["profile", "show", str(trained)]) == 0
+    shown = capsys.readouterr().out
+    for part in ("Personality: cautious, strength 0.5", "Tendencies by situation",
+                 "exploitability (value lost)", "How to exploit it"):
+        assert part in shown
+    assert main(["profile", "show", str(trained), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert "table" not in document["policy"] and document["metrics"]["exact"]
+    assert main(["profile", "validate", str(trained)]) == 0
+    assert "valid duel-profile/1 profile" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["train", *TINY, "--personality", "baron", "--out", "x.json"], "unknown personality"),
+    (["train", "chess960", "--out", "x.json"], "unknown system"),
+    (["train", *TINY, "--personality", "cautious", "--strength", "1.5", "--out", "x.json"],
+     "strength must be a number in [0, 1]"),
+    (["train", *TINY, "--personality", "cautious", "--strength", "high", "--out", "x.json"],
+     "strength must be a number"),
+    (["train", *TINY, "--minutes", "-1", "--out", "x.json"], "minutes must be >= 0"),
+    (["train", *TINY, "--strength", "0.5", "--out", "x.json"], "--strength needs --personality"),
+])
+def test_bad_train_input_exits_2(tmp_path, monkeypatch, capsys, argv, message):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err
+    assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_a_profile_that_is_not_json_exits_2(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{ this is not json")
+    for action in ("show", "validate"):
+        assert main(["profile", action, str(bad)]) == 2
+        err = capsys.readouterr().err
+        assert "is not JSON" in err and err.count("\n") == 1
+
+
+def test_bad_input_through_the_real_command(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2")
+    done = subprocess.run([sys.executable, "-m", "agents.cli", "profile", "validate", str(bad)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert "is not JSON" in done.stderr

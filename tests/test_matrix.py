@@ -1,0 +1,404 @@
+"""Matrix games: hand-derived equilibria, agreement with HiGHS, degenerate games,
+batching with masks, bad input, and the maximum-entropy optimal mixes."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog, minimize
+
+from solver.errors import InputError
+from solver.matrix import MatrixSolutions, solve_matrices, solve_matrix
+from solver.simplex import primal_values, solve_lps
+
+RPS = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -1.0], [-1.0, 1.0, 0.0]])
+TOL = 1e-8
+
+
+def highs_value(A) -> float:
+    """Value of the game by one HiGHS LP: min t s.t. A q <= t, sum q = 1."""
+    A = np.asarray(A, dtype=float)
+    m, n = A.shape
+    result = linprog(np.r_[np.zeros(n), 1.0], A_ub=np.c_[A, -np.ones(m)], b_ub=np.zeros(m),
+                     A_eq=np.r_[np.ones(n), 0.0][None], b_eq=[1.0],
+                     bounds=[(0, None)] * n + [(None, None)], method="highs")
+    return float(result.fun)
+
+
+def regret(A, row, col) -> float:
+    """Largest gain of a pure deviation by either player over the pair's value."""
+    A = np.asarray(A, dtype=float)
+    value = row @ A @ col
+    return max((A @ col).max() - value, value - (row @ A).min())
+
+
+def assert_equilibrium(A, row, col, value):
+    assert row.sum() == pytest.approx(1.0) and col.sum() == pytest.approx(1.0)
+    assert row.min() >= 0 and col.min() >= 0
+    assert regret(A, row, col) <= TOL
+    assert value == pytest.approx(highs_value(A), abs=TOL)
+
+
+# --- games solved by hand ----------------------------------------------------------
+
+
+def test_matching_pennies():
+    row, col, value = solve_matrix([[1, -1], [-1, 1]])
+    assert value == pytest.approx(0.0, abs=1e-12)
+    assert row == pytest.approx([0.5, 0.5]) and col == pytest.approx([0.5, 0.5])
+
+
+def test_rock_paper_scissors():
+    row, col, value = solve_matrix(RPS)
+    assert value == pytest.approx(0.0, abs=1e-12)
+    assert row == pytest.approx([1 / 3] * 3) and col == pytest.approx([1 / 3] * 3)
+
+
+def test_weighted_rock_paper_scissors():
+    # Rock crushing scissors pays 2. A = [[0,-1,2],[1,0,-1],[-2,1,0]] is skew-symmetric,
+    # so its value is 0 and both players use the same mix x. At an interior
+    # equilibrium every column scores 0 against x:
+    #   column R: xP - 2 xS = 0  ->  xP = 2 xS
+    #   column P: -xR + xS = 0   ->  xR = xS
+    #   column S: 2 xR - xP = 0  (implied)
+    # and xR + xP + xS = 1 gives x = (1/4, 1/2, 1/4). Adding 1 to every payoff adds
+    # 1 to the value and changes no mix.
+    A = np.array([[0, -1, 2], [1, 0, -1], [-2, 1, 0]]) + 1.0
+    row, col, value = solve_matrix(A)
+    assert value == pytest.approx(1.0, abs=1e-12)
+    assert row == pytest.approx([0.25, 0.5, 0.25]) and col == pytest.approx([0.25, 0.5, 0.25])
+
+
+def test_dominated_row_is_never_played():
+    # Row (2, 0) is strictly dominated by (3, 1). In [[3, 1], [1, 2]] the row mix
+    # makes both columns equal: 3p + (1 - p) = p + 2(1 - p) -> p = 1/3; likewise
+    # the column mix q = 1/3, and the value is 3/3 + 2/3 = 5/3.
+    row, col, value = solve_matrix([[3, 1], [2, 0], [1, 2]])
+    assert row == pytest.approx([1 / 3, 0, 2 / 3])
+    assert col == pytest.approx([1 / 3, 2 / 3])
+    assert value == pytest.approx(5 / 3)
+
+
+def test_one_row_game_picks_the_smallest_columns():
+    row, col, value = solve_matrix([[3, 1, 2, 1]])
+    assert row == pytest.approx([1.0])
+    assert col == pytest.approx([0, 0.5, 0, 0.5])
+    assert value == pytest.approx(1.0)
+
+
+def test_one_column_game_picks_the_largest_rows():
+    row, col, value = solve_matrix([[3], [1], [3]])
+    assert row == pytest.approx([0.5, 0, 0.5])
+    assert col == pytest.approx([1.0])
+    assert value == pytest.approx(3.0)
+
+
+def test_constant_game_is_uniform():
+    row, col, value = solve_matrix(np.full((3, 4), 2.5))
+    assert row == pytest.approx([1 / 3] * 3) and col == pytest.approx([1 / 4] * 4)
+    assert value == pytest.approx(2.5)
+
+
+def test_duplicate_rows():
+    A = [[1, -1], [1, -1], [-1, 1]]
+    row, col, value = solve_matrix(A)
+    assert_equilibrium(A, row, col, value)
+    assert row[0] + row[1] == pytest.approx(0.5)
+
+
+def test_single_and_batch_agree():
+    rng = np.random.default_rng(3)
+    games = rng.uniform(-1, 1, (20, 4, 5))
+    batch = solve_matrices(games)
+    assert isinstance(batch, MatrixSolutions)
+    for k, A in enumerate(games):
+        row, col, value = solve_matrix(A)
+        assert batch.value[k] == pytest.approx(value, abs=1e-12)
+        assert batch.row[k] == pytest.approx(row, abs=1e-9)
+        assert batch.col[k] == pytest.approx(col, abs=1e-9)
+
+
+# --- agreement with HiGHS ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(6, 6), (2, 7), (7, 2), (5, 3), (1, 4), (4, 1)])
+@pytest.mark.parametrize("max_entropy", [False, True])
+def test_random_games_match_highs(shape, max_entropy):
+    rng = np.random.default_rng(sum(shape))
+    games = rng.uniform(-1, 1, (60,) + shape)
+    solved = solve_matrices(games, max_entropy=max_entropy)
+    for k, A in enumerate(games):
+        assert_equilibrium(A, solved.row[k], solved.col[k], solved.value[k])
+
+
+@pytest.mark.parametrize("low,high", [(0, 1), (-1, 1), (-2, 2)])
+@pytest.mark.parametrize("max_entropy", [False, True])
+def test_integer_games_match_highs(low, high, max_entropy):
+    # small integer payoffs make ties, duplicate and dominated rows everywhere
+    rng = np.random.default_rng(high - low)
+    games = rng.integers(low, high + 1, (150, 5, 5)).astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        solved = solve_matrices(games, max_entropy=max_entropy)
+    for k, A in enumerate(games):
+        assert_equilibrium(A, solved.row[k], solved.col[k], solved.value[k])
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1e6])
+def test_payoff_scale_does_not_matter(scale):
+    rng = np.random.default_rng(11)
+    games = rng.integers(-2, 3, (40, 4, 4)).astype(float)
+    small = solve_matrices(games, max_entropy=True)
+    scaled = solve_matrices(games * scale, max_entropy=True)
+    assert scaled.value == pytest.approx(small.value * scale, abs=1e-9 * scale)
+    assert scaled.row == pytest.approx(small.row, abs=1e-8)
+    assert scaled.col == pytest.approx(small.col, abs=1e-8)
+
+
+def test_failed_simplex_answer_is_repaired(monkeypatch):
+    # an LP answer that is plainly wrong must be caught by the regret check
+    import solver.matrix as matrix
+
+    def broken(duals, y):
+        return np.full(duals.shape, 1.0 / duals.shape[1]), np.eye(y.shape[1])[[0] * len(y)]
+
+    monkeypatch.setattr(matrix, "_mixes", broken)
+    games = np.random.default_rng(5).uniform(-1, 1, (4, 3, 3))
+    solved = solve_matrices(games)
+    for k, A in enumerate(games):
+        assert_equilibrium(A, solved.row[k], solved.col[k], solved.value[k])
+
+
+def test_batched_simplex_matches_highs_on_lps():
+    rng = np.random.default_rng(8)
+    G = rng.uniform(-1, 1, (30, 5, 4))
+    b = rng.uniform(0, 1, (30, 5))
+    c = rng.uniform(-0.5, 1, (30, 4))
+    G[:, 0] = 1.0  # a row of ones bounds every LP
+    tableaux = solve_lps(G, b, c)
+    assert tableaux.ok.all()
+    y = primal_values(tableaux, 4)
+    for k in range(30):
+        best = linprog(-c[k], A_ub=G[k], b_ub=b[k], method="highs")
+        assert c[k] @ y[k] == pytest.approx(-best.fun, abs=1e-10)
+        assert (G[k] @ y[k] <= b[k] + 1e-10).all()
+
+
+# --- degenerate games where support enumeration fails ---------------------------------
+
+
+def nashpy_equilibria(A) -> list:
+    nashpy = pytest.importorskip("nashpy")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # nashpy warns that the game is degenerate
+        return list(nashpy.Game(np.asarray(A, dtype=float)).support_enumeration())
+
+
+def test_degenerate_game_where_support_enumeration_finds_nothing():
+    # x1 = x2 is forced by the first two columns; the third caps them at 0.2 each
+    A = [[1, -1, -3], [-1, 1, -3], [0, 0, 2]]
+    assert nashpy_equilibria(A) == []
+    row, col, value = solve_matrix(A)
+    assert_equilibrium(A, row, col, value)
+    assert value == pytest.approx(0.0, abs=1e-12)
+
+
+def test_degenerate_game_where_support_enumeration_misses_equilibria():
+    # any x with x2 = x3 is optimal (row 1 scores 0 against everything); support
+    # enumeration reports only (0, 1/2, 1/2), missing e.g. the pure row 1
+    A = [[0, 0], [1, -1], [-1, 1]]
+    found = nashpy_equilibria(A)
+    assert len(found) == 1
+    assert regret(A, np.array([1.0, 0, 0]), np.array([0.5, 0.5])) == 0.0
+    row, col, value = solve_matrix(A, max_entropy=True)
+    assert_equilibrium(A, row, col, value)
+    assert row == pytest.approx([1 / 3] * 3)
+    assert not any(np.allclose(x, row) for x, _ in found)
+
+
+def test_many_optimal_strategies():
+    # any split of 1/3 between the two identical rows (columns) is optimal; support
+    # enumeration lists only the four vertex pairs, never an interior split
+    A = [[2, 2, 0], [2, 2, 0], [0, 0, 1]]
+    found = nashpy_equilibria(A)
+    assert len(found) == 4
+    for max_entropy in (False, True):
+        row, col, value = solve_matrix(A, max_entropy=max_entropy)
+        assert_equilibrium(A, row, col, value)
+        assert row[0] + row[1] == pytest.approx(1 / 3) and value == pytest.approx(2 / 3)
+    assert row == pytest.approx([1 / 6, 1 / 6, 2 / 3])
+    assert col == pytest.approx([1 / 6, 1 / 6, 2 / 3])
+    assert not any(np.allclose(x, row) for x, _ in found)
+
+
+# --- batches with masks ----------------------------------------------------------------
+
+
+def test_padded_masked_input_equals_list_input():
+    rng = np.random.default_rng(2)
+    shapes = [(3, 3), (1, 4), (4, 2), (2, 2), (4, 4), (3, 1)]
+    games = [rng.integers(-2, 3, s).astype(float) for s in shapes]
+    padded = np.full((len(games), 4, 4), np.nan)
+    rows = np.zeros((len(games), 4), dtype=bool)
+    cols = np.zeros((len(games), 4), dtype=bool)
+    places = []
+    for k, A in enumerate(games):
+        # game rows go to padded rows 3, 2, ...; narrow games use columns 0 and 2
+        r = np.array([3, 2, 1, 0])[:A.shape[0]]
+        c = (np.array([0, 2]) if A.shape[1] <= 2 else np.arange(4))[:A.shape[1]]
+        padded[k][np.ix_(r, c)] = A
+        rows[k, r], cols[k, c] = True, True
+        places.append((r, c))
+    for max_entropy in (False, True):
+        listed = solve_matrices(games, max_entropy=max_entropy)
+        masked = solve_matrices(padded, rows, cols, max_entropy=max_entropy)
+        assert masked.value == pytest.approx(listed.value, abs=1e-12)
+        for k, (r, c) in enumerate(places):
+            assert (masked.row[k][~rows[k]] == 0).all() and (masked.col[k][~cols[k]] == 0).all()
+            x, q = masked.row[k][r], masked.col[k][c]
+            assert_equilibrium(games[k], x, q, masked.value[k])
+            if max_entropy:  # unique, so the order of the rows cannot matter
+                assert x == pytest.approx(listed.row[k][:len(r)], abs=1e-9)
+                assert q == pytest.approx(listed.col[k][:len(c)], abs=1e-9)
+
+
+def test_list_output_is_zero_padded():
+    solved = solve_matrices([np.ones((1, 1)), RPS])
+    assert solved.row.shape == (2, 3) and solved.col.shape == (2, 3)
+    assert solved.row[0] == pytest.approx([1, 0, 0])
+    assert solved.value == pytest.approx([1.0, 0.0], abs=1e-12)
+
+
+def test_empty_batch():
+    solved = solve_matrices(np.zeros((0, 3, 3)))
+    assert solved.row.shape == (0, 3) and solved.value.shape == (0,)
+
+
+# --- bad input --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad,word", [
+    ([[1.0, np.nan], [0.0, 1.0]], "nan"),
+    ([[1.0, np.inf], [0.0, 1.0]], "inf"),
+    ([[1.0, 2.0], [3.0]], "ragged"),
+    (np.zeros((0, 3)), "empty"),
+    ([], "empty"),
+    ([1.0, 2.0], "2-D"),
+    ([["a", "b"]], "'a'"),
+])
+def test_bad_matrix(bad, word):
+    with pytest.raises(InputError, match=word):
+        solve_matrix(bad)
+    with pytest.raises(InputError, match=word):
+        solve_matrices([RPS, bad])
+
+
+def test_bad_batches():
+    with pytest.raises(InputError, match="nan"):
+        solve_matrices(np.full((2, 2, 2), np.nan))
+    with pytest.raises(InputError, match="no legal row"):
+        solve_matrices(np.zeros((2, 2, 2)), row_masks=[[True, True], [False, False]])
+    with pytest.raises(InputError, match="no legal column"):
+        solve_matrices(np.zeros((2, 2, 2)), col_masks=[[False, False], [True, False]])
+    with pytest.raises(InputError, match=r"\(3, 2\)"):
+        solve_matrices(np.zeros((2, 2, 2)), row_masks=np.ones((3, 2), dtype=bool))
+    with pytest.raises(InputError, match="shape"):
+        solve_matrices(np.zeros((2, 2)))
+
+
+def test_masked_entries_may_hold_anything():
+    A = np.array([[[1.0, -1.0, np.nan], [-1.0, 1.0, np.inf], [np.nan, 5.0, 0.0]]])
+    solved = solve_matrices(A, [[True, True, False]], [[True, True, False]])
+    assert solved.value == pytest.approx([0.0], abs=1e-12)
+    assert solved.row[0] == pytest.approx([0.5, 0.5, 0])
+
+
+# --- maximum entropy ----------------------------------------------------------------------
+
+
+def entropy(mix) -> float:
+    mix = mix[mix > 0]
+    return float(-(mix * np.log(mix)).sum())
+
+
+def reference_max_entropy(A, value) -> np.ndarray:
+    """The max-entropy optimal row mix by SLSQP from several starts."""
+    A = np.asarray(A, dtype=float)
+    m = A.shape[0]
+    constraints = [{"type": "ineq", "fun": lambda x: x @ A - value, "jac": lambda x: A.T},
+                   {"type": "eq", "fun": lambda x: x.sum() - 1.0,
+                    "jac": lambda x: np.ones((1, m))}]
+    starts = [np.full(m, 1.0 / m)] + list(np.random.default_rng(0).dirichlet(np.ones(m), 3))
+    best = None
+    for start in starts:
+        found = minimize(lambda x: x @ np.log(np.maximum(x, 1e-300)), start,
+                         jac=lambda x: np.log(np.maximum(x, 1e-300)) + 1.0,
+                         bounds=[(0, 1)] * m, constraints=constraints, method="SLSQP",
+                         options={"ftol": 1e-14, "maxiter": 500})
+        x = np.maximum(found.x, 0.0) / np.maximum(found.x, 0.0).sum()
+        if (x @ A - value).min() > -1e-7 and (best is None or entropy(x) > entropy(best)):
+            best = x
+    return best
+
+
+@pytest.mark.parametrize("A,row,col", [
+    ([[1, 1], [1, 1]], [0.5, 0.5], [0.5, 0.5]),
+    ([[1, 0], [1, 0]], [0.5, 0.5], [0, 1]),
+    (np.vstack([RPS, RPS[:1]]), [1 / 6, 1 / 3, 1 / 3, 1 / 6], [1 / 3] * 3),
+    (np.hstack([RPS, RPS[:, 1:2], RPS[:, 1:2]]), [1 / 3] * 3, [1 / 3, 1 / 9, 1 / 3, 1 / 9, 1 / 9]),
+    # the optimal face of the row player is the segment x1 = x2 = t, x3 = 1 - 2t with
+    # t <= 0.2 (column 3); entropy grows up to t = 1/3, so the maximum sits on the end
+    # t = 0.2 where column 3 binds
+    ([[1, -1, -3], [-1, 1, -3], [0, 0, 2]], [0.2, 0.2, 0.6], [0.5, 0.5, 0]),
+    # x3 = 0 and x2 >= 1/2: the maximum is the end (1/2, 1/2, 0); for the column
+    # player q3 = 0 and q2 <= 1/2: again the end (1/2, 1/2, 0)
+    ([[2, 2, 1], [2, 2, 3], [1, 3, 2]], [0.5, 0.5, 0], [0.5, 0.5, 0]),
+])
+def test_max_entropy_by_hand(A, row, col):
+    x, q, value = solve_matrix(A, max_entropy=True)
+    assert x == pytest.approx(row, abs=1e-9) and q == pytest.approx(col, abs=1e-9)
+    assert regret(A, x, q) <= TOL
+
+
+def test_max_entropy_with_a_binding_inequality_by_hand():
+    # From a duel: rows 2 and 5 lose to column 0, so x2 = x5 = 0; column 5 asks
+    # x0 >= x1 + x3, which binds at the maximum. By symmetry x1 = x3 = t, x0 = 2t,
+    # x4 = 1 - 4t, and d/dt of the entropy vanishes where (1 - 4t)^2 = 2 t^2,
+    # t = 1 / (4 + sqrt 2).
+    A = [[0, 0, 1, 0, 0, 1], [0, 0, 0, 0, 0, -1], [-1, 0, 0, 0, 0, 0],
+         [0, 0, 0, 0, 0, -1], [0, 0, 0, 0, 0, 0], [-1, 1, 0, 1, 0, 0]]
+    t = 1 / (4 + np.sqrt(2))
+    x, q, value = solve_matrix(A, max_entropy=True)
+    assert x == pytest.approx([2 * t, t, 0, t, 1 - 4 * t, 0], abs=1e-9)
+    assert value == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 3), (3, 4), (4, 4)])
+def test_max_entropy_matches_slsqp(shape):
+    rng = np.random.default_rng(shape[0] * 10 + shape[1])
+    games = rng.integers(-1, 2, (25,) + shape).astype(float)
+    solved = solve_matrices(games, max_entropy=True)
+    for k, A in enumerate(games):
+        for mix, payoff, value in ((solved.row[k], A, solved.value[k]),
+                                   (solved.col[k], -A.T, -solved.value[k])):
+            reference = reference_max_entropy(payoff, value)
+            assert entropy(mix) >= entropy(reference) - 1e-7
+            assert mix == pytest.approx(reference, abs=2e-3)
+
+
+def test_max_entropy_is_noise_stable():
+    # payoffs equal up to rounding noise must tie, not flip the face
+    rng = np.random.default_rng(4)
+    games = rng.integers(-1, 2, (200, 5, 5)).astype(float)
+    clean = solve_matrices(games, max_entropy=True)
+    noisy = solve_matrices(games + rng.normal(0, 1e-15, games.shape), max_entropy=True)
+    assert noisy.row == pytest.approx(clean.row, abs=1e-9)
+    assert noisy.col == pytest.approx(clean.col, abs=1e-9)
+
+
+def test_max_entropy_masked_constant_game_is_uniform_over_legal_actions():
+    A = np.zeros((1, 3, 3))
+    A[0, 2, :] = 7.0  # masked row
+    solved = solve_matrices(A, [[True, True, False]], [[True, False, True]], max_entropy=True)
+    assert solved.row[0] == pytest.approx([0.5, 0.5, 0])
+    assert solved.col[0] == pytest.approx([0.5, 0, 0.5])
