@@ -95,6 +95,7 @@ class TrainConfig:
     discounting: str = "dcfr"        # "dcfr", "cfr+" (regret floor, linear average) or "none"
     cache_transitions: bool = True   # keep each exact outcome list once, then sample it
     baseline_rate: float = 1.0       # how fast the pair baselines follow new values; 0: none
+    exploration: float = 0.0         # share of uniform play in the opponent's sampled action
     hidden: tuple[int, ...] = (128, 128)
     distill_steps: int = 2000        # 0: return the average tables themselves
     learning_rate: float = 3e-3
@@ -115,8 +116,10 @@ class TrainConfig:
         _check_int("distill_steps", self.distill_steps, 0)
         if not all(isinstance(h, int) and h > 0 for h in self.hidden):
             raise InputError(f"hidden layer sizes must be positive integers, got {self.hidden}")
-        if not (isinstance(self.baseline_rate, int | float) and 0 <= self.baseline_rate <= 1):
-            raise InputError(f"baseline_rate must be in [0, 1], got {self.baseline_rate!r}")
+        for name in ("baseline_rate", "exploration"):
+            rate = getattr(self, name)
+            if not (isinstance(rate, int | float) and 0 <= rate <= 1):
+                raise InputError(f"{name} must be a number in [0, 1], got {rate!r}")
         if not (math.isfinite(self.learning_rate) and self.learning_rate > 0):
             raise InputError(f"learning_rate must be > 0, got {self.learning_rate!r}")
         self._validate_magnets()
@@ -192,6 +195,7 @@ class RegretTable:
         self.totals = grow(self.totals if old else None, (capacity, self.n))
         self.log_magnet = grow(self.log_magnet if old else None, (capacity, self.n))
         self.values = grow(self.values if old else None, (capacity,))
+        self.visits = grow(self.visits if old else None, (capacity,), np.int64)
         # baselines[row, own action, opponent action]: the last value seen for that pair
         self.baselines = grow(self.baselines if old else None, (capacity, self.n, self.n))
 
@@ -232,6 +236,7 @@ class RegretTable:
                 "masks": self.masks[:n].astype(int).tolist(),
                 "regrets": self.regrets[:n].tolist(), "totals": self.totals[:n].tolist(),
                 "log_magnet": self.log_magnet[:n].tolist(), "values": self.values[:n].tolist(),
+                "visits": self.visits[:n].tolist(),
                 "baselines": self.baselines[:n].tolist()}
 
     @classmethod
@@ -242,7 +247,8 @@ class RegretTable:
         table.observations = [tuple(o) for o in data["observations"]]
         table.index = {o: i for i, o in enumerate(table.observations)}
         table.size = n
-        for name in ("masks", "regrets", "totals", "log_magnet", "values", "baselines"):
+        for name in ("masks", "regrets", "totals", "log_magnet", "values", "visits",
+                     "baselines"):
             getattr(table, name)[:n] = np.asarray(data[name]).reshape(
                 getattr(table, name)[:n].shape)
         return table
@@ -400,8 +406,8 @@ class SelfPlay:
             expanding.add(state)
             mine = tables[me].strategy(snapshots[me], info.rows[me])
             theirs = tables[them].strategy(snapshots[them], info.rows[them])
-            other = self._draw(theirs, info.legal[them])
-            q = self._estimate(me, info, theirs, other, [
+            other, weight = self._sample_opponent(theirs, info.legal[them])
+            q = self._estimate(me, info, theirs, other, weight, [
                 self._outcome_value(me, state, (int(a), other) if me == 0 else (other, int(a)),
                                     value)
                 for a in info.legal[me]])
@@ -415,8 +421,20 @@ class SelfPlay:
         value(self._start())
         return visits
 
+    def _sample_opponent(self, theirs: np.ndarray, legal: np.ndarray) -> tuple[int, float]:
+        """The opponent's action, drawn from his mix blended with some uniform play so
+        that states behind his rare actions are still visited (a best responder goes
+        there), with the importance weight that keeps the estimate unbiased."""
+        explore = self.config.exploration
+        if not explore or len(legal) == 1:
+            return self._draw(theirs, legal), 1.0
+        sampling = (1.0 - explore) * theirs
+        sampling[legal] += explore / len(legal)
+        other = self._draw(sampling, legal)
+        return other, float(theirs[other] / sampling[other])
+
     def _estimate(self, me: int, info: _StateInfo, theirs: np.ndarray, other: int,
-                  sampled: list[float]) -> np.ndarray:
+                  weight: float, sampled: list[float]) -> np.ndarray:
         """The traverser's action values against the opponent's whole mix, from the one
         sampled opponent action: baseline-corrected (VR-MCCFR), so still unbiased, with
         the other actions' values taken from the baseline of the last visits."""
@@ -426,7 +444,7 @@ class SelfPlay:
         observed = np.zeros(self.n)
         observed[info.legal[me]] = sampled
         column = baseline[:, other].copy()
-        q = (baseline @ theirs + observed - column) * table.masks[row]
+        q = (baseline @ theirs + weight * (observed - column)) * table.masks[row]
         baseline[:, other] = column + self.config.baseline_rate * (observed - column)
         return q
 
@@ -443,25 +461,30 @@ class SelfPlay:
             gradient = q - self.alpha[side] * (np.log(np.maximum(mix, LOG_FLOOR))
                                                - table.log_magnet[rows])
         baseline = (mix * gradient).sum(axis=1, keepdims=True)
-        self._discount(table)
+        np.add.at(table.visits, rows, 1)
+        # each state keeps its own clock: a state reached rarely must not have its
+        # average decided by the one late visit a global step count would weigh most
+        clock = table.visits[rows].astype(float)
+        self._discount(table, rows, clock)
         np.add.at(table.regrets, rows, (gradient - baseline) * table.masks[rows])
+        weight = clock if self.config.discounting == "cfr+" else np.ones(len(rows))
         if self.config.discounting == "cfr+":
-            np.maximum(table.regrets[:table.size], 0.0, out=table.regrets[:table.size])
-        weight = float(self.steps) if self.config.discounting == "cfr+" else 1.0
-        np.add.at(table.totals, rows, weight * mix)
+            table.regrets[rows] = np.maximum(table.regrets[rows], 0.0)
+        np.add.at(table.totals, rows, weight[:, None] * mix)
         table.values[rows] = [v[3] for v in visits]
 
-    def _discount(self, table: RegretTable) -> None:
-        """Discounted CFR (Brown & Sandholm 2019, alpha 1.5, beta 0, gamma 2): old
-        positive regrets fade slowly, negative ones fast, and the average weighs step t
-        about as t squared, so the early, poor strategies are forgotten."""
+    def _discount(self, table: RegretTable, rows: np.ndarray, clock: np.ndarray) -> None:
+        """Discounted CFR (Brown & Sandholm 2019, alpha 1.5, beta 0, gamma 2) on each
+        state's own clock: old positive regrets fade slowly, negative ones fast, and
+        the average weighs visit k about as k squared, forgetting the poor start."""
         if self.config.discounting != "dcfr":
             return
-        t = float(self.steps)
-        regrets = table.regrets[:table.size]
-        keep = t ** 1.5 / (t ** 1.5 + 1.0)
-        regrets *= np.where(regrets > 0, keep, 0.5)
-        table.totals[:table.size] *= (t / (t + 1.0)) ** 2
+        rows, first = np.unique(rows, return_index=True)
+        clock = clock[first][:, None]
+        regrets = table.regrets[rows]
+        keep = clock ** 1.5 / (clock ** 1.5 + 1.0)
+        table.regrets[rows] = regrets * np.where(regrets > 0, keep, 0.5)
+        table.totals[rows] *= (clock / (clock + 1.0)) ** 2
 
     # -- evaluation and persistence
 

@@ -43,8 +43,11 @@ DD = ACTIONS.index("DD")
 # attacks, defenses and rests of each action, in ACTIONS order
 ATTACKS = tuple(name.count("A") for name in ACTIONS)
 DEFENSES = tuple(name.count("D") for name in ACTIONS)
-_INDEX = (int, np.integer)
 RESTS = tuple(name.count("R") for name in ACTIONS)
+_INDEX = (int, np.integer)
+# Rests still owed after an action, by Rests owed before it (at most 2 a card pair for
+# 3 exchanges a round)
+_OWED_AFTER = tuple(tuple(max(0, owed - rests) for rests in RESTS) for owed in range(7))
 EXCHANGES_PER_ROUND = 3
 LETTERS = ("R", "BP", "BT", "BM", "HC")
 CONVENTIONS = ("first_blood", "surrender", "to_the_death")
@@ -466,6 +469,8 @@ class FalkensteinGame:
         self._wounds = {side: self._wound_values(side) for side in ("a", "b")}
         self._legal = self._legal_table()
         self._effects: dict[tuple, tuple[int, int, int, int]] = {}
+        self._legal_indices = {key: np.flatnonzero(mask).tolist()
+                               for key, mask in self._legal.items()}
 
     def _level_of(self, side: str, ability: str) -> int:
         return self.rules.aliases[self.sheets[side][ability].lower()]
@@ -552,6 +557,14 @@ class FalkensteinGame:
         """The exchange is deterministic: one next state with probability 1."""
         self._check_actions(state, action_a, action_b)
         return [(1.0, self._next(state, action_a, action_b))]
+
+    def transitions(self, state: State) -> list[tuple[int, int, list[tuple[float, State]]]]:
+        """Every legal joint action with its outcomes, in one call (the solver's fast
+        path: the same as ``outcomes`` on each legal pair, without re-checking them)."""
+        legal_a = self._legal_indices[state.owed_a, state.exchange]
+        legal_b = self._legal_indices[state.owed_b, state.exchange]
+        after = self._next
+        return [(i, j, [(1.0, after(state, i, j))]) for i in legal_a for j in legal_b]
 
     def sample(self, state: State, action_a: int, action_b: int,
                rng: np.random.Generator | None = None) -> State:
@@ -712,22 +725,22 @@ class FalkensteinGame:
 
     def _advance(self, state: State, action_a: int, action_b: int, back_a: int,
                  health_a: int, health_b: int, ending: int) -> State:
-        rests_a, rests_b = RESTS[action_a], RESTS[action_b]
-        owed_a, owed_b = max(0, state.owed_a - rests_a), max(0, state.owed_b - rests_b)
+        owed_a = _OWED_AFTER[state.owed_a][action_a]
+        owed_b = _OWED_AFTER[state.owed_b][action_b]
         rested_a = rested_b = 0
         if not self.public_information:
-            rested_a, rested_b = state.rested_a + rests_a, state.rested_b + rests_b
-        same = (state.level_a, state.level_b)
+            rested_a = state.rested_a + RESTS[action_a]
+            rested_b = state.rested_b + RESTS[action_b]
         if not ending and state.exchange < EXCHANGES_PER_ROUND:
             return State(state.round, state.exchange + 1, owed_a, owed_b, back_a,
-                         health_a, health_b, *same, rested_a, rested_b)
+                         health_a, health_b, state.level_a, state.level_b, rested_a, rested_b)
         if not ending and state.round < self.max_rounds:
             required = self.rules.rests_required
             return State(state.round + 1, 1, required[state.level_a], required[state.level_b],
-                         back_a, health_a, health_b, *same)
+                         back_a, health_a, health_b, state.level_a, state.level_b)
         ending = ending or _END["draw: out of time"]
         return State(state.round, state.exchange, owed_a, owed_b, back_a, health_a, health_b,
-                     *same, rested_a, rested_b, ending)
+                     state.level_a, state.level_b, rested_a, rested_b, ending)
 
     # -- states for people and for the CLI
 

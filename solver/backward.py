@@ -107,10 +107,13 @@ def solve_game(game: Game, start: State | None = None, tolerance: float = 1e-10,
     mix_b = np.zeros((graph.size, n))
     if graph.levels is not None:
         for level in graph.levels:
-            _solve_states(graph, level, values, mix_a, mix_b, n)
+            matrices, rows, cols = stage_games(graph, level, values, n)
+            values[level] = solve_matrices(matrices, rows, cols).value
     else:
         _value_iteration(graph, values, n, tolerance, max_iterations)
-        _solve_states(graph, np.flatnonzero(~graph.terminal), values, mix_a, mix_b, n)
+    # The values are unique, so the maximum-entropy mixes can wait until every stage
+    # game is known, and then come from one batch instead of one per level.
+    _solve_states(graph, np.flatnonzero(~graph.terminal), values, mix_a, mix_b, n)
     evaluation = statistics(game, graph, visit_counts(graph, mix_a, mix_b))
     return Solution(game, graph, values, mix_a, mix_b, evaluation)
 
@@ -121,15 +124,16 @@ def stage_games(graph: StateGraph, states: np.ndarray, values: np.ndarray, n: in
     position = np.empty(graph.size, dtype=np.int64)
     position[states] = np.arange(len(states))
     matrices = np.zeros((len(states), n, n))
+    # one product over every pair beats slicing the sparse matrix by rows
+    continuation = graph.transitions @ values
     matrices[position[graph.pair_state[pairs]], graph.pair_a[pairs], graph.pair_b[pairs]] = (
-        graph.transitions[pairs] @ values)
+        continuation[pairs])
     return matrices, graph.mask_a[states], graph.mask_b[states]
 
 
 def _solve_states(graph, states, values, mix_a, mix_b, n) -> None:
     matrices, rows, cols = stage_games(graph, states, values, n)
     solved = solve_matrices(matrices, rows, cols, max_entropy=True)
-    values[states] = solved.value
     mix_a[states] = solved.row
     mix_b[states] = solved.col
 

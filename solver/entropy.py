@@ -10,13 +10,17 @@ G games becomes 2G "row player" problems, problem k paired with k + G.
 
 For one problem with payoffs P, value v and LP mixes (x*, q*):
 1. S, the maximal support of the optimal mixes, is supp(x*) plus those other rows
-   that are best replies to q* and that some optimal mix can use; whether one can
-   is decided by one LP over the cone of optimal mixes (``_cone_supports``).
+   that are best replies to q* and that some optimal mix can use. Whether one can
+   is settled by first-order certificates where possible (``_usable_rows``,
+   ``_unusable_rows``), otherwise by one LP over the cone of optimal mixes
+   (``_cone_supports``).
 2. T, the maximal support of the opponent, comes from the paired problem. By
    complementary slackness every optimal x has x.P_j = v for j in T, and for j not
    in T some optimal x has x.P_j > v (Goldman-Tucker).
 3. If the rows S and the equations {x.P_j = v, j in T; sum x = 1} pin down one
-   point, the face is that point and x* is the answer (true for almost every game).
+   point, the face is that point and x* is the answer. The caller usually knows
+   this already from the final simplex basis (nondegenerate: true for almost every
+   game with real-valued payoffs), and such games are skipped altogether.
 4. Otherwise maximise entropy on S subject to x.(P_j - P_k) = 0 for j in T (k a
    fixed member of T; this form does not depend on the rounding in v) and
    x.(P_j - v) >= 0 for j not in T. Its dual, min logsumexp(D lam) with lam >= 0 on
@@ -137,7 +141,8 @@ def _max_supports(prob: Problems, settled: np.ndarray) -> tuple[np.ndarray, np.n
     if need.size:
         sure = _usable_rows(prob, need, unsure[need], support[need])
         support[need] |= sure
-        candidate[need] &= ~_unusable_rows(prob, need, candidate[need])
+        # rows x* uses stay, whatever rounding makes of the certificate
+        candidate[need] &= support[need] | ~_unusable_rows(prob, need, candidate[need])
         unsure[need] &= ~sure & candidate[need]
         need = np.flatnonzero(unsure.any(axis=1))
     if need.size:
@@ -278,8 +283,9 @@ def _newton_step(D: np.ndarray, Dt: np.ndarray, p: np.ndarray, g: np.ndarray,
     if held.any():
         H = np.where(free[:, :, None] & free[:, None, :], H, 0.0)
         g = np.where(free, g, 0.0)
+    # held variables have a zero row and gradient, so any positive diagonal fixes them
     diagonal = np.einsum("kjj->kj", H)
-    diagonal += np.where(free, 1e-12 + np.minimum(res, 1e-3)[:, None], 1.0)
+    diagonal += (1e-12 + 1e-3 * np.minimum(res, 1.0))[:, None]
     return np.linalg.solve(H, -g[:, :, None])[:, :, 0]
 
 
@@ -314,8 +320,9 @@ def _trials(Dt: np.ndarray, floor: np.ndarray, bounded: np.ndarray, lam: np.ndar
 
 def _armijo(trial: np.ndarray, ft: np.ndarray, lam: np.ndarray, f: np.ndarray,
             g: np.ndarray) -> np.ndarray:
-    decrease = ((trial - lam[:, None, :]) @ g[:, :, None])[:, :, 0]
-    return ft <= f[:, None] + 1e-4 * decrease + 1e-15 * (1.0 + np.abs(f[:, None]))
+    decrease = np.einsum("ktj,kj->kt", trial - lam[:, None, :], g)
+    # f is a logsumexp of moderate logits, so an absolute slack of a few ulps is enough
+    return ft <= f[:, None] + 1e-4 * decrease + 1e-14
 
 
 def _logsumexp(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

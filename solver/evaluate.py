@@ -72,8 +72,13 @@ def visit_counts(graph: StateGraph, mix_a: np.ndarray, mix_b: np.ndarray,
 
 def _forward_by_levels(graph: StateGraph, step: sp.csr_matrix, start: np.ndarray) -> np.ndarray:
     visits = start.astype(float).copy()
+    flow = step.T.tocsr()
+    leaving = np.zeros_like(visits)
     for level in reversed(graph.levels):
-        visits += step[level].T @ visits[level]
+        # a whole product per level beats slicing the sparse matrix by rows
+        leaving[:] = 0.0
+        leaving[level] = visits[level]
+        visits += flow @ leaving
     return visits
 
 

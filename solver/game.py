@@ -58,6 +58,11 @@ class Game(Protocol):
 
     def describe(self, state: State) -> str: ...
 
+    # Optional, for speed (the solver and the environments fall back without them):
+    #   sample(state, action_a, action_b, rng) -> State: one draw from ``outcomes``;
+    #   transitions(state) -> [(action_a, action_b, outcomes), ...] for every legal
+    #     joint action at once, as ``outcomes`` would give them.
+
 
 @runtime_checkable
 class Policy(Protocol):

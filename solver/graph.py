@@ -41,8 +41,8 @@ class StateGraph:
         return len(self.states)
 
     def pairs_of(self, states: np.ndarray) -> np.ndarray:
-        return np.concatenate([np.arange(self.pair_slices[s], self.pair_slices[s + 1])
-                               for s in states]) if len(states) else np.zeros(0, int)
+        """The pairs of ``states``, state by state."""
+        return ranges(self.pair_slices, states)
 
 
 def build_graph(game: Game, roots: list[tuple[float, State]] | None = None) -> StateGraph:
@@ -90,17 +90,19 @@ def _explore(game: Game, roots: list[tuple[float, State]]) -> StateGraph:
             mask_b = np.asarray(game.legal_mask(state, "b"), bool)
             masks_a.append(mask_a)
             masks_b.append(mask_b)
-            legal_b = np.flatnonzero(mask_b).tolist()
-            for i in np.flatnonzero(mask_a).tolist():
-                for j in legal_b:
-                    pair = len(pair_state)
-                    pair_state.append(cursor)
-                    pair_a.append(i)
-                    pair_b.append(j)
-                    for p, nxt in game.outcomes(state, i, j):
-                        rows.append(pair)
-                        cols.append(visit(nxt))
-                        probs.append(p)
+            for i, j, outcomes in _joint_outcomes(game, state, mask_a, mask_b):
+                pair = len(pair_state)
+                pair_state.append(cursor)
+                pair_a.append(i)
+                pair_b.append(j)
+                for p, nxt in outcomes:
+                    found = index.get(nxt)
+                    if found is None:
+                        found = index[nxt] = len(states)
+                        states.append(nxt)
+                    rows.append(pair)
+                    cols.append(found)
+                    probs.append(p)
         slices.append(len(pair_state))
         cursor += 1
 
@@ -120,32 +122,51 @@ def _explore(game: Game, roots: list[tuple[float, State]]) -> StateGraph:
         pair_slices=np.asarray(slices, dtype=np.int64))
 
 
+def _joint_outcomes(game: Game, state: State, mask_a: np.ndarray, mask_b: np.ndarray):
+    """Every legal joint action with its outcomes: the game's own ``transitions`` when
+    it has that faster path, else one ``outcomes`` call per pair."""
+    joint = getattr(game, "transitions", None)
+    if joint is not None:
+        return joint(state)
+    legal_b = np.flatnonzero(mask_b).tolist()
+    return [(i, j, game.outcomes(state, i, j))
+            for i in np.flatnonzero(mask_a).tolist() for j in legal_b]
+
+
 def _levels(terminal: np.ndarray, pair_state: np.ndarray, transitions: sp.csr_matrix,
             size: int) -> list[np.ndarray] | None:
     """Non-terminal states grouped by height (longest path to a terminal state), so
     each group depends only on lower ones; None when the graph has a cycle."""
-    successor = sp.csr_matrix((np.ones(len(pair_state)), (pair_state, np.arange(len(pair_state)))),
-                              shape=(size, len(pair_state))) @ transitions
+    pairs = len(pair_state)
+    successor = sp.csr_matrix((np.ones(pairs), (pair_state, np.arange(pairs))),
+                              shape=(size, pairs)) @ transitions
     successor = (successor > 0).astype(np.int8).tocsr()
-    pending = np.asarray(successor.sum(axis=1)).ravel()  # successors not yet given a height
-    # Kahn's algorithm on the reversed graph, peeling terminal states first
+    # successors of each state not yet given a height
+    remaining = np.diff(successor.indptr)
     predecessors = successor.T.tocsr()
+    # Kahn's algorithm on the reversed graph, peeling terminal states first
     height = np.full(size, -1)
     frontier = np.flatnonzero(terminal)
     height[frontier] = 0
-    remaining = pending.copy()
-    current = 0
     levels: list[np.ndarray] = []
     placed = len(frontier)
     while len(frontier):
-        current += 1
-        touched = predecessors[frontier].indices
-        np.subtract.at(remaining, touched, predecessors[frontier].data.astype(int))
+        touched = predecessors.indices[ranges(predecessors.indptr, frontier)]
+        np.subtract.at(remaining, touched, 1)
         ready = np.unique(touched[remaining[touched] == 0])
         ready = ready[height[ready] < 0]
-        height[ready] = current
+        height[ready] = len(levels) + 1
         if len(ready):
             levels.append(ready)
         placed += len(ready)
         frontier = ready
     return levels if placed == size else None
+
+
+def ranges(bounds: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The positions ``bounds[r]:bounds[r + 1]`` of every row r, concatenated in order
+    (the rows of a CSR matrix, the pairs of states)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    first = bounds[rows]
+    counts = bounds[rows + 1] - first
+    return np.repeat(first - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())

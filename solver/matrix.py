@@ -296,7 +296,11 @@ def _repair(batch: _Batch, lp: tuple, basis: np.ndarray, row: np.ndarray, col: n
     values off a fresh solve of the basis; then ask HiGHS for those still failing.
     A new pair replaces the old one only where its regret is smaller."""
     lp = tuple(part[bad] for part in lp)
-    y, u = resolve_basis(*lp, solve_lps(*lp, start=basis[bad]).basis)
+    try:
+        basis = solve_lps(*lp, start=basis[bad]).basis
+    except np.linalg.LinAlgError:  # a singular basis: HiGHS will do
+        basis = basis[bad]
+    y, u = resolve_basis(*lp, basis)
     regret = _improve(batch, bad, row, col, *_mixes(u, y))
     for i in np.flatnonzero(~(regret <= tolerance[bad])):
         k = bad[i:i + 1]
