@@ -1,26 +1,31 @@
 """Policies for trained agents: a torch network over (observation, action mask), its
 JSON-able spec, fitting it to a table of mixes, and tabular export over the states.
 
-The network reads the observation scaled to [-1, 1] by the game's declared bounds
-(``observation_low`` / ``observation_high``), so the same weights mean the same thing
-wherever they are loaded, and masks illegal actions before the softmax.
+The network reads each observation field scaled to [-1, 1] by the game's declared
+bounds (``observation_low`` / ``observation_high``) and, for fields with a few values
+(at most ``ONE_HOT_LIMIT``), also one-hot: the scaled copy lets it generalise between
+neighbouring values, the one-hot copy lets it fit a table of a few hundred situations
+almost exactly. Illegal actions are masked before the softmax.
 """
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 import torch
 from torch import nn
 
 from solver.errors import InputError
+from solver.evaluate import mixes_of
 from solver.game import Game, Observation
 from solver.graph import build_graph
 
 SPEC_KIND = "masked-mlp"
 SPEC_VERSION = 1
+ONE_HOT_LIMIT = 32
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 
 
@@ -51,7 +56,7 @@ class NetworkPolicy:
     def __init__(self, n_actions: int, low: Sequence[float], high: Sequence[float],
                  hidden: Sequence[int] = (128, 128), activation: str = "relu",
                  action_names: Sequence[str] = (), observation_fields: Sequence[str] = (),
-                 name: str = "network"):
+                 name: str = "network", one_hot_limit: int = ONE_HOT_LIMIT):
         if activation not in ACTIVATIONS:
             raise InputError(f"unknown activation {activation!r}; allowed: "
                              f"{', '.join(ACTIVATIONS)}")
@@ -64,7 +69,11 @@ class NetworkPolicy:
         self.action_names = tuple(action_names)
         self.observation_fields = tuple(observation_fields)
         self.name = name
-        self.net = PolicyNet(len(self.low), n_actions, self.hidden, activation)
+        self.one_hot_limit = int(one_hot_limit)
+        span = self.high - self.low + 1
+        self.one_hot = np.where(span <= self.one_hot_limit, span, 0).astype(int)
+        self.net = PolicyNet(len(self.low) + int(self.one_hot.sum()), n_actions, self.hidden,
+                             activation)
         self.net.eval()
 
     @classmethod
@@ -78,14 +87,21 @@ class NetworkPolicy:
     def n_actions(self) -> int:
         return self.net.body[-1].out_features
 
-    def scale(self, observations: np.ndarray) -> torch.Tensor:
+    def encode(self, observations: np.ndarray) -> torch.Tensor:
+        """The network's input: scaled fields, then the one-hot blocks."""
+        values = np.asarray(observations, dtype=np.float32).reshape(-1, len(self.low))
         span = np.where(self.high > self.low, self.high - self.low, 1.0)
-        scaled = 2.0 * (np.asarray(observations, dtype=np.float32) - self.low) / span - 1.0
-        return torch.from_numpy(scaled.astype(np.float32))
+        parts = [2.0 * (values - self.low) / span - 1.0]
+        for field_index in np.flatnonzero(self.one_hot):
+            size = self.one_hot[field_index]
+            offset = values[:, field_index] - self.low[field_index]
+            position = np.clip(np.rint(offset), 0, size - 1).astype(int)
+            parts.append(np.eye(size, dtype=np.float32)[position])
+        return torch.from_numpy(np.concatenate(parts, axis=1).astype(np.float32))
 
     def log_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> torch.Tensor:
         """With gradients, for fitting."""
-        return self.net(self.scale(observations), torch.from_numpy(np.asarray(masks, bool)))
+        return self.net(self.encode(observations), torch.from_numpy(np.asarray(masks, bool)))
 
     def batch_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         masks = np.asarray(masks, dtype=bool)
@@ -107,6 +123,7 @@ class NetworkPolicy:
         return {"kind": SPEC_KIND, "version": SPEC_VERSION, "hidden": list(self.hidden),
                 "activation": self.activation, "n_actions": self.n_actions,
                 "observation_low": self.low.tolist(), "observation_high": self.high.tolist(),
+                "one_hot_limit": self.one_hot_limit,
                 "action_names": list(self.action_names),
                 "observation_fields": list(self.observation_fields),
                 "name": self.name, "weights": weights}
@@ -119,7 +136,7 @@ class NetworkPolicy:
             policy = cls(int(spec["n_actions"]), spec["observation_low"],
                          spec["observation_high"], spec["hidden"], spec["activation"],
                          spec.get("action_names", ()), spec.get("observation_fields", ()),
-                         spec.get("name", "network"))
+                         spec.get("name", "network"), spec.get("one_hot_limit", ONE_HOT_LIMIT))
             policy.net.load_state_dict(_decode_weights(spec["weights"], policy.net))
         except InputError:
             raise
@@ -167,10 +184,28 @@ def observation_bounds(game: Game) -> tuple[list[float], list[float]]:
 
 
 def fit(policy: NetworkPolicy, observations: np.ndarray, masks: np.ndarray,
-        targets: np.ndarray, steps: int = 2000, learning_rate: float = 3e-3,
+        targets: np.ndarray, steps: int = 2000, learning_rate: float = 1e-2,
         weights: np.ndarray | None = None, seed: int = 0) -> float:
     """Fit ``policy`` to target mixes by full-batch Adam on the (weighted) KL divergence;
     returns the final mean KL. Seeded, so the same data give the same weights."""
+    with _one_thread():
+        return _fit(policy, observations, masks, targets, steps, learning_rate, weights, seed)
+
+
+@contextmanager
+def _one_thread() -> Iterator[None]:
+    # at these sizes a second thread costs more in synchronisation than it saves
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
+def _fit(policy: NetworkPolicy, observations: np.ndarray, masks: np.ndarray,
+         targets: np.ndarray, steps: int, learning_rate: float,
+         weights: np.ndarray | None, seed: int) -> float:
     torch.manual_seed(seed)
     _reset(policy.net)
     targets_t = torch.as_tensor(np.where(masks, targets, 0.0), dtype=torch.float32)
@@ -182,7 +217,7 @@ def fit(policy: NetworkPolicy, observations: np.ndarray, masks: np.ndarray,
     optimiser = torch.optim.Adam(policy.net.parameters(), lr=learning_rate)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, max(1, steps))
     policy.net.train()
-    inputs = policy.scale(observations)
+    inputs = policy.encode(observations)
     masks_t = torch.from_numpy(np.asarray(masks, bool))
     loss = torch.zeros(())
     for _ in range(steps):
@@ -218,6 +253,5 @@ def tabulate(game: Game, policy, player: str) -> dict[Observation, np.ndarray]:
     if not rows:
         return {}
     keys = list(table)
-    from solver.evaluate import mixes_of  # noqa: PLC0415 (kept local: evaluation only)
     mixes = mixes_of(game, graph, policy, player)[rows]
     return {key: mix for key, mix in zip(keys, mixes, strict=True)}

@@ -1,47 +1,57 @@
 """Self-play training of round-level policies for both sides of any duel.
 
 The algorithm is external-sampling Monte-Carlo CFR (Lanctot et al. 2009) for
-simultaneous moves, on the game's states rather than on its history tree:
+simultaneous moves, run on the game's states rather than on its history tree, with
+the variance-reduction baselines of VR-MCCFR (Schmid et al. 2019) and discounted
+regrets (DCFR, Brown & Sandholm 2019):
 
-- Each player keeps regret-matching+ tables keyed by its observation. A step makes
-  two traversals, one per player (alternating updates). The traverser tries every
-  legal action at every state it reaches; the opponent's action is drawn once per
-  state from his current strategy, and chance is drawn through the protocol
-  (``sample_step`` / the exact outcome lists, sampled). Nothing else is used: no
-  solver call is made while learning.
-- A traversal memoises the traverser's value of every state it has computed in
-  this step, so a state reached along several paths is expanded once. On the tree
-  of a ten-round duel the traverser's branching would be astronomic; on the states
-  it costs one expansion per reachable state, and the samples a state shares
-  between paths keep every estimate unbiased.
-- Every state is a local regret minimiser that sees the traverser's action values
-  (its continuation under the current strategies). Regret matching is Hannan
-  consistent, so the average of each local pair of strategies converges to the
-  equilibrium of its stage game once the stages below have converged; by induction
-  from the last exchange up (the argument of Lisy et al. 2013 for simultaneous-move
-  search) the average policy converges to a subgame-perfect equilibrium. Regrets and
-  averages weight every visit equally rather than by counterfactual reach: a reach
-  weight counts the traverser's paths, which grows exponentially with depth here
-  and makes deep estimates depend on a few steps. The average is linear in the step
-  (as in CFR+), which forgets the poor early strategies faster.
+- Each player keeps regret tables keyed by its observation. A step makes two
+  traversals, one per player (alternating updates). The traverser tries every legal
+  action at every state it reaches; the opponent's action is drawn once per state
+  (from his current strategy blended with ``exploration`` uniform play, importance
+  weighted), and chance is drawn once per joint action. Only the protocol is used:
+  ``initial_outcomes``, ``legal_mask``, ``observe``, ``is_terminal``, ``payoff`` and
+  ``outcomes`` / ``sample_step`` to draw the next state. No solver call is made
+  while learning; the exact evaluation only measures.
+- A traversal memoises the traverser's value of each state it has computed in this
+  step, so a state reached along several paths is expanded once. On the history
+  tree of a ten-round duel the traverser's branching is astronomic; on the states
+  a step costs one expansion per reachable state.
+- Baselines: the value of each (state, own action, opponent action) seen last time
+  stands in for the opponent actions not drawn, corrected by the drawn one, and each
+  chance outcome's last value (its exact payoff when terminal) does the same for
+  chance. The estimates stay unbiased; in a deterministic duel they approach a full
+  sweep of the opponent's actions at the price of one.
+- Every state is a local regret minimiser on its own clock (the number of times it
+  has been updated), which sees the traverser's action values: its continuation
+  under the current strategies. Regret matching is Hannan consistent, so each
+  state's average strategy pair converges to the equilibrium of its stage game once
+  the stages below have converged; by induction from the last exchange up (the
+  argument of Lisy et al. 2013 for simultaneous-move search) the average policy
+  converges to a subgame-perfect equilibrium. Visits are weighted equally rather
+  than by counterfactual reach: a state's reach weight would count the traverser's
+  paths to it, which grows exponentially with depth and diverged in our runs. The
+  own clock matters too: with a global step count a state reached rarely has its
+  average decided by its last visit. DCFR's discounting (alpha 1.5, beta 0, gamma 2)
+  forgets the poor early strategies; "cfr+" (regret floor, linear average) and
+  "none" (plain regret matching) are available for comparison.
 - Cycles (games without a turn cap) are cut where a traversal meets a state it is
   still expanding: that state's last computed value stands in for it.
 - A "magnet" per side (a policy, for personalities) with weight ``regularization``
-  changes that side's payoff to payoff - regularization * KL(mix || magnet),
-  charged at every state it plays, and the opponent plays against that same
-  regularised payoff (a zero-sum regularised game). Its local learners minimise
-  regret on the linearised utility; the fixed point is the most robust play for
-  a given closeness to the temperament. At 0 it is the ordinary equilibrium.
+  changes that side's payoff to payoff - regularization * KL(mix || magnet), charged
+  at every state it plays, and the opponent plays against that same regularised
+  payoff (a zero-sum regularised game, solved state by state). Its learners minimise
+  regret on the linearised utility. At 0 it is the ordinary equilibrium; the larger
+  the weight, the closer the side stays to its magnet.
 
 Why not the alternatives: plain self-play policy gradient cycles; outcome-sampling
 MCCFR's importance weights multiply along thirty exchanges; NFSP needs far more
-samples than the few hundred states of a duel. The learnt average tables are
-distilled into a torch network (``agents.policies``) for export and for
-observations the tables never saw.
+samples than the few hundred states of a duel. The average tables are distilled into
+a torch network (``agents.policies``) for export and for observations they never saw.
 
 The curve's ``seconds`` count training only (exact evaluation, checkpoints and
 distillation excluded), summed across resumed runs; ``minutes`` is a budget on that
-total.
+total, as ``iterations`` is on the steps.
 """
 
 from __future__ import annotations
@@ -95,10 +105,10 @@ class TrainConfig:
     discounting: str = "dcfr"        # "dcfr", "cfr+" (regret floor, linear average) or "none"
     cache_transitions: bool = True   # keep each exact outcome list once, then sample it
     baseline_rate: float = 1.0       # how fast the pair baselines follow new values; 0: none
-    exploration: float = 0.0         # share of uniform play in the opponent's sampled action
+    exploration: float = 0.2         # share of uniform play in the opponent's sampled action
     hidden: tuple[int, ...] = (128, 128)
     distill_steps: int = 2000        # 0: return the average tables themselves
-    learning_rate: float = 3e-3
+    learning_rate: float = 1e-2      # of the distillation (Adam)
 
     def validate(self) -> None:
         _check_int("seed", self.seed, 0)
@@ -139,7 +149,9 @@ class TrainConfig:
         """What a checkpoint must agree with to be resumed."""
         return {"seed": self.seed, "regularization": float(self.regularization),
                 "magnet_a": self.magnet_a is not None, "magnet_b": self.magnet_b is not None,
-                "discounting": self.discounting}
+                "discounting": self.discounting, "exploration": float(self.exploration),
+                "baseline_rate": float(self.baseline_rate),
+                "cache_transitions": self.cache_transitions}
 
 
 def _check_int(name: str, value: object, low: int) -> None:
@@ -183,21 +195,22 @@ class RegretTable:
         self.size = 0
         self._allocate(64)
 
+    def _fields(self, capacity: int) -> dict[str, tuple[tuple, type]]:
+        """Every per-row array: its shape and type. ``baselines[row, own, theirs]`` is
+        the last value seen after that joint action."""
+        n = self.n
+        return {"masks": ((capacity, n), bool), "regrets": ((capacity, n), float),
+                "totals": ((capacity, n), float), "log_magnet": ((capacity, n), float),
+                "values": ((capacity,), float), "visits": ((capacity,), np.int64),
+                "baselines": ((capacity, n, n), float)}
+
     def _allocate(self, capacity: int) -> None:
-        def grow(array: np.ndarray | None, shape: tuple, dtype=float) -> np.ndarray:
+        for name, (shape, dtype) in self._fields(capacity).items():
             fresh = np.zeros(shape, dtype=dtype)
-            if array is not None:
-                fresh[:len(array)] = array
-            return fresh
-        old = getattr(self, "regrets", None) is not None
-        self.masks = grow(self.masks if old else None, (capacity, self.n), bool)
-        self.regrets = grow(self.regrets if old else None, (capacity, self.n))
-        self.totals = grow(self.totals if old else None, (capacity, self.n))
-        self.log_magnet = grow(self.log_magnet if old else None, (capacity, self.n))
-        self.values = grow(self.values if old else None, (capacity,))
-        self.visits = grow(self.visits if old else None, (capacity,), np.int64)
-        # baselines[row, own action, opponent action]: the last value seen for that pair
-        self.baselines = grow(self.baselines if old else None, (capacity, self.n, self.n))
+            old = getattr(self, name, None)
+            if old is not None:
+                fresh[:len(old)] = old
+            setattr(self, name, fresh)
 
     def row(self, observation: tuple, mask: np.ndarray, magnet: np.ndarray | None) -> int:
         found = self.index.get(observation)
@@ -231,13 +244,8 @@ class RegretTable:
         return TabularPolicy(dict(zip(self.observations, self.average(), strict=True)), name)
 
     def to_json(self) -> dict:
-        n = self.size
-        return {"observations": [list(o) for o in self.observations],
-                "masks": self.masks[:n].astype(int).tolist(),
-                "regrets": self.regrets[:n].tolist(), "totals": self.totals[:n].tolist(),
-                "log_magnet": self.log_magnet[:n].tolist(), "values": self.values[:n].tolist(),
-                "visits": self.visits[:n].tolist(),
-                "baselines": self.baselines[:n].tolist()}
+        arrays = {name: getattr(self, name)[:self.size].tolist() for name in self._fields(0)}
+        return {"observations": [list(o) for o in self.observations], **arrays}
 
     @classmethod
     def from_json(cls, data: dict, n_actions: int) -> RegretTable:
@@ -247,10 +255,8 @@ class RegretTable:
         table.observations = [tuple(o) for o in data["observations"]]
         table.index = {o: i for i, o in enumerate(table.observations)}
         table.size = n
-        for name in ("masks", "regrets", "totals", "log_magnet", "values", "visits",
-                     "baselines"):
-            getattr(table, name)[:n] = np.asarray(data[name]).reshape(
-                getattr(table, name)[:n].shape)
+        for name, (shape, dtype) in table._fields(n).items():
+            getattr(table, name)[:n] = np.asarray(data[name], dtype=dtype).reshape(shape)
         return table
 
 
@@ -460,13 +466,13 @@ class SelfPlay:
             # the linearised KL penalty: its gradient is alpha * (log mix - log magnet) + const
             gradient = q - self.alpha[side] * (np.log(np.maximum(mix, LOG_FLOOR))
                                                - table.log_magnet[rows])
-        baseline = (mix * gradient).sum(axis=1, keepdims=True)
+        expected = (mix * gradient).sum(axis=1, keepdims=True)
         np.add.at(table.visits, rows, 1)
         # each state keeps its own clock: a state reached rarely must not have its
         # average decided by the one late visit a global step count would weigh most
         clock = table.visits[rows].astype(float)
         self._discount(table, rows, clock)
-        np.add.at(table.regrets, rows, (gradient - baseline) * table.masks[rows])
+        np.add.at(table.regrets, rows, (gradient - expected) * table.masks[rows])
         weight = clock if self.config.discounting == "cfr+" else np.ones(len(rows))
         if self.config.discounting == "cfr+":
             table.regrets[rows] = np.maximum(table.regrets[rows], 0.0)

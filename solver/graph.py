@@ -73,6 +73,7 @@ def _explore(game: Game, roots: list[tuple[float, State]]) -> StateGraph:
         return found
 
     start_items = [(visit(state), p) for p, state in roots]
+    # the loop below inlines ``visit``: it runs once per outcome of every joint action
     rows, cols, probs = [], [], []
     pair_state, pair_a, pair_b, masks_a, masks_b, terminal, payoff = [], [], [], [], [], [], []
     slices = [0]

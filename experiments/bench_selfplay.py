@@ -1,0 +1,350 @@
+"""Self-play benchmark: our trainer against OpenSpiel's MCCFR on Castle Falkenstein.
+
+For each duel (default options; GD vs GD and AV vs GD) both learners get the same
+training-time budget (``--minutes``, evaluation excluded) and are measured with OUR
+exact exploitability (NashConv / 2, payoff in [-1, 1]) along the way:
+
+- ours: ``agents.selfplay.train`` (external-sampling MCCFR on the states with
+  baselines; see its docstring); the curve evaluates the average tables, and the
+  distilled network is measured once at the end;
+- OpenSpiel: its C++ outcome-sampling MCCFR (``pyspiel.OutcomeSamplingMCCFRSolver``)
+  on the duel through a small adapter below: a pyspiel Python game that is the
+  turn-based transform of the duel (A chooses, then B without seeing A's card,
+  then chance), whose information state is the player's observation, the key our
+  tables use. Its average policy is read state by state into a table for our solver.
+
+OpenSpiel's external-sampling MCCFR and CFR walk the history tree, where the
+traverser's branching over thirty exchanges is astronomic; ``--es-probe`` times one
+iteration of its external sampling in a subprocess to show it (0 skips the probe).
+
+Run: ``python experiments/bench_selfplay.py [--minutes 10] [--json]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+import envs
+from agents.selfplay import TrainConfig, plot_curves, train
+from solver.graph import build_graph
+from solver.policy import TabularPolicy
+from solver.response import exploitability
+
+TARGET = 0.02
+DUELS = {"GD-GD": ("GD", "GD"), "AV-GD": ("AV", "GD")}
+REPORT_TIMES = (1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600)
+OUT = Path(__file__).resolve().parent / "out"
+
+
+def make_duel(name: str):
+    fencing_a, fencing_b = DUELS[name]
+    return envs.make("falkenstein", a={"fencing": fencing_a}, b={"fencing": fencing_b})
+
+
+# -- the OpenSpiel adapter (benchmark only) ------------------------------------------
+
+def spiel_classes():
+    """The adapter's classes, built on first use so that ``--help`` needs no pyspiel."""
+    import pyspiel
+
+    class DuelSpielGame(pyspiel.Game):
+        """The turn-based transform of a duel as a pyspiel Python game."""
+
+        def __init__(self, duel, horizon: int = 1000):
+            self.duel = duel
+            self.starts = duel.initial_outcomes()
+            game_type = pyspiel.GameType(
+                short_name="python_duel_turn_based", long_name="duel, turn-based transform",
+                dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+                chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+                information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+                utility=pyspiel.GameType.Utility.ZERO_SUM,
+                reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+                max_num_players=2, min_num_players=2,
+                provides_information_state_string=True,
+                provides_information_state_tensor=False,
+                provides_observation_string=True, provides_observation_tensor=False,
+                parameter_specification={})
+            info = pyspiel.GameInfo(
+                num_distinct_actions=len(duel.action_names), max_chance_outcomes=1024,
+                num_players=2, min_utility=-1.0, max_utility=1.0, utility_sum=0.0,
+                max_game_length=horizon)
+            super().__init__(game_type, info, {})
+
+        def new_initial_state(self):
+            return DuelSpielState(self)
+
+        def make_py_observer(self, iig_obs_type=None, params=None):
+            return DuelObserver()
+
+    class DuelSpielState(pyspiel.State):
+        """A duel state, A's pending (hidden) card, or a pending chance draw."""
+
+        def __init__(self, game, duel_state=None, pending=None):
+            super().__init__(game)
+            self.duel = game.duel
+            if duel_state is None and len(game.starts) == 1:
+                duel_state = game.starts[0][1]
+            self.chances = game.starts if duel_state is None else None
+            self.s = duel_state
+            self.pending = pending
+
+        def current_player(self):
+            if self.chances is not None:
+                return pyspiel.PlayerId.CHANCE
+            if self.duel.is_terminal(self.s):
+                return pyspiel.PlayerId.TERMINAL
+            return 0 if self.pending is None else 1
+
+        def _legal_actions(self, player):
+            mask = self.duel.legal_mask(self.s, "ab"[player])
+            return [int(a) for a in np.flatnonzero(mask)]
+
+        def chance_outcomes(self):
+            return [(i, p) for i, (p, _) in enumerate(self.chances)]
+
+        def _apply_action(self, action):
+            if self.chances is not None:
+                self.s, self.chances = self.chances[action][1], None
+            elif self.pending is None:
+                self.pending = action
+            else:
+                outcomes = self.duel.outcomes(self.s, self.pending, action)
+                self.pending = None
+                if len(outcomes) == 1:
+                    self.s = outcomes[0][1]
+                else:
+                    self.chances = outcomes
+
+        def _action_to_string(self, player, action):
+            return self.duel.action_names[action] if player >= 0 else f"chance {action}"
+
+        def is_terminal(self):
+            return self.chances is None and self.duel.is_terminal(self.s)
+
+        def returns(self):
+            if not self.is_terminal():
+                return [0.0, 0.0]
+            value = float(self.duel.payoff(self.s))
+            return [value, -value]
+
+        def __str__(self):
+            return f"{self.s} pending={self.pending}"
+
+        def __deepcopy__(self, memo):
+            # states of the duel are immutable: a shallow copy is a full copy
+            copy = DuelSpielState(self.get_game(), self.s, self.pending)
+            copy.chances = self.chances
+            return copy
+
+    class DuelObserver:
+        """Information state = the player's own observation (what our tables key on)."""
+
+        def __init__(self):
+            self.tensor = None
+            self.dict = {}
+
+        def set_from(self, state, player):
+            pass
+
+        def string_from(self, state, player):
+            return f"{player}|{state.duel.observe(state.s, 'ab'[player])}"
+
+    return DuelSpielGame, DuelSpielState
+
+
+def spiel_tables(duel, spiel_game, state_class, average) -> tuple[TabularPolicy, TabularPolicy]:
+    """OpenSpiel's average policy, read at every live state into one table per side."""
+    graph = build_graph(duel)
+    tables: tuple[dict, dict] = ({}, {})
+    for s in np.flatnonzero(~graph.terminal):
+        state = graph.states[s]
+        first_a = int(np.flatnonzero(graph.mask_a[s])[0])
+        for side, pending in ((0, None), (1, first_a)):
+            probs = average.action_probabilities(state_class(spiel_game, state, pending))
+            mix = np.zeros(len(duel.action_names))
+            for action, p in probs.items():
+                mix[action] = p
+            tables[side][tuple(duel.observe(state, "ab"[side]))] = mix
+    return TabularPolicy(tables[0], "openspiel a"), TabularPolicy(tables[1], "openspiel b")
+
+
+def run_openspiel(duel, minutes: float, seed: int) -> list[dict]:
+    """OpenSpiel's outcome-sampling MCCFR, evaluated exactly on a time schedule."""
+    import pyspiel
+    game_class, state_class = spiel_classes()
+    spiel_game = game_class(duel)
+    solver = pyspiel.OutcomeSamplingMCCFRSolver(spiel_game, 0.6, seed)
+    budget, seconds, iterations, curve = 60.0 * minutes, 0.0, 0, []
+    checkpoints = iter(sorted({*np.geomspace(0.5, budget, 40).tolist(), budget}))
+    due = next(checkpoints)
+    while seconds < budget:
+        started = time.perf_counter()
+        for _ in range(100):
+            solver.run_iteration()
+        iterations += 100
+        seconds += time.perf_counter() - started
+        if seconds >= due or seconds >= budget:
+            score = exploitability(duel, *spiel_tables(duel, spiel_game, state_class,
+                                                       solver.average_policy()))
+            curve.append(curve_row(iterations, seconds, score))
+            due = next((t for t in checkpoints if t > seconds), budget)
+    return curve
+
+
+def curve_row(step: int, seconds: float, score) -> dict:
+    return {"step": step, "seconds": seconds, "exploitability": score.value,
+            "gain_a": score.gain_a, "gain_b": score.gain_b, "value": score.pair_value}
+
+
+def probe_external_sampling(name: str, timeout: float) -> dict:
+    """Time OpenSpiel's external-sampling MCCFR's first iteration in a subprocess."""
+    command = [sys.executable, __file__, "--probe-es", name]
+    started = time.perf_counter()
+    try:
+        subprocess.run(command, timeout=timeout, check=True, capture_output=True)
+    except subprocess.TimeoutExpired:
+        return {"finished": False, "seconds": timeout}
+    return {"finished": True, "seconds": time.perf_counter() - started}
+
+
+def _probe(name: str) -> None:
+    import pyspiel
+    game_class, _ = spiel_classes()
+    pyspiel.ExternalSamplingMCCFRSolver(game_class(make_duel(name)), 0).run_iteration()
+
+
+# -- ours ---------------------------------------------------------------------------------
+
+def run_ours(duel, name: str, minutes: float, seed: int, out: Path) -> dict:
+    config = TrainConfig(seed=seed, iterations=None, minutes=minutes, eval_every=50,
+                         curve_path=out / f"ours_{name}.csv")
+    result = train(duel, config, progress=sys.stderr.isatty())
+    return {"curve": result.curve, "steps": result.step,
+            "table_exploitability": result.table_exploitability.value,
+            "network_exploitability": result.exploitability.value,
+            "distill_loss": list(result.distill_loss)}
+
+
+# -- reporting ------------------------------------------------------------------------------
+
+def time_to(curve: list[dict], target: float = TARGET) -> float | None:
+    return next((row["seconds"] for row in curve if row["exploitability"] < target), None)
+
+
+def at_time(curve: list[dict], seconds: float) -> float | None:
+    """The last exploitability measured by ``seconds`` of training."""
+    seen = [row["exploitability"] for row in curve if row["seconds"] <= seconds]
+    return seen[-1] if seen else None
+
+
+def ratio(ours: float | None, theirs: float | None, budget: float) -> str:
+    if ours is None:
+        return "n/a (ours did not reach the target)"
+    if theirs is None:
+        return f"> {budget / ours:.0f} (OpenSpiel did not reach it in {budget:.0f} s)"
+    return f"{theirs / ours:.1f}"
+
+
+def summarise(name: str, ours: dict, theirs: list[dict], budget: float) -> dict:
+    ours_time, theirs_time = time_to(ours["curve"]), time_to(theirs)
+    return {"duel": name.replace("-", " vs "), "target": TARGET, "budget_seconds": budget,
+            "ours": {**ours, "time_to_target": ours_time},
+            "openspiel_os_mccfr": {"curve": theirs, "time_to_target": theirs_time,
+                                   "iterations": theirs[-1]["step"] if theirs else 0},
+            "time_ratio": ratio(ours_time, theirs_time, budget)}
+
+
+def print_summary(summary: dict) -> None:
+    budget = summary["budget_seconds"]
+    ours, theirs = summary["ours"], summary["openspiel_os_mccfr"]
+    print(f"\n== Castle Falkenstein, {summary['duel']} (default options) ==")
+    print(f"{'training s':>10}  {'ours':>10}  {'OpenSpiel OS-MCCFR':>18}")
+    for t in [t for t in REPORT_TIMES if t <= budget] + ([budget] if budget not in
+                                                         REPORT_TIMES else []):
+        mine, other = at_time(ours["curve"], t), at_time(theirs["curve"], t)
+        print(f"{t:>10g}  {_fmt(mine):>10}  {_fmt(other):>18}")
+    print(f"time to exploitability < {TARGET}: ours {_fmt_s(ours['time_to_target'])}, "
+          f"OpenSpiel {_fmt_s(theirs['time_to_target'])}; ratio {summary['time_ratio']}")
+    print(f"ours: {ours['steps']} steps, final table {ours['table_exploitability']:.5f}, "
+          f"distilled network {ours['network_exploitability']:.5f}; "
+          f"OpenSpiel: {theirs['iterations']} iterations")
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def _fmt_s(value: float | None) -> str:
+    return "not reached" if value is None else f"{value:.1f} s"
+
+
+def write_outputs(name: str, summary: dict, out: Path) -> None:
+    theirs = summary["openspiel_os_mccfr"]["curve"]
+    with open(out / f"openspiel_{name}.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(theirs[0]) if theirs else ["step"])
+        writer.writeheader()
+        writer.writerows(theirs)
+    plot_curves({"ours (ES-MCCFR on states)": summary["ours"]["curve"],
+                 "OpenSpiel OS-MCCFR": theirs}, out / f"bench_{name}.png",
+                title=f"Castle Falkenstein {summary['duel']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=10.0,
+                        help="training budget per learner and duel (default 10)")
+    parser.add_argument("--duels", default=",".join(DUELS),
+                        help=f"comma-separated, from {', '.join(DUELS)}")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--es-probe", type=float, default=60.0,
+                        help="seconds to let one OpenSpiel ES-MCCFR iteration run (0: skip)")
+    parser.add_argument("--out", type=Path, default=OUT,
+                        help="directory for the CSV, PNG and JSON files")
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--probe-es", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.probe_es:
+        _probe(args.probe_es)
+        return 0
+    if args.minutes <= 0:
+        parser.error(f"--minutes must be > 0, got {args.minutes}")
+    names = [n.strip() for n in args.duels.split(",") if n.strip()]
+    for name in names:
+        if name not in DUELS:
+            parser.error(f"unknown duel {name!r}; allowed: {', '.join(DUELS)}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    report = {"target": TARGET, "minutes": args.minutes, "seed": args.seed, "duels": []}
+    for name in names:
+        duel = make_duel(name)
+        ours = run_ours(duel, name, args.minutes, args.seed, args.out)
+        theirs = run_openspiel(duel, args.minutes, args.seed)
+        summary = summarise(name, ours, theirs, 60.0 * args.minutes)
+        write_outputs(name, summary, args.out)
+        report["duels"].append(summary)
+        if not args.json:
+            print_summary(summary)
+    if args.es_probe > 0:
+        report["openspiel_es_mccfr_first_iteration"] = probe_external_sampling(
+            names[0], args.es_probe)
+        if not args.json:
+            probe = report["openspiel_es_mccfr_first_iteration"]
+            state = "finished" if probe["finished"] else "did not finish"
+            print(f"\nOpenSpiel external-sampling MCCFR, {names[0]}: the first iteration "
+                  f"{state} in {probe['seconds']:.0f} s")
+    (args.out / "bench_selfplay.json").write_text(json.dumps(report, indent=1))
+    if args.json:
+        print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
