@@ -49,6 +49,9 @@ _INDEX = (int, np.integer)
 # 3 exchanges a round)
 _OWED_AFTER = tuple(tuple(max(0, owed - rests) for rests in RESTS) for owed in range(7))
 EXCHANGES_PER_ROUND = 3
+# the exact solution grows with the rounds (about 37 states a round); beyond this the
+# seconds would have stopped any duel long ago
+MAX_ROUNDS = 1000
 LETTERS = ("R", "BP", "BT", "BM", "HC")
 CONVENTIONS = ("first_blood", "surrender", "to_the_death")
 EDGES = ("wall", "ledge")
@@ -199,8 +202,16 @@ def _grid(damage: dict, ladder: tuple[str, ...]) -> tuple:
 def _weapon(entry: object, key: str) -> Weapon:
     if not isinstance(entry, dict):
         raise _fail(key, "expected a table with wounds, size and uses_physique")
-    return Weapon(_ints(entry["wounds"], f"{key}.wounds", 3), str(entry["size"]),
-                  bool(entry["uses_physique"]))
+    return Weapon(_ints(entry["wounds"], f"{key}.wounds", 3),
+                  _typed(entry["size"], str, f"{key}.size"),
+                  _typed(entry["uses_physique"], bool, f"{key}.uses_physique"))
+
+
+def _typed(value: object, kind: type, key: str):
+    """``value`` if it is a ``kind`` (TOML has real booleans: "false" is not one)."""
+    if not isinstance(value, kind):
+        raise _fail(key, f"expected a {kind.__name__}, got {value!r}")
+    return value
 
 
 def _discipline(entry: object, key: str) -> Discipline:
@@ -208,11 +219,13 @@ def _discipline(entry: object, key: str) -> Discipline:
         raise _fail(key, "expected a table with ability, corps_a_corps, field, wounds, "
                          "conventions")
     check_choice(f"value in ruleset {key}.wounds", entry["wounds"], ("weapon", "blow", "none"))
-    conventions = tuple(entry["conventions"])
+    conventions = tuple(_typed(entry["conventions"], list, f"{key}.conventions"))
     for convention in conventions:
         check_choice(f"convention in ruleset {key}.conventions", convention, CONVENTIONS)
-    return Discipline(str(entry["ability"]), str(entry["corps_a_corps"]), bool(entry["field"]),
-                      entry["wounds"], conventions)
+    return Discipline(_typed(entry["ability"], str, f"{key}.ability"),
+                      _typed(entry["corps_a_corps"], str, f"{key}.corps_a_corps"),
+                      _typed(entry["field"], bool, f"{key}.field"), entry["wounds"],
+                      conventions)
 
 
 def _prior(table: Mapping, what: str, rules_ladder: tuple[str, ...], level) -> tuple:
@@ -267,7 +280,7 @@ def compile_rules(ruleset: dict) -> Rules:
         grid=_grid(ruleset["damage"], ladder),
         prior=(), disciplines=disciplines, default_weapon=default_weapon,
         convention=_choice(ruleset["convention"], CONVENTIONS, "ruleset convention"),
-        max_rounds=_int(ruleset["max_rounds"], "max_rounds", 1, 10_000),
+        max_rounds=_int(ruleset["max_rounds"], "max_rounds", 1, MAX_ROUNDS),
         field_m=_field(ruleset["field_m"], "ruleset field_m"),
         edge=_choice(ruleset["edge"], EDGES, "ruleset edge"),
     )
@@ -348,7 +361,12 @@ def make(a: Mapping | None = None, b: Mapping | None = None,
          prior_b: Mapping | None = None) -> FalkensteinGame:
     """Build the duel; an option given as None takes the ruleset's (or catalog's) default."""
     merged = load_ruleset("falkenstein", ruleset)
-    rules = compile_rules(merged)
+    try:
+        rules = compile_rules(merged)
+    except (TypeError, ValueError, KeyError, IndexError) as error:
+        if isinstance(error, InputError):
+            raise
+        raise InputError(f"malformed ruleset data ({type(error).__name__}: {error})") from None
     options = _resolve_options(rules, dict(
         convention=convention, max_rounds=max_rounds, field_m=field_m, edge=edge,
         sabre_uses_physique=sabre_uses_physique, discipline=discipline,
@@ -370,8 +388,10 @@ def _resolve_options(rules: Rules, given: dict) -> dict:
         raise InputError(f"convention {convention!r} is not allowed in {discipline}; "
                          f"allowed: {', '.join(allowed)}")
     max_rounds = rules.max_rounds if given["max_rounds"] is None else given["max_rounds"]
-    if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
-        raise InputError(f"max_rounds must be an integer >= 1, got {max_rounds!r}")
+    if (isinstance(max_rounds, bool) or not isinstance(max_rounds, int)
+            or not 1 <= max_rounds <= MAX_ROUNDS):
+        raise InputError(f"max_rounds must be an integer from 1 to {MAX_ROUNDS}, "
+                         f"got {max_rounds!r}")
     hidden = _flag(given["hidden_levels"], "hidden_levels")
     priors = {}
     for side in ("a", "b"):
@@ -600,7 +620,8 @@ class FalkensteinGame:
     def _check_actions(self, state: State, action_a: int, action_b: int) -> None:
         legal = self._legal
         if (not state.ending and isinstance(action_a, _INDEX) and isinstance(action_b, _INDEX)
-                and 0 <= action_a < 6 and 0 <= action_b < 6 and legal[state.owed_a, state.exchange][action_a]
+                and 0 <= action_a < 6 and 0 <= action_b < 6
+                and legal[state.owed_a, state.exchange][action_a]
                 and legal[state.owed_b, state.exchange][action_b]):
             return
         if state.ending:
@@ -764,8 +785,11 @@ class FalkensteinGame:
             if "back_a" in values and fields["back_a"] != back_a:
                 raise InputError(f"back_a + back_b must be field_m - 2 = {self._room}")
             fields["back_a"] = back_a
+        self._check_live(fields)
         if "owed_a" not in values or "owed_b" not in values:
             self._default_owed(fields, values)
+        if self.public_information:  # Rests played only count through the Rests owed
+            fields["rested_a"] = fields["rested_b"] = 0
         state = State(**fields)
         self._check_state(state)
         return state
@@ -781,6 +805,18 @@ class FalkensteinGame:
         if isinstance(value, bool) or not isinstance(value, int | np.integer):
             raise InputError(f"state field {key} takes an integer, got {value!r}")
         return int(value)
+
+    def _check_live(self, fields: dict) -> None:
+        """A moment to ask about is one at which the duel still goes on."""
+        if fields["ending"]:
+            raise InputError("ending must be 0: the duel is over at that state")
+        played = 2 * (fields["exchange"] - 1)
+        for side in ("a", "b"):
+            if fields[f"health_{side}"] < 0:
+                raise InputError(f"health_{side} below 0 is unconscious: the duel is over")
+            if not 0 <= fields[f"rested_{side}"] <= played:
+                raise InputError(f"rested_{side} (Rests played this round) must be "
+                                 f"0..{played} at exchange {fields['exchange']}")
 
     def _default_owed(self, fields: dict, given: Mapping) -> None:
         """Unless given, a side owes what its level requires less the Rests it played."""
@@ -830,8 +866,9 @@ class FalkensteinGame:
         name = self.sheets[side].get("name")
         return f"{side.upper()} ({name})" if name else side.upper()
 
-    def describe(self, state: State) -> str:
-        """The situation at the table: round, ground, Health, Rests owed."""
+    def describe(self, state: State, viewer: str | None = None) -> str:
+        """The situation at the table: round, ground, Health, Rests owed. With hidden
+        levels, a ``viewer`` sees neither his foe's level nor the Rests he owes."""
         view = self.state_dict(state)
         lines = [f"Round {state.round} of {self.max_rounds}, exchange {state.exchange} of "
                  f"{EXCHANGES_PER_ROUND} ({self.options['discipline']}, "
@@ -840,9 +877,16 @@ class FalkensteinGame:
             where = "; ".join(self._where(side, view[f"back_{side}"]) for side in "ab")
             lines.append(f"Ground {self.field_m} m, a {self.edge} at each end: {where}.")
         for side in "ab":
+            ability = self.discipline.ability.capitalize()
+            if viewer is not None and not self.public_information and side != _side(viewer):
+                rested = view[f"rested_{side}"]
+                lines.append(f"{self._name(side)}: {ability} unknown, Health "
+                             f"{view[f'health_{side}']}, has played {rested} "
+                             f"Rest{'s' if rested != 1 else ''} this round.")
+                continue
             level = self.rules.ladder[view[f"level_{side}"]]
             owed = view[f"owed_{side}"]
-            lines.append(f"{self._name(side)}: {self.discipline.ability.capitalize()} {level}, "
+            lines.append(f"{self._name(side)}: {ability} {level}, "
                          f"Health {view[f'health_{side}']}, owes {owed} "
                          f"Rest{'s' if owed != 1 else ''} this round.")
         return "\n".join(lines)

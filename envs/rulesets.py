@@ -27,6 +27,8 @@ def load_override(source: str | Path | dict | None) -> dict:
         return tomllib.loads(path.read_text("utf-8"))
     except FileNotFoundError:
         raise InputError(f"ruleset file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read ruleset file {path}: {error}") from None
     except tomllib.TOMLDecodeError as error:
         raise InputError(f"ruleset file {path} is not valid TOML: {error}") from None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -67,7 +68,13 @@ def visit_counts(graph: StateGraph, mix_a: np.ndarray, mix_b: np.ndarray,
     if graph.levels is not None:
         return _forward_by_levels(graph, step.tocsr(), start)
     system = (sp.identity(graph.size, format="csc") - step.T.tocsc())
-    return spla.spsolve(system, start)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", spla.MatrixRankWarning)
+        visits = spla.spsolve(system, start)
+    if not np.all(np.isfinite(visits)):
+        raise InputError("under this play the game can go on forever with positive "
+                         "probability, so its outcome probabilities are not defined")
+    return visits
 
 
 def _forward_by_levels(graph: StateGraph, step: sp.csr_matrix, start: np.ndarray) -> np.ndarray:

@@ -56,7 +56,8 @@ class Game(Protocol):
 
     def observe(self, state: State, player: str) -> Observation: ...
 
-    def describe(self, state: State) -> str: ...
+    def describe(self, state: State, viewer: str | None = None) -> str:
+        """The situation in words, as ``viewer`` may see it (everything if None)."""
 
     # Optional, for speed (the solver and the environments fall back without them):
     #   sample(state, action_a, action_b, rng) -> State: one draw from ``outcomes``;

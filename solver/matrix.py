@@ -219,8 +219,15 @@ def _normalise(batch: _Batch) -> tuple[np.ndarray, np.ndarray]:
         low = np.where(legal, payoffs, np.inf).min(axis=(1, 2))
         high = np.where(legal, payoffs, -np.inf).max(axis=(1, 2))
     span = high - low
-    constant = span <= CONSTANT_TOL * np.maximum(np.abs(low), np.abs(high))
-    unit = (payoffs - low[:, None, None]) / np.where(constant, 1.0, span)[:, None, None]
+    scale = np.maximum(np.abs(low), np.abs(high))
+    constant = span <= CONSTANT_TOL * scale
+    stretch = np.where(constant, 1.0, span)[:, None, None]
+    unit = (payoffs - low[:, None, None]) / stretch
+    # Payoffs closer than CONSTANT_TOL * scale are ties: rounding noise in them would
+    # otherwise be stretched with a small span past the tolerances (and split ties the
+    # maximum-entropy mix depends on). Snapping to that grid costs at most that much.
+    grid = (CONSTANT_TOL * scale)[:, None, None] / stretch
+    unit = np.where(grid > 0, np.round(unit / np.where(grid > 0, grid, 1.0)) * grid, unit)
     if not batch.full:
         unit = np.where(legal, unit, 0.0)
     return unit, constant

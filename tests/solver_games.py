@@ -79,3 +79,18 @@ class ConstantStage(MatrixThenChance):
         # B is optimal (max entropy: a third each).
         payoff = -1.0 if (a == 2 and b == 0) else 0.0
         return [(1.0, ("end", payoff))]
+
+
+class Stalling(MatrixThenChance):
+    """B may stall forever (action T against anything keeps the state); H ends it."""
+
+    def initial_outcomes(self):
+        return [(1.0, ("loop",))]
+
+    def outcomes(self, state, a, b):
+        if b == 1:
+            return [(1.0, ("loop",))]
+        return [(1.0, ("end", 1.0 if a == 0 else -1.0))]
+
+    def observe(self, state, player):
+        return (0,)

@@ -90,3 +90,13 @@ def test_hidden_information_is_refused():
     game.public_information = False
     with pytest.raises(InputError, match="hidden information"):
         solve_game(game)
+
+
+def test_play_that_never_ends_is_reported_not_nan():
+    from solver_games import Stalling
+
+    from solver import MixPolicy
+    game = Stalling()
+    stall = MixPolicy({"T": 1.0}, game.action_names)
+    with pytest.raises(InputError, match="forever"):
+        evaluate(game, UniformPolicy(), stall)

@@ -116,3 +116,29 @@ def test_play_from_a_real_terminal_pipe():
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["exchanges"] and report["exchanges"][0]["a"] == "RR"
+
+
+def test_me_is_the_sheet_of_the_side_played(capsys):
+    # GR against AV is a forced win for GR: as side B with --me GR, I win
+    report = run_json(capsys, "odds", "falkenstein", "--me", "fencing=GR", "--them",
+                      "fencing=AV", *SMALL, "--vs", "equilibrium", "--side", "b")
+    assert report["options"]["b"]["fencing"] == "GR"
+    assert report["best_response"]["win"] == pytest.approx(1.0)
+
+
+def test_argument_errors_are_one_line(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["solve", "falkenstein", "--a", "fencing="])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "fencing=" in err
+
+
+def test_hidden_levels_stay_hidden_in_play(capsys):
+    from agents.cli import build_parser, play
+    args = build_parser().parse_args(["play", "falkenstein", "-o", "hidden_levels=1",
+                                      "--vs", "uniform", "--seed", "5"])
+    answers = iter(["q"])
+    assert play.run(args, read=lambda prompt: next(answers)) == 0
+    out = capsys.readouterr().out
+    assert "B: Fencing unknown" in out

@@ -5,17 +5,30 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
 from solver.errors import InputError
 
 COMMANDS = ("systems", "solve", "odds", "dice", "train", "play", "profile")
 
 
+class _Parser(argparse.ArgumentParser):
+    """Bad arguments are one line on stderr and exit code 2, like every other error."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _one_line_warning(message, category, filename, lineno, line=None) -> str:
+    return f"duel: warning: {message}\n"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="duel",
         description="Exact solutions, odds and trained NPC opponents for tabletop duels.")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                       parser_class=_Parser)
     for name in COMMANDS:
         module = importlib.import_module(f"{__name__}.{name}")
         module.register(subparsers)
@@ -23,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    warnings.formatwarning = _one_line_warning
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

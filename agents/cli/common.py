@@ -33,17 +33,47 @@ def add_json(parser: argparse.ArgumentParser) -> None:
                         help="print exactly one JSON document on stdout")
 
 
-def add_game_args(parser: argparse.ArgumentParser, sheet_aliases=("--me", "--them")) -> None:
+def add_game_args(parser: argparse.ArgumentParser) -> None:
     """SYSTEM, the two sheets, --ruleset and --option KEY=VALUE."""
     parser.add_argument("system", help="duel system (see `duel systems`)")
-    parser.add_argument("--a", sheet_aliases[0], dest="a", type=parse_sheet, default={},
-                        metavar="SHEET", help="sheet of A, e.g. fencing=GD,physique=AV")
-    parser.add_argument("--b", sheet_aliases[1], dest="b", type=parse_sheet, default={},
-                        metavar="SHEET", help="sheet of B")
+    sheet = _argparse_type(parse_sheet)
+    parser.add_argument("--a", type=sheet, default=None, metavar="SHEET",
+                        help="sheet of A, e.g. fencing=GD,physique=AV")
+    parser.add_argument("--b", type=sheet, default=None, metavar="SHEET", help="sheet of B")
+    parser.add_argument("--me", type=sheet, default=None, metavar="SHEET",
+                        help="your sheet: A's, or B's with --side b")
+    parser.add_argument("--them", type=sheet, default=None, metavar="SHEET",
+                        help="the other duellist's sheet")
     parser.add_argument("--ruleset", metavar="FILE", help="TOML file overriding [default] rules")
     parser.add_argument("-o", "--option", dest="options", action="append", default=[],
-                        type=parse_option, metavar="KEY=VALUE",
+                        type=_argparse_type(parse_option), metavar="KEY=VALUE",
                         help="a system option, e.g. -o convention=surrender (repeatable)")
+
+
+def _argparse_type(parse):
+    """``parse`` for argparse, which then reports our message instead of its own."""
+    def convert(text: str):
+        try:
+            return parse(text)
+        except InputError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    convert.__name__ = parse.__name__
+    return convert
+
+
+def sheets(args: argparse.Namespace) -> dict[str, dict]:
+    """A's and B's sheets from --a/--b and --me/--them (--me is the sheet of --side)."""
+    mine = getattr(args, "side", "a") or "a"
+    theirs = "b" if mine == "a" else "a"
+    chosen = {"a": args.a, "b": args.b}
+    for side, flag, given in ((mine, "--me", args.me), (theirs, "--them", args.them)):
+        if given is None:
+            continue
+        if chosen[side] is not None:
+            raise InputError(f"{flag} names side {side.upper()}, whose sheet --{side} "
+                             "already gives; use one of them")
+        chosen[side] = given
+    return {side: sheet or {} for side, sheet in chosen.items()}
 
 
 def convert_option(system: str, name: str, text: str):
@@ -65,13 +95,17 @@ def convert_option(system: str, name: str, text: str):
         except ValueError:
             raise InputError(f"option {name} takes an integer, got {text!r}") from None
     if kind is dict:
-        return {k: float(v) for k, v in parse_sheet(text).items()}
+        weights = parse_sheet(text)
+        try:
+            return {k: float(v) for k, v in weights.items()}
+        except ValueError:
+            raise InputError(f"option {name} takes LEVEL=WEIGHT,... with numbers, "
+                             f"got {text!r}") from None
     return text
 
 
 def game_options(args: argparse.Namespace) -> dict:
-    envs.systems()  # validates nothing, but keeps import order obvious
-    options = {"a": args.a, "b": args.b}
+    options = sheets(args)
     if args.ruleset:
         options["ruleset"] = args.ruleset
     for name, text in args.options:

@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-from solver.game import policy_mix, sample_step, sample_outcome
+from solver.game import policy_mix, sample_outcome, sample_step
 
 from .common import add_game_args, add_json, emit_json, make_game
 from .opponents import opponent_label, opponent_policy
@@ -36,7 +36,7 @@ def run(args, read=input) -> int:
     out = sys.stderr if args.json else sys.stdout
     print(f"You are {me.upper()}; your opponent plays {opponent_label(args.vs)}.", file=out)
     while not game.is_terminal(state):
-        print("\n" + game.describe(state), file=out)
+        print("\n" + game.describe(state, viewer=me), file=out)
         mine = _ask(game, state, me, read, out)
         if mine is None:
             print("You leave the field.", file=out)

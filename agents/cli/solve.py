@@ -102,5 +102,5 @@ def _run_pairings(args, game) -> int:
     rows = [[la] + [f"{table[(la, lb)].win:.3f}" for lb in levels] for la in levels]
     print(f"Probability that A wins, by {key} of A (rows) and of B (columns), "
           "under the maximum-entropy equilibrium:")
-    print(format_table([f"A \\ B"] + list(levels), rows))
+    print(format_table(["A \\ B"] + list(levels), rows))
     return 0

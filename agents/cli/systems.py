@@ -7,6 +7,10 @@ import envs
 from .common import add_json, emit_json, format_table
 
 
+# given as --a, --b and --ruleset rather than -o
+SHEET_FLAGS = ("a", "b", "ruleset")
+
+
 def register(subparsers) -> None:
     parser = subparsers.add_parser("systems", help="list the duel systems and their options")
     add_json(parser)
@@ -28,6 +32,8 @@ def run(args) -> int:
         if s.options:
             print(f"\noptions of {s.name} (-o KEY=VALUE; sheets with --a / --b):")
             for o in s.options:
+                if o.name in SHEET_FLAGS:
+                    continue
                 choices = f" [{'|'.join(o.choices)}]" if o.choices else ""
                 print(f"  {o.name:<20} {o.help}{choices}")
     return 0

@@ -85,10 +85,19 @@ def _settings(args) -> dict:
             "seed": _number(args.seed, "seed", int, 0)}
 
 
+def _check_out(out: Path) -> None:
+    """Fail before training, not after it, when the profile cannot be written."""
+    if out.is_dir():
+        raise InputError(f"--out {out} is a directory; give a file name such as baron.json")
+    if not out.parent.is_dir():
+        raise InputError(f"--out {out}: folder {out.parent} does not exist")
+
+
 def run(args) -> int:
     settings = _settings(args)
     game = make_game(args)
     side, out = args.side, Path(args.out)
+    _check_out(out)
     prior = None
     if args.personality:
         prior = temperament(game.system, args.personality).policy(game)
