@@ -274,13 +274,15 @@ def print_summary(summary: dict) -> None:
         print(f"{t:>10g}  {_fmt(mine):>10}  {_fmt(other):>18}")
     print(f"time to exploitability < {TARGET}: ours {_fmt_s(ours['time_to_target'])}, "
           f"OpenSpiel {_fmt_s(theirs['time_to_target'])}; ratio {summary['time_ratio']}")
-    print(f"ours: {ours['steps']} steps, final table {ours['table_exploitability']:.5f}, "
-          f"distilled network {ours['network_exploitability']:.5f}; "
+    print(f"ours: {ours['steps']} steps, final table {_fmt(ours['table_exploitability'])}, "
+          f"distilled network {_fmt(ours['network_exploitability'])}; "
           f"OpenSpiel: {theirs['iterations']} iterations")
 
 
 def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.4f}"
+    if value is None:
+        return "-"
+    return f"{value:.4f}" if value >= 1e-3 else f"{value:.1e}"
 
 
 def _fmt_s(value: float | None) -> str:

@@ -24,6 +24,7 @@ class BestResponse:
     mixes: np.ndarray         # (N, n_actions) the same by state index
     opponent_mixes: np.ndarray  # (N, n_actions) the fixed policy by state index
     action_values: np.ndarray  # (N, n_actions) responder's value of each action, NaN if illegal
+    visits: np.ndarray        # (N,) expected visits of every state in the resulting play
     evaluation: Evaluation    # the resulting play, from A's side
     graph: StateGraph
 
@@ -56,12 +57,13 @@ def best_response(game: Game, policy: Policy, responder: str,
     action_values = _action_values(graph, fixed, responder, values)
     mixes = _even_split(action_values)
     mix_a, mix_b = (mixes, fixed) if responder == "a" else (fixed, mixes)
-    evaluation = statistics(game, graph, visit_counts(graph, mix_a, mix_b))
+    visits = visit_counts(graph, mix_a, mix_b)
+    evaluation = statistics(game, graph, visits)
     table = {tuple(game.observe(graph.states[s], responder)): mixes[s]
              for s in np.flatnonzero(~graph.terminal)}
     return BestResponse(responder, sign * evaluation.value,
                         TabularPolicy(table, name=f"best response of {responder}"),
-                        mixes, fixed, action_values, evaluation, graph)
+                        mixes, fixed, action_values, visits, evaluation, graph)
 
 
 def _action_values(graph: StateGraph, fixed: np.ndarray, responder: str,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver import best_response, solve_game
-from solver.evaluate import visit_counts
+from solver.errors import InputError
 from solver.policy import MixPolicy
 
 from .common import add_game_args, add_json, emit_json, format_table, make_game, percent
@@ -28,6 +28,8 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    if args.limit < 0:
+        raise InputError(f"--limit must be 0 or more, got {args.limit}")
     game = make_game(args)
     me, them = args.side, ("b" if args.side == "a" else "a")
     opponent = opponent_policy(args.vs, game, them)
@@ -37,7 +39,7 @@ def run(args) -> int:
         "system": game.system, "options": game.options, "side": me, "vs": args.vs,
         "best_response": _from_my_side(response.evaluation.as_dict(), me),
         "equilibrium": _from_my_side(equilibrium.evaluation.as_dict(), me),
-        "plan": _plan(game, response, me),
+        "plan": _plan(game, response),
     }
     if isinstance(opponent, MixPolicy):
         report["mix_fallback"] = _fallback(response, opponent, them)
@@ -51,16 +53,13 @@ def run(args) -> int:
 def _from_my_side(evaluation: dict, me: str) -> dict:
     if me == "a":
         return evaluation
-    flipped = dict(evaluation, value=-evaluation["value"], win=evaluation["loss"],
-                   loss=evaluation["win"])
-    return flipped
+    return dict(evaluation, value=-evaluation["value"], win=evaluation["loss"],
+                loss=evaluation["win"])
 
 
-def _plan(game, response, me: str) -> list[dict]:
-    graph = response.graph
-    mix_a, mix_b = ((response.mixes, response.opponent_mixes) if me == "a"
-                    else (response.opponent_mixes, response.mixes))
-    visits = visit_counts(graph, mix_a, mix_b)
+def _plan(game, response) -> list[dict]:
+    """What to play in every situation the best response reaches, most likely first."""
+    graph, visits = response.graph, response.visits
     plan = []
     for s in np.flatnonzero((~graph.terminal) & (visits > 1e-12)):
         mix = response.mixes[s]
@@ -75,11 +74,9 @@ def _plan(game, response, me: str) -> list[dict]:
 
 
 def _fallback(response, mix: MixPolicy, them: str) -> dict:
-    graph = response.graph
+    """How often the mix had none of its actions legal (and played uniformly)."""
+    graph, visits = response.graph, response.visits
     masks = graph.mask_b if them == "b" else graph.mask_a
-    mix_a, mix_b = ((response.mixes, response.opponent_mixes) if them == "b"
-                    else (response.opponent_mixes, response.mixes))
-    visits = visit_counts(graph, mix_a, mix_b)
     live = np.flatnonzero(~graph.terminal)
     uncovered = [s for s in live if not mix.covers(masks[s])]
     total = float(visits[live].sum())

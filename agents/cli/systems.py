@@ -6,7 +6,6 @@ import envs
 
 from .common import add_json, emit_json, format_table
 
-
 # given as --a, --b and --ruleset rather than -o
 SHEET_FLAGS = ("a", "b", "ruleset")
 
