@@ -30,7 +30,7 @@ ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 
 
 class PolicyNet(nn.Module):
-    """An MLP from a scaled observation to one logit per action."""
+    """An MLP from an encoded observation to one logit per action."""
 
     def __init__(self, n_inputs: int, n_actions: int, hidden: Sequence[int] = (128, 128),
                  activation: str = "relu"):
