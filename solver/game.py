@@ -89,19 +89,9 @@ def sample_step(game: Game, state: State, action_a: int, action_b: int,
     return sample_outcome(game.outcomes(state, action_a, action_b), rng)
 
 
-def observation_vector(observation: Observation) -> np.ndarray:
-    """The float vector a network reads."""
-    return np.asarray(observation, dtype=np.float32)
-
-
 def observation_key(game: Game, observation: Observation) -> str:
     """A readable, stable key for tabular policies saved to JSON: ``field=value,...``."""
     return ",".join(f"{k}={v}" for k, v in zip(game.observation_fields, observation, strict=True))
-
-
-def parse_observation_key(game: Game, key: str) -> Observation:
-    values = dict(part.split("=", 1) for part in key.split(","))
-    return tuple(int(values[k]) for k in game.observation_fields)
 
 
 def policy_mix(policy: Policy, game: Game, state: State, player: str) -> np.ndarray:
