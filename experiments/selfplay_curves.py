@@ -83,7 +83,8 @@ def personality_policies(game, strength: float) -> dict[str, dict]:
 def gives_away(game, policy, side: str, value: float) -> float:
     """What ``policy`` on ``side`` loses to a best responder, against the duel's value."""
     own_value = value if side == "a" else -value
-    return own_value - (-best_response(game, policy, "b" if side == "a" else "a").value)
+    lost = own_value - (-best_response(game, policy, "b" if side == "a" else "a").value)
+    return 0.0 if abs(lost) < 1e-12 else lost  # rounding, not a gift
 
 
 def personality_table(game, strength: float) -> dict:
