@@ -1,70 +1,131 @@
 """The duel systems, their rules data, and the PettingZoo / Gymnasium adapters.
 
 ``make(system, **options)`` builds a game implementing ``solver.game.Game``;
-``systems()`` lists the systems, their status and their options.
+``systems()`` lists the systems, their status and their schema.
+
+A system is one rules module ``envs/<name>.py`` defining ``SYSTEM`` (an
+``envs.schema.SystemSpec``), its [default] rules ``envs/rulesets/<name>.toml`` and its
+temperaments ``agents/personalities/<name>.toml``: the package finds it by its ruleset
+file, so adding one touches no other file. A system kept elsewhere (a plug-in, a test's
+toy) is added with ``register(spec)``, or by naming its module in the environment
+variable ``DUEL_SYSTEMS`` (comma-separated modules that define ``SYSTEM``).
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+import os
+import sys
+from importlib import resources
 
 from solver.errors import InputError, check_choice
+from solver.game import check_info
+
+from .rulesets import load_ruleset, ruleset_hash
+from .schema import Examples, Field, SheetSpec, SystemSpec
+
+#: systems announced before their rules module exists
+PLANNED = {
+    "blooded": "Houses of the Blooded dice-and-wagers duel",
+    "uchronia": "Uchronia confrontations and pistol duel",
+    "pathfinder": "Pathfinder 2e combat duel",
+}
+
+_REGISTERED: dict[str, SystemSpec] = {}
+_LOADED = False
 
 
-@dataclass(frozen=True)
-class Option:
-    name: str
-    kind: type
-    default: object
-    help: str
-    choices: tuple = ()
+def register(spec: SystemSpec) -> SystemSpec:
+    """Add (or replace) a system; returns it, so a module may ``register(SYSTEM)``."""
+    if not isinstance(spec, SystemSpec):
+        raise InputError(f"register() takes an envs.schema.SystemSpec, got {spec!r}")
+    _REGISTERED[spec.name] = spec
+    return spec
 
 
-@dataclass(frozen=True)
-class System:
-    name: str
-    title: str
-    status: str  # "implemented" or "planned"
-    module: str = ""
-    options: tuple[Option, ...] = field(default_factory=tuple)
+def _builtin_names() -> list[str]:
+    folder = resources.files("envs").joinpath("rulesets")
+    return sorted(entry.name[:-5] for entry in folder.iterdir() if entry.name.endswith(".toml"))
 
 
-def _registry() -> dict[str, System]:
-    from .catalog import SYSTEMS
-    return {system.name: system for system in SYSTEMS}
+def _load() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    modules = [f"envs.{name}" for name in _builtin_names()]
+    modules += [m.strip() for m in os.environ.get("DUEL_SYSTEMS", "").split(",") if m.strip()]
+    for module_name in modules:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            if error.name == module_name:
+                continue  # a ruleset whose rules module is not written yet
+            raise
+        spec = getattr(module, "SYSTEM", None)  # the one place a module is probed
+        if isinstance(spec, SystemSpec):
+            _REGISTERED.setdefault(spec.name, spec)
 
 
-def systems() -> dict[str, System]:
-    """Every duel system with its status and options."""
-    return _registry()
+def systems() -> dict[str, SystemSpec]:
+    """Every duel system, implemented ones first, with its status and schema."""
+    _load()
+    listed = dict(_REGISTERED)
+    for name, title in PLANNED.items():
+        listed.setdefault(name, SystemSpec(name, title, (), SheetSpec(()), None))
+    return dict(sorted(listed.items(), key=lambda item: (not item[1].implemented, item[0])))
+
+
+def spec(system: str) -> SystemSpec:
+    """The registered, implemented system ``system``."""
+    registry = systems()
+    check_choice("system", system, registry)
+    entry = registry[system]
+    if not entry.implemented:
+        implemented = ", ".join(n for n, s in registry.items() if s.implemented)
+        raise InputError(f"system {system!r} is not implemented yet; implemented: {implemented}")
+    return entry
 
 
 def make(system: str, **options):
-    """Build the game of ``system`` with the given options (sheets as ``a=`` / ``b=``)."""
-    registry = _registry()
-    check_choice("system", system, registry)
-    entry = registry[system]
-    if entry.status != "implemented":
-        raise InputError(f"system {system!r} is not implemented yet (status: {entry.status}); "
-                         f"implemented: {', '.join(n for n, s in registry.items() if s.module)}")
-    allowed = {option.name for option in entry.options}
-    for name in options:
-        check_choice(f"option for {system}", name, sorted(allowed))
-    module = importlib.import_module(entry.module)
-    return module.make(**options)
+    """Build the game of ``system``: sheets as ``a=`` / ``b=`` (mappings or text like
+    ``"fighter,hp=20"``), ``ruleset=`` a TOML file or table overriding the [default]
+    rules, and the system's options (``systems()[system].options``)."""
+    entry = spec(system)
+    sheets = {side: options.pop(side, None) for side in ("a", "b")}
+    source = options.pop("ruleset", None)
+    ruleset = load_ruleset(entry.name, source, entry.ruleset_file)
+    checked = entry.check_options(options, ruleset)
+    checked["a"] = entry.sheet.normalise(sheets["a"], "a", ruleset)
+    checked["b"] = entry.sheet.normalise(sheets["b"], "b", ruleset)
+    checked["ruleset"] = str(source) if source is not None and not isinstance(
+        source, dict) else source
+    try:
+        game = entry.build(ruleset, checked)
+    except (TypeError, ValueError, KeyError, IndexError) as error:
+        if isinstance(error, InputError):
+            raise
+        raise InputError(f"{system}: malformed ruleset data "
+                         f"({type(error).__name__}: {error})") from None
+    check_info(game.info)
+    return game
 
 
-def _register_with_gymnasium() -> None:
-    import gymnasium
-    for entry in _registry().values():
+def register_gymnasium() -> None:
+    """Register ``duel/<system>-v0`` for every implemented system. Gymnasium calls this
+    through the package's ``gymnasium.envs`` entry point when it is imported, so
+    ``gymnasium.make("duel/falkenstein-v0")`` works without importing ``envs`` first."""
+    from gymnasium.envs.registration import register as gym_register
+    from gymnasium.envs.registration import registry
+    for entry in systems().values():
         env_id = f"duel/{entry.name}-v0"
-        if entry.status == "implemented" and env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point="envs.single:SingleDuelEnv",
-                               kwargs={"system": entry.name})
+        if entry.implemented and env_id not in registry:
+            gym_register(id=env_id, entry_point="envs.single:SingleDuelEnv",
+                         kwargs={"system": entry.name})
 
 
-_register_with_gymnasium()
+if "gymnasium" in sys.modules:
+    register_gymnasium()
 
 
 def __getattr__(name):
@@ -74,3 +135,7 @@ def __getattr__(name):
     if name in ("single_env", "SingleDuelEnv"):
         return getattr(importlib.import_module(".single", __name__), name)
     raise AttributeError(name)
+
+
+__all__ = ["Examples", "Field", "PLANNED", "SheetSpec", "SystemSpec", "make", "register", "register_gymnasium",
+           "ruleset_hash", "spec", "systems"]

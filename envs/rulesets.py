@@ -1,5 +1,7 @@
-"""Ruleset data: each system's [default] tables live in ``rulesets/<system>.toml``; a
-user file overrides any of them. Unknown keys are errors, so a typo is never ignored."""
+"""Ruleset data: each system's [default] tables live in a TOML file; a user file
+overrides any of them. The defaults are the schema of an override: an unknown key is
+an error, a table stays a table, a list a list of the same kind of items, a number a
+number, a word a word. So a typo or a misplaced value is never silently ignored."""
 
 from __future__ import annotations
 
@@ -11,8 +13,14 @@ from pathlib import Path
 
 from solver.errors import InputError
 
+#: nesting deeper than this is not a ruleset (and would exhaust the recursion limit)
+MAX_DEPTH = 32
 
-def default_ruleset(system: str) -> dict:
+
+def default_ruleset(system: str, path: Path | None = None) -> dict:
+    """The [default] rules of ``system`` (the package's file, or ``path``)."""
+    if path is not None:
+        return tomllib.loads(Path(path).read_text("utf-8"))
     text = resources.files("envs").joinpath("rulesets", f"{system}.toml").read_text("utf-8")
     return tomllib.loads(text)
 
@@ -21,35 +29,91 @@ def load_override(source: str | Path | dict | None) -> dict:
     if source is None:
         return {}
     if isinstance(source, dict):
+        check_depth(source, "ruleset")
         return source
+    if not isinstance(source, str | Path):
+        raise InputError(f"ruleset must be a TOML file path or a table, got {source!r}")
     path = Path(source)
     try:
-        return tomllib.loads(path.read_text("utf-8"))
+        data = tomllib.loads(path.read_text("utf-8"))
     except FileNotFoundError:
         raise InputError(f"ruleset file not found: {path}") from None
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"cannot read ruleset file {path}: {error}") from None
     except tomllib.TOMLDecodeError as error:
         raise InputError(f"ruleset file {path} is not valid TOML: {error}") from None
+    except RecursionError:
+        raise InputError(f"ruleset file {path} is nested too deeply") from None
+    check_depth(data, f"ruleset file {path}")
+    return data
+
+
+def check_depth(value: object, where: str, limit: int = MAX_DEPTH) -> None:
+    """InputError when ``value`` nests lists or tables deeper than ``limit``."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            raise InputError(f"{where} is nested more than {limit} levels deep")
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
 
 
 def merge(defaults: dict, override: dict, where: str = "") -> dict:
-    """``defaults`` updated by ``override``; tables merge key by key, values replace."""
+    """``defaults`` updated by ``override``; tables merge key by key, values replace,
+    each checked against the default's shape."""
+    if not isinstance(override, dict):
+        raise InputError(f"ruleset {where.rstrip('.') or 'file'}: expected a table, "
+                         f"got {override!r}")
     merged = dict(defaults)
     for key, value in override.items():
         if key not in defaults:
             allowed = ", ".join(sorted(defaults))
             raise InputError(f"unknown ruleset key {where}{key!r}; allowed: {allowed}")
-        if isinstance(defaults[key], dict) and isinstance(value, dict):
+        if isinstance(defaults[key], dict):
             merged[key] = merge(defaults[key], value, f"{where}{key}.")
         else:
+            check_shape(defaults[key], value, f"{where}{key}")
             merged[key] = value
     return merged
 
 
-def load_ruleset(system: str, override: str | Path | dict | None = None) -> dict:
+def _kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a word"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a table"
+    return type(value).__name__
+
+
+def check_shape(default: object, value: object, key: str) -> None:
+    """``value`` has the default's kind: an integer where an integer is expected (a
+    number where a float is), lists item by item against the default's first item."""
+    wrong = _kind(default) != _kind(value) or (
+        isinstance(default, int) and not isinstance(default, bool) and isinstance(value, float))
+    if wrong:
+        expected = "an integer" if isinstance(default, int) and not isinstance(
+            default, bool) else _kind(default)
+        raise InputError(f"ruleset {key}: expected {expected}, got {value!r}")
+    if isinstance(default, list) and default:
+        for index, item in enumerate(value):
+            check_shape(default[0], item, f"{key}[{index}]")
+    if isinstance(default, dict):
+        merge(default, value, f"{key}.")
+
+
+def load_ruleset(system: str, override: str | Path | dict | None = None,
+                 defaults_path: Path | None = None) -> dict:
     """The system's ruleset with the user's overrides applied."""
-    return merge(default_ruleset(system), load_override(override))
+    return merge(default_ruleset(system, defaults_path), load_override(override))
 
 
 def ruleset_hash(ruleset: dict) -> str:

@@ -1,0 +1,354 @@
+"""One declarative schema per system: its options, its sheets, its presentation hints.
+
+From a system's ``SystemSpec`` come ``envs.systems()``, ``duel systems``, the checks of
+``envs.make``, the CLI's ``-o KEY=VALUE`` conversion, the sheets' syntax and the options
+recorded in profiles. A value is checked the same way whether it comes as text (the
+command line), as a Python value (``envs.make``) or from a ruleset file (a default).
+
+Syntax, the same everywhere:
+- a sheet is ``key=value`` fields, bare words for flags (things a character has:
+  ``adresse,tireur``) and at most one named reference sheet whose fields the others
+  override (``fighter,hp=20``);
+- weights are ``NAME:WEIGHT,...`` (mixes, priors).
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from solver.errors import InputError
+
+KINDS = ("int", "float", "bool", "choice", "weights", "text", "flag")
+TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("0", "false", "no", "off")
+#: the sheet key that names a reference sheet in the Python form of a sheet
+REFERENCE = "sheet"
+
+
+def token(text: object) -> str:
+    """A name as typed by a person, normalised: case, accents, spaces, hyphens and
+    underscores do not matter (``Sang-Froid`` == ``sang_froid`` == ``sang froid``)."""
+    text = unicodedata.normalize("NFKD", str(text).strip().lower())
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    return "_".join(part for part in text.replace("-", " ").replace("_", " ").split())
+
+
+@dataclass(frozen=True)
+class Field:
+    """One option or sheet field.
+
+    ``kind`` is one of ``KINDS``: ``int`` and ``float`` within ``low..high``; ``bool``;
+    ``choice`` among ``choices`` (``aliases`` maps other spellings to a choice);
+    ``weights`` is ``NAME:WEIGHT,...`` with finite weights >= 0, one positive (names among
+    ``choices`` or their aliases when given); ``text`` is free (``parse`` may check and
+    convert it); ``flag`` is a bool that a bare word on a sheet sets (``aliases`` are
+    other words for it). The default is ``default``, or the ruleset's value at
+    ``default_key`` (a dotted path) when that is given.
+    """
+
+    name: str
+    kind: str
+    help: str
+    default: object = None
+    default_key: str | None = None
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    parse: Callable[[str], object] | None = None
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"field {self.name}: kind must be one of {KINDS}")
+
+    # -- what people read
+    def type_text(self) -> str:
+        if self.kind in ("int", "float"):
+            span = f"{_num(self.low)}..{_num(self.high)}" if self.low is not None else ""
+            return f"{'integer' if self.kind == 'int' else 'number'} {span}".strip()
+        if self.kind == "choice":
+            return "one of " + "|".join(self.choices)
+        if self.kind == "weights":
+            names = "|".join(self.choices) if self.choices else "NAME"
+            return f"weights {names}:WEIGHT,..."
+        return {"bool": "true|false", "flag": "flag (bare word)", "text": "text"}[self.kind]
+
+    def default_value(self, ruleset: Mapping) -> object:
+        if self.default_key is None:
+            return self.default
+        value: object = ruleset
+        for part in self.default_key.split("."):
+            value = value[part]  # the key exists: the ruleset's shape is checked on load
+        return self.convert(value, f"ruleset {self.default_key}")
+
+    # -- checking and converting
+    def convert(self, value: object, where: str = "") -> object:
+        """``value`` (text or a Python value) as this field's type; None stays None."""
+        if value is None:
+            return None
+        what = where or f"{self.name}"
+        converter = getattr(self, f"_{self.kind}")
+        return converter(value, what)
+
+    def _fail(self, value: object, what: str) -> InputError:
+        return InputError(f"{what} takes {self.type_text()}, got {value!r}")
+
+    def _int(self, value: object, what: str) -> int:
+        if isinstance(value, str):
+            text = value.strip()
+            if not text.lstrip("+-").isdigit() or len(text) > 12:
+                raise self._fail(value, what)
+            value = int(text)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self._fail(value, what)
+        return int(self._in_range(value, what))
+
+    def _float(self, value: object, what: str) -> float:
+        if isinstance(value, bool):
+            raise self._fail(value, what)
+        try:
+            number = float(value) if isinstance(value, str | int | float) else None
+        except (ValueError, OverflowError):
+            number = None
+        if number is None or not math.isfinite(number):
+            raise self._fail(value, what)
+        return self._in_range(number, what)
+
+    def _in_range(self, value, what: str):
+        if (self.low is not None and value < self.low) or (
+                self.high is not None and value > self.high):
+            raise self._fail(value, what)
+        return value
+
+    def _bool(self, value: object, what: str) -> bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in TRUE_WORDS + FALSE_WORDS:
+            return value.strip().lower() in TRUE_WORDS
+        if isinstance(value, int) and value in (0, 1):
+            return bool(value)
+        raise self._fail(value, what)
+
+    _flag = _bool
+
+    def _choice(self, value: object, what: str) -> str:
+        found = self.match(value)
+        if found is None:
+            raise InputError(f"unknown {what} {value!r}; allowed: {', '.join(self.choices)}")
+        return found
+
+    def match(self, value: object) -> str | None:
+        """The choice ``value`` names (any spelling ``token`` equates), or None."""
+        if not isinstance(value, str | int) or isinstance(value, bool):
+            return None
+        key = token(value)
+        for choice in self.choices:
+            if token(choice) == key:
+                return choice
+        for alias, choice in self.aliases.items():
+            if token(alias) == key:
+                return choice
+        return None
+
+    def _weights(self, value: object, what: str) -> dict[str, float]:
+        if isinstance(value, str):
+            value = parse_weights(value, what)
+        if not isinstance(value, Mapping):
+            raise self._fail(value, what)
+        weights: dict[str, float] = {}
+        for name, weight in value.items():
+            key = self._choice(name, f"name in {what}") if self.choices else str(name).strip()
+            if isinstance(weight, bool) or not isinstance(weight, int | float) or not (
+                    math.isfinite(weight) and weight >= 0):
+                raise InputError(f"{what}: weight of {name!r} must be a finite number >= 0, "
+                                 f"got {weight!r}")
+            weights[key] = weights.get(key, 0.0) + float(weight)
+        if not weights or sum(weights.values()) <= 0:
+            raise InputError(f"{what}: at least one name needs a positive weight")
+        return weights
+
+    def _text(self, value: object, what: str) -> object:
+        if not isinstance(value, str):
+            raise self._fail(value, what)
+        return self.parse(value) if self.parse is not None else value
+
+
+def _num(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
+
+
+def parse_weights(text: str, what: str = "weights") -> dict[str, float]:
+    """``NAME:WEIGHT,...`` -> {name: weight}; a bare NAME weighs 1."""
+    weights: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in text.removeprefix("mix=").split(","))):
+        name, sep, weight = part.partition(":")
+        try:
+            number = float(weight) if sep else 1.0
+        except ValueError:
+            number = None
+        if not name.strip() or number is None or "=" in part:
+            raise InputError(f"bad entry {part!r} in {what}; expected NAME:WEIGHT,...")
+        weights[name.strip()] = weights.get(name.strip(), 0.0) + number
+    return weights
+
+
+@dataclass(frozen=True)
+class SheetSpec:
+    """A character sheet: ``fields`` (flags among them) and the ruleset table holding
+    named reference sheets (``reference_key``, e.g. ``sheets``), if the system has any."""
+
+    fields: tuple[Field, ...]
+    reference_key: str | None = None
+    example: str = ""
+
+    def field_named(self, name: object) -> Field | None:
+        key = token(name)
+        for entry in self.fields:
+            if token(entry.name) == key:
+                return entry
+        return None
+
+    def flag_named(self, word: object) -> Field | None:
+        for entry in self.fields:
+            if entry.kind == "flag" and (token(entry.name) == token(word) or any(
+                    token(alias) == token(word) for alias in entry.aliases)):
+                return entry
+        return None
+
+    def references(self, ruleset: Mapping) -> dict[str, Mapping]:
+        if self.reference_key is None:
+            return {}
+        return dict(ruleset.get(self.reference_key, {}))
+
+    def parse(self, text: str) -> dict:
+        """``fighter,hp=20,shield`` -> ``{"sheet": "fighter", "hp": "20", "shield": True}``:
+        the Python form, still text; ``normalise`` checks it."""
+        sheet: dict = {}
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            key, sep, value = part.partition("=")
+            if sep and (not key.strip() or not value.strip()):
+                raise InputError(f"bad sheet entry {part!r}; expected FIELD=VALUE or a word")
+            if sep:
+                sheet[key.strip()] = value.strip()
+                continue
+            flag = self.flag_named(part)
+            if flag is not None:
+                sheet[flag.name] = True
+            elif REFERENCE in sheet:
+                raise InputError(f"two reference sheets on one sheet: {sheet[REFERENCE]!r} "
+                                 f"and {part!r}")
+            else:
+                sheet[REFERENCE] = part
+        return sheet
+
+    def normalise(self, sheet: Mapping | str | None, side: str, ruleset: Mapping) -> dict:
+        """Every field typed and filled (reference sheet first, then the given fields,
+        then defaults); unknown fields, flags and reference sheets are errors."""
+        if sheet is None:
+            sheet = {}
+        if isinstance(sheet, str):
+            sheet = self.parse(sheet)
+        if not isinstance(sheet, Mapping):
+            raise InputError(f"sheet {side} must be a mapping FIELD -> value or text "
+                             f"like {self.example!r}, got {sheet!r}")
+        given = dict(sheet)
+        out: dict = {}
+        reference = given.pop(REFERENCE, None)
+        if reference is not None:
+            out[REFERENCE] = self._reference(reference, side, ruleset, out)
+        for key, value in given.items():
+            entry = self.field_named(key) or (self.flag_named(key) if value is True else None)
+            if entry is None:
+                raise InputError(self.unknown(key, side, ruleset))
+            out[entry.name] = entry.convert(value, f"{side}'s {entry.name}")
+        for entry in self.fields:
+            if entry.name not in out:
+                out[entry.name] = entry.default_value(ruleset)
+        return out
+
+    def _reference(self, name: object, side: str, ruleset: Mapping, out: dict) -> str:
+        references = self.references(ruleset)
+        found = next((r for r in references if token(r) == token(name)), None)
+        if found is None:
+            raise InputError(self.unknown(name, side, ruleset))
+        for key, value in references[found].items():
+            entry = self.field_named(key)
+            if entry is None:
+                raise InputError(f"ruleset {self.reference_key}.{found}: unknown field {key!r}")
+            out[entry.name] = entry.convert(value, f"reference sheet {found}'s {entry.name}")
+        return found
+
+    def unknown(self, key: object, side: str, ruleset: Mapping) -> str:
+        fields = [f.name for f in self.fields if f.kind != "flag"]
+        flags = [f.name for f in self.fields if f.kind == "flag"]
+        parts = [f"fields {', '.join(fields)}"]
+        if flags:
+            parts.append(f"flags {', '.join(flags)}")
+        references = self.references(ruleset)
+        if references:
+            parts.append(f"reference sheets {', '.join(references)}")
+        return f"unknown entry {key!r} on sheet {side}; allowed: {'; '.join(parts)}"
+
+
+@dataclass(frozen=True)
+class Examples:
+    """Command-line examples in the system's own words, for help texts and errors."""
+
+    sheet_a: str
+    sheet_b: str
+    state: str
+    mix: str
+
+
+@dataclass(frozen=True)
+class SystemSpec:
+    """What registering a system declares.
+
+    ``build(ruleset, options)`` makes the game from the merged ruleset and the checked
+    options (every option typed or None, sheets ``a`` / ``b`` normalised, ``ruleset``
+    the source given, if any). ``pairing`` is the sheet field ``duel solve
+    --all-pairings`` crosses (a ``choice`` field), if any. A system built into the
+    package has its data at ``envs/rulesets/<name>.toml`` and
+    ``agents/personalities/<name>.toml``; a system registered from elsewhere gives
+    ``ruleset_file`` and ``personalities_file``.
+    """
+
+    name: str
+    title: str
+    options: tuple[Field, ...]
+    sheet: SheetSpec
+    build: Callable[[dict, dict], object] | None
+    examples: Examples | None = None
+    pairing: str | None = None
+    ruleset_file: Path | None = None
+    personalities_file: Path | None = None
+
+    @property
+    def implemented(self) -> bool:
+        return self.build is not None
+
+    @property
+    def status(self) -> str:
+        return "implemented" if self.implemented else "planned"
+
+    def option(self, name: str) -> Field:
+        for entry in self.options:
+            if entry.name == name:
+                return entry
+        allowed = ", ".join(o.name for o in self.options)
+        raise InputError(f"unknown option {name!r} for {self.name}; allowed: {allowed}")
+
+    def check_options(self, given: Mapping, ruleset: Mapping) -> dict:
+        """Every option typed; a missing one takes its default (None if it has none)."""
+        for name in given:
+            self.option(name)
+        return {entry.name: (entry.convert(given[name], f"option {name}")
+                             if (name := entry.name) in given and given[name] is not None
+                             else entry.default_value(ruleset))
+                for entry in self.options}
