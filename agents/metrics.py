@@ -25,7 +25,7 @@ def profile_metrics(game: Game, policy: Policy, side: str,
     Exact where the game is of public information; otherwise only the tendencies,
     weighted by play against ``opponent`` (uniform by default).
     """
-    if not getattr(game, "public_information", True):
+    if not game.info.public_information:
         opponent = opponent or UniformPolicy()
         visits = _visits(game, policy, opponent, side)
         return {"exact": False,
@@ -95,7 +95,7 @@ def _average(mixes: np.ndarray, states: np.ndarray, visits: np.ndarray) -> np.nd
 
 
 def _named(game: Game, mix: np.ndarray) -> dict[str, float]:
-    return {a: float(p) for a, p in zip(game.action_names, mix, strict=True)}
+    return {a: float(p) for a, p in zip(game.info.action_names, mix, strict=True)}
 
 
 def tendencies(game: Game, policy: Policy, side: str, visits: np.ndarray,
@@ -106,7 +106,7 @@ def tendencies(game: Game, policy: Policy, side: str, visits: np.ndarray,
     mixes = mixes_of(game, graph, policy, side)
     live = visits[~graph.terminal].sum()
     rows = []
-    for situation in classes or situations(game.system):
+    for situation in classes or situations(game.info.system):
         states = _members(game, side, situation)
         if not len(states):
             continue
@@ -114,7 +114,7 @@ def tendencies(game: Game, policy: Policy, side: str, visits: np.ndarray,
         rows.append({"name": situation.name, "text": situation.text,
                      "reach": float(visits[states].sum() / live) if live > 0 else 0.0,
                      "frequencies": _named(game, mix),
-                     "most_frequent": game.action_names[int(np.argmax(mix))]})
+                     "most_frequent": game.info.action_names[int(np.argmax(mix))]})
     return rows
 
 
@@ -125,14 +125,14 @@ def exploit(game: Game, policy: Policy, side: str, response_mixes: np.ndarray,
     graph = build_graph(game)
     mixes = mixes_of(game, graph, policy, side)
     rows = []
-    for situation in situations(game.system):
+    for situation in situations(game.info.system):
         states = _members(game, side, situation)
         if not len(states) or visits[states].sum() <= 0:
             continue
         mine = _average(mixes, states, visits)
         answer = _average(response_mixes, states, visits)
         top, reply = int(np.argmax(mine)), int(np.argmax(answer))
-        names = game.action_names
+        names = game.info.action_names
         rows.append({"name": situation.name, "most_frequent": names[top],
                      "its_frequency": float(mine[top]), "answer": names[reply],
                      "answer_frequency": float(answer[reply]),

@@ -112,7 +112,7 @@ class Temperament:
 
     def policy(self, game: Game) -> TemperamentPolicy:
         """This temperament as a policy on ``game``'s observations."""
-        return TemperamentPolicy(self, game.action_names, game.observation_fields)
+        return TemperamentPolicy(self, game.info.action_names, game.info.observation_fields)
 
 
 class TemperamentPolicy:
@@ -199,8 +199,8 @@ class Situation:
     conditions: tuple[Condition, ...]
 
     def matcher(self, game: Game) -> Callable[[Observation], bool]:
-        _check_fields(self.conditions, game.observation_fields, f"situation {self.name!r}")
-        return _matcher(self.conditions, game.observation_fields)
+        _check_fields(self.conditions, game.info.observation_fields, f"situation {self.name!r}")
+        return _matcher(self.conditions, game.info.observation_fields)
 
 
 OVERALL = Situation("overall", "anywhere in the duel", ())
@@ -310,6 +310,6 @@ def personality(game: Game, name: str, strength: float, side: str = "a") -> Pers
     strength = check_strength(strength)
     if side not in ("a", "b"):
         raise InputError(f"unknown side {side!r}; allowed: a, b")
-    prior = temperament(game.system, name).policy(game)
+    prior = temperament(game.info.system, name).policy(game)
     solution = solve_regularized(game, side, prior, strength_to_beta(strength))
     return Personality(name, strength, side, prior, solution)

@@ -80,8 +80,8 @@ class NetworkPolicy:
     def for_game(cls, game: Game, hidden: Sequence[int] = (128, 128),
                  activation: str = "relu", name: str = "network") -> NetworkPolicy:
         low, high = observation_bounds(game)
-        return cls(len(game.action_names), low, high, hidden, activation,
-                   game.action_names, game.observation_fields, name)
+        return cls(len(game.info.action_names), low, high, hidden, activation,
+                   game.info.action_names, game.info.observation_fields, name)
 
     @property
     def n_actions(self) -> int:
@@ -173,14 +173,9 @@ def _decode_weights(weights: Mapping, net: nn.Module) -> dict[str, torch.Tensor]
 
 
 def observation_bounds(game: Game) -> tuple[list[float], list[float]]:
-    """The game's declared observation bounds, else those seen on its reachable states."""
-    low = getattr(game, "observation_low", None)
-    high = getattr(game, "observation_high", None)
-    if low is not None and high is not None:
-        return [float(x) for x in low], [float(x) for x in high]
-    graph = build_graph(game)
-    seen = np.asarray([game.observe(s, p) for s in graph.states for p in ("a", "b")], float)
-    return seen.min(axis=0).tolist(), seen.max(axis=0).tolist()
+    """The game's declared observation bounds."""
+    info = game.info
+    return [float(x) for x in info.observation_low], [float(x) for x in info.observation_high]
 
 
 def fit(policy: NetworkPolicy, observations: np.ndarray, masks: np.ndarray,

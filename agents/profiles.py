@@ -64,17 +64,17 @@ def build_profile(game: Game, policy: Policy, side: str, *,
     if side not in ("a", "b"):
         raise InputError(f"unknown side {side!r}; allowed: a, b")
     if tabular is None:
-        tabular = getattr(game, "public_information", True) or not hasattr(policy, "to_spec")
+        tabular = game.info.public_information or not hasattr(policy, "to_spec")
     body = {"kind": "tabular", "source": source, "table": tabulate_policy(game, policy, side)} \
         if tabular else {"kind": "network", "source": source, "network": policy.to_spec()}
     document = {
-        "schema": SCHEMA, "system": game.system, "side": side,
-        "options": _jsonable(game.options), "ruleset_hash": str(game.ruleset_hash),
+        "schema": SCHEMA, "system": game.info.system, "side": side,
+        "options": _jsonable(game.info.options), "ruleset_hash": str(game.info.ruleset_hash),
         "package_version": package_version(),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "personality": dict(personality) if personality else None,
-        "action_names": list(game.action_names),
-        "observation_fields": list(game.observation_fields),
+        "action_names": list(game.info.action_names),
+        "observation_fields": list(game.info.observation_fields),
         "policy": body, "metrics": _jsonable(dict(metrics or {}))}
     if name:
         document["name"] = name
@@ -91,7 +91,8 @@ def tabulate_policy(game: Game, policy: Policy, side: str) -> dict[str, dict[str
     table = {}
     for observation, mix in tabulate(game, policy, side).items():
         table[observation_key(game, observation)] = {
-            action: float(p) for action, p in zip(game.action_names, mix, strict=True) if p > 0}
+            action: float(p)
+            for action, p in zip(game.info.action_names, mix, strict=True) if p > 0}
     return table
 
 
@@ -343,19 +344,20 @@ def check_game(profile: Profile, game: Game, side: str | None = None) -> None:
     """Raise InputError if ``profile`` cannot play ``game`` (another system, other
     actions or observations); warn if it was made for another ruleset, other options,
     another package version or the other side (DESIGN.md: a warning, not an error)."""
-    if profile.system != game.system:
-        raise InputError(f"profile {profile.name!r} is for {profile.system}, not {game.system}")
-    for what, mine, theirs in (("actions", profile.action_names, game.action_names),
+    if profile.system != game.info.system:
+        raise InputError(f"profile {profile.name!r} is for {profile.system}, "
+                         f"not {game.info.system}")
+    for what, mine, theirs in (("actions", profile.action_names, game.info.action_names),
                                ("observation fields", profile.observation_fields,
-                                game.observation_fields)):
+                                game.info.observation_fields)):
         if tuple(mine) != tuple(theirs):
             raise InputError(f"profile {profile.name!r} has {what} {list(mine)}, "
                              f"the game has {list(theirs)}")
     differences = []
-    if profile.document["ruleset_hash"] != str(game.ruleset_hash):
+    if profile.document["ruleset_hash"] != str(game.info.ruleset_hash):
         differences.append("another ruleset")
-    if _jsonable(profile.options) != _jsonable(game.options):
-        differences.append(f"other options ({_option_changes(profile.options, game.options)})")
+    if _jsonable(profile.options) != _jsonable(game.info.options):
+        differences.append(f"other options ({_option_changes(profile.options, game.info.options)})")
     if profile.document["package_version"] != package_version():
         differences.append(f"package version {profile.document['package_version']} "
                            f"(this is {package_version()})")

@@ -272,7 +272,7 @@ class SelfPlay:
     def __init__(self, game: Game, config: TrainConfig):
         self.game = game
         self.config = config
-        self.n = len(game.action_names)
+        self.n = len(game.info.action_names)
         self.rng = np.random.default_rng(config.seed)
         self.tables = (RegretTable(self.n), RegretTable(self.n))
         self.magnets = (config.magnet_a, config.magnet_b)
@@ -499,7 +499,7 @@ class SelfPlay:
 
     def evaluate(self) -> dict | None:
         """Exact exploitability of the average tables, appended to the curve."""
-        if not getattr(self.game, "public_information", True):
+        if not self.game.info.public_information:
             return None
         result = exploitability(self.game, *self.policies())
         row = {"step": self.steps, "seconds": self.seconds, "exploitability": result.value,
@@ -535,9 +535,8 @@ class SelfPlay:
 def game_fingerprint(game: Game) -> dict:
     """What identifies a game for a checkpoint, as it reads back from JSON."""
     return json.loads(json.dumps({
-        "system": getattr(game, "system", type(game).__name__),
-        "options": getattr(game, "options", {}),
-        "ruleset_hash": getattr(game, "ruleset_hash", "")}, default=str))
+        "system": game.info.system, "options": game.info.options,
+        "ruleset_hash": game.info.ruleset_hash}, default=str))
 
 
 def _check_checkpoint(data: Any, game: Game, config: TrainConfig, source: str) -> None:
@@ -650,7 +649,7 @@ def _deferred_interrupt() -> Iterator[Callable[[], bool]]:
 def _finish(trainer: SelfPlay, curve_csv: Path | None) -> TrainResult:
     config, game = trainer.config, trainer.game
     table_a, table_b = trainer.policies()
-    public = getattr(game, "public_information", True)
+    public = game.info.public_information
     table_score = exploitability(game, table_a, table_b) if public else None
     policy_a, policy_b, losses = table_a, table_b, (0.0, 0.0)
     score = table_score
@@ -691,12 +690,14 @@ def _curve_path(config: TrainConfig) -> Path | None:
 
 
 def _title(game: Game) -> str:
-    options = getattr(game, "options", {}) or {}
-    sheets = " vs ".join(
-        ",".join(f"{k}={v}" for k, v in sorted((options.get(s) or {}).items())
-                 if k in ("fencing", "physique"))
-        for s in ("a", "b"))
-    return f"{getattr(game, 'system', 'game')} {sheets}".strip()
+    """The system and what sets the two sheets apart (the whole sheet if nothing does)."""
+    sheet_a, sheet_b = game.info.options.get("a"), game.info.options.get("b")
+    if not sheet_a or not sheet_b:
+        return game.info.system
+    differ = [k for k in sheet_a if sheet_a.get(k) != sheet_b.get(k)] or list(sheet_a)
+    text = [",".join(f"{k}={sheet[k]}" for k in differ if sheet.get(k) is not None)
+            for sheet in (sheet_a, sheet_b)]
+    return f"{game.info.system} {text[0]} vs {text[1]}"
 
 
 def write_curve(curve: list[dict], path: Path, title: str = "") -> tuple[Path, Path]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import sys
 from importlib import resources
 
 from solver.errors import InputError, check_choice
@@ -112,9 +111,9 @@ def make(system: str, **options):
 
 
 def register_gymnasium() -> None:
-    """Register ``duel/<system>-v0`` for every implemented system. Gymnasium calls this
-    through the package's ``gymnasium.envs`` entry point when it is imported, so
-    ``gymnasium.make("duel/falkenstein-v0")`` works without importing ``envs`` first."""
+    """Register ``duel/<system>-v0`` for every implemented system. Importing ``envs``
+    does it, so ``gymnasium.make("envs:duel/falkenstein-v0")``
+    (Gymnasium's ``module:`` prefix imports ``envs`` first) works in a fresh process."""
     from gymnasium.envs.registration import register as gym_register
     from gymnasium.envs.registration import registry
     for entry in systems().values():
@@ -124,8 +123,7 @@ def register_gymnasium() -> None:
                          kwargs={"system": entry.name})
 
 
-if "gymnasium" in sys.modules:
-    register_gymnasium()
+register_gymnasium()
 
 
 def __getattr__(name):
@@ -137,5 +135,5 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-__all__ = ["Examples", "Field", "PLANNED", "SheetSpec", "SystemSpec", "make", "register", "register_gymnasium",
-           "ruleset_hash", "spec", "systems"]
+__all__ = ["PLANNED", "Examples", "Field", "SheetSpec", "SystemSpec", "make", "register",
+           "register_gymnasium", "ruleset_hash", "spec", "systems"]

@@ -33,14 +33,14 @@ def resolve_opponent(spec: Any, game: Game, player: str) -> Policy:
     if spec == "equilibrium":
         return equilibrium_policy(game, player)
     if spec.startswith("mix="):
-        return MixPolicy.parse(spec, game.action_names)
+        return MixPolicy.parse(spec, game.info.action_names)
     raise InputError(f"unknown opponent {spec!r}; expected {ACCEPTED}")
 
 
 def equilibrium_policy(game: Game, player: str) -> Policy:
     """``player``'s maximum-entropy equilibrium of the whole duel."""
-    if not getattr(game, "public_information", True):
-        raise InputError(f"the exact equilibrium of {game.system} with hidden information "
+    if not game.info.public_information:
+        raise InputError(f"the exact equilibrium of {game.info.system} with hidden information "
                          "is not available yet; use the public variant, a mix or a "
                          "trained profile as the opponent")
     # late import: solving is only needed for this opponent, and it is the slow part

@@ -17,14 +17,19 @@ from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
 from solver.errors import InputError, check_choice
-from solver.game import PLAYERS, Game, State, mask_indices, sample_outcome, sample_step
+from solver.game import (
+    PLAYERS,
+    Game,
+    State,
+    check_info,
+    mask_indices,
+    sample_outcome,
+    sample_step,
+)
 
 #: what to do with an action the mask forbids
 ILLEGAL_MODES = ("raise", "uniform")
 
-_REQUIRED = ("action_names", "observation_fields", "observation_low", "observation_high",
-             "initial_outcomes", "legal_mask", "outcomes", "is_terminal", "payoff", "result",
-             "observe")
 
 Exchange = tuple[State, int, int, State]
 Observations = dict[str, dict[str, np.ndarray]]
@@ -41,29 +46,27 @@ def build_game(system: str | Game, options: Mapping[str, Any]) -> Game:
     if options:
         raise InputError(f"options {sorted(options)} apply only when the game is built by "
                          "name; pass them to envs.make() instead")
-    missing = [name for name in _REQUIRED if not hasattr(system, name)]
-    if missing:
-        raise InputError(f"{type(system).__name__} is not a duel game: it lacks "
-                         f"{', '.join(missing)}")
+    if not isinstance(system, Game):
+        raise InputError(f"{type(system).__name__} is not a duel game (solver.game.Game): "
+                         "it lacks part of the protocol")
+    check_info(system.info)
     return system
 
 
 def observation_space(game: Game) -> spaces.Dict:
     """What one duellist sees: the observation fields and the mask of legal actions."""
-    low = np.asarray(game.observation_low, dtype=np.int64)
-    high = np.asarray(game.observation_high, dtype=np.int64)
-    if low.shape != (len(game.observation_fields),) or high.shape != low.shape:
-        raise InputError(f"{game.system}: observation_low/high need one bound per field "
-                         f"({len(game.observation_fields)}), got {low.shape} and {high.shape}")
+    info = game.info
     return spaces.Dict({
-        "observation": spaces.Box(low, high, dtype=np.int64),
-        "action_mask": spaces.MultiBinary(len(game.action_names)),
+        "observation": spaces.Box(np.asarray(info.observation_low, dtype=np.int64),
+                                  np.asarray(info.observation_high, dtype=np.int64),
+                                  dtype=np.int64),
+        "action_mask": spaces.MultiBinary(len(info.action_names)),
     })
 
 
 def observe(game: Game, state: State, player: str) -> dict[str, np.ndarray]:
     """A fresh observation dict; no legal action at all once the duel is over."""
-    n = len(game.action_names)
+    n = len(game.info.action_names)
     if game.is_terminal(state):
         mask = np.zeros(n, dtype=np.int8)
     else:
@@ -75,7 +78,7 @@ def observe(game: Game, state: State, player: str) -> dict[str, np.ndarray]:
 
 def action_index(game: Game, action: Any, player: str) -> int:
     """``action`` as an index into the action list (an index or an action name)."""
-    names = game.action_names
+    names = game.info.action_names
     if isinstance(action, str):
         check_choice(f"action of {player.upper()}", action, names)
         return names.index(action)
@@ -97,7 +100,7 @@ def legal_action(game: Game, state: State, player: str, action: Any, illegal: st
     legal = mask_indices(game.legal_mask(state, player))
     if index in legal:
         return index, None
-    names = game.action_names
+    names = game.info.action_names
     if illegal == "raise":
         raise InputError(f"illegal action {names[index]} (index {index}) for {player.upper()} "
                          f"here; legal: {', '.join(f'{names[i]} ({i})' for i in legal)}")
@@ -119,18 +122,11 @@ def start_state(game: Game, rng: np.random.Generator, options: Mapping | None) -
 
 
 def exchange_text(game: Game, exchange: Exchange) -> str:
-    state, a, b, next_state = exchange
-    names = game.action_names
-    text = f"A plays {names[a]}, B plays {names[b]}."
-    narrate = getattr(game, "narrate", None)
-    if narrate is not None:
-        text += "\n" + narrate(state, a, b, next_state)
-    return text
+    return game.narrate(*exchange)
 
 
 def state_text(game: Game, state: State) -> str:
-    describe = getattr(game, "describe", None)
-    text = describe(state) if describe is not None else repr(state)
+    text = game.describe(state)
     if game.is_terminal(state):
         text += f"\nThe duel is over: {game.result(state)}."
     return text
@@ -163,12 +159,13 @@ class ParallelDuelEnv(ParallelEnv):
         check_choice("illegal-action mode", illegal, ILLEGAL_MODES)
         self.render_mode = render_mode
         self.illegal = illegal
-        self.metadata = {"render_modes": ["ansi"], "name": f"duel_{self.game.system}_v0",
+        self.metadata = {"render_modes": ["ansi"], "name": f"duel_{self.game.info.system}_v0",
                          "is_parallelizable": True, "render_fps": 1}
         self.possible_agents = list(PLAYERS)
         self.agents: list[str] = []
         self._observation_spaces = {p: observation_space(self.game) for p in PLAYERS}
-        self._action_spaces = {p: spaces.Discrete(len(self.game.action_names)) for p in PLAYERS}
+        actions = len(self.game.info.action_names)
+        self._action_spaces = {p: spaces.Discrete(actions) for p in PLAYERS}
         self.state_space = spaces.Box(
             np.tile(self._observation_spaces["a"]["observation"].low, 2),
             np.tile(self._observation_spaces["a"]["observation"].high, 2), dtype=np.int64)

@@ -312,8 +312,9 @@ class SystemSpec:
 
     ``build(ruleset, options)`` makes the game from the merged ruleset and the checked
     options (every option typed or None, sheets ``a`` / ``b`` normalised, ``ruleset``
-    the source given, if any). ``pairing`` is the sheet field ``duel solve
-    --all-pairings`` crosses (a ``choice`` field), if any. A system built into the
+    the source given, if any). ``pairing(game)`` names the sheet field ``duel
+    solve --all-pairings`` crosses (a ``choice`` field), if the system has one. A system
+    built into the
     package has its data at ``envs/rulesets/<name>.toml`` and
     ``agents/personalities/<name>.toml``; a system registered from elsewhere gives
     ``ruleset_file`` and ``personalities_file``.
@@ -325,7 +326,7 @@ class SystemSpec:
     sheet: SheetSpec
     build: Callable[[dict, dict], object] | None
     examples: Examples | None = None
-    pairing: str | None = None
+    pairing: Callable[[object], str] | None = None
     ruleset_file: Path | None = None
     personalities_file: Path | None = None
 

@@ -54,9 +54,9 @@ class SingleDuelEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.illegal = illegal
         self.skip_forced = skip_forced
-        self.metadata = {**type(self).metadata, "name": f"duel_{self.game.system}_v0"}
+        self.metadata = {**type(self).metadata, "name": f"duel_{self.game.info.system}_v0"}
         self.observation_space = observation_space(self.game)
-        self.action_space = spaces.Discrete(len(self.game.action_names))
+        self.action_space = spaces.Discrete(len(self.game.info.action_names))
         self.state: State | None = None
         self.exchanges: list[Exchange] = []
 
@@ -109,7 +109,7 @@ class SingleDuelEnv(gymnasium.Env):
             self._exchange(forced)
 
     def _info(self, info: dict) -> dict:
-        names = self.game.action_names
+        names = self.game.info.action_names
         theirs = 2 if self.player == "a" else 1  # (state, action_a, action_b, next)
         info["opponent_actions"] = tuple(names[exchange[theirs]] for exchange in self.exchanges)
         if self.game.is_terminal(self.state):

@@ -15,37 +15,13 @@ import json
 import time
 
 import numpy as np
-from scipy.optimize import linprog
+from baseline import baseline_solve
 
 import envs
 from solver import solve_game
-from solver.backward import stage_games
 from solver.graph import build_graph
 
 LEVELS = ("PR", "AV", "GD", "GR", "EXC", "EXT")
-
-
-def linprog_value(matrix: np.ndarray) -> float:
-    """Value of a zero-sum matrix game for the row player by one HiGHS call."""
-    m, n = matrix.shape
-    cost = np.zeros(m + 1)
-    cost[-1] = -1.0
-    upper = np.hstack([-matrix.T, np.ones((n, 1))])
-    equal = np.hstack([np.ones((1, m)), np.zeros((1, 1))])
-    done = linprog(cost, A_ub=upper, b_ub=np.zeros(n), A_eq=equal, b_eq=[1.0],
-                   bounds=[(0, None)] * m + [(None, None)], method="highs")
-    return float(done.x[-1])
-
-
-def baseline_solve(game) -> float:
-    graph = build_graph(game, game.initial_outcomes())  # uncached, as in solve_game's first call
-    values = graph.payoff.astype(float).copy()
-    n = len(game.action_names)
-    for level in graph.levels:
-        matrices, rows, cols = stage_games(graph, level, values, n)
-        for k, s in enumerate(level):
-            values[s] = linprog_value(matrices[k][np.ix_(rows[k], cols[k])])
-    return float(graph.start @ values)
 
 
 def ours_solve(game) -> float:

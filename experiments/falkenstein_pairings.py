@@ -53,7 +53,7 @@ def situations(game, solution, limit: int = 24):
 
 def plot_mixes(game, solution, path: Path) -> None:
     live, labels, visits = situations(game, solution)
-    names = game.action_names
+    names = game.info.action_names
     colours = plt.get_cmap("tab10")(np.arange(len(names)))
     fig, axes = plt.subplots(2, 1, figsize=(max(8, 0.5 * len(live) + 3), 8), sharex=True)
     for ax, mixes, who in ((axes[0], solution.mix_a, "A"), (axes[1], solution.mix_b, "B")):
@@ -62,7 +62,7 @@ def plot_mixes(game, solution, path: Path) -> None:
             share = mixes[live, k]
             ax.bar(range(len(live)), share, bottom=bottom, color=colours[k], label=name)
             bottom += share
-        sheet = game.options[who.lower()]
+        sheet = game.info.options[who.lower()]
         ax.set_ylabel(f"{who} ({sheet['fencing']}) mix")
         ax.set_ylim(0, 1)
     axes[0].legend(ncol=len(names), loc="upper center", bbox_to_anchor=(0.5, 1.25))

@@ -74,7 +74,7 @@ def curves(args) -> list[dict]:
 def personality_policies(game, strength: float) -> dict[str, dict]:
     solution = solve_game(game)
     found = {EQUILIBRIUM: {side: solution.policy_for(side) for side in ("a", "b")}}
-    for name in personality_names(game.system):
+    for name in personality_names(game.info.system):
         found[name] = {side: personality(game, name, strength, side).policy
                        for side in ("a", "b")}
     return found
@@ -99,7 +99,7 @@ def personality_table(game, strength: float) -> dict:
             pairings[f"{name_a} vs {name_b}"] = {
                 "a": name_a, "b": name_b, "value": result.value, "win": result.win,
                 "draw": result.draw, "loss": result.loss}
-    return {"system": game.system, "strength": strength, "value": value,
+    return {"system": game.info.system, "strength": strength, "value": value,
             "exploitability": exploitable, "pairings": pairings}
 
 
@@ -108,7 +108,7 @@ def personality_table(game, strength: float) -> dict:
 def learnt_personalities(game, strength: float, args) -> list[dict]:
     beta = strength_to_beta(strength)
     rows = []
-    for name in personality_names(game.system):
+    for name in personality_names(game.info.system):
         exact = personality(game, name, strength, "a")
         config = TrainConfig(seed=args.seed, iterations=None, minutes=args.learn_minutes,
                              eval_every=0, distill_steps=0, magnet_a=exact.prior,

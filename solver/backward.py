@@ -17,19 +17,28 @@ from .evaluate import Evaluation, require_public, statistics, visit_counts
 from .game import Game, State
 from .graph import StateGraph, build_graph
 from .matrix import solve_matrices
-from .policy import TabularPolicy
+from .policy import TabularPolicy, observation_table
+from .stages import MAX_SWEEPS, TOLERANCE, Convergence, stage_batches, sweep
 
 
 @dataclass
 class Solution:
-    """The value and equilibrium of a game (from A's side), with its statistics."""
+    """The value and equilibrium of a whole game, every number from A's side.
+
+    ``value`` (unique) is A's expected payoff under equilibrium play; ``win``, ``draw``
+    and ``loss`` are A's probabilities, ``expected_length`` the expected number of
+    steps and ``endings`` the probability of each ``game.result`` label, all under the
+    maximum-entropy equilibrium (``mix_a`` / ``mix_b``, by state index of ``graph``).
+    ``convergence`` says whether value iteration was needed and how it ended.
+    """
 
     game: Game
     graph: StateGraph
-    values: np.ndarray   # (N,) value of every state
+    values: np.ndarray   # (N,) value of every state, to A
     mix_a: np.ndarray    # (N, n_actions)
     mix_b: np.ndarray
     evaluation: Evaluation
+    convergence: Convergence
 
     @property
     def value(self) -> float:
@@ -70,9 +79,9 @@ class Solution:
         return float(self.values[self._index(state)])
 
     def stage_matrix(self, state: State) -> np.ndarray:
-        """Continuation values of every joint action at ``state`` (NaN where illegal)."""
+        """Continuation values to A of every joint action at ``state`` (NaN where illegal)."""
         s = self._index(state)
-        n = len(self.game.action_names)
+        n = len(self.game.info.action_names)
         matrix = np.full((n, n), np.nan)
         pairs = np.arange(self.graph.pair_slices[s], self.graph.pair_slices[s + 1])
         matrix[self.graph.pair_a[pairs], self.graph.pair_b[pairs]] = (
@@ -82,70 +91,34 @@ class Solution:
     def policy_for(self, player: str) -> TabularPolicy:
         """The equilibrium of ``player`` as a policy on its observations."""
         mixes = self.mix_a if player == "a" else self.mix_b
-        table = {}
-        for s in np.flatnonzero(~self.graph.terminal):
-            observation = tuple(self.game.observe(self.graph.states[s], player))
-            if observation in table and not np.allclose(table[observation], mixes[s]):
-                raise ValueError("observations do not determine the state; "
-                                 "the equilibrium cannot be played from observations")
-            table[observation] = mixes[s]
-        return TabularPolicy(table, name="equilibrium")
+        return observation_table(self.game, self.graph, mixes, player, "equilibrium")
 
 
-def solve_game(game: Game, start: State | None = None, tolerance: float = 1e-10,
-               max_iterations: int = 100_000) -> Solution:
+def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERANCE,
+               max_sweeps: int = MAX_SWEEPS) -> Solution:
     """Solve ``game`` from its initial outcomes (or from ``start``).
 
-    ``tolerance`` and ``max_iterations`` apply to games with cycles only, solved by
-    value iteration until no state value moves by more than ``tolerance``.
+    ``tolerance`` and ``max_sweeps`` apply to the parts of the state graph with cycles,
+    solved by value iteration (see ``solver.stages.sweep``); ``solution.convergence``
+    says how it went.
     """
     require_public(game, "the exact solution")
     graph = build_graph(game) if start is None else build_graph(game, [(1.0, start)])
     values = graph.payoff.astype(float).copy()
-    n = len(game.action_names)
+
+    def update(states: np.ndarray) -> None:
+        for batch in stage_batches(graph, states, values):
+            values[batch.states] = solve_matrices(batch.matrices).value
+
+    convergence = sweep(graph, values, update, tolerance, max_sweeps, "the exact solution")
+    # The values are unique, so the maximum-entropy mixes can wait until every stage
+    # game is known, and then come from one batch per shape instead of one per level.
+    n = len(game.info.action_names)
     mix_a = np.zeros((graph.size, n))
     mix_b = np.zeros((graph.size, n))
-    if graph.levels is not None:
-        for level in graph.levels:
-            matrices, rows, cols = stage_games(graph, level, values, n)
-            values[level] = solve_matrices(matrices, rows, cols).value
-    else:
-        _value_iteration(graph, values, n, tolerance, max_iterations)
-    # The values are unique, so the maximum-entropy mixes can wait until every stage
-    # game is known, and then come from one batch instead of one per level.
-    _solve_states(graph, np.flatnonzero(~graph.terminal), values, mix_a, mix_b, n)
+    for batch in stage_batches(graph, np.flatnonzero(~graph.terminal), values):
+        solved = solve_matrices(batch.matrices, max_entropy=True)
+        mix_a[batch.states] = batch.expand(solved.row, "a", n)
+        mix_b[batch.states] = batch.expand(solved.col, "b", n)
     evaluation = statistics(game, graph, visit_counts(graph, mix_a, mix_b))
-    return Solution(game, graph, values, mix_a, mix_b, evaluation)
-
-
-def stage_games(graph: StateGraph, states: np.ndarray, values: np.ndarray, n: int):
-    """Padded continuation matrices of ``states`` with their masks."""
-    pairs = graph.pairs_of(states)
-    position = np.empty(graph.size, dtype=np.int64)
-    position[states] = np.arange(len(states))
-    matrices = np.zeros((len(states), n, n))
-    # one product over every pair beats slicing the sparse matrix by rows
-    continuation = graph.transitions @ values
-    matrices[position[graph.pair_state[pairs]], graph.pair_a[pairs], graph.pair_b[pairs]] = (
-        continuation[pairs])
-    return matrices, graph.mask_a[states], graph.mask_b[states]
-
-
-def _solve_states(graph, states, values, mix_a, mix_b, n) -> None:
-    matrices, rows, cols = stage_games(graph, states, values, n)
-    solved = solve_matrices(matrices, rows, cols, max_entropy=True)
-    mix_a[states] = solved.row
-    mix_b[states] = solved.col
-
-
-def _value_iteration(graph, values, n, tolerance, max_iterations) -> None:
-    live = np.flatnonzero(~graph.terminal)
-    for _ in range(max_iterations):
-        matrices, rows, cols = stage_games(graph, live, values, n)
-        new = solve_matrices(matrices, rows, cols).value
-        change = np.max(np.abs(new - values[live])) if len(live) else 0.0
-        values[live] = new
-        if change <= tolerance:
-            return
-    raise RuntimeError(f"value iteration did not reach tolerance {tolerance} "
-                       f"in {max_iterations} iterations")
+    return Solution(game, graph, values, mix_a, mix_b, evaluation, convergence)

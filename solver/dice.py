@@ -1,4 +1,5 @@
-"""Exact dice distributions: pools, thresholds, opposed rolls, d20 degrees of success.
+"""Exact dice algebra: pools, thresholds, opposed rolls, dice expressions. No system's
+rules live here (those are in ``envs``).
 
 Everything is built from integer counts by exact convolution, so every probability is
 a Fraction: no sampling and no floating-point error reaches a solver or a table.
@@ -23,8 +24,6 @@ MAX_SIDES = 1000
 MAX_POOL_WORK = 10_000_000
 MAX_MARGIN_WORK = 2_500_000
 
-DEGREES = ("critical_success", "success", "failure", "critical_failure")
-RISK_TARGET = 10
 EXPRESSION_FORM = "NdS[+NdS...][+K], e.g. 4d6, d20+9, 2d8-1, 3d6+1d4+2"
 
 
@@ -175,14 +174,14 @@ def _roll_into(counts: list[int], sides: int) -> list[int]:
     return list(map(sub, prefix, chain(repeat(0, sides), prefix)))
 
 
-def _check_int(name: str, value: object) -> int:
+def check_int(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(f"{name} must be a whole number, got {value!r}")
     return value
 
 
 def _check_count(name: str, value: object, low: int, high: int) -> int:
-    _check_int(name, value)
+    check_int(name, value)
     if value < low:
         raise InputError(f"{name} must be {low} or more, got {value}")
     if value > high:
@@ -195,7 +194,7 @@ def _pool(dice: list[tuple[int, int]], modifier: int) -> Distribution:
     for count, sides in dice:
         _check_count("number of dice", count, 0, MAX_DICE)
         _check_count("number of sides", sides, 1, MAX_SIDES)
-    _check_int("modifier", modifier)
+    check_int("modifier", modifier)
     total_dice = sum(count for count, _ in dice)
     span = sum(count * (sides - 1) for count, sides in dice)
     if total_dice > MAX_DICE:
@@ -226,17 +225,6 @@ def at_least(dist: Distribution, threshold: int) -> Fraction:
     return dist.probability_at_least(threshold)
 
 
-def risk_success(n_dice: int, target: int = RISK_TARGET) -> Fraction:
-    """P(a Houses of the Blooded risk with ``n_dice`` d6 totals ``target`` or more).
-
-    Rolling zero dice fails whatever the target, as the rules say.
-    """
-    _check_count("number of dice", n_dice, 0, MAX_DICE)
-    if n_dice == 0:
-        return Fraction(0)
-    return sum_of_dice(n_dice).probability_at_least(target)
-
-
 def margin(dist_a: Distribution, dist_b: Distribution) -> Distribution:
     """The distribution of A - B for independent rolls A and B (an opposed roll)."""
     work = len(dist_a._counts) * len(dist_b._counts)
@@ -246,45 +234,6 @@ def margin(dist_a: Distribution, dist_b: Distribution) -> Distribution:
             f"at most {MAX_MARGIN_WORK}); use smaller pools"
         )
     return dist_a - dist_b
-
-
-# --- Pathfinder 2e checks
-
-
-def degree_of_check(natural: int, modifier: int, dc: int) -> int:
-    """The degree of one d20 check: 3 critical success, 2 success, 1 failure,
-    0 critical failure (so ``DEGREES[3 - degree]`` names it)."""
-    total = natural + modifier
-    if total >= dc + 10:
-        degree = 3
-    elif total >= dc:
-        degree = 2
-    elif total > dc - 10:
-        degree = 1
-    else:
-        degree = 0
-    # The natural die shifts the degree after the total has set it, and cannot leave the scale.
-    if natural == 20:
-        degree = min(degree + 1, 3)
-    elif natural == 1:
-        degree = max(degree - 1, 0)
-    return degree
-
-
-def degree_counts(modifier: int, dc: int) -> dict[str, int]:
-    """How many of the 20 faces give each degree, best degree first."""
-    _check_int("modifier", modifier)
-    _check_int("DC", dc)
-    counts = dict.fromkeys(DEGREES, 0)
-    for natural in range(1, 21):
-        counts[DEGREES[3 - degree_of_check(natural, modifier, dc)]] += 1
-    return counts
-
-
-def degrees_of_success(modifier: int, dc: int) -> dict[str, Fraction]:
-    """Exact probabilities of critical success, success, failure and critical failure of
-    d20 + ``modifier`` against ``dc``, in that order."""
-    return {name: Fraction(count, 20) for name, count in degree_counts(modifier, dc).items()}
 
 
 # --- dice expressions

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from .errors import InputError
-from .game import Game, Policy, State, policy_mix
+from .game import BatchPolicy, Game, Policy, State, policy_mix, renormalise
 from .graph import StateGraph, build_graph
 
 
@@ -32,25 +32,22 @@ class Evaluation:
 
 
 def require_public(game: Game, what: str) -> None:
-    if not getattr(game, "public_information", True):
+    if not game.info.public_information:
         raise InputError(
             f"{what} of a game with hidden information is not available yet "
-            f"({game.system} with hidden_levels); solve the public variant instead")
+            f"({game.info.system} with these options); solve the public variant instead")
 
 
 def mixes_of(game: Game, graph: StateGraph, policy: Policy, player: str) -> np.ndarray:
     """(N, n_actions) mix of ``policy`` at every non-terminal state, from what the
     player observes only. A policy may offer ``batch_probabilities`` for speed."""
-    mixes = np.zeros((graph.size, len(game.action_names)))
+    mixes = np.zeros((graph.size, len(game.info.action_names)))
     live = np.flatnonzero(~graph.terminal)
     masks = graph.mask_a if player == "a" else graph.mask_b
-    batch = getattr(policy, "batch_probabilities", None)
-    if batch is not None and len(live):
+    if isinstance(policy, BatchPolicy) and len(live):
         observations = np.asarray([game.observe(graph.states[s], player) for s in live])
-        probs = np.asarray(batch(observations, masks[live]), dtype=float) * masks[live]
-        sums = probs.sum(axis=1, keepdims=True)
-        fallback = masks[live] / masks[live].sum(axis=1, keepdims=True)
-        mixes[live] = np.where(sums > 0, probs / np.where(sums > 0, sums, 1), fallback)
+        mixes[live] = renormalise(policy.batch_probabilities(observations, masks[live]),
+                                  masks[live])
         return mixes
     for s in live:
         mixes[s] = policy_mix(policy, game, graph.states[s], player)

@@ -151,6 +151,37 @@ class Game(Protocol):
         with his own position ("with your back to the wall, one Rest still owed")."""
 
 
+class DeclaredGame:
+    """Convenience base: the declared metadata as attributes (``game.action_names`` is
+    ``game.info.action_names``). Code written against the contract reads ``info``."""
+
+    info: GameInfo
+
+    @property
+    def system(self) -> str:
+        return self.info.system
+
+    @property
+    def action_names(self) -> tuple[str, ...]:
+        return self.info.action_names
+
+    @property
+    def observation_fields(self) -> tuple[str, ...]:
+        return self.info.observation_fields
+
+    @property
+    def public_information(self) -> bool:
+        return self.info.public_information
+
+    @property
+    def options(self) -> Mapping:
+        return self.info.options
+
+    @property
+    def ruleset_hash(self) -> str:
+        return self.info.ruleset_hash
+
+
 @runtime_checkable
 class Policy(Protocol):
     """Anything that mixes over the action list from what its player sees."""

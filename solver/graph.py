@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
-from .game import Game, State
+from .game import Game, State, joint_outcomes
 
 _GRAPHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -33,8 +34,21 @@ class StateGraph:
     pair_b: np.ndarray            # (P,) B's action
     transitions: sp.csr_matrix    # (P, N)
     start: np.ndarray             # (N,) probability of starting in each state
-    levels: list[np.ndarray] | None  # non-terminal states by height (1, 2, ...); None if cyclic
     pair_slices: np.ndarray       # (N+1,) pairs of state s are pair_slices[s]:pair_slices[s+1]
+    #: non-terminal states in dependency order, as blocks ``(states, has_cycles)``: the
+    #: strongly connected components by height, a block's values depending only on
+    #: earlier blocks and itself
+    schedule: list[tuple[np.ndarray, bool]]
+
+    @property
+    def cyclic(self) -> bool:
+        """Whether a state can be reached again (the solver iterates then)."""
+        return any(cyclic for _, cyclic in self.schedule)
+
+    @property
+    def levels(self) -> list[np.ndarray] | None:
+        """Non-terminal states by height (1, 2, ...); None when the graph has cycles."""
+        return None if self.cyclic else [states for states, _ in self.schedule]
 
     @property
     def size(self) -> int:
@@ -61,7 +75,7 @@ def build_graph(game: Game, roots: list[tuple[float, State]] | None = None) -> S
 
 
 def _explore(game: Game, roots: list[tuple[float, State]]) -> StateGraph:
-    n_actions = len(game.action_names)
+    n_actions = len(game.info.action_names)
     states: list[State] = []
     index: dict[State, int] = {}
 
@@ -91,7 +105,7 @@ def _explore(game: Game, roots: list[tuple[float, State]]) -> StateGraph:
             mask_b = np.asarray(game.legal_mask(state, "b"), bool)
             masks_a.append(mask_a)
             masks_b.append(mask_b)
-            for i, j, outcomes in _joint_outcomes(game, state, mask_a, mask_b):
+            for i, j, outcomes in joint_outcomes(game, state, mask_a, mask_b):
                 pair = len(pair_state)
                 pair_state.append(cursor)
                 pair_a.append(i)
@@ -119,49 +133,56 @@ def _explore(game: Game, roots: list[tuple[float, State]]) -> StateGraph:
         mask_a=np.asarray(masks_a), mask_b=np.asarray(masks_b),
         pair_state=pair_state_arr, pair_a=np.asarray(pair_a, dtype=np.int64),
         pair_b=np.asarray(pair_b, dtype=np.int64), transitions=transitions, start=start,
-        levels=_levels(terminal_arr, pair_state_arr, transitions, size),
-        pair_slices=np.asarray(slices, dtype=np.int64))
+        pair_slices=np.asarray(slices, dtype=np.int64),
+        schedule=_schedule(terminal_arr, pair_state_arr, transitions, size))
 
 
-def _joint_outcomes(game: Game, state: State, mask_a: np.ndarray, mask_b: np.ndarray):
-    """Every legal joint action with its outcomes: the game's own ``transitions`` when
-    it has that faster path, else one ``outcomes`` call per pair."""
-    joint = getattr(game, "transitions", None)
-    if joint is not None:
-        return joint(state)
-    legal_b = np.flatnonzero(mask_b).tolist()
-    return [(i, j, game.outcomes(state, i, j))
-            for i in np.flatnonzero(mask_a).tolist() for j in legal_b]
-
-
-def _levels(terminal: np.ndarray, pair_state: np.ndarray, transitions: sp.csr_matrix,
-            size: int) -> list[np.ndarray] | None:
-    """Non-terminal states grouped by height (longest path to a terminal state), so
-    each group depends only on lower ones; None when the graph has a cycle."""
+def _schedule(terminal: np.ndarray, pair_state: np.ndarray, transitions: sp.csr_matrix,
+              size: int) -> list[tuple[np.ndarray, bool]]:
+    """Non-terminal states as blocks in dependency order: the strongly connected
+    components of the successor graph, grouped by height (longest path to a terminal
+    state) and split into acyclic states (solved at once) and cyclic ones."""
     pairs = len(pair_state)
     successor = sp.csr_matrix((np.ones(pairs), (pair_state, np.arange(pairs))),
                               shape=(size, pairs)) @ transitions
-    successor = (successor > 0).astype(np.int8).tocsr()
-    # successors of each state not yet given a height
-    remaining = np.diff(successor.indptr)
-    predecessors = successor.T.tocsr()
-    # Kahn's algorithm on the reversed graph, peeling terminal states first
-    height = np.full(size, -1)
-    frontier = np.flatnonzero(terminal)
+    successor = (successor > 0).tocoo()
+    count, labels = connected_components(successor, directed=True, connection="strong")
+    source, target = labels[successor.row], labels[successor.col]
+    inside = source == target
+    cyclic = np.bincount(labels, minlength=count) > 1
+    cyclic[source[inside]] = True  # a state that can stay where it is
+    condensed = sp.csr_matrix((np.ones(int((~inside).sum())), (source[~inside], target[~inside])),
+                              shape=(count, count))
+    height = _heights(condensed)
+    live = ~terminal
+    blocks = []
+    for level in range(int(height.max(initial=0)) + 1):
+        at_level = live & (height[labels] == level)
+        for has_cycles in (False, True):
+            states = np.flatnonzero(at_level & (cyclic[labels] == has_cycles))
+            if len(states):
+                blocks.append((states, has_cycles))
+    return blocks
+
+
+def _heights(successor: sp.csr_matrix) -> np.ndarray:
+    """Longest path from every node of a DAG to a node without successors (Kahn's
+    algorithm on the reversed graph)."""
+    successor = successor.tocsr()
+    remaining = np.diff((successor > 0).astype(np.int8).tocsr().indptr)
+    predecessors = (successor > 0).T.tocsr()
+    height = np.full(successor.shape[0], -1)
+    frontier = np.flatnonzero(remaining == 0)
     height[frontier] = 0
-    levels: list[np.ndarray] = []
-    placed = len(frontier)
+    level = 0
     while len(frontier):
+        level += 1
         touched = predecessors.indices[ranges(predecessors.indptr, frontier)]
         np.subtract.at(remaining, touched, 1)
         ready = np.unique(touched[remaining[touched] == 0])
-        ready = ready[height[ready] < 0]
-        height[ready] = len(levels) + 1
-        if len(ready):
-            levels.append(ready)
-        placed += len(ready)
+        height[ready] = level
         frontier = ready
-    return levels if placed == size else None
+    return height
 
 
 def ranges(bounds: np.ndarray, rows: np.ndarray) -> np.ndarray:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .errors import InputError
-from .game import Observation
+from .game import Game, Observation, renormalise
 
 
 def uniform_over(mask: np.ndarray) -> np.ndarray:
@@ -47,9 +47,7 @@ class MixPolicy:
         return bool((self.weights * mask).sum() > 0)
 
     def probabilities(self, observation: Observation, mask: np.ndarray) -> np.ndarray:
-        masked = self.weights * mask
-        total = masked.sum()
-        return masked / total if total > 0 else uniform_over(mask)
+        return renormalise(self.weights, mask)
 
     @classmethod
     def parse(cls, text: str, action_names: tuple[str, ...]) -> MixPolicy:
@@ -75,8 +73,19 @@ class TabularPolicy:
 
     def probabilities(self, observation: Observation, mask: np.ndarray) -> np.ndarray:
         probs = self.table.get(tuple(observation))
-        if probs is None:
-            return uniform_over(mask)
-        masked = probs * mask
-        total = masked.sum()
-        return masked / total if total > 0 else uniform_over(mask)
+        return uniform_over(mask) if probs is None else renormalise(probs, mask)
+
+
+def observation_table(game: Game, graph, mixes: np.ndarray, player: str,
+                      name: str) -> TabularPolicy:
+    """``mixes`` (by state index of ``graph``) as a policy on ``player``'s observations;
+    an error if two states the player cannot tell apart were given different mixes."""
+    table: dict = {}
+    for s in np.flatnonzero(~graph.terminal):
+        observation = tuple(game.observe(graph.states[s], player))
+        known = table.get(observation)
+        if known is not None and not np.allclose(known, mixes[s]):
+            raise ValueError(f"observations do not determine the state; the {name} "
+                             "cannot be played from observations")
+        table[observation] = mixes[s]
+    return TabularPolicy(table, name=name)

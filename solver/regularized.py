@@ -25,12 +25,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .backward import stage_games
 from .evaluate import mixes_of, require_public
 from .game import Game, Policy
 from .graph import StateGraph, build_graph
 from .matrix import solve_matrices
-from .policy import TabularPolicy
+from .policy import TabularPolicy, observation_table
+from .stages import MAX_SWEEPS, TOLERANCE, Convergence, stage_batches, sweep
 
 #: a stage problem is solved once its duality gap is below this (times the payoff scale)
 GAP_TOLERANCE = 1e-12
@@ -244,6 +244,7 @@ class RegularizedSolution:
     values: np.ndarray  # (N,) regularised value of every state, to ``player``
     mix: np.ndarray     # (N, n_actions) the regularised player's mix
     gap: float          # the largest duality gap of a stage problem
+    convergence: Convergence
 
     @property
     def value(self) -> float:
@@ -253,24 +254,16 @@ class RegularizedSolution:
 
     def policy(self, name: str = "regularized") -> TabularPolicy:
         """The regularised play as a policy on the player's observations."""
-        table: dict = {}
-        for s in np.flatnonzero(~self.graph.terminal):
-            observation = tuple(self.game.observe(self.graph.states[s], self.player))
-            if observation in table and not np.allclose(table[observation], self.mix[s]):
-                raise ValueError("observations do not determine the state; the regularised "
-                                 "play cannot be played from observations")
-            table[observation] = self.mix[s]
-        return TabularPolicy(table, name=name)
+        return observation_table(self.game, self.graph, self.mix, self.player, name)
 
 
 def solve_regularized(game: Game, player: str, prior: Policy, beta: float,
-                      tolerance: float = 1e-10,
-                      max_iterations: int = 100_000) -> RegularizedSolution:
+                      tolerance: float = TOLERANCE,
+                      max_sweeps: int = MAX_SWEEPS) -> RegularizedSolution:
     """Backward induction of the regularised game: ``player`` stays within ``beta`` KL of
     ``prior`` (a policy on its observations), the other side best-responds.
 
-    Games with cycles use value iteration until no value moves by more than
-    ``tolerance``.
+    Cyclic parts of the graph use value iteration (``solver.stages.sweep``).
     """
     require_public(game, "the regularised solution")
     if player not in ("a", "b"):
@@ -280,43 +273,40 @@ def solve_regularized(game: Game, player: str, prior: Policy, beta: float,
     graph = build_graph(game)
     priors = mixes_of(game, graph, prior, player)
     values = graph.payoff.astype(float).copy()  # from A's side while solving
-    mix = np.zeros((graph.size, len(game.action_names)))
-    gaps = [0.0]
-    if graph.levels is not None:
-        for level in graph.levels:
-            gaps.append(_solve_level(graph, level, values, mix, priors, player, beta))
-    else:
-        live = np.flatnonzero(~graph.terminal)
-        for _ in range(max_iterations):
-            before = values[live].copy()
-            _solve_level(graph, live, values, mix, priors, player, beta)
-            if np.max(np.abs(values[live] - before), initial=0.0) <= tolerance:
-                break
-        else:
-            raise RuntimeError(f"value iteration did not reach tolerance {tolerance} "
-                               f"in {max_iterations} iterations")
-        gaps.append(_solve_level(graph, live, values, mix, priors, player, beta))
+    mix = np.zeros((graph.size, len(game.info.action_names)))
+    gaps = np.zeros(graph.size)
+
+    def update(states: np.ndarray) -> None:
+        _solve_states(graph, states, values, mix, priors, player, beta, gaps)
+
+    convergence = sweep(graph, values, update, tolerance, max_sweeps,
+                        "the regularised solution")
     sign = 1.0 if player == "a" else -1.0
-    return RegularizedSolution(game, graph, player, beta, sign * values, mix, max(gaps))
+    return RegularizedSolution(game, graph, player, beta, sign * values, mix,
+                               float(gaps.max(initial=0.0)), convergence)
 
 
-def _solve_level(graph, states, values, mix, priors, player, beta) -> float:
-    matrices, mask_a, mask_b = stage_games(graph, states, values, mix.shape[1])
-    if player == "a":
-        solved = regularized_maxmin(matrices, beta, priors[states], mask_a, mask_b)
-        values[states] = solved.value
-    else:
-        # B's rows: transpose, and B's payoff is the negative of A's
-        solved = regularized_maxmin(-matrices.transpose(0, 2, 1), beta, priors[states],
-                                    mask_b, mask_a)
-        values[states] = -solved.value
-    mix[states] = solved.row
-    return float(solved.gap.max(initial=0.0))
+def _solve_states(graph, states, values, mix, priors, player, beta, gaps) -> None:
+    n = mix.shape[1]
+    for batch in stage_batches(graph, states, values):
+        ones_a = np.ones(batch.rows.shape, dtype=bool)
+        ones_b = np.ones(batch.cols.shape, dtype=bool)
+        prior = batch.compact(priors, player)
+        if player == "a":
+            solved = regularized_maxmin(batch.matrices, beta, prior, ones_a, ones_b)
+            values[batch.states] = solved.value
+        else:
+            # B's rows: transpose, and B's payoff is the negative of A's
+            solved = regularized_maxmin(-batch.matrices.transpose(0, 2, 1), beta, prior,
+                                        ones_b, ones_a)
+            values[batch.states] = -solved.value
+        mix[batch.states] = batch.expand(solved.row, player, n)
+        gaps[batch.states] = solved.gap
 
 
 def regularized_value(game: Game, player: str, policy: Policy, prior: Policy | None,
-                      beta: float, tolerance: float = 1e-10,
-                      max_iterations: int = 100_000) -> float:
+                      beta: float, tolerance: float = TOLERANCE,
+                      max_sweeps: int = MAX_SWEEPS) -> float:
     """The regularised value of a fixed ``policy`` for ``player``: its expected payoff
     against a best responder minus ``beta`` times its expected KL divergence from
     ``prior``, summed over the states it visits (the objective ``solve_regularized``
@@ -330,24 +320,17 @@ def regularized_value(game: Game, player: str, policy: Policy, prior: Policy | N
         penalty[live] = beta * _kl(mix[live], mixes_of(game, graph, prior, player)[live])
     sign = 1.0 if player == "a" else -1.0
     values = sign * graph.payoff.astype(float)  # from the player's side
-    if graph.levels is not None:
-        for level in graph.levels:
-            _guarantee_level(graph, level, values, mix, penalty, player)
-    else:
-        live = np.flatnonzero(~graph.terminal)
-        for _ in range(max_iterations):
-            before = values[live].copy()
-            _guarantee_level(graph, live, values, mix, penalty, player)
-            if np.max(np.abs(values[live] - before), initial=0.0) <= tolerance:
-                break
+
+    def update(states: np.ndarray) -> None:
+        _guarantee(graph, states, values, mix, penalty, player)
+
+    sweep(graph, values, update, tolerance, max_sweeps, "the regularised value")
     return float(graph.start @ values)
 
 
-def _guarantee_level(graph, states, values, mix, penalty, player) -> None:
+def _guarantee(graph, states, values, mix, penalty, player) -> None:
     # values are the player's own, so the continuation matrices are too
-    matrices, mask_a, mask_b = stage_games(graph, states, values, mix.shape[1])
-    opponent = mask_b
-    if player == "b":
-        matrices, opponent = matrices.transpose(0, 2, 1), mask_a
-    payoff = np.where(opponent, np.einsum("bi,bij->bj", mix[states], matrices), np.inf)
-    values[states] = payoff.min(axis=1) - penalty[states]
+    for batch in stage_batches(graph, states, values):
+        matrices = batch.matrices if player == "a" else batch.matrices.transpose(0, 2, 1)
+        payoff = np.einsum("bi,bij->bj", batch.compact(mix, player), matrices)
+        values[batch.states] = payoff.min(axis=1) - penalty[batch.states]

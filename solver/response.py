@@ -10,7 +10,8 @@ import scipy.sparse as sp
 from .evaluate import Evaluation, evaluate, mixes_of, require_public, statistics, visit_counts
 from .game import Game, Policy, other
 from .graph import StateGraph, build_graph
-from .policy import TabularPolicy
+from .policy import TabularPolicy, observation_table
+from .stages import MAX_SWEEPS, TOLERANCE, Convergence, sweep
 
 #: best-response actions whose values are this close count as tied, and share the play
 TIE_TOLERANCE = 1e-9
@@ -18,6 +19,14 @@ TIE_TOLERANCE = 1e-9
 
 @dataclass
 class BestResponse:
+    """The best response of ``responder`` to a fixed policy on the other side.
+
+    ``value`` is the **responder's** expected payoff; ``evaluation`` (win, draw, loss,
+    endings) is from **A's** side, like every ``Evaluation``. ``action_values`` are the
+    responder's values of each own action at every state (NaN where illegal), ``visits``
+    the expected visits of every state in the resulting play.
+    """
+
     responder: str
     value: float              # expected payoff to the responder
     policy: TabularPolicy     # the responder's play, ties split evenly
@@ -27,10 +36,11 @@ class BestResponse:
     visits: np.ndarray        # (N,) expected visits of every state in the resulting play
     evaluation: Evaluation    # the resulting play, from A's side
     graph: StateGraph
+    convergence: Convergence
 
 
 def best_response(game: Game, policy: Policy, responder: str,
-                  tolerance: float = 1e-12, max_iterations: int = 100_000) -> BestResponse:
+                  tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS) -> BestResponse:
     """What ``responder`` ("a" or "b") should play against ``policy`` on the other side.
 
     The responder sees the whole state (the game is of public information), the fixed
@@ -44,26 +54,19 @@ def best_response(game: Game, policy: Policy, responder: str,
     fixed = mixes_of(game, graph, policy, other(responder))
     sign = 1.0 if responder == "a" else -1.0
     values = sign * graph.payoff
-    if graph.levels is not None:
-        for level in graph.levels:
-            _improve(graph, level, fixed, responder, values)
-    else:
-        live = np.flatnonzero(~graph.terminal)
-        for _ in range(max_iterations):
-            before = values[live].copy()
-            _improve(graph, live, fixed, responder, values)
-            if np.max(np.abs(values[live] - before), initial=0.0) <= tolerance:
-                break
+
+    def update(states: np.ndarray) -> None:
+        _improve(graph, states, fixed, responder, values)
+
+    convergence = sweep(graph, values, update, tolerance, max_sweeps, "the best response")
     action_values = _action_values(graph, fixed, responder, values)
     mixes = _even_split(action_values)
     mix_a, mix_b = (mixes, fixed) if responder == "a" else (fixed, mixes)
     visits = visit_counts(graph, mix_a, mix_b)
     evaluation = statistics(game, graph, visits)
-    table = {tuple(game.observe(graph.states[s], responder)): mixes[s]
-             for s in np.flatnonzero(~graph.terminal)}
-    return BestResponse(responder, sign * evaluation.value,
-                        TabularPolicy(table, name=f"best response of {responder}"),
-                        mixes, fixed, action_values, visits, evaluation, graph)
+    policy = observation_table(game, graph, mixes, responder, f"best response of {responder}")
+    return BestResponse(responder, sign * evaluation.value, policy,
+                        mixes, fixed, action_values, visits, evaluation, graph, convergence)
 
 
 def _action_values(graph: StateGraph, fixed: np.ndarray, responder: str,
@@ -109,10 +112,11 @@ class Exploitability:
 
 
 def exploitability(game: Game, policy_a: Policy, policy_b: Policy) -> Exploitability:
-    """0 at an equilibrium; in payoff units (payoffs in [-1, 1])."""
+    """0 at an equilibrium; in payoff units. Gains below the solver's rounding (a few
+    ulps of the payoff range) are reported as 0, never negative."""
     pair = evaluate(game, policy_a, policy_b).value
     against_b = best_response(game, policy_b, "a").value
     against_a = best_response(game, policy_a, "b").value
-    gain_a = against_b - pair
-    gain_b = against_a + pair
+    gain_a = max(0.0, against_b - pair)
+    gain_b = max(0.0, against_a + pair)
     return Exploitability((gain_a + gain_b) / 2, gain_a, gain_b, pair)

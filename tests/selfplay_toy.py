@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from bare import BareGame
 
 ATTACK, FEINT, GUARD = 0, 1, 2
 ACTIONS = ("attack", "feint", "guard")
@@ -28,7 +29,7 @@ class Duel(NamedTuple):
     winner: int      # +1 A touched, -1 B touched, 0 not yet
 
 
-class ToyDuel:
+class ToyDuel(BareGame):
     system = "toy_duel"
     action_names = ACTIONS
     observation_fields = ("turn", "tired", "other_tired")

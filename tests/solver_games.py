@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+from bare import BareGame
 
 
-class MatrixThenChance:
+class MatrixThenChance(BareGame):
     """Stage 1: matching pennies; a match wins for A at once. A mismatch flips a fair
     coin: heads a draw, tails the stage game [[1, -1], [-1, 0.5]] (terminal payoffs)."""
 
@@ -44,13 +45,13 @@ class MatrixThenChance:
     def observe(self, state, player):
         return ({"first": 0, "second": 1}[state[0]],)
 
-    def describe(self, state):
-        return str(state)
 
 
 class LoopingPennies(MatrixThenChance):
     """Matching pennies; a match wins for A, a mismatch is a coin flip between a loss
     for A and playing again: a game with a cycle."""
+
+    may_cycle = True
 
     def initial_outcomes(self):
         return [(1.0, ("loop",))]
@@ -83,6 +84,8 @@ class ConstantStage(MatrixThenChance):
 
 class Stalling(MatrixThenChance):
     """B may stall forever (action T against anything keeps the state); H ends it."""
+
+    may_cycle = True
 
     def initial_outcomes(self):
         return [(1.0, ("loop",))]

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from agents.cli.dice import register, run
-from solver.dice import degrees_of_success, margin, sum_of_dice
+from envs.d20 import degrees_of_success
+from solver.dice import margin, sum_of_dice
 from solver.errors import InputError
 
 try:

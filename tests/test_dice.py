@@ -6,16 +6,13 @@ from itertools import product
 import icepool
 import pytest
 
+from envs.d20 import DEGREES, degree_counts, degrees_of_success
 from solver.dice import (
-    DEGREES,
     Distribution,
     at_least,
-    degree_counts,
-    degrees_of_success,
     margin,
     parse_dice,
     parse_expression,
-    risk_success,
     sum_of_dice,
 )
 from solver.errors import InputError
@@ -103,13 +100,11 @@ def test_distribution_from_counts_and_arithmetic():
     assert hash(coin) == hash(Distribution({0: 2, 1: 2}))
 
 
-def test_houses_of_the_blooded_risk():
-    assert risk_success(0) == 0
-    assert risk_success(0, target=0) == 0  # zero dice fail whatever the target
-    assert risk_success(1) == 0
-    assert risk_success(2) == Fraction(6, 36)
-    assert risk_success(3) == Fraction(5, 8)
-    assert risk_success(4) == sum_of_dice(4).probability_at_least(10)
+def test_ten_or_more_on_d6_pools():
+    # 2d6 >= 10: (4,6) (5,5) (6,4) (5,6) (6,5) (6,6) = 6 of 36; 3d6 >= 10: 135 of 216
+    assert sum_of_dice(1).probability_at_least(10) == 0
+    assert sum_of_dice(2).probability_at_least(10) == Fraction(6, 36)
+    assert sum_of_dice(3).probability_at_least(10) == Fraction(5, 8)
 
 
 # --- against icepool
@@ -274,7 +269,7 @@ def test_sum_of_dice_rejects_bad_values(kwargs, words):
 
 def test_other_bad_values():
     with pytest.raises(InputError, match="-1"):
-        risk_success(-1)
+        sum_of_dice(-1)
     with pytest.raises(InputError, match="DC must be a whole number"):
         degrees_of_success(3, "15")
     with pytest.raises(InputError, match="counts"):

@@ -55,8 +55,8 @@ def check_table(game, table: dict) -> None:
     for (act_a, act_b), (on_a, on_b, back_a, back_b, label) in table.items():
         nxt = play(game, state, act_a, act_b)
         ex = game.resolve(state, ACTIONS.index(act_a), ACTIONS.index(act_b))
-        got = (ex.letter_a or "-", ex.letter_b or "-", game.state_dict(nxt)["back_a"],
-               game.state_dict(nxt)["back_b"], game.result(nxt))
+        got = (ex.letter_a or "-", ex.letter_b or "-", game.state_fields(nxt)["back_a"],
+               game.state_fields(nxt)["back_b"], game.result(nxt))
         assert got == (on_a, on_b, back_a, back_b, label), (act_a, act_b)
         assert game.is_terminal(nxt) == bool(label)
 
@@ -158,7 +158,7 @@ def test_all_card_pairs_from_the_start(sheets, text):
 def test_start_state():
     game = duel("AV", "GD")
     state = start(game)
-    view = game.state_dict(state)
+    view = game.state_fields(state)
     # 6 m ground, 2 m apart, centred: 2 m behind each; AV and GD both owe 2 Rests;
     # Health AV x AV = 5
     assert (view["round"], view["exchange"], view["back_a"], view["back_b"]) == (1, 1, 2, 2)
@@ -179,7 +179,7 @@ def test_retreat_at_the_wall_becomes_a_wound():
     # still happens (B had 4 m), so A steps forward to 2 m
     end = play(game, state, "AR", "AR")
     assert game.result(end) == "B wins: first blood at the wall"
-    assert game.state_dict(end)["back_a"] == 2
+    assert game.state_fields(end)["back_a"] == 2
     # A drives B back from 4 m to 2 m
     assert play(game, state, "AD", "RR").back_a == 2
 
@@ -190,7 +190,7 @@ def test_retreat_on_an_eight_metre_ground():
     state = start(game)
     assert state.back_a == 3
     state = play(game, state, "AD", "RR")
-    assert game.state_dict(state)["back_b"] == 1 and state.back_a == 5
+    assert game.state_fields(state)["back_b"] == 1 and state.back_a == 5
     end = play(game, state, "AD", "RR")
     assert game.result(end) == "A wins: first blood at the wall"
 
@@ -226,7 +226,7 @@ def test_fall_against_out_of_combat_is_both_out():
 def test_both_fall_on_a_two_metre_ground():
     game = duel(field_m=2, edge="ledge")
     state = start(game)
-    assert (state.back_a, game.state_dict(state)["back_b"]) == (0, 0)
+    assert (state.back_a, game.state_fields(state)["back_b"]) == (0, 0)
     assert game.result(play(game, state, "AR", "AR")) == "draw: both out"
     # the same at a wall: both single R become BP, equal wounds
     walled = duel(field_m=2)
@@ -238,7 +238,7 @@ def test_both_fall_on_a_two_metre_ground():
 def test_corps_a_corps_stronger_pushes():
     game = duel({"fencing": "GD", "physique": "GR"}, {"fencing": "GD", "physique": "AV"})
     state = play(game, start(game), "DD", "DD")
-    assert (state.back_a, game.state_dict(state)["back_b"]) == (4, 0)
+    assert (state.back_a, game.state_fields(state)["back_b"]) == (4, 0)
     # into the wall: nothing moves
     assert play(game, state, "DD", "DD").back_a == 4
     # B stronger: A is pushed
@@ -257,7 +257,7 @@ def test_corps_a_corps_partial_push_and_ledge():
     # 8 m ground, B has 1 m: pushed as far as the wall allows, 1 m
     game = duel(*sheets, field_m=8)
     nxt = play(game, game.state_from({"back_b": 1}), "DD", "DD")
-    assert game.state_dict(nxt)["back_b"] == 0 and nxt.back_a == 6
+    assert game.state_fields(nxt)["back_b"] == 0 and nxt.back_a == 6
     # at a ledge, pushed with less than 2 m behind him: he falls (reading)
     game = duel(*sheets, field_m=8, edge="ledge")
     end = play(game, game.state_from({"back_b": 1}), "DD", "DD")
@@ -533,7 +533,7 @@ def test_hidden_levels_observations():
     nxt = play(game, gd_vs_pr, "DR", "RR")
     seen = dict(zip(fields, game.observe(nxt, "a"), strict=True))
     assert (seen["own_rested"], seen["opp_rested"], seen["own_owed"]) == (1, 2, 1)
-    low = dict(zip(fields, game.observation_low, strict=True))
+    low = dict(zip(fields, game.info.observation_low, strict=True))
     assert low["opp_level"] == -1 and low["opp_owed"] == -1
 
 
@@ -583,11 +583,11 @@ def test_ruleset_errors(tmp_path):
 
 # ---------------------------------------------------------------- states and text
 
-def test_state_from_and_state_dict():
+def test_state_from_and_state_fields():
     game = duel("AV", "AV")
     state = game.state_from({"round": "2", "exchange": "1", "owed_a": "1", "owed_b": "0",
                              "back_a": "0", "health_a": "5", "health_b": "5"})
-    view = game.state_dict(state)
+    view = game.state_fields(state)
     assert (view["round"], view["owed_a"], view["back_b"]) == (2, 1, 4)
     assert game.state_from(view) == state
     assert game.state_from({"back_b": 0}).back_a == 4
@@ -658,7 +658,7 @@ def test_reachable_states_av_vs_gd():
     # the observation determines the state (the solver maps mixes by observation)
     for player in "ab":
         assert len({game.observe(s, player) for s in states}) == len(states)
-    low, high = np.array(game.observation_low), np.array(game.observation_high)
+    low, high = np.array(game.info.observation_low), np.array(game.info.observation_high)
     for s in states:
         for player in "ab":
             seen = np.array(game.observe(s, player))

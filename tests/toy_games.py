@@ -5,7 +5,7 @@ mismatch, and the winner's point lands on a 3-in-4 chance roll), with a sequenti
 step after the second exchange in which B alone calls a biased coin while A waits.
 With ``hidden=True`` A may start with a lucky coin (drawn at the start, seen by A
 only) that makes his points always land. ``OneShotPennies`` has nothing optional
-(no ``sample``, ``narrate`` or ``describe``), to test the fallbacks.
+(no ``sample`` and plain words), to test the fallbacks.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from bare import BareGame
 
 HEADS, TAILS, WAIT = 0, 1, 2
 ACTIONS = ("heads", "tails", "wait")
@@ -29,13 +30,14 @@ class Pennies(NamedTuple):
     lucky: int   # 1 when A holds the lucky coin
 
 
-class PenniesDuel:
+class PenniesDuel(BareGame):
     system = "toy_pennies"
     action_names = ACTIONS
     observation_fields = ("turn", "score", "lucky")
     observation_low = (0, -4, -1)
     observation_high = (LAST_TURN, 4, 1)
     ruleset_hash = "toy"
+    fast_paths = frozenset({"sample"})
 
     def __init__(self, hidden: bool = False):
         self.hidden = hidden
@@ -94,16 +96,18 @@ class PenniesDuel:
 
     def narrate(self, state: Pennies, action_a: int, action_b: int, after: Pennies) -> str:
         if state.turn == GAMBIT_TURN:
-            return f"B calls {ACTIONS[action_b]} and the coin is tossed."
+            return (f"A plays wait, B plays {ACTIONS[action_b]}. B calls {ACTIONS[action_b]} "
+                    "and the coin is tossed.")
         change = after.score - state.score
         scored = {1: "A scores", -1: "B scores", 0: "nobody scores"}[change]
-        return f"Coins show {ACTIONS[action_a]} and {ACTIONS[action_b]}: {scored}."
+        return (f"A plays {ACTIONS[action_a]}, B plays {ACTIONS[action_b]}. Coins show "
+                f"{ACTIONS[action_a]} and {ACTIONS[action_b]}: {scored}.")
 
-    def describe(self, state: Pennies) -> str:
+    def describe(self, state: Pennies, viewer: str | None = None) -> str:
         return f"Turn {state.turn} of {LAST_TURN}, score {state.score:+d} for A."
 
 
-class OneShotPennies:
+class OneShotPennies(BareGame):
     """One exchange of matching pennies, a match wins for A; only the bare protocol."""
 
     system = "toy_oneshot"

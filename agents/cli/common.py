@@ -10,20 +10,9 @@ import envs
 from solver.errors import InputError
 
 
-def parse_sheet(text: str) -> dict[str, str]:
-    """``fencing=GD,physique=AV`` -> {"fencing": "GD", "physique": "AV"}."""
-    sheet: dict[str, str] = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        key, sep, value = part.partition("=")
-        if not sep or not key.strip() or not value.strip():
-            raise InputError(f"bad sheet entry {part!r}; expected ABILITY=LEVEL,...")
-        sheet[key.strip().lower()] = value.strip()
-    return sheet
-
-
 def parse_option(text: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
-    if not sep:
+    if not sep or not key.strip():
         raise InputError(f"bad option {text!r}; expected KEY=VALUE")
     return key.strip(), value.strip()
 
@@ -33,16 +22,18 @@ def add_json(parser: argparse.ArgumentParser) -> None:
                         help="print exactly one JSON document on stdout")
 
 
+SHEET_HELP = ("FIELD=VALUE fields, bare words for flags, a reference sheet's name; "
+              "each system's fields: `duel systems`")
+
+
 def add_game_args(parser: argparse.ArgumentParser) -> None:
     """SYSTEM, the two sheets, --ruleset and --option KEY=VALUE."""
     parser.add_argument("system", help="duel system (see `duel systems`)")
-    sheet = _argparse_type(parse_sheet)
-    parser.add_argument("--a", type=sheet, default=None, metavar="SHEET",
-                        help="sheet of A, e.g. fencing=GD,physique=AV")
-    parser.add_argument("--b", type=sheet, default=None, metavar="SHEET", help="sheet of B")
-    parser.add_argument("--me", type=sheet, default=None, metavar="SHEET",
+    parser.add_argument("--a", default=None, metavar="SHEET", help=f"sheet of A: {SHEET_HELP}")
+    parser.add_argument("--b", default=None, metavar="SHEET", help="sheet of B")
+    parser.add_argument("--me", default=None, metavar="SHEET",
                         help="your sheet: A's, or B's with --side b")
-    parser.add_argument("--them", type=sheet, default=None, metavar="SHEET",
+    parser.add_argument("--them", default=None, metavar="SHEET",
                         help="the other duellist's sheet")
     parser.add_argument("--ruleset", metavar="FILE", help="TOML file overriding [default] rules")
     parser.add_argument("-o", "--option", dest="options", action="append", default=[],
@@ -73,43 +64,20 @@ def sheets(args: argparse.Namespace) -> dict[str, dict]:
             raise InputError(f"{flag} names side {side.upper()}, whose sheet --{side} "
                              "already gives; use one of them")
         chosen[side] = given
-    return {side: sheet or {} for side, sheet in chosen.items()}
-
-
-def convert_option(system: str, name: str, text: str):
-    """Turn an option's text into its declared type."""
-    specs = {option.name: option for option in envs.systems()[system].options}
-    if name not in specs or name in ("a", "b", "ruleset"):
-        allowed = ", ".join(n for n in specs if n not in ("a", "b", "ruleset"))
-        raise InputError(f"unknown option {name!r} for {system}; allowed: {allowed}")
-    kind = specs[name].kind
-    if kind is bool:
-        if text.lower() in ("1", "true", "yes", "on"):
-            return True
-        if text.lower() in ("0", "false", "no", "off"):
-            return False
-        raise InputError(f"option {name} takes true or false, got {text!r}")
-    if kind is int:
-        try:
-            return int(text)
-        except ValueError:
-            raise InputError(f"option {name} takes an integer, got {text!r}") from None
-    if kind is dict:
-        weights = parse_sheet(text)
-        try:
-            return {k: float(v) for k, v in weights.items()}
-        except ValueError:
-            raise InputError(f"option {name} takes LEVEL=WEIGHT,... with numbers, "
-                             f"got {text!r}") from None
-    return text
+    return {side: sheet or "" for side, sheet in chosen.items()}
 
 
 def game_options(args: argparse.Namespace) -> dict:
+    """``envs.make``'s keyword arguments, still as text: the system's schema checks them."""
     options = sheets(args)
     if args.ruleset:
         options["ruleset"] = args.ruleset
     for name, text in args.options:
-        options[name] = convert_option(args.system, name, text)
+        if name in ("a", "b", "ruleset"):
+            raise InputError(f"{name} is not given with -o; use --{name}")
+        if name in options:
+            raise InputError(f"option {name} is given twice")
+        options[name] = text
     return options
 
 

@@ -7,14 +7,8 @@ import json
 from collections.abc import Sequence
 from fractions import Fraction
 
-from solver.dice import (
-    DEGREES,
-    EXPRESSION_FORM,
-    Distribution,
-    degrees_of_success,
-    margin,
-    parse_expression,
-)
+from envs.d20 import DEGREES, degrees_of_success
+from solver.dice import EXPRESSION_FORM, Distribution, margin, parse_expression
 from solver.errors import InputError
 
 

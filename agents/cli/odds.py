@@ -36,7 +36,7 @@ def run(args) -> int:
     response = best_response(game, opponent, me)
     equilibrium = solve_game(game)
     report = {
-        "system": game.system, "options": game.options, "side": me, "vs": args.vs,
+        "system": game.info.system, "options": game.info.options, "side": me, "vs": args.vs,
         "best_response": _from_my_side(response.evaluation.as_dict(), me),
         "equilibrium": _from_my_side(equilibrium.evaluation.as_dict(), me),
         "plan": _plan(game, response),
@@ -65,8 +65,8 @@ def _plan(game, response) -> list[dict]:
         mix = response.mixes[s]
         plan.append({
             "reach": float(visits[s]),
-            "state": game.state_dict(graph.states[s]),
-            "play": {game.action_names[i]: float(mix[i]) for i in np.flatnonzero(mix)},
+            "state": game.state_fields(graph.states[s]),
+            "play": {game.info.action_names[i]: float(mix[i]) for i in np.flatnonzero(mix)},
             "value": float(np.nanmax(response.action_values[s])),
         })
     plan.sort(key=lambda row: -row["reach"])

@@ -6,7 +6,8 @@ import sys
 
 import numpy as np
 
-from solver.game import policy_mix, sample_outcome, sample_step
+from envs.opponents import play
+from solver.game import sample_outcome, sample_step
 
 from .common import add_game_args, add_json, emit_json, make_game
 from .opponents import opponent_label, opponent_policy
@@ -41,11 +42,11 @@ def run(args, read=input) -> int:
         if mine is None:
             print("You leave the field.", file=out)
             break
-        theirs = int(rng.choice(len(game.action_names), p=policy_mix(opponent, game, state, them)))
+        theirs = play(opponent, game, state, them, rng)
         action_a, action_b = (mine, theirs) if me == "a" else (theirs, mine)
         following = sample_step(game, state, action_a, action_b, rng)
-        print(_narration(game, state, action_a, action_b, following), file=out)
-        log.append({"a": game.action_names[action_a], "b": game.action_names[action_b]})
+        print(game.narrate(state, action_a, action_b, following), file=out)
+        log.append({"a": game.info.action_names[action_a], "b": game.info.action_names[action_b]})
         state = following
     finished = game.is_terminal(state)
     if finished:
@@ -58,18 +59,11 @@ def run(args, read=input) -> int:
     return 0
 
 
-def _narration(game, state, action_a, action_b, following) -> str:
-    narrate = getattr(game, "narrate", None)
-    if narrate is not None:
-        return narrate(state, action_a, action_b, following)
-    return f"A plays {game.action_names[action_a]}, B plays {game.action_names[action_b]}."
-
-
 def _ask(game, state, me: str, read, out) -> int | None:
     """The player's legal action; asks again on anything else, None to quit."""
     mask = game.legal_mask(state, me)
-    legal = [i for i in range(len(game.action_names)) if mask[i]]
-    choices = "  ".join(f"{i + 1}:{game.action_names[i]}" for i in legal)
+    legal = [i for i in range(len(game.info.action_names)) if mask[i]]
+    choices = "  ".join(f"{i + 1}:{game.info.action_names[i]}" for i in legal)
     while True:
         try:
             # the prompt goes where the narration goes, so --json keeps stdout clean
@@ -83,12 +77,12 @@ def _ask(game, state, me: str, read, out) -> int | None:
         if picked in legal:
             return picked
         print(f"  {answer!r} is not a legal choice here; legal: "
-              f"{', '.join(game.action_names[i] for i in legal)}", file=out)
+              f"{', '.join(game.info.action_names[i] for i in legal)}", file=out)
 
 
 def _parse_answer(game, answer: str) -> int | None:
     upper = answer.upper()
-    names = [n.upper() for n in game.action_names]
+    names = [n.upper() for n in game.info.action_names]
     if upper in names:
         return names.index(upper)
     if answer.isdigit() and 1 <= int(answer) <= len(names):

@@ -41,11 +41,11 @@ def run(args) -> int:
 def solution_report(game, solution, start=None) -> dict:
     state = start if start is not None else _single_start(game)
     mix_a, mix_b = solution.policy(state)
-    names = game.action_names
+    names = game.info.action_names
     return {
-        "system": game.system,
-        "options": game.options,
-        "state": game.state_dict(state),
+        "system": game.info.system,
+        "options": game.info.options,
+        "state": game.state_fields(state),
         "situation": game.describe(state),
         "actions": list(names),
         "stage_matrix": [[None if v != v else float(v) for v in row]
@@ -87,15 +87,22 @@ def render_report(game, report: dict) -> str:
 
 
 def _run_pairings(args, game) -> int:
-    key, levels = game.pairing_ability, game.level_names
+    spec = envs.spec(game.info.system)
+    if spec.pairing is None:
+        raise InputError(f"{spec.name} has no ability to cross for --all-pairings")
+    key = spec.pairing(game)
+    levels = next(f for f in spec.sheet.fields if f.name == key).choices
     table = {}
+    options = dict(game.info.options)
     for level_a in levels:
         for level_b in levels:
-            options = dict(game.options_for_pairing(level_a, level_b))
-            table[(level_a, level_b)] = solve_game(envs.make(args.system, **options)).evaluation
+            sheets = {side: dict(options[side], **{key: level}) for side, level in
+                      (("a", level_a), ("b", level_b))}
+            table[(level_a, level_b)] = solve_game(
+                envs.make(args.system, **{**options, **sheets})).evaluation
     if args.json:
-        emit_json({"system": game.system, "ability": key, "levels": list(levels),
-                   "options": game.options,
+        emit_json({"system": game.info.system, "ability": key, "levels": list(levels),
+                   "options": game.info.options,
                    "pairings": [{"a": la, "b": lb, **ev.as_dict()}
                                 for (la, lb), ev in table.items()]})
         return 0

@@ -1,13 +1,11 @@
-"""``duel systems``: the duel systems, their status and options."""
+"""``duel systems``: the duel systems, their status, options and sheets."""
 
 from __future__ import annotations
 
 import envs
+from envs.rulesets import load_ruleset
 
 from .common import add_json, emit_json, format_table
-
-# given as --a, --b and --ruleset rather than -o
-SHEET_FLAGS = ("a", "b", "ruleset")
 
 
 def register(subparsers) -> None:
@@ -16,23 +14,41 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
+def _field(entry, ruleset: dict | None) -> dict:
+    default = entry.default_value(ruleset) if ruleset is not None else entry.default
+    return {"name": entry.name, "type": entry.kind, "accepts": entry.type_text(),
+            "default": default, "choices": list(entry.choices), "help": entry.help}
+
+
+def _describe(spec) -> dict:
+    ruleset = load_ruleset(spec.name, None, spec.ruleset_file) if spec.implemented else None
+    document = {"name": spec.name, "title": spec.title, "status": spec.status,
+                "options": [_field(o, ruleset) for o in spec.options],
+                "sheet": [_field(f, ruleset) for f in spec.sheet.fields],
+                "reference_sheets": list(spec.sheet.references(ruleset or {}))}
+    if spec.examples is not None:
+        document["examples"] = vars(spec.examples)
+    return document
+
+
 def run(args) -> int:
-    registry = envs.systems()
+    documents = [_describe(spec) for spec in envs.systems().values()]
     if args.json:
-        emit_json([{
-            "name": s.name, "title": s.title, "status": s.status,
-            "options": [{"name": o.name, "type": o.kind.__name__, "default": o.default,
-                         "choices": list(o.choices), "help": o.help} for o in s.options],
-        } for s in registry.values()])
+        emit_json(documents)
         return 0
     print(format_table(["system", "status", "title"],
-                       [[s.name, s.status, s.title] for s in registry.values()]))
-    for s in registry.values():
-        if s.options:
-            print(f"\noptions of {s.name} (-o KEY=VALUE; sheets with --a / --b):")
-            for o in s.options:
-                if o.name in SHEET_FLAGS:
-                    continue
-                choices = f" [{'|'.join(o.choices)}]" if o.choices else ""
-                print(f"  {o.name:<20} {o.help}{choices}")
+                       [[d["name"], d["status"], d["title"]] for d in documents]))
+    for d in documents:
+        if d["status"] != "implemented":
+            continue
+        print(f"\n{d['name']}: options (-o KEY=VALUE)")
+        for o in d["options"]:
+            print(f"  {o['name']:<20} {o['help']}; {o['accepts']}"
+                  + (f" (default {o['default']})" if o["default"] is not None else ""))
+        print(f"{d['name']}: sheet fields (--a / --b, e.g. --a {d['examples']['sheet_a']})"
+              if "examples" in d else f"{d['name']}: sheet fields (--a / --b)")
+        for f in d["sheet"]:
+            print(f"  {f['name']:<20} {f['help']}; {f['accepts']}")
+        if d["reference_sheets"]:
+            print(f"  reference sheets: {', '.join(d['reference_sheets'])}")
     return 0

@@ -100,7 +100,7 @@ def run(args) -> int:
     _check_out(out)
     prior = None
     if args.personality:
-        prior = temperament(game.system, args.personality).policy(game)
+        prior = temperament(game.info.system, args.personality).policy(game)
     beta = strength_to_beta(settings["strength"]) if prior is not None else 0.0
     trained = None if math.isinf(beta) else _train(game, args, settings, prior, beta, out)
     candidates = _candidates(game, side, prior, beta, trained)
@@ -136,7 +136,7 @@ def _train(game, args, settings: dict, prior, beta: float, out: Path):
     if prior is not None:
         setattr(config, f"magnet_{args.side}", prior)
     who = f" ({args.personality}, strength {settings['strength']:g})" if prior else ""
-    print(f"duel train: training {game.system} side {args.side}{who}; "
+    print(f"duel train: training {game.info.system} side {args.side}{who}; "
           f"checkpoint {config.checkpoint}", file=sys.stderr)
     return train(game, config, progress=True, resume=args.resume)
 
@@ -146,7 +146,7 @@ def _candidates(game, side: str, prior, beta: float, trained) -> dict[str, dict]
     found: dict[str, dict] = {}
     if trained is not None:
         found["trained"] = {"policy": getattr(trained, f"policy_{side}")}
-    if getattr(game, "public_information", True):
+    if game.info.public_information:
         if math.isinf(beta):
             found["exact"] = {"policy": prior}
         elif prior is None:

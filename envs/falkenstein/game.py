@@ -1,0 +1,350 @@
+"""Castle Falkenstein's exchange: card pairs, the Rest obligation, the damage grid,
+retreats, corps-à-corps and how a duel ends. Rules only; words are in ``words.py``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.errors import InputError
+from solver.game import DeclaredGame, GameInfo
+
+from .ruleset import EXCHANGES_PER_ROUND, Rules
+from .state import (
+    ACTIONS,
+    ATTACKS,
+    DD,
+    DEFENSES,
+    END,
+    ENDINGS,
+    INDEX,
+    OUT,
+    OWED_AFTER,
+    PAYOFF,
+    RESTS,
+    SEVERITY,
+    WOUND_INDEX,
+    Exchange,
+    State,
+    checked_player,
+    win,
+)
+from .words import FalkensteinWords
+
+
+class FalkensteinGame(FalkensteinWords, DeclaredGame):
+    """The card duel as a simultaneous-move game (``solver.game.Game``)."""
+
+    endings = ENDINGS
+
+    def __init__(self, rules: Rules, options: dict, ruleset_digest: str):
+        self.rules = rules
+        self.sheets = {"a": options["a"], "b": options["b"]}
+        self._setup_rules(options)
+        self.info = self._declare(options, ruleset_digest)
+
+    # -- precomputed tables (``outcomes`` only looks things up)
+
+    def _setup_rules(self, opts: dict) -> None:
+        rules = self.rules
+        self.hidden_levels = opts["hidden_levels"]
+        self.sabre_uses_physique = opts["sabre_uses_physique"]
+        self.priors = {"a": opts["prior_a"], "b": opts["prior_b"]}
+        self.discipline_name = opts["discipline"]
+        self.discipline = rules.disciplines[self.discipline_name]
+        self._check_weapons()
+        self.convention = opts["convention"]
+        self.max_rounds = opts["max_rounds"]
+        self.field_m = opts["field_m"]
+        self.edge = opts["edge"]
+        self._room = self.field_m - 2
+        self._hits = tuple(tuple(max(0, ATTACKS[x] - DEFENSES[y]) for y in range(6))
+                           for x in range(6))
+        self._sheet_level = {side: self._level_of(side, self.discipline.ability)
+                             for side in ("a", "b")}
+        self._physique = {side: self._level_of(side, "physique") for side in ("a", "b")}
+        strength = self.discipline.corps_a_corps
+        self._strength = {side: self._level_of(side, strength) for side in ("a", "b")} \
+            if strength else None
+        self._row = {side: self._damage_row(side) for side in ("a", "b")}
+        self._wounds = {side: self._wound_values(side) for side in ("a", "b")}
+        self._legal = self._legal_table()
+        self._effects: dict[tuple, tuple[int, int, int, int]] = {}
+        self._legal_indices = {key: np.flatnonzero(mask).tolist()
+                               for key, mask in self._legal.items()}
+
+    def _level_of(self, side: str, ability: str) -> int:
+        return self.rules.aliases[self.sheets[side][ability].lower()]
+
+    def _check_weapons(self) -> None:
+        if self.discipline.wounds != "weapon":
+            return
+        weapons = {side: self.sheets[side]["weapon"] for side in ("a", "b")}
+        sizes = {side: self.rules.weapons[w].size for side, w in weapons.items()}
+        if sizes["a"] != sizes["b"]:
+            raise InputError(
+                f"not a duel: A's {weapons['a']} ({sizes['a']}) against B's {weapons['b']} "
+                f"({sizes['b']}); a duel is fought with weapons of one size class")
+
+    def _damage_row(self, side: str) -> int | None:
+        """The attacker's fixed grid row, or None when it is his (maybe hidden) level."""
+        weapon = self.rules.weapons[self.sheets[side]["weapon"]]
+        if (self.sabre_uses_physique and weapon.uses_physique
+                and self.discipline.wounds == "weapon"):
+            return self._physique[side]
+        return None
+
+    def _wound_values(self, side: str) -> tuple[int, int, int]:
+        if self.discipline.wounds == "weapon":
+            return self.rules.weapons[self.sheets[side]["weapon"]].wounds
+        if self.discipline.wounds == "blow":
+            return self.rules.blow_wounds[self._physique[side]]
+        return (0, 0, 0)
+
+    def _legal_table(self) -> dict[tuple[int, int], np.ndarray]:
+        table = {}
+        for exchange in range(1, EXCHANGES_PER_ROUND + 1):
+            left = EXCHANGES_PER_ROUND - exchange
+            for owed in range(2 * EXCHANGES_PER_ROUND + 1):
+                mask = np.array([max(0, owed - RESTS[x]) <= 2 * left for x in range(6)])
+                table[owed, exchange] = mask
+        return table
+
+    def _declare(self, options: dict, ruleset_digest: str) -> GameInfo:
+        most_owed = max(self.rules.rests_required)
+        top_health = max(max(max(row) for row in self.rules.health),
+                         self.sheets["a"]["health"], self.sheets["b"]["health"])
+        worst_wound = max(max(self._wounds["a"]), max(self._wounds["b"]))
+        top_level = len(self.rules.ladder) - 1
+        public = not self.hidden_levels
+        hidden = 0 if public else -1
+        fields = [("round", 1, self.max_rounds), ("exchange", 1, EXCHANGES_PER_ROUND),
+                  ("own_owed", 0, most_owed), ("opp_owed", hidden, most_owed),
+                  ("own_back", 0, self._room), ("opp_back", 0, self._room),
+                  ("own_health", -worst_wound, top_health),
+                  ("opp_health", -worst_wound, top_health),
+                  ("own_level", 0, top_level), ("opp_level", hidden, top_level)]
+        if not public:
+            fields += [("own_rested", 0, 2 * EXCHANGES_PER_ROUND),
+                       ("opp_rested", 0, 2 * EXCHANGES_PER_ROUND)]
+        fields.append(("ending", 0, len(ENDINGS) - 1))
+        self._health_high = top_health
+        return GameInfo(
+            system="falkenstein", action_names=ACTIONS,
+            observation_fields=tuple(f[0] for f in fields),
+            observation_low=tuple(f[1] for f in fields),
+            observation_high=tuple(f[2] for f in fields),
+            public_information=public, payoff_bounds=(-1.0, 1.0), may_cycle=False,
+            options=options, ruleset_hash=ruleset_digest,
+            fast_paths=frozenset({"sample", "transitions"}))
+
+    # -- the protocol
+
+    def initial_outcomes(self) -> list[tuple[float, State]]:
+        """The start, or one start per pair of drawn levels with hidden levels."""
+        if not self.hidden_levels:
+            return [(1.0, self._start(self._sheet_level["a"], self._sheet_level["b"]))]
+        prior_a = list(self.priors["a"].values())
+        prior_b = list(self.priors["b"].values())
+        return [(pa * pb, self._start(la, lb))
+                for la, pa in enumerate(prior_a) if pa > 0
+                for lb, pb in enumerate(prior_b) if pb > 0]
+
+    def _start(self, level_a: int, level_b: int) -> State:
+        required = self.rules.rests_required
+        return State(1, 1, required[level_a], required[level_b], self._room // 2,
+                     self.sheets["a"]["health"], self.sheets["b"]["health"], level_a, level_b)
+
+    def legal_mask(self, state: State, player: str) -> np.ndarray:
+        """Legal iff the Rests still owed after the action fit in the exchanges left."""
+        owed = state.owed_a if checked_player(player) == "a" else state.owed_b
+        return self._legal[owed, state.exchange].copy()
+
+    def outcomes(self, state: State, action_a: int, action_b: int) -> list[tuple[float, State]]:
+        """The exchange is deterministic: one next state with probability 1."""
+        self._check_actions(state, action_a, action_b)
+        return [(1.0, self._next(state, action_a, action_b))]
+
+    def transitions(self, state: State) -> list[tuple[int, int, list[tuple[float, State]]]]:
+        """Every legal joint action with its outcomes, in one call (the solver's fast
+        path: the same as ``outcomes`` on each legal pair, without re-checking them)."""
+        legal_a = self._legal_indices[state.owed_a, state.exchange]
+        legal_b = self._legal_indices[state.owed_b, state.exchange]
+        after = self._next
+        return [(i, j, [(1.0, after(state, i, j))]) for i in legal_a for j in legal_b]
+
+    def sample(self, state: State, action_a: int, action_b: int,
+               rng: np.random.Generator | None = None) -> State:
+        self._check_actions(state, action_a, action_b)
+        return self._next(state, action_a, action_b)
+
+    def is_terminal(self, state: State) -> bool:
+        return state.ending != 0
+
+    def payoff(self, state: State) -> float:
+        return PAYOFF[state.ending]
+
+    def result(self, state: State) -> str:
+        return ENDINGS[state.ending]
+
+    def observe(self, state: State, player: str) -> tuple[int, ...]:
+        """The state from ``player``'s side; with hidden levels the opponent's level and
+        the Rests he owes read -1, and the Rests both played this round are shown."""
+        own, opp = ("a", "b") if checked_player(player) == "a" else ("b", "a")
+        view = self.state_fields(state)
+        public = self.public_information
+        observation = [state.round, state.exchange, view[f"owed_{own}"],
+                       view[f"owed_{opp}"] if public else -1, view[f"back_{own}"],
+                       view[f"back_{opp}"], view[f"health_{own}"], view[f"health_{opp}"],
+                       view[f"level_{own}"], view[f"level_{opp}"] if public else -1]
+        if not public:
+            observation += [view[f"rested_{own}"], view[f"rested_{opp}"]]
+        observation.append(state.ending)
+        return tuple(observation)
+
+    # -- resolving an exchange
+
+    def _check_actions(self, state: State, action_a: int, action_b: int) -> None:
+        legal = self._legal
+        if (not state.ending and isinstance(action_a, INDEX) and isinstance(action_b, INDEX)
+                and 0 <= action_a < 6 and 0 <= action_b < 6
+                and legal[state.owed_a, state.exchange][action_a]
+                and legal[state.owed_b, state.exchange][action_b]):
+            return
+        if state.ending:
+            raise InputError(f"the duel is over ({ENDINGS[state.ending]}); no more exchanges")
+        for side, action, owed in (("A", action_a, state.owed_a), ("B", action_b, state.owed_b)):
+            mask = self._legal[owed, state.exchange]
+            if not (isinstance(action, int | np.integer) and 0 <= action < len(ACTIONS)
+                    and mask[action]):
+                name = ACTIONS[action] if isinstance(action, int | np.integer) and 0 <= action < 6 \
+                    else repr(action)
+                legal = ", ".join(a for a, ok in zip(ACTIONS, mask, strict=True) if ok)
+                raise InputError(f"illegal action {name} for {side} (owes {owed} Rests at "
+                                 f"exchange {state.exchange}); legal: {legal}")
+
+    def _next(self, state: State, action_a: int, action_b: int) -> State:
+        # an exchange's effect depends on neither the round nor the Rests owed, so the
+        # solver's thousands of calls share a few hundred resolutions
+        key = (state.back_a, state.health_a, state.health_b, state.level_a, state.level_b,
+               action_a, action_b)
+        effect = self._effects.get(key)
+        if effect is None:
+            effect = self._effects[key] = self._effect(state, action_a, action_b)
+        return self._advance(state, action_a, action_b, *effect)
+
+    def _effect(self, state: State, action_a: int, action_b: int) -> tuple[int, int, int, int]:
+        """Back of A, Health of A and B, and the ending after the exchange."""
+        ex = self.resolve(state, action_a, action_b)
+        back_a = state.back_a - ex.move_a + ex.move_b
+        if self.convention == "first_blood":
+            health_a, health_b = state.health_a, state.health_b
+            ending = self._first_blood(ex.effect_a, ex.effect_b)
+        else:
+            health_a, status_a = self._take(state.health_a, ex.effect_a, self._wounds["b"])
+            health_b, status_b = self._take(state.health_b, ex.effect_b, self._wounds["a"])
+            ending = self._ended(status_a, status_b)
+        return back_a, health_a, health_b, ending
+
+    def resolve(self, state: State, action_a: int, action_b: int) -> Exchange:
+        """Hits, grid letters and their effects, all from the positions before it."""
+        hits_a = self._hits[action_b][action_a]
+        hits_b = self._hits[action_a][action_b]
+        back_a, back_b = state.back_a, self._room - state.back_a
+        if hits_a or hits_b:
+            letter_a = self._letter("b", state.level_b, state.level_a, hits_a)
+            letter_b = self._letter("a", state.level_a, state.level_b, hits_b)
+            effect_a, move_a = self._on_ground(letter_a, back_a)
+            effect_b, move_b = self._on_ground(letter_b, back_b)
+            return Exchange(hits_a, hits_b, letter_a, letter_b, effect_a, effect_b,
+                             move_a, move_b)
+        if action_a == action_b == DD and self.discipline.corps_a_corps:
+            return self._corps_a_corps(back_a, back_b)
+        return Exchange(0, 0, "", "", "", "", 0, 0)
+
+    def _letter(self, attacker: str, attacker_level: int, defender_level: int,
+                hits: int) -> str:
+        if not hits:
+            return ""
+        row = self._row[attacker]
+        return self.rules.grid[attacker_level if row is None else row][defender_level][hits - 1]
+
+    def _on_ground(self, letter: str, back: int) -> tuple[str, int]:
+        """A grid letter as it plays out with ``back`` metres behind its receiver."""
+        if letter != "R":
+            return letter, 0
+        if not self.discipline.field:
+            return "still", 0
+        if back >= 2:
+            return "retreat", 2
+        return ("wall", 0) if self.edge == "wall" else ("fall", 0)
+
+    def _corps_a_corps(self, back_a: int, back_b: int) -> Exchange:
+        strength_a, strength_b = self._strength["a"], self._strength["b"]
+        # equal strength: they push each other 1 m and close again, so nobody moves
+        effect_a = effect_b = ""
+        move_a = move_b = 0
+        if strength_a < strength_b:
+            effect_a, move_a = self._pushed(back_a)
+        elif strength_b < strength_a:
+            effect_b, move_b = self._pushed(back_b)
+        return Exchange(0, 0, "", "", effect_a, effect_b, move_a, move_b)
+
+    def _pushed(self, back: int) -> tuple[str, int]:
+        if self.edge == "ledge" and back < 2:
+            return "fall", 0
+        return "push", min(2, back)
+
+    # -- how the duel ends
+
+    def _first_blood(self, effect_a: str, effect_b: str) -> int:
+        worst_a, worst_b = SEVERITY.get(effect_a, 0), SEVERITY.get(effect_b, 0)
+        if not worst_a and not worst_b:
+            return 0
+        if worst_a == worst_b:
+            return END["draw: both out" if worst_a >= OUT else "draw: both wounded alike"]
+        loser, effect = ("A", effect_a) if worst_a > worst_b else ("B", effect_b)
+        cause = {"wall": "first blood at the wall", "HC": "out of combat",
+                 "fall": "fall"}.get(effect, "first blood")
+        return win(loser, cause)
+
+    def _take(self, health: int, effect: str, wounds: tuple[int, int, int]) -> tuple[int, str]:
+        """Health after the effect and the status it leaves: "", "disarm" or a way out."""
+        if effect in ("fall", "HC"):
+            return health, effect
+        if effect not in WOUND_INDEX:
+            return health, ""
+        if self.convention == "surrender" and WOUND_INDEX[effect] == 0:
+            return health, "disarm"
+        health -= wounds[WOUND_INDEX[effect]]
+        return health, "unconscious" if health < 0 else ""
+
+    def _ended(self, status_a: str, status_b: str) -> int:
+        if status_a and status_b:
+            if "disarm" not in (status_a, status_b):
+                return END["draw: both out"]
+            both = status_a == status_b
+            return END["draw: both disarmed" if both else "draw: disarmed and out"]
+        if not status_a and not status_b:
+            return 0
+        loser, status = ("A", status_a) if status_a else ("B", status_b)
+        cause = {"HC": "out of combat", "fall": "fall"}.get(status, status)
+        return win(loser, cause)
+
+    def _advance(self, state: State, action_a: int, action_b: int, back_a: int,
+                 health_a: int, health_b: int, ending: int) -> State:
+        owed_a = OWED_AFTER[state.owed_a][action_a]
+        owed_b = OWED_AFTER[state.owed_b][action_b]
+        rested_a = rested_b = 0
+        if self.hidden_levels:
+            rested_a = state.rested_a + RESTS[action_a]
+            rested_b = state.rested_b + RESTS[action_b]
+        if not ending and state.exchange < EXCHANGES_PER_ROUND:
+            return State(state.round, state.exchange + 1, owed_a, owed_b, back_a,
+                         health_a, health_b, state.level_a, state.level_b, rested_a, rested_b)
+        if not ending and state.round < self.max_rounds:
+            required = self.rules.rests_required
+            return State(state.round + 1, 1, required[state.level_a], required[state.level_b],
+                         back_a, health_a, health_b, state.level_a, state.level_b)
+        ending = ending or END["draw: out of time"]
+        return State(state.round, state.exchange, owed_a, owed_b, back_a, health_a, health_b,
+                     state.level_a, state.level_b, rested_a, rested_b, ending)

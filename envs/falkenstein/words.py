@@ -1,0 +1,245 @@
+"""Castle Falkenstein in words: the state as named fields and back, the table as a
+viewer sees it, an exchange narrated, and a decision point for a game master."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from solver.errors import InputError, check_choice
+
+from .ruleset import EXCHANGES_PER_ROUND
+from .state import (
+    ACTIONS,
+    DD,
+    END,
+    ENDINGS,
+    STATE_FIELDS,
+    WOUND_INDEX,
+    Exchange,
+    State,
+    checked_player,
+)
+
+
+class FalkensteinWords:
+    """The presentation half of ``FalkensteinGame`` (``solver.game.Game``'s presentation
+    methods); it reads the rules' tables and never changes a state."""
+
+    def state_fields(self, state: State) -> dict:
+        """The state's fields, plus ``back_b``."""
+        view = state._asdict()
+        view["back_b"] = self._room - state.back_a
+        return view
+
+    def state_from(self, values: Mapping) -> State:
+        """A state from field values (ints or digit strings; levels may be codes);
+        missing fields are the start state's. ``back_b`` may stand for ``back_a``."""
+        start = self.initial_outcomes()[0][1]
+        fields = dict(start._asdict())
+        for key, value in values.items():
+            if key not in STATE_FIELDS + ("back_b",):
+                check_choice("state field", key, STATE_FIELDS + ("back_b",))
+            fields[key] = self._field_value(key, value)
+        if "back_b" in fields:
+            back_a = self._room - fields.pop("back_b")
+            if "back_a" in values and fields["back_a"] != back_a:
+                raise InputError(f"back_a + back_b must be field_m - 2 = {self._room}")
+            fields["back_a"] = back_a
+        self._check_live(fields)
+        if "owed_a" not in values or "owed_b" not in values:
+            self._default_owed(fields, values)
+        if self.public_information:  # Rests played only count through the Rests owed
+            fields["rested_a"] = fields["rested_b"] = 0
+        state = State(**fields)
+        self._check_state(state)
+        return state
+
+    def _field_value(self, key: str, value: object) -> int:
+        if key.startswith("level_") and isinstance(value, str) and not value.strip().lstrip(
+                "-").isdigit():
+            return self.rules.level(value, key)
+        if key == "ending" and isinstance(value, str) and value in END:
+            return END[value]
+        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            return int(value)
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise InputError(f"state field {key} takes an integer, got {value!r}")
+        return int(value)
+
+    def _check_live(self, fields: dict) -> None:
+        """A moment to ask about is one at which the duel still goes on."""
+        if fields["ending"]:
+            raise InputError("ending must be 0: the duel is over at that state")
+        played = 2 * (fields["exchange"] - 1)
+        for side in ("a", "b"):
+            if fields[f"health_{side}"] < 0:
+                raise InputError(f"health_{side} below 0 is unconscious: the duel is over")
+            if not 0 <= fields[f"rested_{side}"] <= played:
+                raise InputError(f"rested_{side} (Rests played this round) must be "
+                                 f"0..{played} at exchange {fields['exchange']}")
+
+    def _default_owed(self, fields: dict, given: Mapping) -> None:
+        """Unless given, a side owes what its level requires less the Rests it played."""
+        for side in ("a", "b"):
+            if f"owed_{side}" not in given:
+                level = fields[f"level_{side}"]
+                if not 0 <= level < len(self.rules.ladder):
+                    continue  # _check_state reports it
+                required = self.rules.rests_required[level]
+                fields[f"owed_{side}"] = max(0, required - fields[f"rested_{side}"])
+
+    def _check_state(self, state: State) -> None:
+        top = len(self.rules.ladder) - 1
+        rested_top = 2 * (state.exchange - 1) if not self.public_information else 0
+        bounds = {"round": (1, self.max_rounds), "exchange": (1, EXCHANGES_PER_ROUND),
+                  "back_a": (0, self._room), "level_a": (0, top), "level_b": (0, top),
+                  "health_a": (-max(self._wounds["b"]), self._health_high),
+                  "health_b": (-max(self._wounds["a"]), self._health_high),
+                  "rested_a": (0, rested_top), "rested_b": (0, rested_top),
+                  "ending": (0, len(ENDINGS) - 1)}
+        for side in ("a", "b"):
+            level = getattr(state, f"level_{side}")
+            bounds[f"owed_{side}"] = (0, min(self.rules.rests_required[min(level, top)],
+                                             2 * (EXCHANGES_PER_ROUND + 1 - state.exchange)))
+        for key, (low, high) in bounds.items():
+            value = getattr(state, key)
+            if not low <= value <= high:
+                raise InputError(f"state field {key}={value} is out of range {low}..{high}")
+        if not self.public_information:
+            self._check_rested(state)
+            return
+        for side in ("a", "b"):
+            if getattr(state, f"level_{side}") != self._sheet_level[side]:
+                raise InputError(f"level_{side} is fixed by the sheet when levels are "
+                                 f"public ({self.sheets[side][self.discipline.ability]})")
+
+    def _check_rested(self, state: State) -> None:
+        """With hidden levels the Rests owed follow from the level and the Rests played."""
+        for side in ("a", "b"):
+            required = self.rules.rests_required[getattr(state, f"level_{side}")]
+            owed = max(0, required - getattr(state, f"rested_{side}"))
+            if not state.ending and getattr(state, f"owed_{side}") != owed:
+                raise InputError(f"owed_{side} must be {owed}: level_{side} requires "
+                                 f"{required} Rests and rested_{side} were played")
+
+    def _name(self, side: str) -> str:
+        name = self.sheets[side].get("name")
+        return f"{side.upper()} ({name})" if name else side.upper()
+
+    def describe(self, state: State, viewer: str | None = None) -> str:
+        """The situation at the table: round, ground, Health, Rests owed. With hidden
+        levels, a ``viewer`` sees neither his foe's level nor the Rests he owes."""
+        view = self.state_fields(state)
+        lines = [f"Round {state.round} of {self.max_rounds}, exchange {state.exchange} of "
+                 f"{EXCHANGES_PER_ROUND} ({self.discipline_name}, "
+                 f"{self.convention.replace('_', ' ')})."]
+        if self.discipline.field:
+            where = "; ".join(self._where(side, view[f"back_{side}"]) for side in "ab")
+            lines.append(f"Ground {self.field_m} m, a {self.edge} at each end: {where}.")
+        hide = None if viewer is None or self.public_information else checked_player(viewer)
+        for side in "ab":
+            ability = self.discipline.ability.capitalize()
+            if hide is not None and side != hide:
+                rested = view[f"rested_{side}"]
+                lines.append(f"{self._name(side)}: {ability} unknown, Health "
+                             f"{view[f'health_{side}']}, has played {rested} "
+                             f"Rest{'s' if rested != 1 else ''} this round.")
+                continue
+            level = self.rules.ladder[view[f"level_{side}"]]
+            owed = view[f"owed_{side}"]
+            lines.append(f"{self._name(side)}: {ability} {level}, "
+                         f"Health {view[f'health_{side}']}, owes {owed} "
+                         f"Rest{'s' if owed != 1 else ''} this round.")
+        return "\n".join(lines)
+
+    def _where(self, side: str, back: int) -> str:
+        at_edge = f", at the {self.edge}" if back == 0 else ""
+        return f"{self._name(side)} has {back} m behind him{at_edge}"
+
+    def narrate(self, state: State, action_a: int, action_b: int, next_state: State) -> str:
+        """What happened in one exchange, in words."""
+        ex = self.resolve(state, action_a, action_b)
+        head = f"A plays {ACTIONS[action_a]}, B plays {ACTIONS[action_b]}: "
+        if ex.hits_a or ex.hits_b:
+            parts = [self._touch_text(attacker, defender, ex, state, next_state)
+                     for attacker, defender in (("a", "b"), ("b", "a"))
+                     if getattr(ex, f"hits_{defender}")]
+        elif action_a == action_b == DD:
+            parts = [self._corps_text(ex)]
+        else:
+            parts = ["no touch."]
+        text = head + " ".join(parts)
+        if next_state.ending:
+            text += f" {ENDINGS[next_state.ending]}."
+        return text
+
+    def _touch_text(self, attacker: str, defender: str, ex: Exchange, state: State,
+                    next_state: State) -> str:
+        hits = getattr(ex, f"hits_{defender}")
+        letter = getattr(ex, f"letter_{defender}")
+        effect = getattr(ex, f"effect_{defender}")
+        touch = "single" if hits == 1 else "double"
+        who = self._name(defender)
+        before = getattr(state, f"health_{defender}")
+        after = getattr(next_state, f"health_{defender}")
+        outcome = {
+            "retreat": f"{who} retreats 2 m toward the {self.edge}",
+            "still": f"{who} gives ground, which changes nothing here",
+            "wall": f"{who} cannot retreat: the R becomes BP at the wall",
+            "fall": f"{who} has no room and falls from the ledge",
+            "HC": f"{who} is out of combat",
+        }.get(effect, f"{who} is wounded ({effect})")
+        if effect in WOUND_INDEX and self.convention == "surrender" and WOUND_INDEX[effect] == 0:
+            outcome += ": he is disarmed" if effect == "wall" else " and disarmed"
+        elif before != after:
+            outcome += f", Health {before} -> {after}"
+        return f"{self._name(attacker)}'s {touch} touch ({letter}): {outcome}."
+
+    def _corps_text(self, ex: Exchange) -> str:
+        if not self.discipline.corps_a_corps:
+            return "corps-à-corps, which has no effect here."
+        for loser, winner in (("a", "b"), ("b", "a")):
+            effect = getattr(ex, f"effect_{loser}")
+            if effect == "fall":
+                return (f"corps-à-corps: {self._name(winner)} pushes {self._name(loser)} "
+                        f"off the ledge.")
+            if effect == "push" and not getattr(ex, f"move_{loser}"):
+                return (f"corps-à-corps: {self._name(winner)} pushes {self._name(loser)} "
+                        f"against the wall, which stops him.")
+            if effect == "push":
+                metres = getattr(ex, f"move_{loser}")
+                return (f"corps-à-corps: {self._name(winner)} pushes {self._name(loser)} "
+                        f"back {metres} m.")
+        return "corps-à-corps: equal strength, they push each other apart and close again."
+
+    def situation(self, state: State, player: str) -> str:
+        """The decision ``player`` faces, from his side: the moment, his Rests owed, his
+        ground and Health, then his foe's (what he may see of them)."""
+        own = checked_player(player)
+        foe = "b" if own == "a" else "a"
+        view = self.state_fields(state)
+        left = EXCHANGES_PER_ROUND - state.exchange + 1
+        parts = [f"round {state.round}, exchange {state.exchange} of {EXCHANGES_PER_ROUND}",
+                 f"you owe {_rests(view[f'owed_{own}'])} with {left} exchange"
+                 f"{'s' if left != 1 else ''} left"]
+        if self.discipline.field:
+            parts.append(_ground("your", view[f"back_{own}"], self.edge))
+            parts.append(_ground("his", view[f"back_{foe}"], self.edge))
+        if self.public_information:
+            parts.append(f"he owes {_rests(view[f'owed_{foe}'])}")
+        if self.convention != "first_blood":
+            parts.append(f"Health {view[f'health_{own}']} against his "
+                         f"{view[f'health_{foe}']}")
+        return ", ".join(parts)
+
+
+def _rests(count: int) -> str:
+    return "no Rest" if count == 0 else f"{count} Rest{'s' if count != 1 else ''}"
+
+
+def _ground(whose: str, back: int, edge: str) -> str:
+    if back == 0:
+        return f"{whose} back to the {edge}"
+    return f"{back} m behind {'you' if whose == 'your' else 'him'}"
