@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+import envs
 from solver.errors import InputError
 from solver.game import Game, Observation
 from solver.policy import TabularPolicy, uniform_over
@@ -217,6 +218,7 @@ class PersonalityData:
 
 def load_personality_data(system: str, path: str | Path | None = None) -> PersonalityData:
     """The temperaments and situations of ``system`` (the built-in file, or ``path``)."""
+    path = path or _registered_file(system)
     try:
         if path is None:
             text = resources.files("agents").joinpath("personalities", f"{system}.toml") \
@@ -245,10 +247,18 @@ def load_personality_data(system: str, path: str | Path | None = None) -> Person
     return PersonalityData(system, temperaments, situations or (OVERALL,))
 
 
+def _registered_file(system: str) -> Path | None:
+    """The personalities file a system registered from outside the package declares."""
+    spec = envs.systems().get(system)
+    return None if spec is None else spec.personalities_file
+
+
 def systems_with_personalities() -> list[str]:
     folder = resources.files("agents").joinpath("personalities")
-    return sorted(entry.name.removesuffix(".toml") for entry in folder.iterdir()
-                  if entry.name.endswith(".toml"))
+    built_in = {entry.name.removesuffix(".toml") for entry in folder.iterdir()
+                if entry.name.endswith(".toml")}
+    registered = {name for name, spec in envs.systems().items() if spec.personalities_file}
+    return sorted(built_in | registered)
 
 
 def personality_names(system: str) -> dict[str, str]:

@@ -298,12 +298,15 @@ class SheetSpec:
 
 @dataclass(frozen=True)
 class Examples:
-    """Command-line examples in the system's own words, for help texts and errors."""
+    """Examples in the system's own words: sheets, a ``--state``, a mix, and ``quick``,
+    options of a small duel that solves in about a second (help texts, the README and
+    the conformance suite use them)."""
 
     sheet_a: str
     sheet_b: str
     state: str
     mix: str
+    quick: Mapping = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

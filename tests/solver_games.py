@@ -43,7 +43,7 @@ class MatrixThenChance(BareGame):
         return {1.0: "A wins", 0.0: "draw", 0.5: "A wins", -1.0: "B wins"}[state[1]]
 
     def observe(self, state, player):
-        return ({"first": 0, "second": 1}[state[0]],)
+        return ({"first": 0, "second": 1, "end": 2}[state[0]],)
 
 
 

@@ -124,18 +124,3 @@ def test_readme_grid_is_the_default_fill():
                     assert typed.outcomes(start, i, j) == default.outcomes(start, i, j)
 
 
-@pytest.mark.parametrize("options", [{}, {"convention": "to_the_death", "edge": "ledge"},
-                                     {"hidden_levels": True, "max_rounds": 1}])
-def test_fast_transitions_agree_with_outcomes(options):
-    from solver.graph import build_graph
-    game = envs.make("falkenstein", a={"fencing": "AV"}, b={"fencing": "GD"}, **options)
-    graph = build_graph(game)
-    for state in graph.states[:400]:
-        if game.is_terminal(state):
-            continue
-        fast = {(i, j): out for i, j, out in game.transitions(state)}
-        legal = [(i, j) for i in np.flatnonzero(game.legal_mask(state, "a"))
-                 for j in np.flatnonzero(game.legal_mask(state, "b"))]
-        assert sorted(fast) == sorted(legal)
-        for i, j in legal:
-            assert fast[i, j] == game.outcomes(state, int(i), int(j))

@@ -87,7 +87,8 @@ SYSTEM = SystemSpec(
     ),
     build=build,
     examples=Examples(sheet_a="fencing=GR,physique=AV", sheet_b="fencing=GD",
-                      state="round=2,exchange=1,owed_a=1", mix="AA:0.5,DR:0.5"),
+                      state="round=2,exchange=1,owed_a=1", mix="AA:0.5,DR:0.5",
+                      quick={"max_rounds": 2}),
     pairing=lambda game: game.discipline.ability,
 )
 

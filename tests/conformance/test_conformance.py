@@ -1,0 +1,267 @@
+"""The contract of ``solver.game``, checked on every registered system and on the toy
+games: registering a system is what tests it.
+
+Each system is tried on its own examples (``SystemSpec.examples``): the quick duel of
+its two example sheets for everything that enumerates or solves, the mirrored sheets
+for the value 0 of a symmetric duel, and the default duel for its state count.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import parallel_api_test, parallel_seed_test
+from sampling import chi_square_pvalue, legal_pairs
+from solver_games import MatrixThenChance
+from toy_games import OneShotPennies, PenniesDuel
+
+import envs
+from agents.cli import main
+from solver import exploitability, solve_game
+from solver.game import Game, check_info
+from solver.graph import build_graph
+
+SYSTEMS = [name for name, spec in envs.systems().items() if spec.implemented]
+#: reachable states checked one by one (the quick duels are far smaller in general)
+STATE_SAMPLE = 400
+DRAWS = 600
+
+
+def quick_options(system: str, a: str | None = None, b: str | None = None) -> dict:
+    examples = envs.spec(system).examples
+    return {"a": examples.sheet_a if a is None else a,
+            "b": examples.sheet_b if b is None else b, **examples.quick}
+
+
+def quick_game(system: str) -> Game:
+    return envs.make(system, **quick_options(system))
+
+
+def toy_games() -> dict[str, Game]:
+    return {"pennies": PenniesDuel(), "hidden pennies": PenniesDuel(hidden=True),
+            "one-shot pennies": OneShotPennies(), "matrix then chance": MatrixThenChance(),
+            "falkenstein, hidden levels": envs.make("falkenstein", hidden_levels=True,
+                                                    max_rounds=2)}
+
+
+GAMES = {**{system: quick_game for system in SYSTEMS},
+         **{name: (lambda _, game=game: game) for name, game in toy_games().items()}}
+
+
+@pytest.fixture(params=list(GAMES))
+def game(request) -> Game:
+    return GAMES[request.param](request.param)
+
+
+@pytest.fixture(params=SYSTEMS)
+def system(request) -> str:
+    return request.param
+
+
+def sample_states(game: Game, limit: int = STATE_SAMPLE) -> list:
+    """Reachable states, spread over the whole graph (every k-th in discovery order)."""
+    states = build_graph(game).states
+    return states[::max(1, len(states) // limit)]
+
+
+def live_states(game: Game) -> list:
+    return [s for s in sample_states(game) if not game.is_terminal(s)]
+
+
+# --- declared metadata and the rules ------------------------------------------------
+
+def test_metadata_is_declared_and_consistent(game):
+    info = check_info(game.info)
+    assert isinstance(game, Game)
+    assert isinstance(info.public_information, bool)
+    assert len(info.observation_fields) == len(set(info.observation_fields))
+
+
+def test_outcome_probabilities_are_a_distribution(game):
+    starts = game.initial_outcomes()
+    assert all(p > 0 for p, _ in starts) and sum(p for p, _ in starts) == pytest.approx(1.0)
+    for state in live_states(game):
+        for a, b in legal_pairs(game, state):
+            outcomes = game.outcomes(state, a, b)
+            assert all(p > 0 for p, _ in outcomes), (state, a, b)
+            assert sum(p for p, _ in outcomes) == pytest.approx(1.0, abs=1e-12), (state, a, b)
+            assert len({s for _, s in outcomes}) == len(outcomes), "unmerged outcomes"
+
+
+def test_declared_transitions_equal_outcomes(game):
+    if not game.info.has("transitions"):
+        pytest.skip(f"{game.info.system} declares no transitions fast path")
+    for state in live_states(game):
+        joint = {(a, b): sorted(outcomes, key=repr) for a, b, outcomes in game.transitions(state)}
+        expected = {(a, b): sorted(game.outcomes(state, a, b), key=repr)
+                    for a, b in legal_pairs(game, state)}
+        assert joint.keys() == expected.keys()
+        for pair, outcomes in expected.items():
+            assert [s for _, s in joint[pair]] == [s for _, s in outcomes]
+            assert np.allclose([p for p, _ in joint[pair]], [p for p, _ in outcomes])
+
+
+def test_declared_sampler_draws_from_outcomes(game):
+    """Only where there is chance: a deterministic step has nothing to test."""
+    if not game.info.has("sample"):
+        pytest.skip(f"{game.info.system} declares no sampler")
+    rng = np.random.default_rng(2026)
+    chancy = [(state, a, b) for state in live_states(game) for a, b in legal_pairs(game, state)
+              if len(game.outcomes(state, a, b)) > 1]
+    if not chancy:
+        pytest.skip(f"{game.info.system}: no chance in these states")
+    for state, a, b in chancy[:: max(1, len(chancy) // 6)]:
+        draws = [game.sample(state, a, b, rng) for _ in range(DRAWS)]
+        assert chi_square_pvalue(game.outcomes(state, a, b), draws) > 1e-3, (state, a, b)
+
+
+def test_observations_lie_within_their_declared_bounds(game):
+    low = np.array(game.info.observation_low)
+    high = np.array(game.info.observation_high)
+    for state in sample_states(game):
+        for player in ("a", "b"):
+            observation = np.array(game.observe(state, player))
+            assert observation.dtype.kind in "iu", (state, player)
+            assert np.all(low <= observation) and np.all(observation <= high), (state, player)
+
+
+def test_one_observation_one_mask(game):
+    masks: dict = {}
+    for state in live_states(game):
+        for player in ("a", "b"):
+            key = (player, tuple(game.observe(state, player)))
+            mask = tuple(game.legal_mask(state, player))
+            assert masks.setdefault(key, mask) == mask, (state, player)
+
+
+def test_every_live_state_lets_both_players_act(game):
+    for state in live_states(game):
+        for player in ("a", "b"):
+            assert np.asarray(game.legal_mask(state, player)).any(), (state, player)
+
+
+def test_terminal_payoffs_lie_within_their_bounds(game):
+    low, high = game.info.payoff_bounds
+    graph = build_graph(game)
+    assert np.all((low <= graph.payoff) & (graph.payoff <= high))
+
+
+# --- presentation ---------------------------------------------------------------------
+
+def test_presentation_speaks_words(game):
+    for state in live_states(game)[:50]:
+        texts = [game.describe(state), game.describe(state, "a"),
+                 game.situation(state, "a"), game.situation(state, "b")]
+        a, b = legal_pairs(game, state)[0]
+        nxt = game.outcomes(state, a, b)[0][1]
+        texts.append(game.narrate(state, a, b, nxt))
+        for text in texts:
+            assert isinstance(text, str) and text.strip()
+
+
+def test_state_fields_read_back(system):
+    game = quick_game(system)
+    for state in live_states(game)[:100]:
+        fields = game.state_fields(state)
+        assert all(isinstance(v, int | np.integer) for v in fields.values()), fields
+        assert game.state_from(fields) == state
+        assert game.state_from({k: str(v) for k, v in fields.items()}) == state
+
+
+# --- the environments -------------------------------------------------------------------
+
+def test_pettingzoo_api(game):
+    parallel_api_test(envs.parallel_env(game), num_cycles=60)
+
+
+def test_pettingzoo_seed(game):
+    parallel_seed_test(lambda: envs.parallel_env(game, illegal="uniform"), num_cycles=60)
+
+
+def test_same_seed_same_trajectory(game):
+    def episode():
+        env = envs.parallel_env(game)
+        observations, _ = env.reset(seed=7)
+        rng = np.random.default_rng(7)
+        trace = [env.duel_state]
+        while env.agents:
+            observations, *_ = env.step({p: int(rng.choice(np.flatnonzero(
+                observations[p]["action_mask"]))) for p in env.agents})
+            trace.append(env.duel_state)
+        return trace
+    assert episode() == episode()
+
+
+@pytest.mark.parametrize("player", ["a", "b"])
+def test_gymnasium_check_env(game, player):
+    env = envs.single_env(game, opponent="uniform", player=player, illegal="uniform")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env)
+    assert [str(w.message) for w in caught if "spec" not in str(w.message)] == []
+
+
+# --- exact solutions ----------------------------------------------------------------------
+
+def test_mirrored_sheets_are_worth_nothing(system):
+    sheet = envs.spec(system).examples.sheet_a
+    game = envs.make(system, **quick_options(system, sheet, sheet))
+    assert solve_game(game).value == pytest.approx(0.0, abs=1e-9)
+
+
+def test_the_solved_pair_is_unexploitable(game):
+    if not game.info.public_information:
+        pytest.skip("the exact solution needs public information")
+    solution = solve_game(game)
+    gap = exploitability(game, solution.policy_for("a"), solution.policy_for("b"))
+    assert 0 <= gap.value < 1e-8
+
+
+def test_default_duel_state_count(system, capsys):
+    examples = envs.spec(system).examples
+    game = envs.make(system, a=examples.sheet_a, b=examples.sheet_b)
+    graph = build_graph(game)
+    with capsys.disabled():
+        print(f"\n{system}: {graph.size} reachable states in the default duel "
+              f"({int((~graph.terminal).sum())} with a decision)")
+    assert graph.size > 1
+
+
+# --- the command line ---------------------------------------------------------------------
+
+def cli_options(system: str) -> list[str]:
+    examples = envs.spec(system).examples
+    options = [f"-o{k}={v}" for k, v in examples.quick.items()]
+    return [system, "--a", examples.sheet_a, "--b", examples.sheet_b, *options]
+
+
+@pytest.mark.parametrize("command", [["solve"], ["odds", "--vs", "uniform"],
+                                     ["odds", "--vs", "equilibrium", "--side", "b"]])
+def test_cli_answers(system, command, capsys):
+    assert main([command[0], *cli_options(system), *command[1:]]) == 0
+    assert capsys.readouterr().out.strip()
+
+
+def test_cli_solves_a_moment(system, capsys):
+    state = envs.spec(system).examples.state
+    assert main(["solve", *cli_options(system), "--state", state, "--json"]) == 0
+    assert capsys.readouterr().out.strip()
+
+
+def test_cli_plays_until_the_player_leaves(system, capsys):
+    from agents.cli import build_parser, play
+    args = build_parser().parse_args(["play", *cli_options(system), "--vs", "uniform",
+                                      "--seed", "1"])
+    answers = iter(["1", "2", "1", "q"])
+    assert play.run(args, read=lambda prompt: next(answers)) == 0
+    assert capsys.readouterr().out.strip()
+
+
+def test_cli_lists_the_system(system, capsys):
+    import json
+    assert main(["systems", "--json"]) == 0
+    listed = {entry["name"]: entry for entry in json.loads(capsys.readouterr().out)}
+    assert listed[system]["status"] == "implemented"
