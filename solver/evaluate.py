@@ -13,6 +13,7 @@ import scipy.sparse.linalg as spla
 from .errors import InputError
 from .game import BatchPolicy, Game, Policy, State, policy_mix, renormalise
 from .graph import StateGraph, build_graph
+from .stages import sweep
 
 
 @dataclass
@@ -110,3 +111,22 @@ def evaluate(game: Game, policy_a: Policy, policy_b: Policy,
     mix_a = mixes_of(game, graph, policy_a, "a")
     mix_b = mixes_of(game, graph, policy_b, "b")
     return statistics(game, graph, visit_counts(graph, mix_a, mix_b))
+
+
+def state_chances(graph: StateGraph, mix_a: np.ndarray, mix_b: np.ndarray) -> np.ndarray:
+    """(N, 3): A's probabilities of winning, drawing and losing from every state when A
+    plays ``mix_a`` and B ``mix_b`` (by state index). On a cyclic graph play that never
+    ends counts in none of the three."""
+    ends = np.stack([graph.payoff > 0, graph.terminal & (graph.payoff == 0),
+                     graph.payoff < 0], axis=1).astype(float)
+    weights = mix_a[graph.pair_state, graph.pair_a] * mix_b[graph.pair_state, graph.pair_b]
+    step = sp.csr_matrix((weights, (graph.pair_state, np.arange(len(weights)))),
+                         shape=(graph.size, len(weights))) @ graph.transitions
+    step = step.tocsr()
+
+    def update(states: np.ndarray) -> None:
+        chances[states] = step[states] @ chances
+
+    chances = ends.copy()
+    sweep(graph, chances, update, what="the chances of each ending")
+    return chances

@@ -40,12 +40,17 @@ class BestResponse:
 
 
 def best_response(game: Game, policy: Policy, responder: str,
-                  tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS) -> BestResponse:
+                  tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
+                  safest: Policy | None = None) -> BestResponse:
     """What ``responder`` ("a" or "b") should play against ``policy`` on the other side.
 
     The responder sees the whole state (the game is of public information), the fixed
     side is evaluated on its own observations. Cyclic games use value iteration to
-    ``tolerance``.
+    ``tolerance``. Where several actions reach the best value they share the play
+    evenly; with ``safest`` (a reference policy of the responder, e.g. his
+    equilibrium) the play is instead the safest of them: the lowest probability of
+    losing, then as close to ``safest`` as possible (its mix restricted to the actions
+    still tied, or an even split where it plays none of them).
     """
     require_public(game, "the exact best response")
     if responder not in ("a", "b"):
@@ -60,7 +65,12 @@ def best_response(game: Game, policy: Policy, responder: str,
 
     convergence = sweep(graph, values, update, tolerance, max_sweeps, "the best response")
     action_values = _action_values(graph, fixed, responder, values)
-    mixes = _even_split(action_values)
+    if safest is None:
+        mixes = _even_split(action_values)
+    else:
+        reference = mixes_of(game, graph, safest, responder)
+        mixes = _safest(graph, fixed, responder, action_values, reference, tolerance,
+                        max_sweeps)
     mix_a, mix_b = (mixes, fixed) if responder == "a" else (fixed, mixes)
     visits = visit_counts(graph, mix_a, mix_b)
     evaluation = statistics(game, graph, visits)
@@ -86,6 +96,36 @@ def _action_values(graph: StateGraph, fixed: np.ndarray, responder: str,
 def _improve(graph, states, fixed, responder, values) -> None:
     best = _action_values(graph, fixed, responder, values, states)
     values[states] = np.nanmax(best, axis=1)
+
+
+def _tied(action_values: np.ndarray) -> np.ndarray:
+    """(N, n) the actions within TIE_TOLERANCE of each state's best (none if terminal)."""
+    filled = np.nan_to_num(action_values, nan=-np.inf)
+    best = filled.max(axis=1, keepdims=True)
+    return np.isfinite(filled) & (filled >= best - TIE_TOLERANCE)
+
+
+def _safest(graph: StateGraph, fixed: np.ndarray, responder: str, action_values: np.ndarray,
+            reference: np.ndarray, tolerance: float, max_sweeps: int) -> np.ndarray:
+    """Among the value-maximising actions, those of least probability of losing, mixed
+    as ``reference`` mixes them (evenly where it gives them nothing)."""
+    tied = _tied(action_values)
+    sign = 1.0 if responder == "a" else -1.0
+    losing = (sign * graph.payoff < 0).astype(float)  # 1 at the responder's losses
+    restricted = np.where(tied, 0.0, np.nan)
+
+    def update(states: np.ndarray) -> None:
+        # minimising the loss is maximising its negative over the tied actions only
+        chances = _action_values(graph, fixed, responder, losing, states)
+        losing[states] = np.nanmin(chances + restricted[states], axis=1)
+
+    sweep(graph, losing, update, tolerance, max_sweeps, "the safest best response")
+    loss = _action_values(graph, fixed, responder, losing) + restricted
+    safest = _tied(-loss)
+    weights = np.where(safest, reference, 0.0)
+    weights = np.where(weights.sum(axis=1, keepdims=True) > 0, weights, safest)
+    totals = weights.sum(axis=1, keepdims=True)
+    return np.divide(weights, totals, out=np.zeros_like(weights), where=totals > 0)
 
 
 def _even_split(action_values: np.ndarray) -> np.ndarray:

@@ -20,8 +20,24 @@ def test_solve_prints_the_opening_exchange(capsys):
     assert main(["solve", "falkenstein", "--a", "fencing=GR,physique=AV", "--b",
                  "fencing=GD"]) == 0
     out = capsys.readouterr().out
-    for text in ("AA", "RR", "Value of the duel to A", "How the duel ends", "Expected exchanges"):
+    for text in ("AA", "RR", "you win", "How duels end", "least predictable safe play"):
         assert text in out
+    for jargon in ("Value of the duel", "Continuation", "maximum entropy", "NashConv"):
+        assert jargon.lower() not in out.lower()
+    assert main(["solve", "falkenstein", "--a", "fencing=GR,physique=AV", "--b",
+                 "fencing=GD", "--detail"]) == 0
+    assert "Value of the duel to A" in capsys.readouterr().out
+
+
+def test_every_header_names_the_rules_in_force(capsys, tmp_path):
+    ruleset = tmp_path / "house.toml"
+    ruleset.write_text("max_rounds = 4\n")
+    for argv in (["solve", "falkenstein", "--ruleset", str(ruleset), "-o", "edge=ledge"],
+                 ["odds", "falkenstein", "--ruleset", str(ruleset), "-o", "edge=ledge",
+                  "--vs", "uniform"]):
+        assert main(argv) == 0
+        head = capsys.readouterr().out.split("\n\n")[0]
+        assert str(ruleset) in head and "edge=ledge" in head and "max_rounds=4" in head
 
 
 def test_solve_json_is_consistent(capsys):
@@ -61,17 +77,48 @@ def test_odds_against_a_mix_reports_the_fallback(capsys):
     report = run_json(capsys, "odds", "falkenstein", "--me", "fencing=GD", "--them",
                       "fencing=GD", *SMALL, "--vs", "mix=AA:1")
     # B must Rest at some point in every round, where AA alone is never legal
-    assert report["mix_fallback"]["exchanges_per_duel"] > 0
-    best, eq = report["best_response"], report["equilibrium"]
+    assert report["mix_fallback"]["steps_per_duel"] > 0
+    best, eq = report["best_response"], report["equilibrium_against_it"]
     assert best["value"] >= eq["value"] - 1e-9
+
+
+def test_odds_rows_are_plays_against_this_opponent(capsys):
+    # against a duellist who always Rests when he may, the equilibrium wins (against
+    # itself, GD vs GD, it only ever draws): the row is "you play it against him"
+    report = run_json(capsys, "odds", "falkenstein", "--me", "fencing=GD", "--them",
+                      "fencing=GD", *SMALL, "--vs", "mix=RR:1")
+    assert report["equilibrium_against_it"]["win"] > 0.5
     assert report["plan"][0]["reach"] == pytest.approx(1.0)
 
 
 def test_odds_against_the_equilibrium_gains_nothing(capsys):
     report = run_json(capsys, "odds", "falkenstein", "--me", "fencing=AV", "--them",
                       "fencing=GD", *SMALL, "--vs", "equilibrium")
-    assert report["best_response"]["value"] == pytest.approx(report["equilibrium"]["value"],
-                                                            abs=1e-9)
+    assert report["best_response"]["value"] == pytest.approx(
+        report["equilibrium_against_it"]["value"], abs=1e-9)
+
+
+def test_odds_recommends_the_safest_of_equal_plays(capsys):
+    # GD against GD: every best reply to the equilibrium is worth a draw on average, but
+    # splitting them evenly loses 10% of duels; the equilibrium itself never loses
+    report = run_json(capsys, "odds", "falkenstein", "--me", "fencing=GD", "--them",
+                      "fencing=GD", "--vs", "equilibrium")
+    assert report["best_response"]["value"] == pytest.approx(0, abs=1e-9)
+    assert report["best_response"]["loss"] == pytest.approx(0, abs=1e-9)
+
+
+def test_odds_situations_are_words_from_my_side(capsys):
+    report = run_json(capsys, "odds", "falkenstein", "--a", "fencing=GD", "--b", "fencing=AV",
+                      *SMALL, "--vs", "uniform", "--side", "b")
+    first = report["plan"][0]
+    # B (Average) owes 2 Rests in the first exchange: his own obligation is in the words
+    assert first["situation"].startswith("round 1, exchange 1 of 3, you owe 2 Rests")
+    assert 0 <= first["loss"] <= 1 and first["win"] + first["draw"] + first["loss"] == \
+        pytest.approx(1)
+    assert main(["odds", "falkenstein", "--a", "fencing=GD", "--b", "fencing=AV", *SMALL,
+                 "--vs", "uniform", "--side", "b"]) == 0
+    out = capsys.readouterr().out
+    assert "you win" in out and "owed_a=" not in out
 
 
 def test_odds_as_side_b(capsys):

@@ -7,6 +7,7 @@ import json
 import sys
 
 import envs
+from envs.rulesets import load_ruleset
 from solver.errors import InputError
 
 
@@ -114,3 +115,46 @@ def format_table(header: list[str], rows: list[list], align: str | None = None) 
 
 def percent(p: float) -> str:
     return f"{100 * p:.2f}%"
+
+
+def sheet_text(spec, sheet: dict, ruleset: dict) -> str:
+    """A sheet in the syntax of the command line, without the fields left at their
+    defaults (flags by name, a reference sheet first)."""
+    defaults = spec.sheet.normalise(
+        {"sheet": sheet["sheet"]} if sheet.get("sheet") else {}, "a", ruleset)
+    parts = [sheet["sheet"]] if sheet.get("sheet") else []
+    for key, value in sheet.items():
+        if key == "sheet" or value is None or defaults.get(key) == value:
+            continue
+        parts.append(key if value is True else f"{key}={value}")
+    return ",".join(parts) or "the default sheet"
+
+
+def game_header(game, me: str | None = None) -> str:
+    """Who duels whom under which rules: the first lines of every command's output."""
+    spec = envs.spec(game.info.system)
+    options = game.info.options
+    ruleset = load_ruleset(spec.name, options.get("ruleset"), spec.ruleset_file)
+    who = {side: f"{side.upper()} ({sheet_text(spec, options[side], ruleset)})"
+           for side in ("a", "b")}
+    if me is not None:
+        them = "b" if me == "a" else "a"
+        duel = f"You are {who[me]}, against {who[them]}."
+    else:
+        duel = f"{who['a']} against {who['b']}."
+    settings = ", ".join(f"{entry.name}={_plain(options.get(entry.name))}"
+                         for entry in spec.options if options.get(entry.name) is not None)
+    rules = f"rules: {options['ruleset']}" if options.get("ruleset") else "rules: the defaults"
+    return f"{spec.title}. {duel}\n{rules}; {settings}."
+
+
+def _plain(value) -> str:
+    if isinstance(value, dict):
+        return ",".join(f"{k}:{v:.3g}" if isinstance(v, float) else f"{k}:{v}"
+                        for k, v in value.items() if v)
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def add_side(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--side", choices=("a", "b"), default="a",
+                        help="the side you play (default a): --me is its sheet")

@@ -1,28 +1,46 @@
-"""``duel odds``: what should I play against this opponent, and what are my odds?"""
+"""``duel odds``: what should I play against this opponent, and what are my odds?
+
+Every row of the answer is "you play X against this opponent". The best play is the
+best response; where several plays are worth the same, the safest of them (the least
+chance of losing, then the closest to the equilibrium) is recommended.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from solver import best_response, solve_game
+from solver import best_response, evaluate, solve_game
 from solver.errors import InputError
+from solver.evaluate import state_chances
 from solver.policy import MixPolicy
 
-from .common import add_game_args, add_json, emit_json, format_table, make_game, percent
+from .common import (
+    add_game_args,
+    add_json,
+    add_side,
+    emit_json,
+    format_table,
+    game_header,
+    make_game,
+    percent,
+)
 from .opponents import opponent_policy
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "odds", help="best response and exact odds against an opponent",
-        description="You are --me (side A unless --side b), the opponent --them plays --vs.")
+        "odds", help="what to play against an opponent, and your exact odds",
+        description="You are --me (side A unless --side b); the opponent, --them, plays "
+                    "--vs.")
     add_game_args(parser)
     parser.add_argument("--vs", required=True, metavar="OPPONENT",
-                        help="uniform | equilibrium | mix=AA:0.5,DR:0.5 | profile.json")
-    parser.add_argument("--side", choices=("a", "b"), default="a",
-                        help="the side you play (default a, i.e. --me / --a)")
-    parser.add_argument("--limit", type=int, default=15,
-                        help="situations to list in the table (all of them in --json)")
+                        help="uniform | equilibrium | mix=ACTION:WEIGHT,... | profile.json | "
+                             "a personality NAME[:STRENGTH], e.g. cautious:0.5")
+    add_side(parser)
+    parser.add_argument("--limit", type=int, default=12,
+                        help="situations to list (all of them in --json)")
+    parser.add_argument("--detail", action="store_true",
+                        help="also print values and the technical terms")
     add_json(parser)
     parser.set_defaults(func=run)
 
@@ -33,40 +51,54 @@ def run(args) -> int:
     game = make_game(args)
     me, them = args.side, ("b" if args.side == "a" else "a")
     opponent = opponent_policy(args.vs, game, them)
-    response = best_response(game, opponent, me)
-    equilibrium = solve_game(game)
+    equilibrium = solve_game(game).policy_for(me)
+    response = best_response(game, opponent, me, safest=equilibrium)
+    pair = (equilibrium, opponent) if me == "a" else (opponent, equilibrium)
     report = {
-        "system": game.info.system, "options": game.info.options, "side": me, "vs": args.vs,
-        "best_response": _from_my_side(response.evaluation.as_dict(), me),
-        "equilibrium": _from_my_side(equilibrium.evaluation.as_dict(), me),
-        "plan": _plan(game, response),
+        "system": game.info.system, "options": game.info.options, "side": me,
+        "vs": args.vs,
+        "best_response": _mine(response.evaluation.as_dict(), me),
+        "equilibrium_against_it": _mine(evaluate(game, *pair).as_dict(), me),
+        "plan": _plan(game, response, me),
+        "tie_break": "among equally good plays: least chance of losing, then closest to "
+                     "the equilibrium",
     }
     if isinstance(opponent, MixPolicy):
         report["mix_fallback"] = _fallback(response, opponent, them)
     if args.json:
         emit_json(report)
     else:
-        print(_render(report, args.limit))
+        print(_render(game, report, args.limit, args.detail))
     return 0
 
 
-def _from_my_side(evaluation: dict, me: str) -> dict:
+def _mine(evaluation: dict, me: str) -> dict:
+    """An evaluation from A's side, turned to ``me``'s."""
     if me == "a":
         return evaluation
     return dict(evaluation, value=-evaluation["value"], win=evaluation["loss"],
                 loss=evaluation["win"])
 
 
-def _plan(game, response) -> list[dict]:
+def _plan(game, response, me: str) -> list[dict]:
     """What to play in every situation the best response reaches, most likely first."""
     graph, visits = response.graph, response.visits
+    mix_a, mix_b = ((response.mixes, response.opponent_mixes) if me == "a"
+                    else (response.opponent_mixes, response.mixes))
+    chances = state_chances(graph, mix_a, mix_b)
+    if me == "b":
+        chances = chances[:, ::-1]
     plan = []
     for s in np.flatnonzero((~graph.terminal) & (visits > 1e-12)):
         mix = response.mixes[s]
+        state = graph.states[s]
         plan.append({
             "reach": float(visits[s]),
-            "state": game.state_fields(graph.states[s]),
+            "situation": game.situation(state, me),
+            "state": game.state_fields(state),
             "play": {game.info.action_names[i]: float(mix[i]) for i in np.flatnonzero(mix)},
+            "win": float(chances[s, 0]), "draw": float(chances[s, 1]),
+            "loss": float(chances[s, 2]),
             "value": float(np.nanmax(response.action_values[s])),
         })
     plan.sort(key=lambda row: -row["reach"])
@@ -81,38 +113,43 @@ def _fallback(response, mix: MixPolicy, them: str) -> dict:
     uncovered = [s for s in live if not mix.covers(masks[s])]
     total = float(visits[live].sum())
     expected = float(visits[uncovered].sum()) if uncovered else 0.0
-    return {"exchanges_per_duel": expected, "share_of_exchanges": expected / total if total else 0}
+    return {"steps_per_duel": expected, "share_of_steps": expected / total if total else 0}
 
 
-def _render(report: dict, limit: int) -> str:
-    best, eq = report["best_response"], report["equilibrium"]
-    rows = [[label, f"{r['value']:+.4f}", percent(r["win"]), percent(r["draw"]),
-             percent(r["loss"]), f"{r['expected_length']:.2f}"]
-            for label, r in (("best response", best), ("equilibrium", eq))]
-    lines = [f"You play side {report['side'].upper()} against {report['vs']}.", "",
-             format_table(["your play", "value", "win", "draw", "loss", "exchanges"], rows)]
+def play_text(play: dict[str, float]) -> str:
+    """``AA``, or ``AA 60% / DR 40%`` for a mix."""
+    if len(play) == 1:
+        return next(iter(play))
+    return " / ".join(f"{action} {100 * p:.0f}%" for action, p in
+                      sorted(play.items(), key=lambda item: -item[1]))
+
+
+def _render(game, report: dict, limit: int, detail: bool) -> str:
+    best, eq = report["best_response"], report["equilibrium_against_it"]
+    columns = ["if you play", "win", "draw", "lose"] + (["value", "steps"] if detail else [])
+    rows = []
+    for label, r in (("your best play against it", best),
+                     ("the least predictable safe play", eq)):
+        extra = [f"{r['value']:+.4f}", f"{r['expected_length']:.2f}"] if detail else []
+        rows.append([label, percent(r["win"]), percent(r["draw"]), percent(r["loss"]), *extra])
+    lines = [game_header(game, report["side"]), f"Your opponent plays {report['vs']}.", "",
+             format_table(columns, rows),
+             "(the least predictable safe play is the equilibrium: no opponent can do better "
+             "than its odds against it.)"]
     if "mix_fallback" in report:
         fb = report["mix_fallback"]
-        lines.append(f"\nThe mix had no legal card in {fb['exchanges_per_duel']:.3f} exchanges "
-                     f"per duel ({percent(fb['share_of_exchanges'])} of them) and played "
-                     "uniformly there.")
-    shown = _varying_fields([row["state"] for row in report["plan"]])
-    plan_rows = [[_situation(row["state"], shown), percent(row["reach"]),
-                  " or ".join(f"{a}" if p > 0.999 else f"{a} {p:.2f}"
-                              for a, p in row["play"].items()),
-                  f"{row['value']:+.3f}"] for row in report["plan"][:limit]]
-    lines += ["", f"What to play, by situation (the {min(limit, len(report['plan']))} most "
-              f"likely of {len(report['plan'])}):",
-              format_table(["situation", "reached", "play", "your value"], plan_rows)]
+        lines.append(f"\nThe mix had no legal action in {fb['steps_per_duel']:.3f} steps per "
+                     f"duel ({percent(fb['share_of_steps'])} of them) and played uniformly "
+                     "there.")
+    plan = report["plan"]
+    lines += ["", f"Your best play, situation by situation (the {min(limit, len(plan))} "
+                  f"most likely of {len(plan)}; of equally good plays, the one least likely "
+                  "to lose, then the closest to the equilibrium):"]
+    for row in plan[:limit]:
+        advice = (f"- {row['situation'][0].upper()}{row['situation'][1:]}: play "
+                  f"{play_text(row['play'])}; you win {percent(row['win'])}, lose "
+                  f"{percent(row['loss'])} (reached in {percent(row['reach'])} of duels).")
+        if detail:
+            advice += f" [value {row['value']:+.4f}]"
+        lines.append(advice)
     return "\n".join(lines)
-
-
-def _varying_fields(states: list[dict]) -> list[str]:
-    """The fields that tell the listed situations apart (the rest never change)."""
-    if not states:
-        return []
-    return [key for key in states[0] if len({state[key] for state in states}) > 1]
-
-
-def _situation(state: dict, fields: list[str]) -> str:
-    return " ".join(f"{k}={state[k]}" for k in fields)

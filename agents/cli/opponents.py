@@ -1,18 +1,53 @@
-"""``--vs`` on the command line: a name, a mix or a profile file, as a policy."""
+"""``--vs`` on the command line: every form of opponent, as a policy."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from agents.profiles import is_profile_path, load_profile
 from envs.opponents import resolve_opponent
+from solver.errors import InputError
+
+from ..personalities import check_strength, personality, personality_names
+from ..profiles import is_profile_path, load_profile
+
+DEFAULT_STRENGTH = 0.5
+
+
+def accepted_forms(game) -> str:
+    names = list(personality_names_or_none(game.info.system))
+    forms = ["uniform", "equilibrium", "mix=ACTION:WEIGHT,... (actions: "
+             f"{', '.join(game.info.action_names)})", "a profile file (FILE.json)"]
+    if names:
+        forms.append(f"a personality NAME[:STRENGTH] ({', '.join(names)}; strength 0..1, "
+                     f"default {DEFAULT_STRENGTH})")
+    return "; ".join(forms)
+
+
+def personality_names_or_none(system: str) -> dict[str, str]:
+    try:
+        return personality_names(system)
+    except InputError:
+        return {}
 
 
 def opponent_policy(spec: str, game, player: str):
     """The policy that ``spec`` names, playing ``player`` in ``game``."""
     if is_profile_path(spec):
         return resolve_opponent(load_profile(spec), game, player)
-    return resolve_opponent(spec, game, player)
+    name, _, strength = spec.partition(":")
+    if name in personality_names_or_none(game.info.system):
+        level = check_strength(_number(strength)) if strength else DEFAULT_STRENGTH
+        return personality(game, name, level, player).policy
+    if spec in ("uniform", "equilibrium") or spec.startswith("mix="):
+        return resolve_opponent(spec, game, player)
+    raise InputError(f"unknown opponent {spec!r} for --vs; accepted: {accepted_forms(game)}")
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(f"strength must be a number in [0, 1], got {text!r}") from None
 
 
 def opponent_label(spec: str) -> str:

@@ -1,4 +1,5 @@
-"""``duel solve``: the exact value and equilibrium of a duel, at its start or any moment."""
+"""``duel solve``: the exact odds and the least predictable safe play of a duel, at its
+start or at any moment."""
 
 from __future__ import annotations
 
@@ -6,20 +7,34 @@ import envs
 from solver import solve_game
 from solver.errors import InputError
 
-from .common import add_game_args, add_json, emit_json, format_table, make_game, percent
+from .common import (
+    add_game_args,
+    add_json,
+    add_side,
+    emit_json,
+    format_table,
+    game_header,
+    make_game,
+    percent,
+)
+from .odds import play_text
 from .situations import parse_state
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "solve", help="exact value, equilibrium mixes and odds of a duel",
-        description="Solve the whole duel exactly (backward induction, maximum-entropy "
-                    "equilibrium) and print the opening exchange, the mixes and the odds.")
+        "solve", help="exact odds and the least predictable safe play of a duel",
+        description="Solve the whole duel exactly and print both sides' least predictable "
+                    "safe play (the maximum-entropy equilibrium), the odds and how duels end.")
     add_game_args(parser)
+    add_side(parser)
     parser.add_argument("--state", metavar="FIELD=VALUE,...",
-                        help="ask about any moment, e.g. round=2,exchange=1,owed_a=1")
+                        help="ask about any moment (fields: `duel solve SYSTEM --json`'s "
+                             "\"state\")")
     parser.add_argument("--all-pairings", action="store_true",
                         help="win probability of A for every pair of levels")
+    parser.add_argument("--detail", action="store_true",
+                        help="also print the stage game, the value and technical terms")
     add_json(parser)
     parser.set_defaults(func=run)
 
@@ -34,7 +49,7 @@ def run(args) -> int:
     if args.json:
         emit_json(report)
     else:
-        print(render_report(game, report))
+        print(render_report(game, report, args.side, args.detail))
     return 0
 
 
@@ -46,13 +61,15 @@ def solution_report(game, solution, start=None) -> dict:
         "system": game.info.system,
         "options": game.info.options,
         "state": game.state_fields(state),
-        "situation": game.describe(state),
+        "description": game.describe(state),
+        "situation": {side: game.situation(state, side) for side in ("a", "b")},
         "actions": list(names),
         "stage_matrix": [[None if v != v else float(v) for v in row]
                          for row in solution.stage_matrix(state)],
         "mix_a": dict(zip(names, map(float, mix_a), strict=True)),
         "mix_b": dict(zip(names, map(float, mix_b), strict=True)),
         **solution.evaluation.as_dict(),
+        "convergence": solution.convergence.as_dict(),
     }
 
 
@@ -63,27 +80,41 @@ def _single_start(game):
     return starts[0][1]
 
 
-def render_report(game, report: dict) -> str:
+def render_report(game, report: dict, me: str = "a", detail: bool = False) -> str:
+    them = "b" if me == "a" else "a"
+    win, loss = (report["win"], report["loss"]) if me == "a" else (report["loss"],
+                                                                   report["win"])
+    plays = {side: {a: p for a, p in report[f"mix_{side}"].items() if p > 1e-9}
+             for side in ("a", "b")}
+    endings = [[label, percent(p)] for label, p in report["endings"].items()]
+    lines = [game_header(game, me), "", report["description"], "",
+             f"Now ({report['situation'][me]}), the least predictable safe play:",
+             f"  you:  {play_text(plays[me])}",
+             f"  them: {play_text(plays[them])}", "",
+             f"Played that way by both, you win {percent(win)}, draw "
+             f"{percent(report['draw'])} and lose {percent(loss)}; a duel lasts "
+             f"{report['expected_length']:.1f} steps on average.", "",
+             "How duels end:", format_table(["ending", "chance"], endings)]
+    if detail:
+        lines += ["", _detail(report)]
+    return "\n".join(lines)
+
+
+def _detail(report: dict) -> str:
     names = report["actions"]
-    header = ["A \\ B"] + names
     rows = [[a] + ["-" if v is None else f"{v:+.4f}" for v in row]
             for a, row in zip(names, report["stage_matrix"], strict=True)]
     mixes = [[who] + [f"{report[key][n]:.4f}" for n in names]
              for who, key in (("A", "mix_a"), ("B", "mix_b"))]
-    endings = [[label, percent(p)] for label, p in report["endings"].items()]
+    convergence = report["convergence"]
+    solved = (f"value iteration, {convergence['sweeps']} sweeps, residual "
+              f"{convergence['residual']:.2g}" if convergence["cyclic"]
+              else "backward induction")
     return "\n".join([
-        report["situation"], "",
-        "Continuation value (to A) of every pair of cards this exchange:",
-        format_table(header, rows), "",
-        "Equilibrium mixes (maximum entropy):",
-        format_table(["player"] + names, mixes), "",
-        f"Value of the duel to A: {report['value']:+.6f}",
-        f"A wins {percent(report['win'])}, draws {percent(report['draw'])}, "
-        f"loses {percent(report['loss'])}",
-        f"Expected exchanges: {report['expected_length']:.3f}", "",
-        "How the duel ends:",
-        format_table(["ending", "probability"], endings),
-    ])
+        "Stage game: continuation value to A of every joint action now (rows A, columns B):",
+        format_table(["A \\ B"] + names, rows), "",
+        "Maximum-entropy equilibrium mixes:", format_table(["player"] + names, mixes), "",
+        f"Value of the duel to A: {report['value']:+.6f} ({solved})"])
 
 
 def _run_pairings(args, game) -> int:
@@ -106,8 +137,9 @@ def _run_pairings(args, game) -> int:
                    "pairings": [{"a": la, "b": lb, **ev.as_dict()}
                                 for (la, lb), ev in table.items()]})
         return 0
-    rows = [[la] + [f"{table[(la, lb)].win:.3f}" for lb in levels] for la in levels]
-    print(f"Probability that A wins, by {key} of A (rows) and of B (columns), "
-          "under the maximum-entropy equilibrium:")
+    rows = [[la] + [percent(table[(la, lb)].win) for lb in levels] for la in levels]
+    print(game_header(game))
+    print(f"\nChance that A wins, by {key} of A (rows) and of B (columns), both playing the "
+          "least predictable safe play:")
     print(format_table(["A \\ B"] + list(levels), rows))
     return 0

@@ -265,3 +265,12 @@ def test_cli_lists_the_system(system, capsys):
     assert main(["systems", "--json"]) == 0
     listed = {entry["name"]: entry for entry in json.loads(capsys.readouterr().out)}
     assert listed[system]["status"] == "implemented"
+
+
+def test_cli_trains_a_profile_that_plays(system, tmp_path, capsys):
+    profile = tmp_path / "npc.json"
+    assert main(["train", *cli_options(system), "--side", "b", "--iterations", "200",
+                 "--out", str(profile)]) == 0
+    assert main(["profile", "show", str(profile)]) == 0
+    assert main(["odds", *cli_options(system), "--vs", str(profile)]) == 0
+    assert capsys.readouterr().out.strip()
