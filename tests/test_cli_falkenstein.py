@@ -187,3 +187,16 @@ def test_hidden_levels_stay_hidden_in_play(capsys):
     assert play.run(args, read=lambda prompt: next(answers)) == 0
     out = capsys.readouterr().out
     assert "B: Fencing unknown" in out
+
+
+def test_play_reveals_hidden_levels_when_the_duel_ends(capsys):
+    from agents.cli import build_parser, play
+    args = build_parser().parse_args(["play", "falkenstein", "-o", "hidden_levels=1",
+                                      "-o", "prior_b=GR:1", "-o", "max_rounds=1",
+                                      "--vs", "uniform", "--seed", "5"])
+    answers = iter(["RR"] * 3)
+    assert play.run(args, read=lambda prompt: next(answers)) == 0
+    out = capsys.readouterr().out
+    during, _, after = out.rpartition("Round 1 of 1")
+    assert "B: Fencing unknown" in during
+    assert "B: Fencing GR" in after

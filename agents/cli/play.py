@@ -9,7 +9,7 @@ import numpy as np
 from envs.opponents import play
 from solver.game import sample_outcome, sample_step
 
-from .common import add_game_args, add_json, emit_json, make_game
+from .common import add_game_args, add_json, add_side, emit_json, game_header, make_game
 from .opponents import opponent_label, opponent_policy
 
 
@@ -17,11 +17,12 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "play", help="play a duel in the terminal against an opponent",
         description="Type the name or the number of your action at each prompt; "
-                    "q quits. The opponent's cards are revealed after yours.")
+                    "q quits. The opponent's choice is revealed after yours.")
     add_game_args(parser)
     parser.add_argument("--vs", default="equilibrium", metavar="OPPONENT",
-                        help="uniform | equilibrium | mix=AA:0.5,DR:0.5 | profile.json")
-    parser.add_argument("--side", choices=("a", "b"), default="a", help="the side you play")
+                        help="uniform | equilibrium | mix=ACTION:WEIGHT,... | profile.json | "
+                             "a personality NAME[:STRENGTH]")
+    add_side(parser)
     parser.add_argument("--seed", type=int, default=None, help="seed of the opponent's draws")
     add_json(parser)
     parser.set_defaults(func=run)
@@ -35,7 +36,8 @@ def run(args, read=input) -> int:
     state = sample_outcome(game.initial_outcomes(), rng)
     log = []
     out = sys.stderr if args.json else sys.stdout
-    print(f"You are {me.upper()}; your opponent plays {opponent_label(args.vs)}.", file=out)
+    print(game_header(game, me), file=out)
+    print(f"Your opponent plays {opponent_label(args.vs)}.", file=out)
     while not game.is_terminal(state):
         print("\n" + game.describe(state, viewer=me), file=out)
         mine = _ask(game, state, me, read, out)
@@ -50,7 +52,8 @@ def run(args, read=input) -> int:
         state = following
     finished = game.is_terminal(state)
     if finished:
-        print("\n" + game.result(state), file=out)
+        # the whole table at the end: what was hidden during the duel is revealed now
+        print("\n" + game.result(state) + "\n" + game.describe(state), file=out)
     if args.json:
         emit_json({"exchanges": log, "finished": finished,
                    "result": game.result(state) if finished else "abandoned",
@@ -67,7 +70,7 @@ def _ask(game, state, me: str, read, out) -> int | None:
     while True:
         try:
             # the prompt goes where the narration goes, so --json keeps stdout clean
-            print(f"Your cards [{choices}] (q quits): ", end="", file=out, flush=True)
+            print(f"Your choice [{choices}] (q quits): ", end="", file=out, flush=True)
             answer = read("").strip()
         except EOFError:
             return None
