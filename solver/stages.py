@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .graph import StateGraph
+from .graph import StateGraph, ranges
 
 #: value iteration stops when no value moves by more than this in a sweep
 TOLERANCE = 1e-10
@@ -105,12 +105,9 @@ def stage_batches(graph: StateGraph, states: np.ndarray,
     states = np.asarray(states, dtype=np.int64)
     if not len(states):
         return
+    continuation = np.zeros(graph.transitions.shape[0])
     pairs = graph.pairs_of(states)
-    if 4 * len(pairs) < graph.transitions.shape[0]:
-        continuation = np.zeros(graph.transitions.shape[0])
-        continuation[pairs] = graph.transitions[pairs] @ values
-    else:  # one product over every pair beats slicing most of the rows
-        continuation = graph.transitions @ values
+    continuation[pairs] = expected_next(graph, pairs, values)
     count_a = graph.mask_a[states].sum(axis=1)
     count_b = graph.mask_b[states].sum(axis=1)
     shapes = count_a * (graph.mask_b.shape[1] + 1) + count_b
@@ -118,6 +115,16 @@ def stage_batches(graph: StateGraph, states: np.ndarray,
         members = states[shapes == shape]
         yield _batch(graph, members, int(count_a[shapes == shape][0]),
                      int(count_b[shapes == shape][0]), continuation)
+
+
+def expected_next(graph: StateGraph, pairs: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The expected value of the next state of each joint action in ``pairs``: the rows
+    of the transition matrix gathered by hand, which beats building a sliced matrix."""
+    matrix = graph.transitions
+    entries = ranges(matrix.indptr, pairs)
+    terms = matrix.data[entries] * values[matrix.indices[entries]]
+    counts = np.diff(matrix.indptr)[pairs]  # every joint action has at least one outcome
+    return np.add.reduceat(terms, np.cumsum(counts) - counts) if len(pairs) else terms
 
 
 def _batch(graph: StateGraph, members: np.ndarray, rows: int, cols: int,
