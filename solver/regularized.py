@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .evaluate import mixes_of, require_public
-from .game import Game, Policy
+from .game import Game, Policy, renormalise
 from .graph import StateGraph, build_graph
 from .matrix import solve_matrices
 from .policy import TabularPolicy, observation_table
@@ -83,7 +83,7 @@ def regularized_maxmin(matrices: np.ndarray, beta: float, priors: np.ndarray,
     rows = np.ones((count, n), bool) if rows is None else np.asarray(rows, bool)
     cols = np.ones((count, m), bool) if cols is None else np.asarray(cols, bool)
     Q = np.where(rows[:, :, None] & cols[:, None, :], Q, 0.0)
-    p = _normalise(np.where(rows, np.asarray(priors, dtype=float), 0.0), rows)
+    p = renormalise(priors, rows)
     if beta == 0:
         solved = solve_matrices(Q, rows, cols, max_entropy=True)
         return StageSolutions(solved.row, solved.col, solved.value, np.zeros(count))
@@ -93,13 +93,6 @@ def regularized_maxmin(matrices: np.ndarray, beta: float, priors: np.ndarray,
     x = _gibbs(Q, p, y, beta)
     value = _guaranteed(Q, x, p, cols, beta)
     return StageSolutions(x, y, value, _dual(Q, p, y, beta) - value)
-
-
-def _normalise(weights: np.ndarray, legal: np.ndarray) -> np.ndarray:
-    weights = np.clip(weights, 0.0, None)
-    total = weights.sum(axis=1, keepdims=True)
-    uniform = legal / np.maximum(legal.sum(axis=1, keepdims=True), 1)
-    return np.where(total > 0, weights / np.where(total > 0, total, 1.0), uniform)
 
 
 def _prior_play(Q: np.ndarray, p: np.ndarray, cols: np.ndarray) -> StageSolutions:
