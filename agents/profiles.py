@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import warnings
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -24,6 +23,8 @@ import numpy as np
 from solver.errors import InputError
 from solver.game import Game, Observation, Policy, observation_key
 from solver.policy import uniform_over
+
+from .files import read_json, write_atomically
 
 SCHEMA = "duel-profile/1"
 #: a mix's probabilities may miss 1 by this much (JSON floats are exact; the slack is
@@ -97,19 +98,15 @@ def tabulate_policy(game: Game, policy: Policy, side: str) -> dict[str, dict[str
 
 
 def save_profile(path: str | Path, document: Mapping) -> Path:
-    """Validate ``document`` and write it to ``path`` atomically (a temporary file
-    renamed over the target), so a reader never sees half a profile."""
+    """Validate ``document`` and write it to ``path`` atomically (``agents.files``), so
+    a reader never sees half a profile and two writers never share a temporary file."""
     validate_document(document, str(path))
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
-    with open(temporary, "w", encoding="utf-8") as handle:
+
+    def write(handle) -> None:
         json.dump(document, handle, indent=1, allow_nan=False)
         handle.write("\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-    return path
+
+    return write_atomically(path, write)
 
 
 def _jsonable(value: Any) -> Any:
@@ -127,18 +124,10 @@ def _convert(value: Any) -> Any:
 
 # -- validation
 
-def read_document(path: str | Path) -> dict:
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"profile file not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read profile {path}: {error}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"profile {path} is not JSON: {error}") from None
+def read_document(path: str | Path) -> Any:
+    """The parsed file; not JSON, NaN or nesting that would exhaust the stack are
+    InputErrors (``validate_document`` checks the rest)."""
+    return read_json(path, "profile")
 
 
 def validate_profile(source: str | Path | Mapping) -> dict:

@@ -42,7 +42,8 @@ regrets (DCFR, Brown & Sandholm 2019):
   at every state it plays, and the opponent plays against that same regularised
   payoff (a zero-sum regularised game, solved state by state). Its learners minimise
   regret on the linearised utility. At 0 it is the ordinary equilibrium; the larger
-  the weight, the closer the side stays to its magnet.
+  the weight, the closer the side stays to its magnet. (``SelfPlay.magnet_weight``
+  holds it per side; "alpha" here means only DCFR's discount exponent.)
 
 Why not the alternatives: plain self-play policy gradient cycles; outcome-sampling
 MCCFR's importance weights multiply along thirty exchanges; NFSP needs far more
@@ -52,23 +53,22 @@ a torch network (``agents.policies``) for export and for observations they never
 The curve's ``seconds`` count training only (exact evaluation, checkpoints and
 distillation excluded), summed across resumed runs; ``minutes`` is a budget on that
 total, as ``iterations`` is on the steps.
+
+This module is the algorithm and ``train``, its entry point. Around it: the regret
+tables (``agents.regrets``), checkpoints (``agents.checkpoints``), learning curves
+(``agents.curves``), the progress bar (``agents.progress``), Ctrl-C between steps
+(``agents.interrupts``) and atomic files (``agents.files``).
 """
 
 from __future__ import annotations
 
-import csv
-import json
 import math
-import os
-import signal
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -77,14 +77,14 @@ from solver.game import PLAYERS, Game, Policy, State, sample_step
 from solver.policy import TabularPolicy
 from solver.response import Exploitability, exploitability
 
+from .checkpoints import load_checkpoint, save_checkpoint
+from .curves import curve_path, curve_title, write_curve
+from .interrupts import deferred_interrupt
 from .policies import NetworkPolicy, fit
+from .progress import Progress, progress_bar
+from .regrets import LOG_FLOOR, RegretTable
 
-CHECKPOINT_FORMAT = "duel-selfplay-checkpoint"
-CHECKPOINT_VERSION = 1
 DISCOUNTINGS = ("dcfr", "cfr+", "none")
-CURVE_FIELDS = ("step", "seconds", "exploitability", "gain_a", "gain_b", "value")
-#: probabilities below this count as this in the magnet's log, so its gradient stays finite
-LOG_FLOOR = 1e-6
 
 
 @dataclass
@@ -106,7 +106,7 @@ class TrainConfig:
     cache_transitions: bool = True   # keep each exact outcome list once, then sample it
     baseline_rate: float = 1.0       # how fast the pair baselines follow new values; 0: none
     exploration: float = 0.2         # share of uniform play in the opponent's sampled action
-    hidden: tuple[int, ...] = (128, 128)
+    layer_sizes: tuple[int, ...] = (128, 128)  # of the distilled network's hidden layers
     distill_steps: int = 2000        # 0: return the average tables themselves
     learning_rate: float = 1e-2      # of the distillation (Adam)
 
@@ -117,15 +117,15 @@ class TrainConfig:
         if self.iterations is not None:
             _check_int("iterations", self.iterations, 1)
         if self.minutes is not None and not (
-                isinstance(self.minutes, int | float) and math.isfinite(self.minutes)
-                and self.minutes >= 0):
-            raise InputError(f"minutes must be a number >= 0, got {self.minutes!r}")
+                isinstance(self.minutes, int | float) and not isinstance(self.minutes, bool)
+                and math.isfinite(self.minutes) and self.minutes > 0):
+            raise InputError(f"minutes must be a finite number > 0, got {self.minutes!r}")
         check_choice("discounting", self.discounting, DISCOUNTINGS)
         _check_int("eval_every", self.eval_every, 0)
         _check_int("checkpoint_every", self.checkpoint_every, 1)
         _check_int("distill_steps", self.distill_steps, 0)
-        if not all(isinstance(h, int) and h > 0 for h in self.hidden):
-            raise InputError(f"hidden layer sizes must be positive integers, got {self.hidden}")
+        if not all(isinstance(h, int) and h > 0 for h in self.layer_sizes):
+            raise InputError(f"layer_sizes must be positive integers, got {self.layer_sizes}")
         for name in ("baseline_rate", "exploration"):
             rate = getattr(self, name)
             if not (isinstance(rate, int | float) and 0 <= rate <= 1):
@@ -185,87 +185,6 @@ class _StateInfo(NamedTuple):
     legal: tuple[np.ndarray, np.ndarray]  # legal action indices of A and B
 
 
-class RegretTable:
-    """One player's regrets, average-strategy sums and magnet, one row per observation."""
-
-    def __init__(self, n_actions: int):
-        self.n = n_actions
-        self.index: dict[tuple, int] = {}
-        self.observations: list[tuple] = []
-        self.size = 0
-        self._allocate(64)
-
-    def _fields(self, capacity: int) -> dict[str, tuple[tuple, type]]:
-        """Every per-row array: its shape and type. ``baselines[row, own, theirs]`` is
-        the last value seen after that joint action."""
-        n = self.n
-        return {"masks": ((capacity, n), bool), "regrets": ((capacity, n), float),
-                "totals": ((capacity, n), float), "log_magnet": ((capacity, n), float),
-                "values": ((capacity,), float), "visits": ((capacity,), np.int64),
-                "baselines": ((capacity, n, n), float)}
-
-    def _allocate(self, capacity: int) -> None:
-        for name, (shape, dtype) in self._fields(capacity).items():
-            fresh = np.zeros(shape, dtype=dtype)
-            old = getattr(self, name, None)
-            if old is not None:
-                fresh[:len(old)] = old
-            setattr(self, name, fresh)
-
-    def row(self, observation: tuple, mask: np.ndarray, magnet: np.ndarray | None) -> int:
-        found = self.index.get(observation)
-        if found is not None:
-            return found
-        if self.size == len(self.regrets):
-            self._allocate(2 * self.size)
-        found = self.index[observation] = self.size
-        self.observations.append(observation)
-        self.masks[found] = mask
-        if magnet is not None:
-            self.log_magnet[found] = np.log(np.maximum(magnet, LOG_FLOOR))
-        self.size += 1
-        return found
-
-    def current(self) -> np.ndarray:
-        """Regret matching: the positive regrets normalised, uniform where none is."""
-        positive = np.where(self.masks[:self.size], np.maximum(self.regrets[:self.size], 0), 0)
-        return _normalise(positive, self.masks[:self.size])
-
-    def strategy(self, snapshot: np.ndarray, row: int) -> np.ndarray:
-        if row < len(snapshot):
-            return snapshot[row]
-        return self.masks[row] / self.masks[row].sum()
-
-    def average(self) -> np.ndarray:
-        return _normalise(np.where(self.masks[:self.size], self.totals[:self.size], 0),
-                          self.masks[:self.size])
-
-    def policy(self, name: str) -> TabularPolicy:
-        return TabularPolicy(dict(zip(self.observations, self.average(), strict=True)), name)
-
-    def to_json(self) -> dict:
-        arrays = {name: getattr(self, name)[:self.size].tolist() for name in self._fields(0)}
-        return {"observations": [list(o) for o in self.observations], **arrays}
-
-    @classmethod
-    def from_json(cls, data: dict, n_actions: int) -> RegretTable:
-        table = cls(n_actions)
-        n = len(data["observations"])
-        table._allocate(max(64, 2 * n))
-        table.observations = [tuple(o) for o in data["observations"]]
-        table.index = {o: i for i, o in enumerate(table.observations)}
-        table.size = n
-        for name, (shape, dtype) in table._fields(n).items():
-            getattr(table, name)[:n] = np.asarray(data[name], dtype=dtype).reshape(shape)
-        return table
-
-
-def _normalise(weights: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    sums = weights.sum(axis=1, keepdims=True)
-    uniform = masks / masks.sum(axis=1, keepdims=True).clip(min=1)
-    return np.where(sums > 0, weights / np.where(sums > 0, sums, 1), uniform)
-
-
 class SelfPlay:
     """The training state: tables, rng, step counter and curve; ``step()`` trains."""
 
@@ -276,8 +195,9 @@ class SelfPlay:
         self.rng = np.random.default_rng(config.seed)
         self.tables = (RegretTable(self.n), RegretTable(self.n))
         self.magnets = (config.magnet_a, config.magnet_b)
-        self.alpha = tuple(float(config.regularization) if m is not None else 0.0
-                           for m in self.magnets)
+        # each side's weight of KL(mix || magnet) in its payoff: 0 without a magnet
+        self.magnet_weight = tuple(float(config.regularization) if m is not None else 0.0
+                                   for m in self.magnets)
         self.steps = 0
         self.seconds = 0.0
         self.curve: list[dict] = []
@@ -382,11 +302,11 @@ class SelfPlay:
             sys.setrecursionlimit(limit)
 
     def _penalty(self, side: int, row: int, strategy: np.ndarray) -> float:
-        if not self.alpha[side]:
+        if not self.magnet_weight[side]:
             return 0.0
         live = strategy > 0
         log_mix = np.log(strategy[live])
-        return self.alpha[side] * float(
+        return self.magnet_weight[side] * float(
             strategy[live] @ (log_mix - self.tables[side].log_magnet[row][live]))
 
     def _traverse(self, me: int) -> list[tuple[int, np.ndarray, np.ndarray, float]]:
@@ -462,10 +382,11 @@ class SelfPlay:
         q = np.stack([v[1] for v in visits])
         mix = np.stack([v[2] for v in visits])
         gradient = q
-        if self.alpha[side]:
-            # the linearised KL penalty: its gradient is alpha * (log mix - log magnet) + const
-            gradient = q - self.alpha[side] * (np.log(np.maximum(mix, LOG_FLOOR))
-                                               - table.log_magnet[rows])
+        if self.magnet_weight[side]:
+            # the linearised KL penalty: its gradient is
+            # magnet_weight * (log mix - log magnet) + const
+            gradient = q - self.magnet_weight[side] * (np.log(np.maximum(mix, LOG_FLOOR))
+                                                       - table.log_magnet[rows])
         expected = (mix * gradient).sum(axis=1, keepdims=True)
         np.add.at(table.visits, rows, 1)
         # each state keeps its own clock: a state reached rarely must not have its
@@ -515,66 +436,9 @@ class SelfPlay:
         return ((config.iterations is not None and self.steps >= config.iterations)
                 or (config.minutes is not None and self.seconds >= 60.0 * config.minutes))
 
-    def to_json(self) -> dict:
-        return {"format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION,
-                "game": game_fingerprint(self.game), "config": self.config.fingerprint(),
-                "step": self.steps, "seconds": self.seconds,
-                "rng": self.rng.bit_generator.state, "curve": self.curve,
-                "tables": [table.to_json() for table in self.tables]}
-
-    def load_json(self, data: dict, source: str) -> None:
-        _check_checkpoint(data, self.game, self.config, source)
-        self.steps = int(data["step"])
-        self.seconds = float(data["seconds"])
-        self.rng.bit_generator.state = data["rng"]
-        self.curve = [dict(row) for row in data["curve"]]
-        self.tables = tuple(RegretTable.from_json(t, self.n) for t in data["tables"])
-        self._states.clear()  # cached rows point into the old tables
-
-
-def game_fingerprint(game: Game) -> dict:
-    """What identifies a game for a checkpoint, as it reads back from JSON."""
-    return json.loads(json.dumps({
-        "system": game.info.system, "options": game.info.options,
-        "ruleset_hash": game.info.ruleset_hash}, default=str))
-
-
-def _check_checkpoint(data: Any, game: Game, config: TrainConfig, source: str) -> None:
-    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
-        raise InputError(f"{source} is not a self-play checkpoint")
-    if data.get("version") != CHECKPOINT_VERSION:
-        raise InputError(f"{source}: unsupported checkpoint version {data.get('version')!r}; "
-                         f"allowed: {CHECKPOINT_VERSION}")
-    if data.get("game") != game_fingerprint(game):
-        raise InputError(f"{source} was trained on another game ({data.get('game')}); "
-                         f"this one is {game_fingerprint(game)}")
-    if data.get("config") != config.fingerprint():
-        raise InputError(f"{source} was trained with other settings ({data.get('config')}); "
-                         f"now {config.fingerprint()}")
-
-
-def save_checkpoint(trainer: SelfPlay, path: Path) -> None:
-    """Written to a temporary file and renamed, so a crash never leaves half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(trainer.to_json(), handle)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-
-
-def load_checkpoint(trainer: SelfPlay, path: Path) -> None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise InputError(f"cannot read checkpoint {path}: {error}") from None
-    try:
-        trainer.load_json(data, str(path))
-    except (KeyError, TypeError, ValueError) as error:
-        if isinstance(error, InputError):
-            raise
-        raise InputError(f"malformed checkpoint {path}: {error!r}") from None
+    def forget_states(self) -> None:
+        """Drop the cached state rows (after the tables were replaced from a checkpoint)."""
+        self._states.clear()
 
 
 # -- the training loop
@@ -593,7 +457,7 @@ def train(game: Game, config: TrainConfig | None = None, progress: bool = True,
     checkpoint = Path(config.checkpoint) if config.checkpoint else None
     if resume and checkpoint is not None and checkpoint.exists():
         load_checkpoint(trainer, checkpoint)
-    bar = _Progress(config) if progress and sys.stderr.isatty() else None
+    bar = progress_bar(config, progress)
     try:
         _loop(trainer, checkpoint, bar)
     finally:
@@ -603,12 +467,12 @@ def train(game: Game, config: TrainConfig | None = None, progress: bool = True,
         trainer.evaluate()
     if checkpoint is not None:
         save_checkpoint(trainer, checkpoint)
-    return _finish(trainer, _curve_path(config))
+    return _finish(trainer, curve_path(config.curve_path, config.checkpoint))
 
 
-def _loop(trainer: SelfPlay, checkpoint: Path | None, bar: _Progress | None) -> None:
+def _loop(trainer: SelfPlay, checkpoint: Path | None, bar: Progress | None) -> None:
     config = trainer.config
-    with _deferred_interrupt() as interrupted:
+    with deferred_interrupt() as interrupted:
         while not trainer.finished():
             started = time.perf_counter()
             trainer.step()
@@ -623,27 +487,6 @@ def _loop(trainer: SelfPlay, checkpoint: Path | None, bar: _Progress | None) -> 
             if interrupted():
                 where = f"; checkpoint saved to {checkpoint}" if checkpoint else ""
                 raise KeyboardInterrupt(f"training interrupted at step {trainer.steps}{where}")
-
-
-@contextmanager
-def _deferred_interrupt() -> Iterator[Callable[[], bool]]:
-    """Turn the first Ctrl-C into a flag read between steps, so a checkpoint always
-    holds whole steps; a second Ctrl-C interrupts at once."""
-    if threading.current_thread() is not threading.main_thread():
-        yield lambda: False
-        return
-    hit = []
-
-    def handler(signum, frame):
-        if hit:
-            raise KeyboardInterrupt
-        hit.append(signum)
-
-    previous = signal.signal(signal.SIGINT, handler)
-    try:
-        yield lambda: bool(hit)
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def _finish(trainer: SelfPlay, curve_csv: Path | None) -> TrainResult:
@@ -661,7 +504,7 @@ def _finish(trainer: SelfPlay, curve_csv: Path | None) -> TrainResult:
                          trainer.seconds, score, table_score, losses)
     if curve_csv is not None:
         result.curve_csv, result.curve_png = write_curve(trainer.curve, curve_csv,
-                                                         title=_title(game))
+                                                         title=curve_title(game))
         result.files += [result.curve_csv, result.curve_png]
     return result
 
@@ -670,7 +513,7 @@ def distill(trainer: SelfPlay, side: int) -> tuple[NetworkPolicy, float]:
     """The side's average table fitted by a network."""
     config = trainer.config
     table = trainer.tables[side]
-    policy = NetworkPolicy.for_game(trainer.game, config.hidden,
+    policy = NetworkPolicy.for_game(trainer.game, config.layer_sizes,
                                     name=f"self-play {PLAYERS[side]}")
     if table.size == 0:
         return policy, 0.0
@@ -678,96 +521,3 @@ def distill(trainer: SelfPlay, side: int) -> tuple[NetworkPolicy, float]:
                table.masks[:table.size], table.average(), steps=config.distill_steps,
                learning_rate=config.learning_rate, seed=config.seed + side)
     return policy, loss
-
-
-def _curve_path(config: TrainConfig) -> Path | None:
-    if config.curve_path:
-        return Path(config.curve_path)
-    if config.checkpoint:
-        checkpoint = Path(config.checkpoint)
-        return checkpoint.with_name(checkpoint.stem + ".curve.csv")
-    return None
-
-
-def _title(game: Game) -> str:
-    """The system and what sets the two sheets apart (the whole sheet if nothing does)."""
-    sheet_a, sheet_b = game.info.options.get("a"), game.info.options.get("b")
-    if not sheet_a or not sheet_b:
-        return game.info.system
-    differ = [k for k in sheet_a if sheet_a.get(k) != sheet_b.get(k)] or list(sheet_a)
-    text = [",".join(f"{k}={sheet[k]}" for k in differ if sheet.get(k) is not None)
-            for sheet in (sheet_a, sheet_b)]
-    return f"{game.info.system} {text[0]} vs {text[1]}"
-
-
-def write_curve(curve: list[dict], path: Path, title: str = "") -> tuple[Path, Path]:
-    """The learning curve as CSV and as a PNG beside it (same name, .png)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=CURVE_FIELDS)
-        writer.writeheader()
-        writer.writerows({k: row[k] for k in CURVE_FIELDS} for row in curve)
-    png = path.with_suffix(".png")
-    plot_curves({"self-play": curve}, png, title=title)
-    return path, png
-
-
-def plot_curves(curves: dict[str, list[dict]], path: Path, title: str = "",
-                target: float | None = 0.02) -> Path:
-    """Exploitability against training seconds, one line per curve, log scale."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(figsize=(7, 4.5))
-    for label, curve in curves.items():
-        points = [(r["seconds"], r["exploitability"]) for r in curve if r["exploitability"] > 0]
-        if points:
-            axes.plot(*zip(*points, strict=True), marker=".", label=label)
-    if target:
-        axes.axhline(target, color="grey", linestyle="--", linewidth=1, label=f"{target:g}")
-    axes.set_yscale("log")
-    axes.set_xlabel("training seconds")
-    axes.set_ylabel("exploitability (NashConv / 2)")
-    axes.set_title(title)
-    axes.legend()
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return path
-
-
-class _Progress:
-    """A one-line progress bar on stderr, redrawn at most five times a second."""
-
-    WIDTH = 28
-
-    def __init__(self, config: TrainConfig, stream=None):
-        self.config = config
-        self.stream = stream or sys.stderr
-        self.last = 0.0
-
-    def fraction(self, trainer: SelfPlay) -> float:
-        parts = []
-        if self.config.iterations:
-            parts.append(trainer.steps / self.config.iterations)
-        if self.config.minutes:
-            parts.append(trainer.seconds / (60.0 * self.config.minutes))
-        return min(1.0, max(parts, default=0.0))
-
-    def show(self, trainer: SelfPlay) -> None:
-        now = time.monotonic()
-        if now - self.last < 0.2 and not trainer.finished():
-            return
-        self.last = now
-        done = self.fraction(trainer)
-        filled = int(round(done * self.WIDTH))
-        score = trainer.curve[-1]["exploitability"] if trainer.curve else float("nan")
-        self.stream.write(f"\r[{'#' * filled}{'.' * (self.WIDTH - filled)}] {done:4.0%} "
-                          f"step {trainer.steps}  {trainer.seconds:6.1f}s  "
-                          f"exploitability {score:.4f} ")
-        self.stream.flush()
-
-    def close(self) -> None:
-        self.stream.write("\n")
-        self.stream.flush()

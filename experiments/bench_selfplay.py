@@ -33,7 +33,8 @@ from pathlib import Path
 import numpy as np
 
 import envs
-from agents.selfplay import TrainConfig, plot_curves, train
+from agents.curves import plot_curves
+from agents.selfplay import TrainConfig, train
 from solver.graph import build_graph
 from solver.policy import TabularPolicy
 from solver.response import exploitability

@@ -42,7 +42,7 @@ def register(subparsers) -> None:
                         help="closeness to the temperament in [0, 1] (default 0.5): "
                              "0 is the equilibrium, 1 the temperament itself")
     parser.add_argument("--out", required=True, metavar="FILE", help="the profile to write")
-    parser.add_argument("--minutes", metavar="N", help="training time budget in minutes")
+    parser.add_argument("--minutes", metavar="N", help="training time budget in minutes (> 0)")
     parser.add_argument("--iterations", metavar="N",
                         help="training steps (default 1000 when --minutes is not given)")
     parser.add_argument("--seed", metavar="S", default="0", help="random seed (default 0)")
@@ -56,16 +56,18 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def _number(text: str | None, what: str, kind=float, low: float = 0):
+def _number(text: str | None, what: str, kind=float, low: float = 0, above: bool = False):
+    """``text`` as a finite number >= ``low`` (> ``low`` with ``above``), else None."""
     if text is None:
         return None
+    wanted = "an integer" if kind is int else "a finite number"
+    bound = f"{'>' if above else '>='} {low:g}"
     try:
         value = kind(text)
     except ValueError:
-        raise InputError(f"{what} must be a{'n integer' if kind is int else ' number'}, "
-                         f"got {text!r}") from None
-    if not math.isfinite(value) or value < low:
-        raise InputError(f"{what} must be >= {low:g}, got {text!r}")
+        raise InputError(f"{what} must be {wanted} {bound}, got {text!r}") from None
+    if not math.isfinite(value) or value < low or (above and value == low):
+        raise InputError(f"{what} must be {wanted} {bound}, got {text!r}")
     return value
 
 
@@ -80,7 +82,8 @@ def _settings(args) -> dict:
         except ValueError:
             raise InputError(f"strength must be a number in [0, 1], got {text!r}") from None
     return {"strength": strength,
-            "minutes": _number(args.minutes, "minutes"),
+            # a budget of 0 trains nothing: a typo, not a request
+            "minutes": _number(args.minutes, "minutes", above=True),
             "iterations": _number(args.iterations, "iterations", int, 1),
             "seed": _number(args.seed, "seed", int, 0)}
 

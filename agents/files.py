@@ -1,0 +1,97 @@
+"""Files the agents write and read back: written atomically, read strictly.
+
+Every file the trainer or ``duel train`` writes (profile, checkpoint, learning curve)
+goes through ``write_atomically``: a uniquely named temporary file in the target's
+folder, then ``os.replace``. A reader therefore sees the old file or the new one,
+never half of one, and two runs writing the same target never share a temporary
+file (a fixed name such as ``FILE.tmp`` would be truncated by the second run while
+the first still writes it). ``read_json`` turns everything a malformed file can do
+(not JSON, NaN, nesting deep enough to exhaust the stack) into one ``InputError``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+from solver.errors import InputError
+
+#: deeper than any file the agents write (a checkpoint is 5 levels, a profile 6), far
+#: below the depth at which Python's own recursion (json, repr, ==) would fail
+MAX_DEPTH = 32
+
+
+def write_atomically(path: str | Path, write: Callable[[IO], None], binary: bool = False) -> Path:
+    """Call ``write(handle)`` on a fresh temporary file beside ``path``, then move it
+    over ``path``; if anything fails, the temporary file is removed and ``path`` is
+    left as it was."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = tempfile.NamedTemporaryFile(
+        mode="wb" if binary else "w", encoding=None if binary else "utf-8",
+        newline=None if binary else "", dir=path.parent, prefix=f".{path.name}.",
+        suffix=".tmp", delete=False)
+    try:
+        with handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(handle.name, path)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_json(path: str | Path, what: str) -> Any:
+    """The JSON document at ``path``; ``what`` names the kind of file in errors."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{what} file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read {what} {path}: {error}") from None
+    return parse_json(text, f"{what} {path}")
+
+
+def parse_json(text: str, where: str) -> Any:
+    """Strict JSON: NaN and Infinity (which Python's json accepts) and nesting deeper
+    than ``MAX_DEPTH`` are errors, as is anything that is not JSON. Errors read
+    ``{where}: ...``."""
+    try:
+        data = json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{where}: it is not JSON ({error})") from None
+    except RecursionError:
+        raise InputError(f"{where}: it is nested too deeply; allowed: at most "
+                         f"{MAX_DEPTH} levels") from None
+    except ValueError as error:  # from _refuse_constant
+        raise InputError(f"{where}: {error}") from None
+    depth = nesting_depth(data)
+    if depth > MAX_DEPTH:
+        raise InputError(f"{where}: it is nested {depth} levels deep; allowed: at most "
+                         f"{MAX_DEPTH}")
+    return data
+
+
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows; allowed: finite numbers")
+
+
+def nesting_depth(data: Any) -> int:
+    """How many lists and objects deep ``data`` goes, counted without recursion."""
+    deepest, pending = 0, [(data, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        if isinstance(value, list):
+            deepest = max(deepest, depth)
+            pending.extend((item, depth + 1) for item in value
+                           if isinstance(item, list | dict))
+    return deepest
