@@ -64,6 +64,8 @@ class NetworkPolicy:
         self.high = np.asarray(high, dtype=np.float32)
         if self.low.shape != self.high.shape or self.low.ndim != 1:
             raise InputError("observation bounds low and high must be lists of one length")
+        if not (np.isfinite(self.low).all() and np.isfinite(self.high).all()):
+            raise InputError("observation bounds low and high must be finite numbers")
         self.hidden = tuple(int(h) for h in hidden)
         self.activation = activation
         self.action_names = tuple(action_names)
@@ -163,6 +165,9 @@ def _decode_weights(weights: Mapping, net: nn.Module) -> dict[str, torch.Tensor]
     decoded = {}
     for key, entry in weights.items():
         raw = np.frombuffer(base64.b64decode(entry["data"], validate=True), dtype="<f4")
+        if not np.isfinite(raw).all():  # a NaN weight would be played as uniform, silently
+            raise InputError(f"network weight {key} holds a value that is not finite; "
+                             "allowed: finite numbers")
         shape = tuple(entry["shape"])
         if shape != tuple(expected[key].shape) or raw.size != int(np.prod(shape)):
             raise InputError(f"network weight {key} has shape {list(shape)} and "
