@@ -11,6 +11,8 @@ import pytest
 from agents import load_profile, validate_profile
 from agents.cli import main
 
+#: the allowed range of --minutes, as the error names it
+MINUTES = "minutes must be a finite number > 0"
 TINY = ["falkenstein", "-o", "max_rounds=1", "--a", "fencing=AV", "--b", "fencing=GD"]
 
 
@@ -85,7 +87,10 @@ def test_profile_show_and_validate(trained, capsys):
      "strength must be a number in [0, 1]"),
     (["train", *TINY, "--personality", "cautious", "--strength", "high", "--out", "x.json"],
      "strength must be a number"),
-    (["train", *TINY, "--minutes", "-1", "--out", "x.json"], "minutes must be >= 0"),
+    (["train", *TINY, "--minutes", "-1", "--out", "x.json"], MINUTES),
+    (["train", *TINY, "--minutes", "0", "--out", "x.json"], MINUTES),
+    (["train", *TINY, "--minutes", "nan", "--out", "x.json"], MINUTES),
+    (["train", *TINY, "--minutes", "inf", "--out", "x.json"], MINUTES),
     (["train", *TINY, "--strength", "0.5", "--out", "x.json"], "--strength needs --personality"),
 ])
 def test_bad_train_input_exits_2(tmp_path, monkeypatch, capsys, argv, message):
@@ -104,6 +109,15 @@ def test_a_profile_that_is_not_json_exits_2(tmp_path, capsys):
         assert main(["profile", action, str(bad)]) == 2
         err = capsys.readouterr().err
         assert "is not JSON" in err and err.count("\n") == 1
+
+
+def test_a_profile_nested_too_deeply_exits_2(tmp_path, capsys):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    for action in ("show", "validate"):
+        assert main(["profile", action, str(deep)]) == 2
+        err = capsys.readouterr().err
+        assert "nested too deeply" in err and err.count("\n") == 1
 
 
 def test_bad_input_through_the_real_command(tmp_path):

@@ -193,3 +193,43 @@ def test_saving_refuses_a_malformed_document(tmp_path, document):
     with pytest.raises(InputError):
         save_profile(tmp_path / "bad.json", dict(document, side="both"))
     assert not (tmp_path / "bad.json").exists()
+
+
+def test_nan_anywhere_in_a_profile_is_an_input_error(tmp_path, document):
+    text = json.dumps(dict(document, metrics={"exploitability": "__NaN__"}))
+    path = tmp_path / "nan.json"
+    path.write_text(text.replace('"__NaN__"', "NaN"))
+    with pytest.raises(InputError, match="NaN is not a number JSON allows"):
+        load_profile(path)
+
+
+@pytest.mark.parametrize("depth, message", [
+    (100_000, "nested too deeply"),         # json itself would raise RecursionError
+    (40, "nested 41 levels deep; allowed: at most 32"),  # the document is 1
+])
+def test_deeply_nested_profiles_are_input_errors(tmp_path, document, depth, message):
+    path = tmp_path / "deep.json"
+    nested = "[" * depth + "]" * depth
+    text = json.dumps(dict(document, options="__DEEP__")).replace('"__DEEP__"', nested)
+    path.write_text(text)
+    with pytest.raises(InputError, match=message):
+        load_profile(path)
+
+
+def test_a_network_profile_with_a_nan_weight_is_an_input_error(tmp_path, game):
+    import base64
+
+    from agents.policies import NetworkPolicy
+
+    document = build_profile(game, NetworkPolicy.for_game(game, hidden=(4,)), "a",
+                             tabular=False)
+    weights = document["policy"]["network"]["weights"]
+    key = next(iter(weights))
+    raw = bytearray(base64.b64decode(weights[key]["data"]))
+    raw[0:4] = np.array([np.nan], dtype="<f4").tobytes()
+    weights[key]["data"] = base64.b64encode(bytes(raw)).decode("ascii")
+    with pytest.raises(InputError, match=f"network weight {key} holds a value that is not finite"):
+        load_profile(_write(tmp_path, document))
+    document["policy"]["network"]["hidden"] = ["four"]
+    with pytest.raises(InputError, match="malformed network spec"):
+        load_profile(_write(tmp_path, document))
