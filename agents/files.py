@@ -37,6 +37,8 @@ def write_atomically(path: str | Path, write: Callable[[IO], None], binary: bool
         suffix=".tmp", delete=False)
     try:
         with handle:
+            # a temporary file is private (0600); the result gets an ordinary file's mode
+            os.chmod(handle.name, _ordinary_mode())
             write(handle)
             handle.flush()
             os.fsync(handle.fileno())
@@ -45,6 +47,14 @@ def write_atomically(path: str | Path, write: Callable[[IO], None], binary: bool
         Path(handle.name).unlink(missing_ok=True)
         raise
     return path
+
+
+def _ordinary_mode() -> int:
+    """The mode ``open(path, "w")`` would give a new file: 0666 less the umask (which
+    can only be read by setting it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def read_json(path: str | Path, what: str) -> Any:

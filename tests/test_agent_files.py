@@ -120,3 +120,10 @@ def test_a_failed_plot_keeps_the_old_curve_png(tmp_path, monkeypatch):
         write_curve(curve * 2, csv_path)
     assert png.read_bytes() == before
     assert _strays(tmp_path) == []
+
+
+def test_an_atomic_file_gets_the_mode_of_an_ordinary_one(tmp_path, documents):
+    plain = tmp_path / "plain.json"
+    plain.write_text("{}")
+    saved = save_profile(tmp_path / "baron.json", documents[0])
+    assert saved.stat().st_mode & 0o777 == plain.stat().st_mode & 0o777

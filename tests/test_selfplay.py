@@ -188,6 +188,7 @@ def test_a_strong_magnet_pulls_a_side_to_its_temperament():
     {"minutes": -1}, {"iterations": 0}, {"iterations": None, "minutes": None},
     {"discounting": "fast"}, {"exploration": 1.5}, {"regularization": 0.5},
     {"regularization": -1.0, "magnet_a": UniformPolicy()}, {"magnet_b": "cautious"},
+    {"minutes": 0}, {"minutes": float("nan")}, {"layer_sizes": (8, 0)},
 ])
 def test_bad_config_is_an_input_error(bad):
     with pytest.raises(InputError):
@@ -200,3 +201,19 @@ def test_a_game_with_a_cycle_trains_without_endless_recursion():
     game = LoopingPennies()
     result = train(game, quick(iterations=100), progress=False)
     assert result.table_exploitability.value < 0.05
+
+
+def test_the_progress_bar_shows_the_larger_share_of_either_budget():
+    import io
+
+    from agents.progress import Progress
+    from agents.selfplay import SelfPlay
+
+    config = TrainConfig(iterations=8, minutes=1.0)
+    trainer = SelfPlay(ToyDuel(), config)
+    trainer.steps, trainer.seconds = 2, 30.0       # 25% of the steps, 50% of the time
+    trainer.curve = [{"exploitability": 0.125}]
+    stream = io.StringIO()
+    Progress(config, stream).show(trainer)
+    assert stream.getvalue() == ("\r[" + "#" * 14 + "." * 14 + "]  50% step 2    30.0s  "
+                                 "exploitability 0.1250 ")
