@@ -73,7 +73,7 @@ from typing import NamedTuple
 import numpy as np
 
 from solver.errors import InputError, check_choice
-from solver.game import PLAYERS, Game, Policy, State, sample_step
+from solver.game import PLAYERS, Game, Policy, State, renormalise, sample_step
 from solver.policy import TabularPolicy
 from solver.response import Exploitability, exploitability
 
@@ -230,9 +230,7 @@ class SelfPlay:
         return _StateInfo(False, 0.0, tuple(rows), tuple(legal))
 
     def _magnet_mix(self, side: int, observation: tuple, mask: np.ndarray) -> np.ndarray:
-        probs = np.asarray(self.magnets[side].probabilities(observation, mask), dtype=float)
-        probs = np.where(mask, np.nan_to_num(probs, nan=0.0).clip(min=0), 0.0)
-        return probs / probs.sum() if probs.sum() > 0 else mask / mask.sum()
+        return renormalise(self.magnets[side].probabilities(observation, mask), mask)
 
     def _outcomes(self, state: State, pair: tuple[int, int]) -> tuple:
         """The exact outcome list of a joint action, fetched once: (probabilities,
