@@ -77,20 +77,20 @@ def observe(game: Game, state: State, player: str) -> dict[str, np.ndarray]:
 
 
 def action_index(game: Game, action: Any, player: str) -> int:
-    """``action`` as an index into the action list (an index or an action name)."""
+    """``action`` as an index into the action list: an action name, or an integer
+    (Python or numpy, a 0-d integer array included). Floats and bools are refused
+    rather than rounded: ``1.9`` or ``True`` as an action is a caller's bug."""
     names = game.info.action_names
     if isinstance(action, str):
         check_choice(f"action of {player.upper()}", action, names)
         return names.index(action)
-    try:
-        index = int(action)
-        exact = index == action
-    except (TypeError, ValueError):
-        exact = False
-    if not exact or not 0 <= index < len(names):
-        raise InputError(f"action {action!r} of {player.upper()} is not an action index; "
-                         f"allowed: 0..{len(names) - 1} ({', '.join(names)})")
-    return index
+    if isinstance(action, np.ndarray) and action.ndim == 0:
+        action = action[()]
+    if isinstance(action, int | np.integer) and not isinstance(action, bool | np.bool_) \
+            and 0 <= action < len(names):
+        return int(action)
+    raise InputError(f"action {action!r} of {player.upper()} is not an action index; "
+                     f"allowed: 0..{len(names) - 1} or a name ({', '.join(names)})")
 
 
 def legal_action(game: Game, state: State, player: str, action: Any, illegal: str,
@@ -116,9 +116,69 @@ def forced_action(game: Game, state: State, player: str) -> int | None:
 def start_state(game: Game, rng: np.random.Generator, options: Mapping | None) -> State:
     """``options["state"]`` when given (to study a position), else a draw from the
     initial outcomes. Other keys are ignored, as the PettingZoo API test requires."""
+    if options is not None and not isinstance(options, Mapping):
+        raise InputError(f"reset options must be a dict such as {{'state': ...}}, "
+                         f"got {options!r:.80}")
     if options and "state" in options:
-        return options["state"]
+        return given_state(game, options["state"])
     return sample_outcome(game.initial_outcomes(), rng)
+
+
+def given_state(game: Game, given: Any) -> State:
+    """``given`` (a state of ``game``, or its named fields as a dict, read by the
+    contract's ``state_from``) if it is a live state of this game whose observations
+    lie within the declared bounds; else an InputError."""
+    if isinstance(given, Mapping):
+        return _checked_state(game, game.state_from(dict(given)))
+    kinds = {type(state) for _, state in game.initial_outcomes()}
+    if type(given) not in kinds:
+        expected = " or ".join(sorted(kind.__name__ for kind in kinds))
+        raise InputError(f"reset state {given!r:.80} is not a state of "
+                         f"{game.info.system}; expected a {expected} or a dict of its fields")
+    return _checked_state(game, _round_trip(game, given))
+
+
+def _round_trip(game: Game, state: State) -> State:
+    """``state`` read back from its named fields: ``state_from`` checks every value
+    against this game (another game's state of the same type fails here). Games that
+    do not take named states (toys) skip the check; the bounds below still apply."""
+    try:
+        fields = game.state_fields(state)
+        again = game.state_from(fields)
+    except NotImplementedError:
+        return state
+    except (AttributeError, TypeError, KeyError, IndexError, ValueError) as error:
+        if isinstance(error, InputError):
+            raise InputError(f"reset state {state!r:.80} is not a state of this "
+                             f"{game.info.system} game: {error}") from None
+        raise InputError(f"reset state {state!r:.80} is not a state of "
+                         f"{game.info.system} ({type(error).__name__}: {error})") from None
+    if again != state:
+        raise InputError(f"reset state {state!r:.80} is not a consistent state of this "
+                         f"{game.info.system} game (its fields read back as {again!r:.80})")
+    return state
+
+
+def _checked_state(game: Game, state: State) -> State:
+    info = game.info
+    for player in PLAYERS:
+        try:
+            observation = np.asarray(game.observe(state, player))
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as error:
+            raise InputError(f"reset state {state!r:.80} cannot be observed by "
+                             f"{player.upper()} ({type(error).__name__}: {error})") from None
+        low, high = np.asarray(info.observation_low), np.asarray(info.observation_high)
+        if observation.shape != low.shape or not np.all((low <= observation)
+                                                        & (observation <= high)):
+            bounds = ", ".join(f"{name} {lo}..{hi}" for name, lo, hi in
+                               zip(info.observation_fields, low, high, strict=True))
+            raise InputError(f"reset state {state!r:.80} is outside the observation "
+                             f"bounds of {player.upper()}: {observation.tolist()}; "
+                             f"allowed: {bounds}")
+    if game.is_terminal(state):
+        raise InputError(f"reset state {state!r:.80} is not live: the duel is over "
+                         f"({game.result(state)})")
+    return state
 
 
 def exchange_text(game: Game, exchange: Exchange) -> str:
@@ -150,6 +210,12 @@ class ParallelDuelEnv(ParallelEnv):
     replaces it by a legal action drawn with the env's rng (for tools that sample
     without the mask) and reports it as ``infos[agent]["illegal_action"]``.
     The current game state is ``duel_state`` (``state()`` is PettingZoo's global view).
+
+    ``reset(options={"state": s})`` starts from a chosen moment: ``s`` is a live state of
+    this game, or its named fields as a dict (``{"round": 2, "exchange": 1}``, read by
+    the game's ``state_from``; missing fields are the start's). Anything else, another
+    game's state, or a state whose observation leaves the declared bounds, is an
+    InputError.
     """
 
     def __init__(self, system: str | Game, render_mode: str | None = None,

@@ -37,6 +37,10 @@ class SingleDuelEnv(gymnasium.Env):
     whole episode. With ``skip_forced`` (the default) a step in which the learner's
     only legal action is a ``wait`` is played for him, so every step is a decision.
     ``illegal`` is as in ``ParallelDuelEnv``. ``state`` is the current game state.
+
+    ``reset(options={"state": s})`` starts from a chosen moment, as in
+    ``ParallelDuelEnv``: a live state of this game or a dict of its named fields
+    (``{"round": 2, "exchange": 1}``, read by the game's ``state_from``).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
