@@ -10,42 +10,22 @@ from typing import Any
 
 import numpy as np
 
-from solver.errors import InputError, check_choice
+from solver.errors import check_choice
 from solver.game import PLAYERS, Game, Policy, State, policy_mix
-from solver.policy import MixPolicy, UniformPolicy
+from solver.policy import POLICY_FORMS, equilibrium_policy, resolve_policy
 
-ACCEPTED = ("a policy object (with probabilities(observation, mask)), 'uniform', "
-            "'equilibrium', or 'mix=ACTION:WEIGHT,...'; a profile file becomes a policy "
-            "with agents.load_profile(path)")
+#: what an opponent may be (the solver's policy names, and profiles through agents)
+ACCEPTED = POLICY_FORMS
 
 
 def resolve_opponent(spec: Any, game: Game, player: str) -> Policy:
-    """The policy ``spec`` names, to be played as ``player`` in ``game``."""
+    """The policy ``spec`` names, to be played as ``player`` in ``game``: the solver's
+    ``resolve_policy`` (a policy object, ``uniform``, ``equilibrium``, ``mix=...``),
+    with a loaded profile checked against the game first."""
     check_choice("player", player, PLAYERS)
-    if callable(getattr(spec, "probabilities", None)):
-        if callable(getattr(spec, "check_game", None)):  # a loaded profile
-            spec.check_game(game, player)
-        return spec
-    if not isinstance(spec, str):
-        raise InputError(f"unknown opponent {spec!r}; expected {ACCEPTED}")
-    if spec == "uniform":
-        return UniformPolicy()
-    if spec == "equilibrium":
-        return equilibrium_policy(game, player)
-    if spec.startswith("mix="):
-        return MixPolicy.parse(spec, game.info.action_names)
-    raise InputError(f"unknown opponent {spec!r}; expected {ACCEPTED}")
-
-
-def equilibrium_policy(game: Game, player: str) -> Policy:
-    """``player``'s maximum-entropy equilibrium of the whole duel."""
-    if not game.info.public_information:
-        raise InputError(f"the exact equilibrium of {game.info.system} with hidden information "
-                         "is not available yet; use the public variant, a mix or a "
-                         "trained profile as the opponent")
-    # late import: solving is only needed for this opponent, and it is the slow part
-    from solver.backward import solve_game
-    return solve_game(game).policy_for(player)
+    if callable(getattr(spec, "check_game", None)):  # a loaded profile
+        spec.check_game(game, player)
+    return resolve_policy(spec, game, player)
 
 
 def play(policy: Policy, game: Game, state: State, player: str,
@@ -53,3 +33,6 @@ def play(policy: Policy, game: Game, state: State, player: str,
     """One action of ``policy`` as ``player``, drawn from its masked mix with ``rng``."""
     mix = policy_mix(policy, game, state, player)
     return int(rng.choice(len(mix), p=mix))
+
+
+__all__ = ["ACCEPTED", "equilibrium_policy", "play", "resolve_opponent"]

@@ -13,6 +13,7 @@ import scipy.sparse.linalg as spla
 from .errors import InputError
 from .game import BatchPolicy, Game, Policy, State, policy_mix, renormalise
 from .graph import StateGraph, build_graph
+from .policy import resolve_policy
 from .stages import sweep
 
 
@@ -41,7 +42,9 @@ def require_public(game: Game, what: str) -> None:
 
 def mixes_of(game: Game, graph: StateGraph, policy: Policy, player: str) -> np.ndarray:
     """(N, n_actions) mix of ``policy`` at every non-terminal state, from what the
-    player observes only. A policy may offer ``batch_probabilities`` for speed."""
+    player observes only. A policy may offer ``batch_probabilities`` for speed; the
+    names ``uniform``, ``equilibrium`` and ``mix=...`` are accepted for a policy."""
+    policy = resolve_policy(policy, game, player)
     mixes = np.zeros((graph.size, len(game.info.action_names)))
     live = np.flatnonzero(~graph.terminal)
     masks = graph.mask_a if player == "a" else graph.mask_b

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from difflib import get_close_matches
 
 import numpy as np
 
 from .errors import InputError
-from .game import Game, Observation, renormalise
+from .game import Game, Observation, Policy, renormalise
 
 
 def uniform_over(mask: np.ndarray) -> np.ndarray:
@@ -34,11 +35,13 @@ class MixPolicy:
             if name not in action_names:
                 raise InputError(
                     f"unknown action {name!r} in mix; allowed: {', '.join(action_names)}")
-            if not np.isfinite(weight) or weight < 0:
-                raise InputError(f"mix weight of {name} must be a finite number >= 0, got {weight}")
-            vector[action_names.index(name)] += weight
-        if vector.sum() <= 0:
-            raise InputError("a mix needs at least one action with positive weight")
+            vector[action_names.index(name)] += _weight(name, weight)
+        # scaled by the largest first, so weights near 1e308 cannot overflow the sum
+        top = vector.max()
+        if not np.isfinite(top) or top <= 0:
+            raise InputError("a mix needs at least one action with a positive, finite "
+                             f"weight, got {dict(weights)!r:.80}")
+        vector = vector / top
         self.weights = vector / vector.sum()
         self.name = "mix=" + ",".join(
             f"{a}:{w:g}" for a, w in zip(action_names, self.weights, strict=True) if w > 0)
@@ -51,17 +54,30 @@ class MixPolicy:
 
     @classmethod
     def parse(cls, text: str, action_names: tuple[str, ...]) -> MixPolicy:
-        """``AA:0.5,DR:0.5`` (a leading ``mix=`` is allowed)."""
+        """``AA:0.5,DR:0.5`` (a leading ``mix=`` is allowed; a bare name weighs 1)."""
         text = text.removeprefix("mix=")
         weights: dict[str, float] = {}
-        for part in filter(None, text.split(",")):
+        for part in filter(None, (p.strip() for p in text.split(","))):
             name, sep, weight = part.partition(":")
             try:
-                weights[name.strip()] = weights.get(name.strip(), 0.0) + float(weight if sep else 1)
+                number = float(weight) if sep else 1.0
             except ValueError:
                 raise InputError(f"bad mix weight {weight!r} in {text!r}; "
                                  "expected ACTION:WEIGHT,...") from None
+            weights[name.strip()] = weights.get(name.strip(), 0.0) + _weight(name, number)
         return cls(weights, action_names)
+
+
+def _weight(name: str, weight: object) -> float:
+    """A mix weight: a finite real number >= 0 (bools and huge integers refused)."""
+    try:
+        number = float(weight) if not isinstance(weight, bool | np.bool_ | str) else None
+    except (TypeError, ValueError, OverflowError):
+        number = None
+    if number is None or not np.isfinite(number) or number < 0:
+        raise InputError(f"mix weight of {name} must be a finite number >= 0, "
+                         f"got {weight!r:.40}")
+    return number
 
 
 class TabularPolicy:
@@ -89,3 +105,47 @@ def observation_table(game: Game, graph, mixes: np.ndarray, player: str,
                              "cannot be played from observations")
         table[observation] = mixes[s]
     return TabularPolicy(table, name=name)
+
+
+#: the names a policy may be given by, wherever a policy is accepted
+POLICY_FORMS = ("a policy object (with probabilities(observation, mask)), 'uniform', "
+                "'equilibrium', or 'mix=ACTION:WEIGHT,...'; a profile file becomes a "
+                "policy with agents.load_profile(path)")
+
+
+def resolve_policy(spec: object, game: Game, player: str) -> Policy:
+    """The policy ``spec`` names for ``player`` of ``game``: a policy object as is, or
+    one of the names ``uniform``, ``equilibrium`` (the maximum-entropy equilibrium of
+    the whole duel) and ``mix=ACTION:WEIGHT,...``. The one place names become policies
+    (``envs.opponents`` adds profile checks on top); the solver needs nothing else."""
+    if player not in ("a", "b"):
+        raise InputError(f"unknown player {player!r}; allowed: a, b")
+    if callable(getattr(spec, "probabilities", None)):
+        return spec
+    if isinstance(spec, str):
+        name = spec.strip()
+        if name == "uniform":
+            return UniformPolicy()
+        if name == "equilibrium":
+            return equilibrium_policy(game, player)
+        if name.startswith("mix="):
+            return MixPolicy.parse(name, tuple(game.info.action_names))
+    raise InputError(f"unknown policy {spec!r:.80}{_did_you_mean(spec)}; expected "
+                     f"{POLICY_FORMS}")
+
+
+def _did_you_mean(spec: object) -> str:
+    if not isinstance(spec, str):
+        return ""
+    close = get_close_matches(spec.strip().lower(), ("uniform", "equilibrium"), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def equilibrium_policy(game: Game, player: str) -> Policy:
+    """``player``'s maximum-entropy equilibrium of the whole duel."""
+    if not game.info.public_information:
+        raise InputError(f"the exact equilibrium of {game.info.system} with hidden information "
+                         "is not available yet; use the public variant, a mix or a "
+                         "trained profile as the opponent")
+    from .backward import solve_game  # late: backward imports this module
+    return solve_game(game).policy_for(player)

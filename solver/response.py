@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from .errors import InputError
 from .evaluate import Evaluation, evaluate, mixes_of, require_public, statistics, visit_counts
 from .game import Game, Policy, other
 from .graph import StateGraph, build_graph
@@ -53,8 +54,8 @@ def best_response(game: Game, policy: Policy, responder: str,
     still tied, or an even split where it plays none of them).
     """
     require_public(game, "the exact best response")
-    if responder not in ("a", "b"):
-        raise ValueError(f"responder must be 'a' or 'b', got {responder!r}")
+    if not isinstance(responder, str) or responder not in ("a", "b"):
+        raise InputError(f"unknown responder {responder!r}; allowed: a, b")
     graph = build_graph(game)
     fixed = mixes_of(game, graph, policy, other(responder))
     sign = 1.0 if responder == "a" else -1.0

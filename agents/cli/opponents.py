@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from difflib import get_close_matches
 from pathlib import Path
 
 from envs.opponents import resolve_opponent
@@ -40,7 +41,15 @@ def opponent_policy(spec: str, game, player: str):
         return personality(game, name, level, player).policy
     if spec in ("uniform", "equilibrium") or spec.startswith("mix="):
         return resolve_opponent(spec, game, player)
-    raise InputError(f"unknown opponent {spec!r} for --vs; accepted: {accepted_forms(game)}")
+    raise InputError(f"unknown opponent {spec!r} for --vs{_suggestion(spec, game)}; "
+                     f"accepted: {accepted_forms(game)}")
+
+
+def _suggestion(spec: str, game) -> str:
+    """A close name, for a typo such as ``equilbrium``."""
+    names = ["uniform", "equilibrium", *personality_names_or_none(game.info.system)]
+    close = get_close_matches(spec.partition(":")[0].strip().lower(), names, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _number(text: str) -> float:
