@@ -12,6 +12,7 @@ player's mix is the maximum-entropy one among all its optimal mixes (see
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -33,6 +34,10 @@ CONSTANT_TOL = 1e-12
 TIE_TOL = 1e-10
 #: basic values and reduced costs above this count as nondegenerate
 UNIQUE_TOL = 1e-9
+#: games whose largest |payoff| is above this (or below its inverse) are solved
+#: rescaled by a power of two (see ``_scales``)
+SCALE_ABOVE = 2.0 ** 500
+REAL_KINDS = "real numbers (int or float; not bool, complex, string or other objects)"
 
 
 class MatrixSolutions(NamedTuple):
@@ -46,9 +51,10 @@ class MatrixSolutions(NamedTuple):
 def solve_matrix(A, max_entropy: bool = False) -> tuple[np.ndarray, np.ndarray, float]:
     """Zero-sum matrix game, row player maximises. Returns (row_mix, col_mix, value)."""
     matrix = _as_matrix(A, "matrix")
-    easy = _easy_game(matrix)
+    scale = float(_scales(np.abs(matrix).max()[None])[0])
+    easy = _easy_game(matrix / scale)
     if easy is not None:
-        return easy
+        return easy[0], easy[1], easy[2] * scale
     m, n = matrix.shape
     batch = _Batch(matrix[None], np.ones((1, m), dtype=bool), np.ones((1, n), dtype=bool), True)
     sol = _solve(batch, max_entropy)
@@ -82,11 +88,7 @@ def _as_matrix(data, name: str) -> np.ndarray:
         lengths = [len(r) for r in data]
         if len(set(lengths)) > 1:
             raise InputError(f"{name} has ragged rows of lengths {lengths}")
-    try:
-        matrix = np.asarray(data, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{name} is not a rectangular array of numbers: {data!r:.80} ({exc})") \
-            from None
+    matrix = _real_array(data, name)
     if matrix.size == 0:
         raise InputError(f"{name} is empty (shape {matrix.shape})")
     if matrix.ndim != 2:
@@ -94,6 +96,40 @@ def _as_matrix(data, name: str) -> np.ndarray:
     if not np.isfinite(matrix).all():
         _check_finite(matrix, np.ones(matrix.shape, dtype=bool), name)
     return matrix
+
+
+def _real_array(data, name: str) -> np.ndarray:
+    """``data`` as a float array, if every entry is a real number: complex, boolean,
+    string and other objects are refused, never silently converted (``float`` would
+    drop an imaginary part, and ``True`` or ``"1"`` as a payoff is a caller's bug)."""
+    try:
+        array = np.asarray(data)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name} is not a rectangular array of numbers: {data!r:.80} "
+                         f"({exc})") from None
+    if array.dtype.kind == "O":
+        bad = next((x for x in array.flat if isinstance(x, bool | np.bool_)
+                    or not isinstance(x, numbers.Real)), None)
+        if bad is not None:
+            raise InputError(f"{name} holds {bad!r:.40} ({type(bad).__name__}); "
+                             f"allowed: {REAL_KINDS}")
+    elif array.dtype.kind not in "iuf":
+        raise InputError(f"{name} has {array.dtype} entries; allowed: {REAL_KINDS}")
+    try:
+        return array.astype(float)
+    except OverflowError:  # an integer beyond float range
+        raise InputError(f"{name} holds an integer too large for a float; allowed: "
+                         f"{REAL_KINDS}") from None
+
+
+def _scales(magnitude: np.ndarray) -> np.ndarray:
+    """Per game, a power of two that brings payoffs of extreme size (``magnitude`` is
+    the largest |payoff|) near 1: differences of payoffs near 1e308 overflow, and
+    subnormal ones have lost their digits. Powers of two rescale exactly, and games
+    of ordinary size get 1, so their answers are bit for bit unchanged."""
+    extreme = (magnitude > SCALE_ABOVE) | ((magnitude > 0) & (magnitude < 1 / SCALE_ABOVE))
+    exponent = np.frexp(np.where(extreme, magnitude, 1.0))[1] - 1  # 2**1024 overflows
+    return np.where(extreme, np.ldexp(1.0, exponent), 1.0)
 
 
 def _check_finite(payoffs: np.ndarray, legal: np.ndarray, name: str) -> None:
@@ -132,10 +168,7 @@ def _as_batch(matrices, row_masks, col_masks) -> _Batch:
 
 
 def _as_array(matrices) -> np.ndarray:
-    try:
-        payoffs = np.asarray(matrices, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"matrices is not an array of numbers ({exc})") from None
+    payoffs = _real_array(matrices, "matrices")
     if payoffs.ndim != 3:
         raise InputError(f"expected a (B, m, n) array or a list of matrices, "
                          f"got shape {payoffs.shape}")
@@ -187,6 +220,12 @@ def _solve(batch: _Batch, max_entropy: bool) -> MatrixSolutions:
     col = np.zeros(batch.cols.shape)
     if len(row) == 0:
         return MatrixSolutions(row, col, np.zeros(0))
+    scale = _scales(np.abs(batch.payoffs).max(axis=(1, 2)))
+    if (scale != 1.0).any():
+        scaled = _Batch(batch.payoffs / scale[:, None, None], batch.rows, batch.cols,
+                        batch.full)
+        solved = _solve(scaled, max_entropy)
+        return MatrixSolutions(solved.row, solved.col, solved.value * scale)
     unit, constant = _normalise(batch)
     trivial = constant | (batch.rows.sum(1) == 1) | (batch.cols.sum(1) == 1)
     if trivial.all():
