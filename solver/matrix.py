@@ -114,7 +114,9 @@ def _real_array(data, name: str) -> np.ndarray:
             raise InputError(f"{name} holds {bad!r:.40} ({type(bad).__name__}); "
                              f"allowed: {REAL_KINDS}")
     elif array.dtype.kind not in "iuf":
-        raise InputError(f"{name} has {array.dtype} entries; allowed: {REAL_KINDS}")
+        first = array.flat[0].item() if array.size else None
+        raise InputError(f"{name} holds {first!r:.40} ({array.dtype} entries); "
+                         f"allowed: {REAL_KINDS}")
     try:
         return array.astype(float)
     except OverflowError:  # an integer beyond float range
