@@ -27,6 +27,9 @@ SPEC_KIND = "masked-mlp"
 SPEC_VERSION = 1
 ONE_HOT_LIMIT = 32
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
+#: the largest layer (and action list, and one-hot block) a network spec may declare
+MAX_WIDTH = 4096
+MAX_LAYERS = 16
 
 
 class PolicyNet(nn.Module):
@@ -155,6 +158,31 @@ def _check_spec_header(spec: Mapping) -> None:
     if spec.get("version") != SPEC_VERSION:
         raise InputError(f"unsupported network spec version {spec.get('version')!r}; "
                          f"allowed: {SPEC_VERSION}")
+    _check_sizes(spec)
+    for key in ("observation_low", "observation_high"):
+        bounds = spec.get(key)
+        if not isinstance(bounds, list) or not all(
+                isinstance(x, int | float) and not isinstance(x, bool) and np.isfinite(x)
+                for x in bounds):
+            raise InputError(f"network {key} must be a list of finite numbers, "
+                             f"got {bounds!r:.60}")
+
+
+def _check_sizes(spec: Mapping) -> None:
+    """Sizes are checked before torch allocates anything: a typo of 10**9 units would
+    otherwise exhaust the memory instead of being reported."""
+    sizes = {"n_actions": [spec.get("n_actions")],
+             "hidden": spec.get("hidden") if isinstance(spec.get("hidden"), list) else [None],
+             "one_hot_limit": [spec.get("one_hot_limit", ONE_HOT_LIMIT)]}
+    for key, values in sizes.items():
+        for value in values:
+            if isinstance(value, bool) or not isinstance(value, int) \
+                    or not 1 <= value <= MAX_WIDTH:
+                raise InputError(f"network {key} must hold integers 1..{MAX_WIDTH}, "
+                                 f"got {spec.get(key)!r:.60}")
+    if len(sizes["hidden"]) > MAX_LAYERS:
+        raise InputError(f"network hidden has {len(sizes['hidden'])} layers; "
+                         f"allowed: at most {MAX_LAYERS}")
 
 
 def _decode_weights(weights: Mapping, net: nn.Module) -> dict[str, torch.Tensor]:
@@ -173,6 +201,12 @@ def _decode_weights(weights: Mapping, net: nn.Module) -> dict[str, torch.Tensor]
             raise InputError(f"network weight {key} has shape {list(shape)} and "
                              f"{raw.size} values; the architecture needs "
                              f"{list(expected[key].shape)}")
+        if not np.isfinite(raw).all():
+            # a NaN weight makes every logit NaN, which the masking would silently
+            # turn into uniform play: the file is broken, not a policy
+            bad = int(np.count_nonzero(~np.isfinite(raw)))
+            raise InputError(f"network weight {key} holds {bad} non-finite value(s) "
+                             "(NaN or infinity); allowed: finite numbers")
         decoded[key] = torch.from_numpy(raw.astype(np.float32).reshape(shape))
     return decoded
 

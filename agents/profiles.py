@@ -24,7 +24,7 @@ from solver.errors import InputError
 from solver.game import Game, Observation, Policy, observation_key
 from solver.policy import uniform_over
 
-from .files import read_json, write_atomically
+from .files import MAX_DEPTH, nesting_depth, read_json, write_atomically
 
 SCHEMA = "duel-profile/1"
 #: a mix's probabilities may miss 1 by this much (JSON floats are exact; the slack is
@@ -37,6 +37,17 @@ REQUIRED: dict[str, type | tuple[type, ...]] = {
 OPTIONAL: dict[str, type | tuple[type, ...]] = {
     "name": str, "description": str, "training": dict}
 POLICY_KINDS = ("tabular", "network")
+_OUTCOME = {"value": "number", "win": "number", "draw": "number", "loss": "number"}
+#: the metrics a profile may record (all optional) and their shapes
+METRICS: dict[str, Any] = {
+    "exact": bool, "note": str, "game_value": "number",
+    "value_against_best_response": "number", "exploitability": "number",
+    "against_equilibrium": _OUTCOME, "against_best_response": _OUTCOME,
+    "tendencies_against": str,
+    "situations": [{"name": str, "text": str, "reach": "number", "frequencies": "actions",
+                    "most_frequent": "action"}],
+    "exploit": [{"text": str}],
+}
 
 
 class ProfileWarning(UserWarning):
@@ -142,6 +153,8 @@ def validate_document(document: Any, where: str) -> dict:
     if not isinstance(document, dict):
         raise InputError(f"{where}: a profile must be a JSON object, "
                          f"got {type(document).__name__}")
+    if nesting_depth(document) > MAX_DEPTH:  # a document built in memory, not read
+        raise InputError(f"{where}: it is nested more than {MAX_DEPTH} levels deep")
     schema = document.get("schema")
     if schema != SCHEMA:
         raise InputError(f"{where}: unsupported profile schema {schema!r}; allowed: {SCHEMA}")
@@ -152,6 +165,7 @@ def validate_document(document: Any, where: str) -> dict:
     _check_names(document["observation_fields"], "observation_fields", where)
     _check_personality(document["personality"], where)
     _check_policy(document["policy"], document, where)
+    _check_metrics(document["metrics"], document["action_names"], where)
     return document
 
 
@@ -225,6 +239,47 @@ def _check_policy(policy: dict, document: dict, where: str) -> None:
     for key, mix in table.items():
         parse_key(key, fields, where)
         _check_mix(mix, actions, f"{where}: mix at {key!r}")
+
+
+def _check_metrics(metrics: dict, actions: Sequence[str], where: str) -> None:
+    """Every metric is optional (a display prints "not measured" for a missing one),
+    but one that is present has the type ``METRICS`` gives it: so ``duel profile show``
+    can print whatever ``duel profile validate`` accepts."""
+    for key, value in metrics.items():
+        kind = METRICS.get(key)
+        if kind is None:
+            raise InputError(f"{where}: unknown metric {key!r}; allowed: {', '.join(METRICS)}")
+        _check_value(value, kind, f"{where}: metric {key}", actions)
+
+
+def _check_value(value: Any, kind: Any, what: str, actions: Sequence[str]) -> None:
+    if kind == "number":
+        if isinstance(value, bool) or not isinstance(value, int | float) \
+                or not math.isfinite(value):
+            raise InputError(f"{what} must be a finite number, got {value!r:.40}")
+    elif kind == "action":
+        if value not in actions:
+            raise InputError(f"{what} must be an action ({', '.join(actions)}), "
+                             f"got {value!r:.40}")
+    elif kind == "actions":
+        if not isinstance(value, dict):
+            raise InputError(f"{what} must be an object action: number")
+        for action, number in value.items():
+            _check_value(action, "action", what, actions)
+            _check_value(number, "number", f"{what}[{action}]", actions)
+    elif isinstance(kind, list):  # a list of objects of the one given shape
+        if not isinstance(value, list):
+            raise InputError(f"{what} must be a list, got {type(value).__name__}")
+        for index, item in enumerate(value):
+            _check_value(item, kind[0], f"{what}[{index}]", actions)
+    elif isinstance(kind, dict):  # an object whose keys are all required
+        if not isinstance(value, dict) or set(kind) - set(value):
+            raise InputError(f"{what} must be an object with {', '.join(kind)}, "
+                             f"got {value!r:.60}")
+        for key, entry in kind.items():
+            _check_value(value[key], entry, f"{what}.{key}", actions)
+    elif not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        raise InputError(f"{what} must be {kind.__name__}, got {type(value).__name__}")
 
 
 def parse_key(key: str, fields: Sequence[str], where: str = "profile") -> Observation:

@@ -6,6 +6,8 @@ from ..personalities import personality_names
 from ..profiles import load_profile
 from .common import add_json, emit_json, format_table, percent
 
+NOT_MEASURED = "not measured"
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -86,18 +88,23 @@ def _metrics(profile) -> list[str]:
     metrics = profile.metrics
     if not metrics.get("exact"):
         return ["", metrics.get("note", "No exact metrics.")]
-    rows = [["value of the duel (equilibrium)", f"{metrics['game_value']:+.4f}"],
-            ["value against a best responder", f"{metrics['value_against_best_response']:+.4f}"],
-            ["exploitability (value lost)", f"{metrics['exploitability']:.4f}"]]
+    rows = [["value of the duel (equilibrium)", _number(metrics, "game_value", "+.4f")],
+            ["value against a best responder",
+             _number(metrics, "value_against_best_response", "+.4f")],
+            ["exploitability (value lost)", _number(metrics, "exploitability", ".4f")]]
     for key, label in (("against_equilibrium", "against the equilibrium"),
                        ("against_best_response", "against a best responder")):
         result = metrics.get(key)
-        if result:
-            rows.append([f"{label}: win / draw / loss",
-                         f"{percent(result['win'])} / {percent(result['draw'])} / "
-                         f"{percent(result['loss'])}"])
+        rows.append([f"{label}: win / draw / loss",
+                     f"{percent(result['win'])} / {percent(result['draw'])} / "
+                     f"{percent(result['loss'])}" if result else NOT_MEASURED])
     return ["", "Metrics (exact, from the profile's side):", format_table(["metric", "value"],
                                                                           rows)]
+
+
+def _number(metrics: dict, key: str, spec: str) -> str:
+    """A metric formatted, or "not measured": every metric is optional in the schema."""
+    return format(metrics[key], spec) if key in metrics else NOT_MEASURED
 
 
 def _tendencies(profile) -> list[str]:
