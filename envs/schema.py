@@ -20,6 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from solver.errors import InputError
 
 KINDS = ("int", "float", "bool", "choice", "weights", "text", "flag")
@@ -100,12 +102,13 @@ class Field:
     def _int(self, value: object, what: str) -> int:
         if isinstance(value, str):
             text = value.strip()
-            if not text.lstrip("+-").isdigit() or len(text) > 12:
+            # ASCII only: "²".isdigit() is true, and int() refuses it
+            if not (text.lstrip("+-").isdigit() and text.isascii()) or len(text) > 12:
                 raise self._fail(value, what)
             value = int(text)
-        if isinstance(value, float) and value.is_integer():
+        if isinstance(value, float | np.floating) and value.is_integer():
             value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
             raise self._fail(value, what)
         return int(self._in_range(value, what))
 
@@ -127,8 +130,8 @@ class Field:
         return value
 
     def _bool(self, value: object, what: str) -> bool:
-        if isinstance(value, bool):
-            return value
+        if isinstance(value, bool | np.bool_):
+            return bool(value)
         if isinstance(value, str) and value.strip().lower() in TRUE_WORDS + FALSE_WORDS:
             return value.strip().lower() in TRUE_WORDS
         if isinstance(value, int) and value in (0, 1):
@@ -165,7 +168,7 @@ class Field:
         for name, weight in value.items():
             key = self._choice(name, f"name in {what}") if self.choices else str(name).strip()
             if isinstance(weight, bool) or not isinstance(weight, int | float) or not (
-                    math.isfinite(weight) and weight >= 0):
+                    _finite(weight) and weight >= 0):
                 raise InputError(f"{what}: weight of {name!r} must be a finite number >= 0, "
                                  f"got {weight!r}")
             weights[key] = weights.get(key, 0.0) + float(weight)
@@ -177,6 +180,14 @@ class Field:
         if not isinstance(value, str):
             raise self._fail(value, what)
         return self.parse(value) if self.parse is not None else value
+
+
+def _finite(number: int | float) -> bool:
+    """Finite, and within float range (``math.isfinite(10**400)`` overflows)."""
+    try:
+        return math.isfinite(number)
+    except OverflowError:
+        return False
 
 
 def _num(value: float | None) -> str:
@@ -235,6 +246,9 @@ class SheetSpec:
             if sep and (not key.strip() or not value.strip()):
                 raise InputError(f"bad sheet entry {part!r}; expected FIELD=VALUE or a word")
             if sep:
+                if token(key) in {token(k) for k in sheet}:  # the last would silently win
+                    raise InputError(f"field {key.strip()!r} is given twice on one sheet: "
+                                     f"{text!r}")
                 sheet[key.strip()] = value.strip()
                 continue
             flag = self.flag_named(part)

@@ -7,6 +7,7 @@ import sys
 import numpy as np
 
 from envs.opponents import play
+from solver.errors import InputError
 from solver.game import sample_outcome, sample_step
 
 from .common import add_game_args, add_json, add_side, emit_json, game_header, make_game
@@ -29,6 +30,8 @@ def register(subparsers) -> None:
 
 
 def run(args, read=input) -> int:
+    if args.seed is not None and args.seed < 0:
+        raise InputError(f"--seed must be an integer 0 or more, got {args.seed}")
     game = make_game(args)
     me, them = args.side, ("b" if args.side == "a" else "a")
     opponent = opponent_policy(args.vs, game, them)

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from solver.errors import InputError
+
 from .common import parse_option
 
 
 def parse_state(game, text: str):
     """``round=2,exchange=1,...`` -> a state of ``game`` (missing fields: the start's);
     the game checks the names and values."""
-    values = dict(parse_option(part) for part in filter(None, (p.strip() for p in
-                                                                text.split(","))))
+    values: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, value = parse_option(part)
+        if key in values:  # the last would silently win
+            raise InputError(f"state field {key!r} is given twice in {text!r}")
+        values[key] = value
     return game.state_from(values)

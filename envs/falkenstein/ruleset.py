@@ -131,6 +131,8 @@ def _discipline(entry: object, key: str) -> Discipline:
                          "conventions")
     check_choice(f"value in ruleset {key}.wounds", entry["wounds"], ("weapon", "blow", "none"))
     conventions = tuple(_typed(entry["conventions"], list, f"{key}.conventions"))
+    if not conventions:  # the first one is the discipline's default
+        raise _fail(key, f"conventions must name at least one of {', '.join(CONVENTIONS)}")
     for convention in conventions:
         check_choice(f"convention in ruleset {key}.conventions", convention, CONVENTIONS)
     return Discipline(_typed(entry["ability"], str, f"{key}.ability"),

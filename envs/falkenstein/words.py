@@ -62,7 +62,7 @@ class FalkensteinWords:
             return self.rules.level(value, key)
         if key == "ending" and isinstance(value, str) and value in END:
             return END[value]
-        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        if isinstance(value, str) and value.strip().lstrip("-").isdigit() and value.isascii():
             return int(value)
         if isinstance(value, bool) or not isinstance(value, int | np.integer):
             raise InputError(f"state field {key} takes an integer, got {value!r}")
