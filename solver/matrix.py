@@ -108,9 +108,10 @@ def _real_array(data, name: str) -> np.ndarray:
         raise InputError(f"{name} is not a rectangular array of numbers: {data!r:.80} "
                          f"({exc})") from None
     if array.dtype.kind == "O":
-        bad = next((x for x in array.flat if isinstance(x, bool | np.bool_)
-                    or not isinstance(x, numbers.Real)), None)
-        if bad is not None:
+        bad = [x for x in array.flat if isinstance(x, bool | np.bool_)
+               or not isinstance(x, numbers.Real)][:1]
+        if bad:
+            bad = bad[0]
             raise InputError(f"{name} holds {bad!r:.40} ({type(bad).__name__}); "
                              f"allowed: {REAL_KINDS}")
     elif array.dtype.kind not in "iuf":
