@@ -159,13 +159,6 @@ def _check_spec_header(spec: Mapping) -> None:
         raise InputError(f"unsupported network spec version {spec.get('version')!r}; "
                          f"allowed: {SPEC_VERSION}")
     _check_sizes(spec)
-    for key in ("observation_low", "observation_high"):
-        bounds = spec.get(key)
-        if not isinstance(bounds, list) or not all(
-                isinstance(x, int | float) and not isinstance(x, bool) and np.isfinite(x)
-                for x in bounds):
-            raise InputError(f"network {key} must be a list of finite numbers, "
-                             f"got {bounds!r:.60}")
 
 
 def _check_sizes(spec: Mapping) -> None:
@@ -201,12 +194,6 @@ def _decode_weights(weights: Mapping, net: nn.Module) -> dict[str, torch.Tensor]
             raise InputError(f"network weight {key} has shape {list(shape)} and "
                              f"{raw.size} values; the architecture needs "
                              f"{list(expected[key].shape)}")
-        if not np.isfinite(raw).all():
-            # a NaN weight makes every logit NaN, which the masking would silently
-            # turn into uniform play: the file is broken, not a policy
-            bad = int(np.count_nonzero(~np.isfinite(raw)))
-            raise InputError(f"network weight {key} holds {bad} non-finite value(s) "
-                             "(NaN or infinity); allowed: finite numbers")
         decoded[key] = torch.from_numpy(raw.astype(np.float32).reshape(shape))
     return decoded
 

@@ -316,13 +316,15 @@ def _poison(value: float):
 
 
 @pytest.mark.parametrize("change,word", [
-    (_poison(float("nan")), "non-finite"),
-    (_poison(float("inf")), "non-finite"),
-    (_poison(-float("inf")), "non-finite"),
+    (_poison(float("nan")), "not finite"),
+    (_poison(float("inf")), "not finite"),
+    (_poison(-float("inf")), "not finite"),
     (lambda spec: spec.update(hidden=[10**9]), "hidden must hold integers 1..4096"),
     (lambda spec: spec.update(hidden=[0]), "hidden must hold integers"),
     (lambda spec: spec.update(observation_low=["x"] * len(spec["observation_low"])),
-     "observation_low"),
+     "malformed network spec"),
+    (lambda spec: spec.update(observation_high=[float("nan")] * len(spec["observation_low"])),
+     "NaN is not a number JSON allows"),
 ])
 def test_a_broken_network_profile_is_refused(tmp_path, capsys, small_game, change, word):
     path = _write(tmp_path, _network_document(small_game, change))
@@ -407,7 +409,7 @@ def test_a_malformed_state_is_one_line(capsys, state, word):
 def test_a_bad_opponent_lists_the_accepted_forms(capsys, command, vs, word):
     err = assert_one_line_error([command, "falkenstein", *SMALL, "--vs", vs], word, capsys)
     if "unknown opponent" in err:
-        for form in ("uniform", "equilibrium", "mix=ACTION:WEIGHT", "profile file (.json)"):
+        for form in ("uniform", "equilibrium", "mix=ACTION:WEIGHT", "profile file"):
             assert form in err
 
 
