@@ -168,13 +168,14 @@ def _check_sizes(spec: Mapping) -> None:
              "hidden": spec.get("hidden") if isinstance(spec.get("hidden"), list) else [None],
              "one_hot_limit": [spec.get("one_hot_limit", ONE_HOT_LIMIT)]}
     for key, values in sizes.items():
+        low = 0 if key == "one_hot_limit" else 1  # 0: no field is one-hot encoded
         for value in values:
             if isinstance(value, bool) or not isinstance(value, int) \
-                    or not 1 <= value <= MAX_WIDTH:
-                raise InputError(f"network {key} must hold integers 1..{MAX_WIDTH}, "
-                                 f"got {spec.get(key)!r:.60}")
+                    or not low <= value <= MAX_WIDTH:
+                raise InputError(f"malformed network spec: {key} must hold integers "
+                                 f"{low}..{MAX_WIDTH}, got {spec.get(key)!r:.60}")
     if len(sizes["hidden"]) > MAX_LAYERS:
-        raise InputError(f"network hidden has {len(sizes['hidden'])} layers; "
+        raise InputError(f"malformed network spec: hidden has {len(sizes['hidden'])} layers; "
                          f"allowed: at most {MAX_LAYERS}")
 
 
