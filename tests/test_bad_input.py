@@ -388,6 +388,7 @@ def test_a_malformed_option_is_one_line(capsys, option, word):
     ("owed_a=9", "owed_a=9 is out of range"),
     ("level_a=ZZ", "allowed: PR (Poor)"),
     ("ending=1", "ending must be 0"),
+    ("exchange=0", "exchange=0 is out of range 1..3"),
 ])
 def test_a_malformed_state_is_one_line(capsys, state, word):
     assert_one_line_error(["solve", "falkenstein", *SMALL, "--state", state], word, capsys)

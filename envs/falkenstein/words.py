@@ -72,6 +72,9 @@ class FalkensteinWords:
         """A moment to ask about is one at which the duel still goes on."""
         if fields["ending"]:
             raise InputError("ending must be 0: the duel is over at that state")
+        if not 1 <= fields["exchange"] <= EXCHANGES_PER_ROUND:  # before it counts Rests
+            raise InputError(f"state field exchange={fields['exchange']} is out of range "
+                             f"1..{EXCHANGES_PER_ROUND}")
         played = 2 * (fields["exchange"] - 1)
         for side in ("a", "b"):
             if fields[f"health_{side}"] < 0:
