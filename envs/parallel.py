@@ -266,6 +266,9 @@ class ParallelDuelEnv(ParallelEnv):
         return self._transition(replaced)
 
     def _joint_action(self, actions: Mapping[str, Any]) -> tuple[dict[str, int], dict[str, str]]:
+        if not isinstance(actions, Mapping):
+            raise InputError(f"actions must be a dict {{agent: action}} with agents a, b, "
+                             f"got {actions!r:.60}")
         unknown = set(actions) - set(PLAYERS)
         if unknown:
             raise InputError(f"unknown agents {sorted(unknown)}; agents: a, b")

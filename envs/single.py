@@ -52,6 +52,8 @@ class SingleDuelEnv(gymnasium.Env):
         check_choice("player", player, PLAYERS)
         check_choice("render mode", render_mode, [None, "ansi"])
         check_choice("illegal-action mode", illegal, ILLEGAL_MODES)
+        if not isinstance(skip_forced, bool):  # "no" would be truthy
+            raise InputError(f"skip_forced must be True or False, got {skip_forced!r}")
         self.player = player
         self.opponent_player = other(player)
         self.opponent = resolve_opponent(opponent, self.game, self.opponent_player)

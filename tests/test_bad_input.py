@@ -117,6 +117,23 @@ def test_a_reset_state_of_a_game_without_named_states_is_checked_by_its_bounds(s
         env.reset(seed=0, options={"state": state})
 
 
+@pytest.mark.parametrize("actions,word", [
+    (None, "actions must be a dict"), ([0, 0], "actions must be a dict"),
+    ({"a": 0, "b": 0, "c": 1}, "unknown agents ['c']; agents: a, b"),
+])
+def test_parallel_actions_must_be_a_dict_of_agents(actions, word):
+    env = envs.parallel_env("falkenstein", max_rounds=1)
+    env.reset(seed=0)
+    with pytest.raises(InputError, match=re.escape(word)):
+        env.step(actions)
+
+
+@pytest.mark.parametrize("skip_forced", ["no", None, 0])
+def test_skip_forced_must_be_a_bool(skip_forced):
+    with pytest.raises(InputError, match="skip_forced must be True or False"):
+        envs.single_env("falkenstein", max_rounds=1, skip_forced=skip_forced)
+
+
 def test_reset_options_must_be_a_dict():
     env = envs.single_env("falkenstein", max_rounds=1)
     with pytest.raises(InputError, match="reset options must be a dict"):
