@@ -293,7 +293,7 @@ class ParallelDuelEnv(ParallelEnv):
         over = bool(self.game.is_terminal(state))
         payoff = float(self.game.payoff(state)) if over else 0.0
         observations = {p: observe(self.game, state, p) for p in PLAYERS}
-        rewards = {"a": payoff, "b": -payoff}
+        rewards = {"a": payoff + 0.0, "b": 0.0 - payoff}  # a draw pays 0.0, never -0.0
         terminations = {p: over for p in PLAYERS}
         truncations = {p: False for p in PLAYERS}
         infos: dict[str, dict] = {p: {} for p in PLAYERS}

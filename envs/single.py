@@ -92,7 +92,7 @@ class SingleDuelEnv(gymnasium.Env):
         self._exchange(index)
         self._play_forced()
         over = bool(self.game.is_terminal(self.state))
-        reward = self._sign() * float(self.game.payoff(self.state)) if over else 0.0
+        reward = self._sign() * float(self.game.payoff(self.state)) + 0.0 if over else 0.0
         info = self._info({"illegal_action": replaced} if replaced else {})
         return observe(self.game, self.state, self.player), reward, over, False, info
 

@@ -445,3 +445,21 @@ def test_falkenstein_hidden_levels_initial_draw(falkenstein):
 def test_falkenstein_hidden_levels_refuse_the_equilibrium(falkenstein):
     with pytest.raises(InputError, match="not available yet"):
         envs.single_env("falkenstein", opponent="equilibrium", hidden_levels=True)
+
+
+def test_a_draw_pays_plus_zero_to_both_sides():
+    import math
+    game = envs.make("falkenstein", a={"fencing": "GD"}, b={"fencing": "GD"}, max_rounds=1)
+    env = envs.parallel_env(game)
+    env.reset(seed=0)
+    rewards = {}
+    while env.agents:  # both always Rest: nobody is touched, the duel is a draw on time
+        _, rewards, *_ = env.step({"a": "RR", "b": "RR"})
+    assert rewards == {"a": 0.0, "b": 0.0}
+    assert all(math.copysign(1.0, r) == 1.0 for r in rewards.values())
+    single = envs.single_env(game, opponent="mix=RR:1", player="b")
+    single.reset(seed=0)
+    over, reward = False, None
+    while not over:
+        _, reward, over, *_ = single.step("RR")
+    assert reward == 0.0 and math.copysign(1.0, reward) == 1.0
