@@ -64,7 +64,7 @@ def plot_curves(curves: dict[str, list[dict]], path: Path, title: str = "",
         axes.axhline(target, color="grey", linestyle="--", linewidth=1, label=f"{target:g}")
     axes.set_yscale("log")
     axes.set_xlabel("training seconds")
-    axes.set_ylabel("exploitability (NashConv / 2)")
+    axes.set_ylabel("how much a best responder gains (payoff units)")
     axes.set_title(title)
     axes.legend()
     figure.tight_layout()
