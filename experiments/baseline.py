@@ -30,7 +30,10 @@ def baseline_solve(game, tolerance: float = 1e-10) -> float:
 
     def update(states: np.ndarray) -> None:
         for batch in stage_batches(graph, states, values):
-            values[batch.states] = [linprog_value(matrix) for matrix in batch.matrices]
+            values[batch.states] = [
+                linprog_value(matrix[np.ix_(rows, cols)])
+                for matrix, rows, cols in zip(batch.matrices, batch.row_mask, batch.col_mask,
+                                              strict=True)]
 
     sweep(graph, values, update, tolerance, what="the linprog baseline")
     return float(graph.start @ values)

@@ -108,7 +108,8 @@ def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERA
 
     def update(states: np.ndarray) -> None:
         for batch in stage_batches(graph, states, values):
-            values[batch.states] = solve_matrices(batch.matrices).value
+            values[batch.states] = solve_matrices(batch.matrices, batch.row_mask,
+                                                  batch.col_mask).value
 
     convergence = sweep(graph, values, update, tolerance, max_sweeps, "the exact solution")
     # The values are unique, so the maximum-entropy mixes can wait until every stage
@@ -117,7 +118,8 @@ def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERA
     mix_a = np.zeros((graph.size, n))
     mix_b = np.zeros((graph.size, n))
     for batch in stage_batches(graph, np.flatnonzero(~graph.terminal), values):
-        solved = solve_matrices(batch.matrices, max_entropy=True)
+        solved = solve_matrices(batch.matrices, batch.row_mask, batch.col_mask,
+                                max_entropy=True)
         mix_a[batch.states] = batch.expand(solved.row, "a", n)
         mix_b[batch.states] = batch.expand(solved.col, "b", n)
     evaluation = statistics(game, graph, visit_counts(graph, mix_a, mix_b))

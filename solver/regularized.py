@@ -282,16 +282,15 @@ def solve_regularized(game: Game, player: str, prior: Policy, beta: float,
 def _solve_states(graph, states, values, mix, priors, player, beta, gaps) -> None:
     n = mix.shape[1]
     for batch in stage_batches(graph, states, values):
-        ones_a = np.ones(batch.rows.shape, dtype=bool)
-        ones_b = np.ones(batch.cols.shape, dtype=bool)
         prior = batch.compact(priors, player)
         if player == "a":
-            solved = regularized_maxmin(batch.matrices, beta, prior, ones_a, ones_b)
+            solved = regularized_maxmin(batch.matrices, beta, prior, batch.row_mask,
+                                        batch.col_mask)
             values[batch.states] = solved.value
         else:
             # B's rows: transpose, and B's payoff is the negative of A's
             solved = regularized_maxmin(-batch.matrices.transpose(0, 2, 1), beta, prior,
-                                        ones_b, ones_a)
+                                        batch.col_mask, batch.row_mask)
             values[batch.states] = -solved.value
         mix[batch.states] = batch.expand(solved.row, player, n)
         gaps[batch.states] = solved.gap
@@ -324,6 +323,8 @@ def regularized_value(game: Game, player: str, policy: Policy, prior: Policy | N
 def _guarantee(graph, states, values, mix, penalty, player) -> None:
     # values are the player's own, so the continuation matrices are too
     for batch in stage_batches(graph, states, values):
-        matrices = batch.matrices if player == "a" else batch.matrices.transpose(0, 2, 1)
+        matrices, replies = ((batch.matrices, batch.col_mask) if player == "a"
+                             else (batch.matrices.transpose(0, 2, 1), batch.row_mask))
         payoff = np.einsum("bi,bij->bj", batch.compact(mix, player), matrices)
+        payoff = np.where(replies, payoff, np.inf)
         values[batch.states] = payoff.min(axis=1) - penalty[batch.states]

@@ -26,6 +26,10 @@ from .graph import StateGraph, ranges
 #: value iteration stops when no value moves by more than this in a sweep
 TOLERANCE = 1e-10
 MAX_SWEEPS = 100_000
+#: action lists this short are batched whole, padded with masks: one batch per call
+#: beats one per shape there; longer lists (sequential steps with many choices) are
+#: batched by shape so that a 1 x m step never costs an m x m array
+PADDED_UP_TO = 8
 
 
 class ConvergenceWarning(UserWarning):
@@ -78,12 +82,16 @@ def sweep(graph: StateGraph, values: np.ndarray, update: Callable[[np.ndarray], 
 
 @dataclass
 class StageBatch:
-    """The stage games of ``states``, which all have the same numbers of legal actions."""
+    """The stage games of ``states``: either all with the same numbers of legal actions
+    (dense, every row and column legal) or, for short action lists, padded to the whole
+    list with masks (masked entries hold 0)."""
 
     states: np.ndarray    # (k,)
     matrices: np.ndarray  # (k, rows, cols) continuation values to A
     rows: np.ndarray      # (k, rows) A's action index of each row
     cols: np.ndarray      # (k, cols) B's action index of each column
+    row_mask: np.ndarray  # (k, rows) which rows are legal
+    col_mask: np.ndarray  # (k, cols)
 
     def compact(self, full: np.ndarray, player: str) -> np.ndarray:
         """Per-state vectors over the action list (indexed by state), restricted to the
@@ -93,9 +101,10 @@ class StageBatch:
 
     def expand(self, compact: np.ndarray, player: str, n_actions: int) -> np.ndarray:
         """(k, n_actions) vectors from vectors over the legal actions, 0 elsewhere."""
-        index = self.rows if player == "a" else self.cols
+        index, mask = (self.rows, self.row_mask) if player == "a" else (self.cols,
+                                                                          self.col_mask)
         full = np.zeros((len(self.states), n_actions))
-        np.put_along_axis(full, index, compact, axis=1)
+        np.put_along_axis(full, index, np.where(mask, compact, 0.0), axis=1)
         return full
 
 
@@ -108,6 +117,9 @@ def stage_batches(graph: StateGraph, states: np.ndarray,
     continuation = np.zeros(graph.transitions.shape[0])
     pairs = graph.pairs_of(states)
     continuation[pairs] = expected_next(graph, pairs, values)
+    if graph.mask_a.shape[1] <= PADDED_UP_TO:
+        yield _padded(graph, states, continuation)
+        return
     count_a = graph.mask_a[states].sum(axis=1)
     count_b = graph.mask_b[states].sum(axis=1)
     shapes = count_a * (graph.mask_b.shape[1] + 1) + count_b
@@ -127,6 +139,19 @@ def expected_next(graph: StateGraph, pairs: np.ndarray, values: np.ndarray) -> n
     return np.add.reduceat(terms, np.cumsum(counts) - counts) if len(pairs) else terms
 
 
+def _padded(graph: StateGraph, states: np.ndarray, continuation: np.ndarray) -> StageBatch:
+    k, n = len(states), graph.mask_a.shape[1]
+    position = np.empty(graph.size, dtype=np.int64)
+    position[states] = np.arange(k)
+    pairs = graph.pairs_of(states)
+    matrices = np.zeros((k, n, n))
+    matrices[position[graph.pair_state[pairs]], graph.pair_a[pairs], graph.pair_b[pairs]] = (
+        continuation[pairs])
+    every = np.broadcast_to(np.arange(n), (k, n))
+    return StageBatch(states, matrices, every, every, graph.mask_a[states],
+                      graph.mask_b[states])
+
+
 def _batch(graph: StateGraph, members: np.ndarray, rows: int, cols: int,
            continuation: np.ndarray) -> StageBatch:
     k = len(members)
@@ -139,4 +164,5 @@ def _batch(graph: StateGraph, members: np.ndarray, rows: int, cols: int,
     matrices = np.full((k, rows, cols), np.nan)
     matrices[owner, rank_a[owner, graph.pair_a[pairs]],
              rank_b[owner, graph.pair_b[pairs]]] = continuation[pairs]
-    return StageBatch(members, matrices, row_actions, col_actions)
+    return StageBatch(members, matrices, row_actions, col_actions,
+                      np.ones((k, rows), dtype=bool), np.ones((k, cols), dtype=bool))
