@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -119,7 +119,7 @@ class Bout(NamedTuple):
 
 # ---------------------------------------------------------------- dice
 
-@lru_cache(maxsize=None)
+@cache
 def pool(n: int) -> dict[int, Fraction]:
     """Exact distribution of the sum of ``n`` d6."""
     return dict(sum_of_dice(n).items())
@@ -130,7 +130,7 @@ def at_least(n: int, threshold: int) -> Fraction:
     return sum((p for total, p in pool(n).items() if total >= threshold), Fraction(0))
 
 
-@lru_cache(maxsize=None)
+@cache
 def resistance(n: int, threshold: int, cancel: int) -> tuple[Fraction, Fraction, Fraction]:
     """(fail, cancel, apply) of a resistance test of ``n`` dice against ``threshold``:
     failing is Hors de Combat, succeeding by ``cancel`` or more ignores the wound."""
@@ -331,9 +331,9 @@ class _Uchronia:
         return self.endings[state.ending]
 
     def transitions(self, state):
-        mask_a, mask_b = self.legal_mask(state, "a"), self.legal_mask(state, "b")
-        return [(i, j, self._outcomes(state, i, j)) for i in np.flatnonzero(mask_a).tolist()
-                for j in np.flatnonzero(mask_b).tolist()]
+        legal_b = np.flatnonzero(self.legal_mask(state, "b")).tolist()
+        return [(i, j, self._outcomes(state, i, j))
+                for i in np.flatnonzero(self.legal_mask(state, "a")).tolist() for j in legal_b]
 
     def outcomes(self, state, action_a: int, action_b: int):
         self._check(state, action_a, action_b)
@@ -350,6 +350,10 @@ class _Uchronia:
             raw = self._memo[key] = self._resolve(key[0], action_a, action_b)
         if clock == 0 and self.limit > 1:
             return raw
+        if clock + 1 < self.limit:  # the limit cannot strike: just move the counter on
+            kind = type(state)
+            return [(p, nxt if nxt.ending else tuple.__new__(kind, (clock + nxt[0],) + nxt[1:]))
+                    for p, nxt in raw]
         items = []
         for p, nxt in raw:
             if not nxt.ending and clock + nxt[0] >= self.limit:
@@ -1035,7 +1039,7 @@ class MeleeGame(_Uchronia):
             winner = "ab"[state.chooser - 1]
             if winner == player:
                 return text + "; " + self._pending_text(state, player, True)
-            return text + f"; he won the roll and chooses; you wait"
+            return text + "; he won the roll and chooses; you wait"
         fight = self.confrontation_dice(state, player, FIGHT)
         flee = float(at_least(self.break_dice(state, player), self.break_threshold))
         return (text + f"; you fight with {fight} dice against his "
