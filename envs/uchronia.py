@@ -394,7 +394,7 @@ class _Uchronia:
         fields = start._asdict()
         for key, value in values.items():
             name = token(key)
-            if name not in fields or name == "ending":
+            if name not in fields:
                 allowed = ", ".join(f for f in fields if f != "ending")
                 raise InputError(f"unknown state field {key!r}; allowed: {allowed}")
             fields[name] = self._field_value(name, value)
