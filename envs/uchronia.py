@@ -44,8 +44,16 @@ from .schema import Examples, Field, SheetSpec, SystemSpec, token
 MODES = ("pistol", "melee")
 PISTOL_ACTIONS = ("fire", "aim", "advance", "reload", "fire_moving")
 MELEE_ACTIONS = ("fight", "grapple", "break_off", "press", "disarm", "free", "wait")
+# One action list for both modes (masks tell what each mode allows), so one set of
+# temperaments and one observation layout serve the whole system.
+ACTIONS = PISTOL_ACTIONS + MELEE_ACTIONS
 FIRE, AIM, ADVANCE, RELOAD, FIRE_MOVING = range(5)
-FIGHT, GRAPPLE, BREAK_OFF, PRESS, DISARM, FREE, WAIT = range(7)
+FIGHT, GRAPPLE, BREAK_OFF, PRESS, DISARM, FREE, WAIT = range(5, 12)
+#: the observation, from the observer's side, the same layout in both modes (fields
+#: the mode does not use read 0); ``mode`` is 0 for pistol, 1 for melee
+OBSERVATION = ("mode", "turn", "band", "own_health", "opp_health", "own_ammo", "opp_ammo",
+               "own_aim", "opp_aim", "own_grip", "opp_grip", "own_fumble", "opp_fumble",
+               "chooser", "intent", "margin", "ending")
 INTENTS = ("fight", "grapple")
 MARGINS = ("minor", "significant", "exceptional")
 MINOR, SIGNIFICANT, EXCEPTIONAL = range(3)
@@ -295,10 +303,12 @@ class _Uchronia:
         self._memo: dict = {}
 
     # -- metadata, also read directly by the solver
-    def _declare(self, fields: tuple[tuple[str, int, int], ...]) -> None:
-        self.observation_fields = tuple(f[0] for f in fields)
-        self.observation_low = tuple(f[1] for f in fields)
-        self.observation_high = tuple(f[2] for f in fields)
+    def _declare(self, bounds: Mapping[str, int]) -> None:
+        """GameInfo with every observation field bounded by 0 and ``bounds`` (0 if the
+        mode does not use it)."""
+        self.observation_fields = OBSERVATION
+        self.observation_low = (0,) * len(OBSERVATION)
+        self.observation_high = tuple(bounds.get(name, 0) for name in OBSERVATION)
         self.info = GameInfo(
             system="uchronia", action_names=self.action_names,
             observation_fields=self.observation_fields,
@@ -440,7 +450,7 @@ class PistolGame(_Uchronia):
     endings = PISTOL_ENDINGS
 
     def __init__(self, ruleset: dict, options: dict):
-        super().__init__(ruleset, options, PISTOL_ACTIONS)
+        super().__init__(ruleset, options, ACTIONS)
         rules = ruleset["pistol"]
         self.bands = tuple(rules["bands"])
         self.band_names = tuple(rules["band_names"])
@@ -470,11 +480,9 @@ class PistolGame(_Uchronia):
         lead = self.count("a", initiative) - self.count("b", initiative)
         self.first = "a" if lead > 0 else "b" if lead < 0 else None
         capacity = max(self.weapon[s].shots for s in ("a", "b"))
-        self._declare((("turn", 0, self.max_turns), ("band", 0, len(self.bands) - 1),
-                       ("own_health", 0, 2), ("opp_health", 0, 2),
-                       ("own_ammo", 0, capacity), ("opp_ammo", 0, capacity),
-                       ("own_aim", 0, 1), ("opp_aim", 0, 1),
-                       ("ending", 0, len(PISTOL_ENDINGS) - 1)))
+        self._declare({"turn": self.max_turns, "band": len(self.bands) - 1, "own_health": 2,
+                       "opp_health": 2, "own_ammo": capacity, "opp_ammo": capacity,
+                       "own_aim": 1, "opp_aim": 1, "ending": len(PISTOL_ENDINGS) - 1})
 
     def _firearm(self, side: str, rules: Mapping) -> Firearm:
         name = self.sheets[side].get("weapon") or rules["default_weapon"]
@@ -508,7 +516,7 @@ class PistolGame(_Uchronia):
 
     def legal_mask(self, state: Shot, player: str) -> np.ndarray:
         if state.ending:
-            return np.zeros(len(PISTOL_ACTIONS), bool)
+            return np.zeros(len(ACTIONS), bool)
         ammo = state.ammo_a if player == "a" else state.ammo_b
         in_range = self.range_dice(player, state.band) is not None
         legal = []
@@ -642,9 +650,9 @@ class PistolGame(_Uchronia):
     def observe(self, state: Shot, player: str) -> tuple[int, ...]:
         own, opp = ("a", "b") if player == "a" else ("b", "a")
         v = state._asdict()
-        return (state.turn, state.band, v[f"health_{own}"], v[f"health_{opp}"],
+        return (0, state.turn, state.band, v[f"health_{own}"], v[f"health_{opp}"],
                 v[f"ammo_{own}"], v[f"ammo_{opp}"], v[f"aim_{own}"], v[f"aim_{opp}"],
-                state.ending)
+                0, 0, 0, 0, 0, 0, 0, state.ending)
 
     # -- presentation
     def state_ranges(self) -> dict[str, tuple[int, int]]:
@@ -764,7 +772,7 @@ class MeleeGame(_Uchronia):
     bands = ()
 
     def __init__(self, ruleset: dict, options: dict):
-        super().__init__(ruleset, options, MELEE_ACTIONS)
+        super().__init__(ruleset, options, ACTIONS)
         rules = ruleset["melee"]
         self.rules = rules
         self.blades = _blades(rules["weapons"])
@@ -783,11 +791,10 @@ class MeleeGame(_Uchronia):
                                   "melee.blade_exceptional_wound", 0, 3))
         self._setup_pools(rules)
         top_grip = max(self.full_pool.values())
-        self._declare((("round", 0, self.max_rounds), ("own_health", 0, 2),
-                       ("opp_health", 0, 2), ("own_grip", 0, top_grip),
-                       ("opp_grip", 0, top_grip), ("own_fumble", 0, 1), ("opp_fumble", 0, 1),
-                       ("chooser", 0, 2), ("intent", 0, 1), ("margin", 0, 2),
-                       ("ending", 0, len(MELEE_ENDINGS) - 1)))
+        self._declare({"mode": 1, "turn": self.max_rounds, "own_health": 2, "opp_health": 2,
+                       "own_grip": top_grip, "opp_grip": top_grip, "own_fumble": 1,
+                       "opp_fumble": 1, "chooser": 2, "intent": 1, "margin": 2,
+                       "ending": len(MELEE_ENDINGS) - 1})
 
     def _blade(self, side: str, rules: Mapping) -> Blade:
         name = self.sheets[side].get("weapon") or rules["default_weapon"]
@@ -824,7 +831,7 @@ class MeleeGame(_Uchronia):
 
     def legal_mask(self, state: Bout, player: str) -> np.ndarray:
         if state.ending:
-            return np.zeros(len(MELEE_ACTIONS), bool)
+            return np.zeros(len(ACTIONS), bool)
         if state.chooser:
             if "ab"[state.chooser - 1] != player:
                 return self._mask([WAIT])
@@ -976,9 +983,9 @@ class MeleeGame(_Uchronia):
         own, opp = ("a", "b") if player == "a" else ("b", "a")
         v = state._asdict()
         chooser = 0 if not state.chooser else 1 if "ab"[state.chooser - 1] == player else 2
-        return (state.round, v[f"health_{own}"], v[f"health_{opp}"], v[f"grip_{own}"],
-                v[f"grip_{opp}"], v[f"fumble_{own}"], v[f"fumble_{opp}"], chooser,
-                state.intent, state.margin, state.ending)
+        return (1, state.round, 0, v[f"health_{own}"], v[f"health_{opp}"], 0, 0, 0, 0,
+                v[f"grip_{own}"], v[f"grip_{opp}"], v[f"fumble_{own}"], v[f"fumble_{opp}"],
+                chooser, state.intent, state.margin, state.ending)
 
     # -- presentation
     def state_ranges(self) -> dict[str, tuple[int, int]]:
@@ -1024,7 +1031,7 @@ class MeleeGame(_Uchronia):
         who = "you" if you else winner.upper()
         margin = MARGINS[state.margin]
         intent = INTENTS[state.intent]
-        choices = [MELEE_ACTIONS[k] for k in self.options_after_roll(state, winner)]
+        choices = [ACTIONS[k] for k in self.options_after_roll(state, winner)]
         return (f"{who} won the roll by a {margin} margin ({intent}) and "
                 f"{'choose' if you else 'chooses'} between {', '.join(choices)}.")
 
@@ -1049,11 +1056,11 @@ class MeleeGame(_Uchronia):
     def narrate(self, state: Bout, action_a: int, action_b: int, next_state: Bout) -> str:
         if state.chooser:
             winner = "ab"[state.chooser - 1].upper()
-            choice = MELEE_ACTIONS[action_a if winner == "A" else action_b]
+            choice = ACTIONS[action_a if winner == "A" else action_b]
             text = f"{winner} chooses to {choice.replace('_', ' ')}."
         else:
-            text = f"A chooses to {MELEE_ACTIONS[action_a].replace('_', ' ')}, B to " \
-                   f"{MELEE_ACTIONS[action_b].replace('_', ' ')}."
+            text = f"A chooses to {ACTIONS[action_a].replace('_', ' ')}, B to " \
+                   f"{ACTIONS[action_b].replace('_', ' ')}."
         if next_state.ending:
             return text + f" {self.result(next_state)}."
         if next_state.chooser:

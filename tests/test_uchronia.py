@@ -13,7 +13,7 @@ import pytest
 from scipy.optimize import linprog
 
 import envs
-from envs.uchronia import MELEE_ACTIONS, PISTOL_ACTIONS, Bout, Shot
+from envs.uchronia import ACTIONS, FIGHT, Bout, Shot
 from solver import solve_game
 from solver.errors import InputError
 
@@ -392,15 +392,15 @@ def test_melee_pools_by_hand():
     # with Escrimeur: 3 + 2 = 5 (not a duel weapon); break-off 3 + Athlète.
     game = melee("athlete,pugiliste", "escrimeur,weapon=epee")
     s = game.initial_outcomes()[0][1]
-    assert game.confrontation_dice(s, "a", act(MELEE_ACTIONS, "fight")) == 5
-    assert game.confrontation_dice(s, "a", act(MELEE_ACTIONS, "grapple")) == 4
-    assert game.confrontation_dice(s, "b", act(MELEE_ACTIONS, "fight")) == 5
+    assert game.confrontation_dice(s, "a", act(ACTIONS, "fight")) == 5
+    assert game.confrontation_dice(s, "a", act(ACTIONS, "grapple")) == 4
+    assert game.confrontation_dice(s, "b", act(ACTIONS, "fight")) == 5
     assert game.break_dice(s, "a") == 4 and game.break_dice(s, "b") == 3
     axe = melee("escrimeur,weapon=hache")
-    assert axe.confrontation_dice(s, "a", 0) == 5
+    assert axe.confrontation_dice(s, "a", FIGHT) == 5
     # wounded, grappled twice and fumbled: 5 - 1 - 2 - 1 = 1
     hurt = s._replace(health_a=1, grip_a=2, fumble_a=1)
-    assert game.confrontation_dice(hurt, "a", 0) == 1
+    assert game.confrontation_dice(hurt, "a", FIGHT) == 1
     assert game.break_dice(hurt, "a") == 1  # 4 - 4 -> never below 1
 
 
@@ -482,12 +482,12 @@ def test_disarm_is_a_sequential_choice():
     # the equilibrium always disarms
     sol = solve_game(melee("weapon=epee", "weapon=couteau", max_rounds=3))
     mix_a, _ = sol.policy(st._replace(round=0))
-    assert mix_a[act(MELEE_ACTIONS, "disarm")] == pytest.approx(1.0)
+    assert mix_a[act(ACTIONS, "disarm")] == pytest.approx(1.0)
 
 
 def test_grapple_effects_and_escape():
     game = melee()
-    grapple, fight = act(MELEE_ACTIONS, "grapple"), act(MELEE_ACTIONS, "fight")
+    grapple, fight = act(ACTIONS, "grapple"), act(ACTIONS, "fight")
     s = Bout(0, 0, 0, 0, 0, 0, 0)
     # A grapples with a significant margin: B gets one die of grapple penalty
     res = game._apply(s, "a", grapple, 1)
@@ -507,7 +507,7 @@ def test_grapple_effects_and_escape():
     assert only(game, held2, "wait", "free") == Bout(5, 0, 0, 0, 0, 0, 0)
     # pressing a grapple instead keeps his own penalty
     assert only(game, held2, "wait", "press").ending == 7  # B wins: A is immobilised
-    assert fight == 0
+    assert fight == FIGHT
 
 
 def test_grappled_winner_gets_the_choice_in_play():
@@ -555,8 +555,9 @@ def test_state_from_and_fields():
 def test_observations_are_from_own_side():
     game = pistol("weapon=revolver")
     s = Shot(2, 1, 1, 0, 4, 0, 1, 0)
-    assert game.observe(s, "a") == (2, 1, 1, 0, 4, 0, 1, 0, 0)
-    assert game.observe(s, "b") == (2, 1, 0, 1, 0, 4, 0, 1, 0)
+    zeros = (0,) * 7  # the melee's fields
+    assert game.observe(s, "a") == (0, 2, 1, 1, 0, 4, 0, 1, 0) + zeros + (0,)
+    assert game.observe(s, "b") == (0, 2, 1, 0, 1, 0, 4, 0, 1) + zeros + (0,)
 
 
 def test_full_names_and_accents_accepted():
@@ -586,4 +587,4 @@ def test_illegal_action_is_an_input_error():
     game = pistol()
     s = Shot(0, 0, 0, 0, 1, 1, 0, 0)
     with pytest.raises(InputError, match="legal: fire, aim"):
-        game.outcomes(s, act(PISTOL_ACTIONS, "advance"), 0)
+        game.outcomes(s, act(ACTIONS, "advance"), 0)
