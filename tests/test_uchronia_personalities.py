@@ -71,7 +71,8 @@ def test_description_holds(games, name, mode, actions, where, more):
     equilibrium = average(game, lambda s: solution.policy(s)[0], actions, where)
     for strength in STRENGTHS:
         policy = personality(game, name, strength, side="a").policy
-        played = average(game, lambda s: policy_mix(policy, game, s, "a"), actions, where)
+        played = average(game, lambda s, p=policy: policy_mix(p, game, s, "a"), actions,
+                         where)
         if more:
             assert played > equilibrium + 1e-6, (strength, played, equilibrium)
         else:
