@@ -36,7 +36,7 @@ import numpy as np
 
 from solver.dice import sum_of_dice
 from solver.errors import InputError
-from solver.game import GameInfo, sample_outcome
+from solver.game import DeclaredGame, GameInfo, sample_outcome
 
 from .rulesets import default_ruleset, ruleset_hash
 from .schema import Examples, Field, SheetSpec, SystemSpec, token
@@ -263,14 +263,14 @@ SYSTEM = SystemSpec(
         example="adresse,tireur,weapon=revolver"),
     build=_build,
     examples=Examples(sheet_a="adresse,tireur", sheet_b="sang-froid",
-                      state="band=1,aim_a=1", mix="fire:1,aim:2"),
-    pairing="weapon",
+                      state="band=1,aim_a=1", mix="fire:1,aim:2",
+                      quick={"max_turns": 6}),
 )
 
 
 # ---------------------------------------------------------------- shared by both modes
 
-class _Uchronia:
+class _Uchronia(DeclaredGame):
     """What both modes share: sheets, dice rules, metadata and the common protocol."""
 
     mode: str
@@ -295,26 +295,21 @@ class _Uchronia:
                                       + self.count(side, _atouts(resist["atouts"],
                                                                  "resistance.atouts")))
                             for side in ("a", "b")}
-        self.action_names = actions
-        self.options = dict(options)
-        self.ruleset_hash = ruleset_hash(ruleset)
-        self.system = "uchronia"
-        self.public_information = True
+        self._actions = actions
+        self._options = dict(options)
         self._memo: dict = {}
 
     # -- metadata, also read directly by the solver
     def _declare(self, bounds: Mapping[str, int]) -> None:
-        """GameInfo with every observation field bounded by 0 and ``bounds`` (0 if the
-        mode does not use it)."""
-        self.observation_fields = OBSERVATION
-        self.observation_low = (0,) * len(OBSERVATION)
-        self.observation_high = tuple(bounds.get(name, 0) for name in OBSERVATION)
+        """GameInfo with every observation field bounded by 0 and ``bounds``; a field the
+        mode does not use reads 0 but is declared 0..1, as Gymnasium wants every box to
+        have room (and ``mode`` is 0..1 in both modes)."""
         self.info = GameInfo(
-            system="uchronia", action_names=self.action_names,
-            observation_fields=self.observation_fields,
-            observation_low=self.observation_low, observation_high=self.observation_high,
+            system="uchronia", action_names=self._actions, observation_fields=OBSERVATION,
+            observation_low=(0,) * len(OBSERVATION),
+            observation_high=tuple(max(1, bounds.get(name, 0)) for name in OBSERVATION),
             public_information=True, payoff_bounds=(-1.0, 1.0), may_cycle=False,
-            options=self.options, ruleset_hash=self.ruleset_hash,
+            options=self._options, ruleset_hash=ruleset_hash(self.ruleset),
             fast_paths=frozenset({"transitions", "sample"}))
 
     def count(self, side: str, atouts: tuple[str, ...]) -> int:
