@@ -459,7 +459,8 @@ class PistolGame(_Uchronia):
                              f"{', '.join(self.bands)}")
         self.start_band = self.bands.index(options["start_band"])
         self.threshold = _int(rules["threshold"], "pistol.threshold", 1, 100)
-        self.reload = _int(rules["reload_per_turn"], "pistol.reload_per_turn", 1, 12)
+        # 0: no reloading at all (one load per duel, as in the classic noisy duel)
+        self.reload = _int(rules["reload_per_turn"], "pistol.reload_per_turn", 0, 12)
         self.out_of_range = _int(rules["out_of_range"], "pistol.out_of_range", 1, 10)
         self.aim_bonus = _int(rules["aim_bonus"], "pistol.aim_bonus", 0, 10)
         self.moving = _int(rules["moving_penalty"], "pistol.moving_penalty", 0, 10)
@@ -521,11 +522,13 @@ class PistolGame(_Uchronia):
             legal.append(AIM)
         if state.band > 0:
             legal.append(ADVANCE)
-        if ammo < self.weapon[player].shots:
+        if ammo < self.weapon[player].shots and self.reload:
             legal.append(RELOAD)
         if ammo and in_range and state.band > 0:
             legal.append(FIRE_MOVING)
-        return self._mask(legal)
+        # only without reloading can a duellist be left with nothing to do (empty at
+        # très faible): he waits
+        return self._mask(legal or [WAIT])
 
     def hit(self, dice: int, health: int, target: str) -> list[tuple[Fraction, int]]:
         """[(p, target's status)] after one shot of ``dice`` dice at a target of
@@ -711,7 +714,7 @@ class PistolGame(_Uchronia):
 
     def narrate(self, state: Shot, action_a: int, action_b: int, next_state: Shot) -> str:
         words = {FIRE: "fires", AIM: "takes aim", ADVANCE: "advances", RELOAD: "reloads",
-                 FIRE_MOVING: "fires while advancing"}
+                 FIRE_MOVING: "fires while advancing", WAIT: "waits"}
         text = f"A {words[action_a]}, B {words[action_b]}."
         for side in "ab":
             before = getattr(state, f"health_{side}")

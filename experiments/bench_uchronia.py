@@ -1,0 +1,65 @@
+"""Speed of the exact solver on Uchronia (both modes) against the same backward
+induction calling scipy's HiGHS (linprog) once per state, measured in one run.
+
+    python experiments/bench_uchronia.py [--repeats 3] [--skip-largest] [--json]
+
+Cases: the default duel of each mode (no Atouts: duel pistols at twenty paces; bare
+hands), and the largest pools the sheets allow (every shooting Atout with six-shot
+revolvers; every melee Atout, bare-handed so grapples and the grappled winner's choice
+occur). Both sides explore the state graph with the same code (``baseline.py``);
+the table shows reachable states, stage games, seconds and states per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from bench_falkenstein import measure
+
+import envs
+from solver.graph import build_graph
+
+SHOOTER = "adresse,tireur,sang_froid,weapon=revolver"
+BRAWLER = "athlete,adresse,colosse,pugiliste"
+
+
+def cases(skip_largest: bool) -> list[tuple[str, object, bool]]:
+    """(name, game factory, largest?)"""
+    out = [
+        ("pistol, default sheets", lambda: [envs.make("uchronia", mode="pistol")], False),
+        ("melee, default sheets", lambda: [envs.make("uchronia", mode="melee")], False),
+        ("pistol, largest pools", lambda: [envs.make("uchronia", mode="pistol", a=SHOOTER,
+                                                     b=SHOOTER)], True),
+        ("melee, largest pools", lambda: [envs.make("uchronia", mode="melee", a=BRAWLER,
+                                                    b=BRAWLER)], True),
+    ]
+    return [c for c in out if not (skip_largest and c[2])]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="best of this many runs (the largest cases run once)")
+    parser.add_argument("--skip-largest", action="store_true")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    rows = []
+    for name, make_games, largest in cases(args.skip_largest):
+        row = measure(name, make_games, 1 if largest else args.repeats)
+        row["reachable_states"] = sum(build_graph(g).size for g in make_games())
+        rows.append(row)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return
+    print(f"{'case':<26}{'states':>8}{'stage games':>12}{'ours s':>9}{'linprog s':>11}"
+          f"{'ours st/s':>11}{'linprog st/s':>14}{'speedup':>9}{'max |dv|':>10}")
+    for r in rows:
+        print(f"{r['case']:<26}{r['reachable_states']:>8}{r['stage_games']:>12}"
+              f"{r['seconds_ours']:>9.2f}{r['seconds_linprog']:>11.2f}"
+              f"{r['states_per_second_ours']:>11.0f}{r['states_per_second_linprog']:>14.0f}"
+              f"{r['speedup']:>8.1f}x{r['max_value_gap']:>10.1e}")
+
+
+if __name__ == "__main__":
+    main()
