@@ -3,9 +3,12 @@ start or at any moment."""
 
 from __future__ import annotations
 
+import numpy as np
+
 import envs
 from solver import solve_game
 from solver.errors import InputError
+from solver.evaluate import visit_counts
 
 from .common import (
     add_game_args,
@@ -31,6 +34,9 @@ def register(subparsers) -> None:
     parser.add_argument("--state", metavar="FIELD=VALUE,...",
                         help="ask about any moment (fields: `duel solve SYSTEM --json`'s "
                              "\"state\")")
+    parser.add_argument("--by", metavar="FIELD",
+                        help="also the least predictable safe play grouped by a state field "
+                             "(e.g. band), weighted by how often each state is reached")
     parser.add_argument("--all-pairings", action="store_true",
                         help="win probability of A for every pair of levels")
     parser.add_argument("--detail", action="store_true",
@@ -46,6 +52,8 @@ def run(args) -> int:
     start = parse_state(game, args.state) if args.state else None
     solution = solve_game(game, start=start)
     report = solution_report(game, solution, start)
+    if args.by:
+        report["by"] = play_by_field(game, solution, args.by)
     if args.json:
         emit_json(report)
     else:
@@ -95,15 +103,57 @@ def render_report(game, report: dict, me: str = "a", detail: bool = False) -> st
              f"{percent(report['draw'])} and lose {percent(loss)}; a duel lasts "
              f"{report['expected_length']:.1f} steps on average.", "",
              "How duels end:", format_table(["ending", "chance"], endings)]
+    if "by" in report:
+        lines += _render_by(report["by"])
     if detail:
         lines += ["", _detail(report)]
     return "\n".join(lines)
 
 
+def play_by_field(game, solution, field: str) -> dict:
+    """The equilibrium mixes averaged over the live states sharing each value of state
+    field ``field``, weighted by their expected visits from the start solved."""
+    graph = solution.graph
+    fields = [game.state_fields(state) for state in graph.states]
+    if field not in fields[0]:
+        raise InputError(f"unknown state field {field!r} for --by; allowed: "
+                         f"{', '.join(fields[0])}")
+    visits = visit_counts(graph, solution.mix_a, solution.mix_b)
+    values = np.array([f[field] for f in fields])
+    names = game.info.action_names
+    out = {"field": field, "rows": []}
+    for value in sorted(set(values[~graph.terminal].tolist())):
+        chosen = ~graph.terminal & (values == value)
+        weight = visits[chosen].sum()
+        if weight <= 1e-12:
+            continue
+        mixes = {key: dict(zip(names, map(float, visits[chosen] @ mix[chosen] / weight),
+                               strict=True))
+                 for key, mix in (("mix_a", solution.mix_a), ("mix_b", solution.mix_b))}
+        out["rows"].append({"value": int(value), "visits": float(weight), **mixes})
+    return out
+
+
+def _render_by(by: dict) -> list[str]:
+    rows = []
+    for row in by["rows"]:
+        for who, key in (("A", "mix_a"), ("B", "mix_b")):
+            played = {n: p for n, p in row[key].items() if p > 1e-9}
+            rows.append([str(row["value"]), f"{row['visits']:.3f}", who, play_text(played)])
+    return ["", f"The least predictable safe play by {by['field']} (weighted by how often "
+                "each state is reached):",
+            format_table([by["field"], "visits", "player", "play"], rows)]
+
+
 def _detail(report: dict) -> str:
-    names = report["actions"]
-    rows = [[a] + ["-" if v is None else f"{v:+.4f}" for v in row]
-            for a, row in zip(names, report["stage_matrix"], strict=True)]
+    every = report["actions"]
+    # actions never legal here (another mode's, a sequential step's) are left out
+    legal = [k for k, name in enumerate(every)
+             if any(v is not None for v in report["stage_matrix"][k])
+             or any(row[k] is not None for row in report["stage_matrix"])]
+    names = [every[k] for k in legal]
+    rows = [[every[i]] + ["-" if (v := report["stage_matrix"][i][j]) is None
+                          else f"{v:+.4f}" for j in legal] for i in legal]
     mixes = [[who] + [f"{report[key][n]:.4f}" for n in names]
              for who, key in (("A", "mix_a"), ("B", "mix_b"))]
     convergence = report["convergence"]
