@@ -1,6 +1,7 @@
-"""Self-play benchmark: our trainer against OpenSpiel's MCCFR on Castle Falkenstein.
+"""Self-play benchmark: our trainer against OpenSpiel's MCCFR on Castle Falkenstein and Uchronia.
 
-For each duel (default options; GD vs GD and AV vs GD) both learners get the same
+For each duel (default options; Falkenstein GD vs GD and AV vs GD; Uchronia's pistol
+duel and melee with the default sheets) both learners get the same
 training-time budget (``--minutes``, evaluation excluded) and are measured with OUR
 exact exploitability (NashConv / 2, payoff in [-1, 1]) along the way:
 
@@ -40,14 +41,22 @@ from solver.policy import TabularPolicy
 from solver.response import exploitability
 
 TARGET = 0.02
-DUELS = {"GD-GD": ("GD", "GD"), "AV-GD": ("AV", "GD")}
+#: name -> (title, system, options)
+DUELS = {
+    "GD-GD": ("Castle Falkenstein, GD vs GD", "falkenstein",
+              {"a": {"fencing": "GD"}, "b": {"fencing": "GD"}}),
+    "AV-GD": ("Castle Falkenstein, AV vs GD", "falkenstein",
+              {"a": {"fencing": "AV"}, "b": {"fencing": "GD"}}),
+    "uchronia-pistol": ("Uchronia, pistol duel", "uchronia", {"mode": "pistol"}),
+    "uchronia-melee": ("Uchronia, melee", "uchronia", {"mode": "melee"}),
+}
 REPORT_TIMES = (1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600)
 OUT = Path(__file__).resolve().parent / "out"
 
 
 def make_duel(name: str):
-    fencing_a, fencing_b = DUELS[name]
-    return envs.make("falkenstein", a={"fencing": fencing_a}, b={"fencing": fencing_b})
+    _, system, options = DUELS[name]
+    return envs.make(system, **options)
 
 
 # -- the OpenSpiel adapter (benchmark only) ------------------------------------------
@@ -257,7 +266,7 @@ def ratio(ours: float | None, theirs: float | None, budget: float) -> str:
 
 def summarise(name: str, ours: dict, theirs: list[dict], budget: float) -> dict:
     ours_time, theirs_time = time_to(ours["curve"]), time_to(theirs)
-    return {"duel": name.replace("-", " vs "), "target": TARGET, "budget_seconds": budget,
+    return {"duel": DUELS[name][0], "target": TARGET, "budget_seconds": budget,
             "ours": {**ours, "time_to_target": ours_time},
             "openspiel_os_mccfr": {"curve": theirs, "time_to_target": theirs_time,
                                    "iterations": theirs[-1]["step"] if theirs else 0},
@@ -267,7 +276,7 @@ def summarise(name: str, ours: dict, theirs: list[dict], budget: float) -> dict:
 def print_summary(summary: dict) -> None:
     budget = summary["budget_seconds"]
     ours, theirs = summary["ours"], summary["openspiel_os_mccfr"]
-    print(f"\n== Castle Falkenstein, {summary['duel']} (default options) ==")
+    print(f"\n== {summary['duel']} (default options) ==")
     print(f"{'training s':>10}  {'ours':>10}  {'OpenSpiel OS-MCCFR':>18}")
     for t in [t for t in REPORT_TIMES if t <= budget] + ([budget] if budget not in
                                                          REPORT_TIMES else []):
@@ -298,7 +307,7 @@ def write_outputs(name: str, summary: dict, out: Path) -> None:
         writer.writerows(theirs)
     plot_curves({"ours (ES-MCCFR on states)": summary["ours"]["curve"],
                  "OpenSpiel OS-MCCFR": theirs}, out / f"bench_{name}.png",
-                title=f"Castle Falkenstein {summary['duel']}")
+                title=summary["duel"])
 
 
 def main(argv: list[str] | None = None) -> int:
