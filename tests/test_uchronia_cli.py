@@ -12,13 +12,13 @@ from agents.cli import main
 
 def test_solve_prints_the_play_by_band(capsys):
     assert main(["solve", "uchronia", "-o", "mode=pistol", "--a", "adresse,tireur",
-                 "--b", "sang-froid", "-o", "max_turns=4", "--by", "band"]) == 0
+                 "--b", "sang-froid", "-o", "max_turns=4", "--by", "band", "--detail"]) == 0
     out = capsys.readouterr().out
-    for text in ("twenty paces", "Equilibrium mixes", "Value of the duel to A",
-                 "How the duel ends", "Equilibrium play by band", "fire"):
+    for text in ("twenty paces", "least predictable safe play", "you win",
+                 "How duels end", "safe play by band", "Value of the duel to A", "fire"):
         assert text in out
-    # the melee's actions are never legal in the pistol duel: not printed
-    assert "grapple" not in out
+    # the stage game: the melee's actions are never legal in the pistol duel
+    assert "Stage game" in out and "grapple" not in out
 
 
 def test_solve_json_by_band(capsys):
