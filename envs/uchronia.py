@@ -1064,18 +1064,25 @@ class MeleeGame(_Uchronia):
         if next_state.chooser:
             return text + " " + self._pending_text(next_state, "ab"[next_state.chooser - 1],
                                                    False)
-        for side in "ab":
-            if getattr(next_state, f"health_{side}") > getattr(state, f"health_{side}"):
-                text += f" {side.upper()} is hurt."
-            grip_now, grip_then = (getattr(next_state, f"grip_{side}"),
-                                   getattr(state, f"grip_{side}"))
-            if grip_now > grip_then:
-                text += f" {side.upper()} is caught in a grapple."
-            elif grip_now < grip_then:
-                text += f" {side.upper()} works free of the grapple."
-            if getattr(next_state, f"fumble_{side}"):
-                text += f" {side.upper()} fumbles."
-        return text
+        events = [event for side in "ab" for event in self._events(state, next_state, side)]
+        if not events and not state.chooser:
+            events = ["Neither gains the upper hand."]
+        return " ".join([text, *events])
+
+    def _events(self, state: Bout, next_state: Bout, side: str) -> list[str]:
+        """What changed for ``side`` in one step, in words."""
+        who = side.upper()
+        events = []
+        if getattr(next_state, f"health_{side}") > getattr(state, f"health_{side}"):
+            events.append(f"{who} is hurt.")
+        grip_now, grip_then = getattr(next_state, f"grip_{side}"), getattr(state, f"grip_{side}")
+        if grip_now > grip_then:
+            events.append(f"{who} is caught in a grapple.")
+        elif grip_now < grip_then:
+            events.append(f"{who} works free of the grapple.")
+        if getattr(next_state, f"fumble_{side}") and not state.chooser:
+            events.append(f"{who} fumbles.")
+        return events
 
 
 @lru_cache(maxsize=4096)
