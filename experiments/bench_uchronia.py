@@ -1,7 +1,7 @@
 """Speed of the exact solver on Uchronia (both modes) against the same backward
 induction calling scipy's HiGHS (linprog) once per state, measured in one run.
 
-    python experiments/bench_uchronia.py [--repeats 3] [--skip-largest] [--json]
+    python experiments/bench_uchronia.py [--repeats 3] [--cases all|default|largest] [--json]
 
 Cases: the default duel of each mode (no Atouts: duel pistols at twenty paces; bare
 hands), and the largest pools the sheets allow (every shooting Atout with six-shot
@@ -24,7 +24,7 @@ SHOOTER = "adresse,tireur,sang_froid,weapon=revolver"
 BRAWLER = "athlete,adresse,colosse,pugiliste"
 
 
-def cases(skip_largest: bool) -> list[tuple[str, object, bool]]:
+def cases(which: str) -> list[tuple[str, object, bool]]:
     """(name, game factory, largest?)"""
     out = [
         ("pistol, default sheets", lambda: [envs.make("uchronia", mode="pistol")], False),
@@ -34,18 +34,20 @@ def cases(skip_largest: bool) -> list[tuple[str, object, bool]]:
         ("melee, largest pools", lambda: [envs.make("uchronia", mode="melee", a=BRAWLER,
                                                     b=BRAWLER)], True),
     ]
-    return [c for c in out if not (skip_largest and c[2])]
+    return [c for c in out if which == "all" or (which == "largest") == c[2]]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3,
                         help="best of this many runs (the largest cases run once)")
-    parser.add_argument("--skip-largest", action="store_true")
+    parser.add_argument("--cases", choices=("all", "default", "largest"), default="all",
+                        help="the default sheets, the largest pools (minutes of linprog), "
+                             "or both")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     rows = []
-    for name, make_games, largest in cases(args.skip_largest):
+    for name, make_games, largest in cases(args.cases):
         row = measure(name, make_games, 1 if largest else args.repeats)
         row["reachable_states"] = sum(build_graph(g).size for g in make_games())
         rows.append(row)
