@@ -179,7 +179,9 @@ def plot(rows: list[dict], path: Path, title: str) -> None:
     x = np.arange(len(rows))
     fig, ax = plt.subplots(figsize=(10, 4))
     ax.plot(x, [r["classic_band"] for r in rows], "k_", markersize=18, mew=2,
-            label="classic: p_A + p_B = 1")
+            label="classic: p_A + p_B = 1 (unaimed)")
+    ax.plot(x, [r["classic_aimed_band"] for r in rows], "x", color="grey", markersize=9,
+            label="classic with aimed chances")
     ax.plot(x - 0.12, [r["mean_band_a"] for r in rows], "o", label="A's first shot (mean band)")
     ax.plot(x + 0.12, [r["mean_band_b"] for r in rows], "s", label="B's first shot (mean band)")
     ax.set_xticks(x, labels)
