@@ -255,8 +255,9 @@ class BloodedGame:
             observation_fields=self.observation_fields,
             observation_low=self.observation_low, observation_high=self.observation_high,
             public_information=True, payoff_bounds=(-1.0, 1.0), may_cycle=False,
-            options=options, ruleset_hash=digest, fast_paths=frozenset({"sample"}))
+            options=options, ruleset_hash=digest, fast_paths=frozenset({"sample", "transitions"}))
         self._masks: dict = {}
+        self._after_cache: dict = {}  # (state after the roll, case) -> next state
 
     # -- setup
     def _pool_bound(self, d: Duellist) -> int:
@@ -416,13 +417,74 @@ class BloodedGame:
         return [(p, s._replace(phase=CHOOSE, bid_a=ba, bid_b=bb, victor=w, aggressor=0))
                 for p, w in chooser]
 
-    def _risk(self, s: State, wa: int, wb: int) -> list[tuple[float, State]]:
-        na, nb = self.dice_left(s, 0) - wa, self.dice_left(s, 1) - wb
-        split = risk_split(na, nb, self.rules.target, self.rules.sides)
+    def transitions(self, state: State) -> list[tuple[int, int, list[tuple[float, State]]]]:
+        """Every legal joint action with its outcomes, as ``outcomes`` gives them (the
+        solver's fast path: no re-checks, the risk's next states shared across pairs)."""
+        if state.phase == RISK:
+            return self._risk_all(state)
+        if state.phase == BID:
+            return [(ba, bb, self._bid(state, ba, bb))
+                    for ba in range(self.pool(state, 0) + 1)
+                    for bb in range(self.pool(state, 1) + 1)]
+        decider, choices = self._decider(state), self._choices(state)
+        if decider == 0:
+            return [(i, self.WAIT, self._decide(state, i)) for i in choices]
+        return [(self.WAIT, j, self._decide(state, j)) for j in choices]
+
+    def _risk_all(self, s: State) -> list[tuple[int, int, list[tuple[float, State]]]]:
+        """``_risk`` for every pair of wagers at once, sharing the next states."""
+        base, after = self._risk_base(s), {}
+        la, lb = self.dice_left(s, 0), self.dice_left(s, 1)
+        target, sides = self.rules.target, self.rules.sides
+        tie = 1 - s.aggressor if self.rules.risk_tie == "defender" else s.aggressor
+
+        shared = self._after_cache
+
+        def nxt(case):
+            found = after.get(case)
+            if found is None:
+                key = (base, case)
+                found = shared.get(key)
+                if found is None:
+                    found = self._after_risk(s, base, case)
+                    if len(shared) < 4_000_000:
+                        shared[key] = found
+                after[case] = found
+            return found
+        out = []
+        for wa in range(la + 1):
+            half_a = (wa + 1) // 2
+            for wb in range(lb + 1):
+                half_b = (wb + 1) // 2
+                split = risk_split(la - wa, lb - wb, target, sides)
+                tie_case = (0, wa, half_b) if tie == 0 else (1, wb, half_a)
+                merged: dict[State, float] = {}
+                for p, case in zip(split, (None, (0, wa, 0), (1, wb, 0), (0, wa, half_b),
+                                           tie_case, (1, wb, half_a)), strict=True):
+                    if p > 0:
+                        state = nxt(case)
+                        merged[state] = merged.get(state, 0.0) + p
+                out.append((wa, wb, [(p, state) for state, p in merged.items()]))
+        return out
+
+    def _after_risk(self, s: State, base: State, case: tuple | None) -> State:
+        if case is None:  # both failed: the beat counts, roles alternate
+            return self._end_beat(base, None, 0, (0, 0), 1 - s.aggressor)
+        return self._settle(base._replace(victor=case[0], wv=case[1], wd=case[2]))
+
+    def _risk_base(self, s: State) -> State:
+        """The beat after the roll: Style spent, Feint bonuses and bids used up."""
         cap = self.rules.spend_cap
-        base = s._replace(phase=BLIND, bank_a=s.bank_a - min(s.bank_a, cap),
+        return s._replace(phase=BLIND, bank_a=s.bank_a - min(s.bank_a, cap),
                           bank_b=s.bank_b - min(s.bank_b, cap), feint_a=0, feint_b=0,
                           bid_a=0, bid_b=0)
+
+    def _risk(self, s: State, wa: int, wb: int, base: State | None = None,
+              after: dict | None = None) -> list[tuple[float, State]]:
+        na, nb = self.dice_left(s, 0) - wa, self.dice_left(s, 1) - wb
+        split = risk_split(na, nb, self.rules.target, self.rules.sides)
+        base = self._risk_base(s) if base is None else base
+        after = {} if after is None else after
         half_a, half_b = -(-wa // 2), -(-wb // 2)
         tie_victor = 1 - s.aggressor if self.rules.risk_tie == "defender" else s.aggressor
         cases = (None, (0, wa, 0), (1, wb, 0), (0, wa, half_b),
@@ -432,10 +494,9 @@ class BloodedGame:
         for p, case in zip(split, cases, strict=True):
             if p <= 0:
                 continue
-            if case is None:
-                nxt = self._end_beat(base, None, 0, (0, 0), 1 - s.aggressor)
-            else:
-                nxt = self._settle(base._replace(victor=case[0], wv=case[1], wd=case[2]))
+            nxt = after.get(case)
+            if nxt is None:
+                nxt = after[case] = self._after_risk(s, base, case)
             merged[nxt] = merged.get(nxt, 0.0) + p
         return [(p, nxt) for nxt, p in merged.items()]
 
