@@ -9,15 +9,27 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from fractions import Fraction
 
 import numpy as np
 import pytest
 from scipy.optimize import linprog
 
 import envs
-from envs.blooded import (BID, BLIND, CANCEL, CHOOSE, DBIND, OVER, RCANCEL, RISK, VICTOR,
-                          State, bash_split, risk_split, success_probability)
+from envs.blooded import (
+    BID,
+    BLIND,
+    CANCEL,
+    CHOOSE,
+    DBIND,
+    OVER,
+    RCANCEL,
+    RISK,
+    VICTOR,
+    State,
+    bash_split,
+    risk_split,
+    success_probability,
+)
 from solver import solve_game
 from solver.errors import InputError
 
