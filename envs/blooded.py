@@ -231,6 +231,28 @@ def bash_split(na: int, nb: int, target: int = 10, sides: int = 6) -> tuple[floa
     return tuple(v / whole for v in out)
 
 
+@cache
+def _risk_table(la: int, lb: int, tie: int, target: int, sides: int):
+    """For dice left ``la`` / ``lb``: every pair of wagers with its results as
+    ``(probability, case)``, a case being None (both failed) or (victor, his usable
+    wagers, the defeated's); and the set of cases. ``tie`` wins equal totals."""
+    table, cases = [], set()
+    for wa in range(la + 1):
+        half_a = (wa + 1) // 2
+        for wb in range(lb + 1):
+            half_b = (wb + 1) // 2
+            split = risk_split(la - wa, lb - wb, target, sides)
+            tie_case = (0, wa, half_b) if tie == 0 else (1, wb, half_a)
+            items: dict = {}
+            for p, case in zip(split, (None, (0, wa, 0), (1, wb, 0), (0, wa, half_b),
+                                       tie_case, (1, wb, half_a)), strict=True):
+                if p > 0:
+                    items[case] = items.get(case, 0.0) + p
+            cases.update(items)
+            table.append((wa, wb, tuple((p, case) for case, p in items.items())))
+    return tuple(table), tuple(cases)
+
+
 # -- the game
 
 class BloodedGame:
@@ -432,39 +454,31 @@ class BloodedGame:
         return [(self.WAIT, j, self._decide(state, j)) for j in choices]
 
     def _risk_all(self, s: State) -> list[tuple[int, int, list[tuple[float, State]]]]:
-        """``_risk`` for every pair of wagers at once, sharing the next states."""
-        base, after = self._risk_base(s), {}
-        la, lb = self.dice_left(s, 0), self.dice_left(s, 1)
-        target, sides = self.rules.target, self.rules.sides
+        """``_risk`` for every pair of wagers at once: the pairs' results come from a
+        table shared by every risk with the same dice (``_risk_table``), each distinct
+        result is turned into a next state once."""
+        base, shared = self._risk_base(s), self._after_cache
         tie = 1 - s.aggressor if self.rules.risk_tie == "defender" else s.aggressor
-
-        shared = self._after_cache
-
-        def nxt(case):
-            found = after.get(case)
+        table, cases = _risk_table(self.dice_left(s, 0), self.dice_left(s, 1), tie,
+                                   self.rules.target, self.rules.sides)
+        states = {}
+        for case in cases:
+            key = (base, case)
+            found = shared.get(key)
             if found is None:
-                key = (base, case)
-                found = shared.get(key)
-                if found is None:
-                    found = self._after_risk(s, base, case)
-                    if len(shared) < 4_000_000:
-                        shared[key] = found
-                after[case] = found
-            return found
+                found = self._after_risk(s, base, case)
+                if len(shared) < 4_000_000:
+                    shared[key] = found
+            states[case] = found
         out = []
-        for wa in range(la + 1):
-            half_a = (wa + 1) // 2
-            for wb in range(lb + 1):
-                half_b = (wb + 1) // 2
-                split = risk_split(la - wa, lb - wb, target, sides)
-                tie_case = (0, wa, half_b) if tie == 0 else (1, wb, half_a)
+        for wa, wb, items in table:
+            outcomes = [(p, states[case]) for p, case in items]
+            if len(outcomes) > 1 and len({nxt for _, nxt in outcomes}) < len(outcomes):
                 merged: dict[State, float] = {}
-                for p, case in zip(split, (None, (0, wa, 0), (1, wb, 0), (0, wa, half_b),
-                                           tie_case, (1, wb, half_a)), strict=True):
-                    if p > 0:
-                        state = nxt(case)
-                        merged[state] = merged.get(state, 0.0) + p
-                out.append((wa, wb, [(p, state) for state, p in merged.items()]))
+                for p, nxt in outcomes:
+                    merged[nxt] = merged.get(nxt, 0.0) + p
+                outcomes = [(p, nxt) for nxt, p in merged.items()]
+            out.append((wa, wb, outcomes))
         return out
 
     def _after_risk(self, s: State, base: State, case: tuple | None) -> State:
@@ -479,24 +493,16 @@ class BloodedGame:
                           bank_b=s.bank_b - min(s.bank_b, cap), feint_a=0, feint_b=0,
                           bid_a=0, bid_b=0)
 
-    def _risk(self, s: State, wa: int, wb: int, base: State | None = None,
-              after: dict | None = None) -> list[tuple[float, State]]:
-        na, nb = self.dice_left(s, 0) - wa, self.dice_left(s, 1) - wb
-        split = risk_split(na, nb, self.rules.target, self.rules.sides)
-        base = self._risk_base(s) if base is None else base
-        after = {} if after is None else after
-        half_a, half_b = -(-wa // 2), -(-wb // 2)
-        tie_victor = 1 - s.aggressor if self.rules.risk_tie == "defender" else s.aggressor
-        cases = (None, (0, wa, 0), (1, wb, 0), (0, wa, half_b),
-                 (tie_victor, (wa, wb)[tie_victor], (half_b, half_a)[tie_victor]),
-                 (1, wb, half_a))
+    def _risk(self, s: State, wa: int, wb: int) -> list[tuple[float, State]]:
+        """The roll of one pair of wagers (the same table as ``transitions``)."""
+        base = self._risk_base(s)
+        tie = 1 - s.aggressor if self.rules.risk_tie == "defender" else s.aggressor
+        lb = self.dice_left(s, 1)
+        table, _ = _risk_table(self.dice_left(s, 0), lb, tie, self.rules.target,
+                               self.rules.sides)
         merged: dict[State, float] = {}
-        for p, case in zip(split, cases, strict=True):
-            if p <= 0:
-                continue
-            nxt = after.get(case)
-            if nxt is None:
-                nxt = after[case] = self._after_risk(s, base, case)
+        for p, case in table[wa * (lb + 1) + wb][2]:
+            nxt = self._after_risk(s, base, case)
             merged[nxt] = merged.get(nxt, 0.0) + p
         return [(p, nxt) for nxt, p in merged.items()]
 
@@ -845,7 +851,8 @@ SYSTEM = SystemSpec(
         reference_key="sheets",
         example="prowess=3,sword=3,feint"),
     build=_build,
-    examples=Examples(sheet_a="prowess=3,sword=3", sheet_b="prowess=2,sword=4",
-                      state="beat=2,phase=risk,aggressor=1,inj_a=2", mix="0:1,1:1,2:2"),
+    examples=Examples(sheet_a="prowess=2,sword=1", sheet_b="prowess=1,sword=2",
+                      state="beat=2,phase=risk,aggressor=1,inj_a=2", mix="0:1,1:1,2:2",
+                      quick={"max_beats": 2}),
     pairing=None,
 )
