@@ -541,3 +541,27 @@ def test_state_from_round_trip():
     assert "rank 2" in game.situation(s, "b")
     assert "A is wounded at rank 2, which you may tag" in game.situation(s, "b")
     assert math.isclose(sum(p for p, _ in game.outcomes(s, 0, 0)), 1.0)
+
+
+def test_ruleset_variants_of_bids_and_ties():
+    # bids_spent = "loser": the winner keeps his dice, the loser's bid burns.
+    game = envs.make("blooded", a="prowess=3,sword=3", b="prowess=2,sword=4",
+                     ruleset={"bids_spent": "loser"})
+    chose = only(game.outcomes(game.initial_outcomes()[0][1], 4, 2))
+    assert (chose.bid_a, chose.bid_b, chose.victor) == (0, 2, 0)
+    # risk_tie = "aggressor": A (aggressor) rolls 2 dice, B 2 dice, both wager 1 of 3.
+    # Equal totals of 10 or more (5+5 vs 5+5, ...) now go to A: A victor with 1 usable,
+    # B keeps ceil(1/2) = 1; so B cancels. Count by enumeration: both >= 10 and equal.
+    tied = envs.make("blooded", a="prowess=2,sword=1,invokes=0",
+                     b="prowess=2,sword=1,invokes=0", ruleset={"risk_tie": "aggressor"})
+    s = state(beat=2)
+    ways = Counter()
+    for roll in faces(4):
+        ta, tb = roll[0] + roll[1], roll[2] + roll[3]
+        if ta >= 10 and tb >= 10:
+            ways["a" if ta >= tb else "b"] += 1
+    got = dict((nxt, p) for p, nxt in tied.outcomes(s, 1, 1))
+    assert got[state(beat=2, phase=CANCEL, victor=0, wv=1, wd=1)] == pytest.approx(
+        ways["a"] / 6 ** 4)
+    assert got[state(beat=2, phase=CANCEL, victor=1, wv=1, wd=1)] == pytest.approx(
+        ways["b"] / 6 ** 4)
