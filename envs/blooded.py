@@ -487,7 +487,12 @@ class BloodedGame:
         return self._settle(base._replace(victor=case[0], wv=case[1], wd=case[2]))
 
     def _risk_base(self, s: State) -> State:
-        """The beat after the roll: Style spent, Feint bonuses and bids used up."""
+        """The beat after the roll: Style spent, Feint bonuses and bids used up. On the
+        last beat Style and Feints can no longer matter, so they are dropped (fewer
+        states, the same values)."""
+        if s.beat >= self.max_beats:
+            return s._replace(phase=BLIND, bank_a=0, bank_b=0, feint_a=0, feint_b=0,
+                              bid_a=0, bid_b=0)
         cap = self.rules.spend_cap
         return s._replace(phase=BLIND, bank_a=s.bank_a - min(s.bank_a, cap),
                           bank_b=s.bank_b - min(s.bank_b, cap), feint_a=0, feint_b=0,
