@@ -15,9 +15,11 @@ wagers into an Injury beyond its cap) are not offered: they leave every value as
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
+from importlib import resources
 from typing import NamedTuple
 
 import numpy as np
@@ -829,6 +831,10 @@ def _build(ruleset: dict, options: dict) -> BloodedGame:
     return BloodedGame(rules, a, b, options, ruleset_hash(ruleset))
 
 
+_DEFAULTS = tomllib.loads(
+    resources.files("envs").joinpath("rulesets", "blooded.toml").read_text("utf-8"))
+
+
 def _ability(name: str, text: str, high: int = 5) -> Field:
     return Field(name, "int", text, default_key=f"sheet.{name}", low=0, high=high)
 
@@ -849,7 +855,7 @@ SYSTEM = SystemSpec(
                 _ability("sword", "The Sword skill"),
                 _ability("strength", "Strength (Lunge, Bash)"),
                 _ability("athletics", "Athletics (Bash)"),
-                _ability("style", "Style banked in the sword", high=50),
+                _ability("style", "Style banked in the sword", high=_DEFAULTS["style_bank_cap"]),
                 _ability("invokes", "aspect invokes for this duel (+3 dice each beat)", 50),
                 *(Field(m, "flag", f"knows the {m.capitalize()} maneuver",
                         default_key=f"sheet.{m}") for m in MANEUVERS)),
