@@ -810,7 +810,11 @@ class BloodedGame:
         mine = s.wv if s.victor == me else s.wd
         theirs = s.wd if s.victor == me else s.wv
         if self._decider(s) != me:
-            return f"{other} decides; you wait, with {mine} usable wagers; {own}"
+            what = {CHOOSE: "chooses his role", BLIND: "may Blind you",
+                    CANCEL: f"cancels some of your {mine} wagers",
+                    DBIND: "may Bind to end the beat", VICTOR: "chooses his maneuver",
+                    RCANCEL: "cancels some of your Riposte's wagers"}[s.phase]
+            return f"{other} {what}; you wait, with {mine} usable wagers; {own}"
         ask = {CHOOSE: "you won the strike bid: be the aggressor or the defender",
                BLIND: f"you won as aggressor: Blind {other} or not",
                CANCEL: f"you were defeated: cancel some of {other}'s {theirs} wagers",
