@@ -735,7 +735,8 @@ class BloodedGame:
         feint = (s.feint_a, s.feint_b)[side]
         parts = [f"{self._name(side)}: {self._wound(inj)}, {bank} Style banked"]
         if s.phase in (BID, RISK):
-            parts.append(f"{self.dice_left(s, side)} dice to play")
+            left = self.dice_left(s, side)
+            parts.append(f"{left} {'die' if left == 1 else 'dice'} to play")
         if s.phase in (CHOOSE, RISK) and (s.bid_a or s.bid_b):
             parts.append(f"bid {(s.bid_a, s.bid_b)[side]}")
         if feint:
@@ -754,7 +755,8 @@ class BloodedGame:
             text = (f"A bids {names[action_a]} dice, B bids {names[action_b]}; "
                     f"{self._name(n.victor)} chooses the role.")
         elif s.phase == RISK:
-            text = f"A wagers {names[action_a]}, B wagers {names[action_b]}. " + self._risk_text(n)
+            text = (f"A wagers {names[action_a]}, B wagers {names[action_b]}. "
+                    + self._risk_text(s, n))
         else:
             actor = self._decider(s)
             action = names[action_a if actor == 0 else action_b]
@@ -766,11 +768,25 @@ class BloodedGame:
                      f"B {self._wound(n.inj_b)}).")
         return text
 
-    def _risk_text(self, n: State) -> str:
+    def _risk_text(self, s: State, n: State) -> str:
         if n.phase in (BLIND, CANCEL, DBIND, VICTOR, RCANCEL):
             return (f"{self._name(n.victor)} is the victor with {n.wv} usable wagers, "
                     f"{self._name(1 - n.victor)} keeps {n.wd}.")
-        return "The risk is settled."
+        return self._beat_end_text(s, n)
+
+    def _beat_end_text(self, s: State, n: State) -> str:
+        """What a beat that ended at once (a double failure, a forced Parry or Injury)
+        changed: Injuries and Style banked."""
+        changes = []
+        for side, before, after in ((0, s.inj_a, n.inj_a), (1, s.inj_b, n.inj_b)):
+            if after > before:
+                changes.append(f"{self._name(side)} is {self._wound(after)}")
+        if n.phase != OVER:
+            for side, after in ((0, n.bank_a), (1, n.bank_b)):
+                if after:
+                    changes.append(f"{self._name(side)} has {after} Style banked")
+        text = "; ".join(changes) or "nobody is hurt and no Style is banked"
+        return text[0].upper() + text[1:] + "."
 
     def _act_text(self, s: State, action: str) -> str:
         texts = {"aggressor": "takes the aggressor's role", "defender": "chooses to defend",
