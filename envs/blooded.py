@@ -281,6 +281,10 @@ class BloodedGame:
             public_information=True, payoff_bounds=(-1.0, 1.0), may_cycle=False,
             options=options, ruleset_hash=digest, fast_paths=frozenset({"sample", "transitions"}))
         self._masks: dict = {}
+        costs = rules.costs
+        # the most a victor can pay in one beat after the roll: a Feint, the dearest
+        # ending maneuver and an Injury's wagers up to the rank cap
+        self._spend_bound = costs["feint"] + max(costs.values()) + rules.max_rank - 1
         self._after_cache: dict = {}  # (state after the roll, case) -> next state
 
     # -- setup
@@ -552,11 +556,32 @@ class BloodedGame:
                                      and s.wd >= self.rules.costs["bind"]):
             s = s._replace(phase=VICTOR)
         if s.phase == VICTOR:
+            s = self._canonical_victor(s)
             options = self.victor_options(s)
             if len(options) == 1:  # Parry or Injure 0: deterministic
                 (_, only), = self._maneuver(s, options[0])
                 return only
         return s
+
+    def _canonical_victor(self, s: State) -> State:
+        """Wagers that can no longer change anything, dropped (the same values, fewer
+        states). The defeated's wagers only bank Style unless the victor may Bash (the
+        defeated may then attack with them) or Riposte (he cancels with them): then
+        only whole Style points count, up to the bank's room (none after the last
+        beat). The victor spends at most ``_spend_bound`` on maneuvers and his Injury;
+        beyond that, and beyond the Style his bank can take, more wagers change nothing
+        (plus the defeated's wagers, which a Riposte's cancellation may take)."""
+        v, r = self.sheets[s.victor], self.rules
+        uses_wd = v.knows("bash") or (v.knows("riposte") and s.aggressor != s.victor)
+        last = s.beat >= self.max_beats
+        banks = (s.bank_a, s.bank_b)
+        wd = s.wd
+        if not uses_wd:
+            room = 0 if last else r.per_style * max(0, r.bank_cap - banks[1 - s.victor])
+            wd = min(r.per_style * (wd // r.per_style), room)
+        room = 0 if last else r.per_style * max(0, r.bank_cap - banks[s.victor])
+        wv = min(s.wv, self._spend_bound + room + (s.wd if uses_wd else 0))
+        return s._replace(wv=wv, wd=wd) if (wv, wd) != (s.wv, s.wd) else s
 
     def _gains(self, s: State, victor_left: int, defeated_left: int) -> tuple[int, int]:
         """Style each side banks from its unused wagers, as (A, B)."""

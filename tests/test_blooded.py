@@ -565,3 +565,16 @@ def test_ruleset_variants_of_bids_and_ties():
         ways["a"] / 6 ** 4)
     assert got[state(beat=2, phase=CANCEL, victor=1, wv=1, wd=1)] == pytest.approx(
         ways["b"] / 6 ** 4)
+
+
+def test_wagers_that_cannot_matter_are_dropped():
+    # B cancels 1 of A's 5 with his 4: A keeps 4, B 3. A knows no Bash or Riposte, so
+    # B's 3 can only bank floor(3/2) = 1 Style, exactly as 2 would: the state keeps 2.
+    game = envs.make("blooded", a="prowess=3,sword=3", b="prowess=3,sword=3")
+    s = state(phase=CANCEL, victor=0, wv=5, wd=4)
+    assert only(act(game, s, "1")) == state(phase=VICTOR, victor=0, wv=4, wd=2)
+    # On the last beat Style no longer matters: B's wagers are dropped, and A's beyond
+    # what a Feint, the dearest maneuver (3) and 4 Injury wagers could use (9).
+    last = envs.make("blooded", a="prowess=3,sword=3", b="prowess=3,sword=3", max_beats=1)
+    s = state(phase=CANCEL, victor=0, wv=12, wd=1)
+    assert only(act(last, s, "0")) == state(phase=VICTOR, victor=0, wv=9, wd=0)
