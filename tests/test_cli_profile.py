@@ -12,7 +12,7 @@ import envs
 from agents import load_profile, make_profile, save_profile, temperament, validate_profile
 from agents.cli import main
 from agents.personalities import CALIBRATION_TOLERANCE
-from solver import best_response, solve_game
+from solver import MixPolicy, best_response, solve_game
 
 #: the allowed range of --minutes, as the error names it
 MINUTES = "minutes must be a finite number > 0"
@@ -131,21 +131,27 @@ def test_train_on_a_public_game_computes_the_exact_personality(tmp_path, capsys)
 
 @pytest.fixture(scope="module")
 def shown(tmp_path_factory):
-    """``duel profile show`` of a personality on a duel whose options hold a weights
-    table (the prior), read back as text."""
-    game = envs.make("falkenstein", max_rounds=2, a={"fencing": "GD"}, b={"fencing": "GD"},
-                     prior_a={"PR": 0.25, "AV": 0.75})
+    """A personality's profile on a small public duel."""
+    game = envs.make("falkenstein", max_rounds=2, a={"fencing": "GD"}, b={"fencing": "GD"})
     profile = make_profile(game, "a", personality="aggressive", strength=0.5)
     path = save_profile(tmp_path_factory.mktemp("show") / "brute.json", profile.document)
     return path, profile.document
 
 
-def test_profile_show_has_no_python_reprs(shown, capsys):
-    assert main(["profile", "show", str(shown[0])]) == 0
+@pytest.mark.parametrize("hidden", [False, True])
+def test_profile_show_has_no_python_reprs(shown, tmp_path, capsys, hidden):
+    path = shown[0]
+    if hidden:  # options holding a weights table (the prior) and booleans
+        game = envs.make("falkenstein", max_rounds=1, hidden_levels=True,
+                         prior_a={"PR": 0.25, "AV": 0.75})
+        mix = MixPolicy({"AA": 1, "DR": 1}, game.action_names)
+        path = save_profile(tmp_path / "mix.json", make_profile(game, "a", policy=mix).document)
+    assert main(["profile", "show", str(path)]) == 0
     text = capsys.readouterr().out
-    for repr_part in ("{", "}", "'", "None", "True", "False"):
+    for repr_part in ("{", "}", "['", "None", "True", "False", "np."):
         assert repr_part not in text, repr_part
-    assert "prior_a=PR:0.25,AV:0.75" in text
+    if hidden:
+        assert "prior_a=PR:0.25,AV:0.75" in text and "hidden_levels=true" in text
 
 
 def test_profile_show_weights_situations_one_way_and_drops_the_obvious(shown, capsys):
