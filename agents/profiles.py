@@ -43,7 +43,7 @@ METRICS: dict[str, Any] = {
     "exact": bool, "note": str, "game_value": "number",
     "value_against_best_response": "number", "exploitability": "number",
     "against_equilibrium": _OUTCOME, "against_best_response": _OUTCOME,
-    "tendencies_against": str,
+    "tendencies_against": str, "weighting": str,
     "situations": [{"name": str, "text": str, "reach": "number", "frequencies": "actions",
                     "most_frequent": "action"}],
     "exploit": [{"text": str}],
