@@ -4,6 +4,7 @@ A profile file becomes a policy with ``load_profile(path)``; the environments, t
 solver and the CLI accept it wherever they accept a policy.
 """
 
+from .metrics import make_profile
 from .personalities import (
     Personality,
     Temperament,
@@ -26,6 +27,7 @@ from .profiles import (
 
 __all__ = [
     "SCHEMA", "Personality", "Profile", "ProfileWarning", "Temperament", "build_profile",
-    "check_game", "is_profile_path", "load_profile", "personality", "personality_names",
+    "check_game", "is_profile_path", "load_profile", "make_profile", "personality",
+    "personality_names",
     "save_profile", "situations", "temperament", "validate_profile",
 ]

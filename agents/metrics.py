@@ -1,6 +1,12 @@
 """What a profile records about its policy, computed exactly: how much a best
 responder takes from it, how it fares against the equilibrium, how often it plays
-each action by situation, and how to exploit it, in words."""
+each action by situation, and how to exploit it, in words.
+
+Situations are weighted one way everywhere (the tendencies, the exploit section, the
+claims of the temperaments' descriptions): by how often the profile reaches each state
+when it plays against the maximum-entropy equilibrium (``WEIGHTING``). So "RR 56%" in
+one table is "RR 56%" in the other.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +15,23 @@ from collections.abc import Sequence
 import numpy as np
 
 from solver.backward import solve_game
+from solver.errors import InputError
 from solver.evaluate import Evaluation, evaluate, mixes_of, visit_counts
 from solver.game import Game, Policy, other
 from solver.graph import build_graph
 from solver.policy import UniformPolicy
 from solver.response import best_response
 
+from .personalities import OVERALL as _OVERALL
 from .personalities import Situation, situations
+from .personalities import personality as compute_personality
+from .profiles import Profile, build_profile
+
+WEIGHTING = ("each situation weighted by how often it arises when the profile plays "
+             "against the equilibrium")
+#: a situation class that holds in more of the decisions than this tells a GM nothing
+#: beyond "overall", so reports leave it out
+TELLS_NOTHING = 0.9
 
 
 def profile_metrics(game: Game, policy: Policy, side: str,
@@ -40,7 +56,6 @@ def profile_metrics(game: Game, policy: Policy, side: str,
     game_value = sign * solution.value
     exploited = -response.value
     visits_eq = _visits(game, policy, equilibrium, side)
-    visits_br = visit_counts(response.graph, *_pair(game, policy, response.mixes, side))
     return {
         "exact": True,
         "game_value": game_value,
@@ -49,8 +64,9 @@ def profile_metrics(game: Game, policy: Policy, side: str,
         "against_equilibrium": _outcome(against, side),
         "against_best_response": _outcome(response.evaluation, side),
         "tendencies_against": "the equilibrium",
+        "weighting": WEIGHTING,
         "situations": tendencies(game, policy, side, visits_eq),
-        "exploit": exploit(game, policy, side, response.mixes, visits_br),
+        "exploit": exploit(game, policy, side, response.mixes, visits_eq),
     }
 
 
@@ -120,10 +136,12 @@ def tendencies(game: Game, policy: Policy, side: str, visits: np.ndarray,
 
 def exploit(game: Game, policy: Policy, side: str, response_mixes: np.ndarray,
             visits: np.ndarray) -> list[dict]:
-    """How to exploit the profile: by situation (where a best responder gets), its
-    most frequent action and the best responder's answer, with a sentence."""
+    """How to exploit the profile: by situation, its most frequent action and the best
+    responder's answer there, with a sentence; weighted by ``visits`` (the tendencies'
+    weights, so the two agree)."""
     graph = build_graph(game)
     mixes = mixes_of(game, graph, policy, side)
+    live = visits[~graph.terminal].sum()
     rows = []
     for situation in situations(game.info.system):
         states = _members(game, side, situation)
@@ -133,7 +151,8 @@ def exploit(game: Game, policy: Policy, side: str, response_mixes: np.ndarray,
         answer = _average(response_mixes, states, visits)
         top, reply = int(np.argmax(mine)), int(np.argmax(answer))
         names = game.info.action_names
-        rows.append({"name": situation.name, "most_frequent": names[top],
+        rows.append({"name": situation.name, "reach": float(visits[states].sum() / live),
+                     "most_frequent": names[top],
                      "its_frequency": float(mine[top]), "answer": names[reply],
                      "answer_frequency": float(answer[reply]),
                      "best_response": _named(game, answer),
@@ -145,3 +164,44 @@ def exploit(game: Game, policy: Policy, side: str, response_mixes: np.ndarray,
 
 def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def frequencies(game: Game, policy: Policy, side: str) -> dict[str, float]:
+    """How often ``policy`` plays each action over the whole duel (``WEIGHTING``)."""
+    equilibrium = solve_game(game).policy_for(other(side))
+    visits = _visits(game, policy, equilibrium, side)
+    return tendencies(game, policy, side, visits, classes=(_OVERALL,))[0]["frequencies"]
+
+
+def characteristic_action(game: Game, policy: Policy, side: str) -> dict:
+    """The action ``policy`` plays most above the equilibrium's own frequency (both over
+    the whole duel, ``WEIGHTING``): what a GM notices about it first."""
+    mine = frequencies(game, policy, side)
+    sound = frequencies(game, solve_game(game).policy_for(side), side)
+    action = max(mine, key=lambda a: mine[a] - sound[a])
+    return {"action": action, "frequency": mine[action], "equilibrium": sound[action]}
+
+
+def make_profile(game: Game, side: str, *, personality: str | None = None,
+                 strength: float = 0.5, policy: Policy | None = None, result=None,
+                 name: str | None = None) -> Profile:
+    """One call from a game to a profile with its exact metrics (where the game has
+    public information), for exactly one of: a built-in ``personality`` of ``strength``
+    (computed exactly), a ``policy``, or a training ``result`` (``agents.selfplay``'s
+    ``TrainResult``, whose ``side`` policy is stored). ``save_profile(path,
+    profile.document)`` writes it."""
+    given = [what for what in (personality, policy, result) if what is not None]
+    if len(given) != 1:
+        raise InputError("make_profile takes exactly one of personality=, policy=, result=; "
+                         f"got {len(given)}")
+    record, training, source = None, None, "exact"
+    if personality is not None:
+        found = compute_personality(game, personality, strength, side)
+        policy, record = found.policy, {"name": personality, "strength": found.strength}
+    elif result is not None:
+        policy, source = getattr(result, f"policy_{side}"), "trained"
+        training = {"steps": result.step, "seconds": result.seconds}
+    document = build_profile(game, policy, side, personality=record,
+                             metrics=profile_metrics(game, policy, side), training=training,
+                             source=source, name=name)
+    return Profile(document)

@@ -9,13 +9,27 @@ system only adds a data file.
 
 A personality of strength s in [0, 1] is the most robust play that stays close to
 its temperament: against a best responder, it maximises its value minus
-``beta * KL(play || temperament)`` at every state it visits, with beta = s / (1 - s).
-s = 0 is the maximum-entropy equilibrium, s = 1 the temperament itself. It is
-computed exactly by backward induction (``solver.regularized``), not learnt.
+``beta * KL(play || temperament)`` at every state it visits. s = 0 is the
+maximum-entropy equilibrium, s = 1 the temperament itself. It is computed exactly by
+backward induction (``solver.regularized``), not learnt.
+
+Strength is calibrated so that a game master can feel it: ``beta(s)`` is found, per
+game, side and temperament, by bisection on the exact exploitability, so that the
+personality gives away ``s`` times what the temperament itself gives away to a best
+responder (within ``CALIBRATION_TOLERANCE`` of the temperament's exploitability). The
+exploitability grows with beta, so the search is well posed; every solve it makes is
+cached for the process (``calibration``). A fixed map such as s / (1 - s) is not
+enough: on GD vs GD it gives away 75% of the temperament's exploitability at s = 0.25.
+
+A temperament's description is a set of claims, as data (``[[temperament.NAME.claim]]``):
+in a situation class, a weighted share of its actions (the Attacks it plays, say)
+exceeds the equilibrium's there and does not fall as strength grows. The tests check
+every claim of every system's temperaments.
 """
 
 from __future__ import annotations
 
+import json
 import operator
 import re
 import tomllib
@@ -27,10 +41,13 @@ from pathlib import Path
 import numpy as np
 
 import envs
+from solver.backward import solve_game
 from solver.errors import InputError
-from solver.game import Game, Observation
+from solver.evaluate import require_public
+from solver.game import Game, Observation, other
 from solver.policy import TabularPolicy, uniform_over
 from solver.regularized import RegularizedSolution, solve_regularized, strength_to_beta
+from solver.response import best_response
 
 _OPERATORS: dict[str, Callable[[int, int], bool]] = {
     "==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge,
@@ -94,10 +111,32 @@ def _matcher(conditions: Sequence[Condition], fields: Sequence[str]):
 
 # -- temperaments
 
+#: what a claim's share is taken among: the situation's decisions, or all decisions
+CLAIM_OF = ("situation", "all")
+
 @dataclass(frozen=True)
 class Adjustment:
     conditions: tuple[Condition, ...]
     scale: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What a description promises: in situation class ``situation``, the share
+    ``sum_a frequency(a) * more[a]`` exceeds the equilibrium's and does not fall as
+    strength grows (``more`` = {AA: 1, AD: 0.5, AR: 0.5} is the share of Attack cards).
+
+    ``of`` is ``"situation"`` (frequencies among the decisions in the situation) or
+    ``"all"`` (among all its decisions: the situation's reach times its frequencies, for
+    a claim about getting there, such as "is free to attack when the foe must rest")."""
+
+    situation: str
+    more: dict[str, float]
+    text: str
+    of: str = "situation"
+
+    def share(self, frequencies: Mapping[str, float]) -> float:
+        return float(sum(frequencies.get(a, 0.0) * w for a, w in self.more.items()))
 
 
 @dataclass(frozen=True)
@@ -110,6 +149,7 @@ class Temperament:
     base: dict[str, float]
     default: float
     adjustments: tuple[Adjustment, ...]
+    claims: tuple[Claim, ...] = ()
 
     def policy(self, game: Game) -> TemperamentPolicy:
         """This temperament as a policy on ``game``'s observations."""
@@ -174,10 +214,10 @@ def _temperament(system: str, name: str, raw: object) -> Temperament:
     where = f"temperament {name!r} of {system}"
     if not isinstance(raw, dict):
         raise InputError(f"{where} must be a table")
-    unknown = set(raw) - {"description", "base", "default", "when"}
+    unknown = set(raw) - {"description", "base", "default", "when", "claim"}
     if unknown:
         raise InputError(f"unknown key {sorted(unknown)[0]!r} in {where}; "
-                         "allowed: description, base, default, when")
+                         "allowed: description, base, default, when, claim")
     adjustments = []
     for n, rule in enumerate(raw.get("when", [])):
         place = f"{where}, rule {n + 1}"
@@ -188,7 +228,25 @@ def _temperament(system: str, name: str, raw: object) -> Temperament:
     return Temperament(name, system, str(raw.get("description", "")),
                        _number_table(raw.get("base", {}), f"{where} base"),
                        _number(raw.get("default", 1.0), f"{where} default"),
-                       tuple(adjustments))
+                       tuple(adjustments), _claims(raw.get("claim", []), where))
+
+
+def _claims(raw: object, where: str) -> tuple[Claim, ...]:
+    if not isinstance(raw, list):
+        raise InputError(f"'claim' in {where} must be a list of tables")
+    claims = []
+    for n, body in enumerate(raw):
+        place = f"{where}, claim {n + 1}"
+        if not isinstance(body, dict) or set(body) - {"situation", "more", "text", "of"} \
+                or "situation" not in body or "more" not in body:
+            raise InputError(f"{place} must have 'situation' and 'more' (optional: 'text', "
+                             "'of')")
+        of = body.get("of", "situation")
+        if of not in CLAIM_OF:
+            raise InputError(f"{place}: unknown 'of' {of!r}; allowed: {', '.join(CLAIM_OF)}")
+        claims.append(Claim(str(body["situation"]), _number_table(body["more"], f"{place} more"),
+                            str(body.get("text", "")), of))
+    return tuple(claims)
 
 
 # -- situations (classes of observations, for describing a profile)
@@ -244,7 +302,19 @@ def load_personality_data(system: str, path: str | Path | None = None) -> Person
         Situation(name, str(body.get("text", name)),
                   _conditions(body.get("if", []), f"situation {name!r} of {system}"))
         for name, body in raw.get("situation", {}).items())
-    return PersonalityData(system, temperaments, situations or (OVERALL,))
+    situations = situations or (OVERALL,)
+    _check_claims(temperaments.values(), situations, system)
+    return PersonalityData(system, temperaments, situations)
+
+
+def _check_claims(temperaments, situations: Sequence[Situation], system: str) -> None:
+    known = [situation.name for situation in situations]
+    for entry in temperaments:
+        for claim in entry.claims:
+            if claim.situation not in known:
+                raise InputError(f"unknown situation {claim.situation!r} in a claim of "
+                                 f"temperament {entry.name!r} of {system}; allowed: "
+                                 f"{', '.join(known)}")
 
 
 def _registered_file(system: str) -> Path | None:
@@ -291,17 +361,131 @@ def check_strength(strength: object) -> float:
     return float(strength)
 
 
+# -- strength calibration
+
+#: the calibrated exploitability lies within this fraction of the temperament's own
+#: exploitability of its target s * exploitability(temperament)
+CALIBRATION_TOLERANCE = 0.02
+#: below this exploitability the temperament is as safe as the equilibrium: any beta
+#: gives the same play, so the fixed map s / (1 - s) is kept
+_NOTHING_TO_CALIBRATE = 1e-6
+_MAX_SOLVES = 40
+#: the search stays within these betas: beyond them the play no longer moves (a prior
+#: with zero weights makes the exploitability jump at beta = 0), and the stage solver
+#: slows down
+BETA_RANGE = (1e-6, 1e6)
+
+
+@dataclass
+class _Point:
+    beta: float
+    exploitability: float
+    solution: RegularizedSolution | None
+
+
+class Calibration:
+    """Exploitability as a function of beta for one temperament on one side of one game,
+    from exact solves; ``beta(s)`` inverts it by a safeguarded bisection on log beta."""
+
+    def __init__(self, game: Game, side: str, prior: TemperamentPolicy):
+        require_public(game, "the exact personality")
+        self.game, self.side, self.prior = game, side, prior
+        self.game_value = solve_game(game).value * (1.0 if side == "a" else -1.0)
+        self.full = self.exploitability_of(prior)
+        self.points: list[_Point] = []
+        self.solves = 0
+
+    def exploitability_of(self, policy) -> float:
+        """What ``policy`` gives away to a best responder, from its own side."""
+        lost = self.game_value + best_response(self.game, policy, other(self.side)).value
+        return max(0.0, lost)
+
+    def point(self, beta: float) -> _Point:
+        """The exact personality at ``beta`` (solved once, then cached)."""
+        for known in self.points:
+            if known.beta == beta:
+                return known
+        solution = solve_regularized(self.game, self.side, self.prior, beta)
+        self.solves += 1
+        found = _Point(beta, self.exploitability_of(solution.policy()), solution)
+        self.points.append(found)
+        self.points.sort(key=lambda p: p.beta)
+        return found
+
+    def beta(self, strength: float) -> float:
+        """The beta at which the personality gives away ``strength`` times what the
+        temperament gives away (within ``CALIBRATION_TOLERANCE`` of the latter)."""
+        if strength in (0.0, 1.0) or self.full <= _NOTHING_TO_CALIBRATE:
+            return strength_to_beta(strength)
+        target, slack = strength * self.full, CALIBRATION_TOLERANCE * self.full
+        for _ in range(_MAX_SOLVES):
+            below, above = self._bracket(target)
+            for candidate in (below, above):
+                if candidate is not None and abs(candidate.exploitability - target) <= slack:
+                    return candidate.beta
+            beta = self._next_beta(below, above, target)
+            if any(p.beta == beta for p in self.points):
+                break  # at the end of BETA_RANGE, or the bracket cannot shrink further
+            self.point(beta)
+        return self._closest(target)
+
+    def _closest(self, target: float) -> float:
+        inside = [p for p in self.points if 0.0 < p.beta < np.inf]
+        return min(inside, key=lambda p: abs(p.exploitability - target)).beta
+
+    def _bracket(self, target: float) -> tuple[_Point | None, _Point | None]:
+        inside = [p for p in self.points if 0.0 < p.beta < np.inf]  # log beta is finite
+        below = [p for p in inside if p.exploitability <= target]
+        above = [p for p in inside if p.exploitability > target]
+        return (max(below, key=lambda p: p.beta) if below else None,
+                min(above, key=lambda p: p.beta) if above else None)
+
+    def _next_beta(self, below: _Point | None, above: _Point | None, target: float) -> float:
+        # log beta, since the exploitability climbs over decades of beta; interpolation
+        # inside the bracket, kept away from its ends so the bracket always shrinks
+        if below is None and above is None:
+            return 0.1
+        if below is None:
+            return max(above.beta / 10.0, BETA_RANGE[0])
+        if above is None:
+            return min(below.beta * 10.0, BETA_RANGE[1])
+        low, high = np.log(below.beta), np.log(above.beta)
+        rise = above.exploitability - below.exploitability
+        t = (target - below.exploitability) / rise if rise > 0 else 0.5
+        return float(np.exp(low + min(max(t, 0.1), 0.9) * (high - low)))
+
+
+_CALIBRATIONS: dict[tuple, Calibration] = {}
+
+
+def calibration(game: Game, name: str, side: str) -> Calibration:
+    """The (cached) strength calibration of temperament ``name`` as ``side`` of ``game``;
+    games are told apart by system, ruleset hash and options."""
+    key = (game.info.system, game.info.ruleset_hash, _options_key(game.info.options), name,
+           side)
+    if key not in _CALIBRATIONS:
+        prior = temperament(game.info.system, name).policy(game)
+        _CALIBRATIONS[key] = Calibration(game, side, prior)
+    return _CALIBRATIONS[key]
+
+
+def _options_key(options: Mapping) -> str:
+    return json.dumps(options, sort_keys=True, default=str)
+
+
 # -- the exact personality
 
 @dataclass
 class Personality:
-    """A personality's exact play on one side of a game."""
+    """A personality's exact play on one side of a game, and what it gives away to a
+    best responder (``exploitability``, from its own side)."""
 
     name: str
     strength: float
     side: str
     prior: TemperamentPolicy
     solution: RegularizedSolution
+    exploitability: float
 
     @property
     def beta(self) -> float:
@@ -313,13 +497,15 @@ class Personality:
 
 
 def personality(game: Game, name: str, strength: float, side: str = "a") -> Personality:
-    """The exact play of personality ``name`` of strength ``strength`` as ``side``.
+    """The exact play of personality ``name`` of strength ``strength`` as ``side``, its
+    beta calibrated so that its exploitability is ``strength`` times the temperament's.
 
     Needs a game of public information (the exact solver's requirement).
     """
     strength = check_strength(strength)
     if side not in ("a", "b"):
         raise InputError(f"unknown side {side!r}; allowed: a, b")
-    prior = temperament(game.info.system, name).policy(game)
-    solution = solve_regularized(game, side, prior, strength_to_beta(strength))
-    return Personality(name, strength, side, prior, solution)
+    found = calibration(game, name, side)
+    beta = found.beta(strength)
+    point = found.point(beta)
+    return Personality(name, strength, side, found.prior, point.solution, point.exploitability)

@@ -43,7 +43,7 @@ METRICS: dict[str, Any] = {
     "exact": bool, "note": str, "game_value": "number",
     "value_against_best_response": "number", "exploitability": "number",
     "against_equilibrium": _OUTCOME, "against_best_response": _OUTCOME,
-    "tendencies_against": str,
+    "tendencies_against": str, "weighting": str,
     "situations": [{"name": str, "text": str, "reach": "number", "frequencies": "actions",
                     "most_frequent": "action"}],
     "exploit": [{"text": str}],
@@ -71,10 +71,16 @@ def build_profile(game: Game, policy: Policy, side: str, *,
 
     The policy is tabulated over every observation of ``side`` on the reachable
     states when the game is of public information (or ``tabular`` is true);
-    otherwise a network policy is embedded through its ``to_spec()``.
+    otherwise a network policy is embedded through its ``to_spec()``. Without
+    ``metrics`` they are computed (``agents.metrics.profile_metrics``: exact where the
+    game has public information), so a profile never records empty metrics.
     """
     if side not in ("a", "b"):
         raise InputError(f"unknown side {side!r}; allowed: a, b")
+    if metrics is None:
+        from .metrics import profile_metrics  # metrics imports this module
+
+        metrics = profile_metrics(game, policy, side)
     if tabular is None:
         tabular = game.info.public_information or not hasattr(policy, "to_spec")
     body = {"kind": "tabular", "source": source, "table": tabulate_policy(game, policy, side)} \

@@ -10,11 +10,16 @@ personalities measured against each other.
    of the duel minus its value against that best responder (payoff units, for the
    side it plays). Then the win / draw / loss of A for every pairing, A's
    personality against B's, with the equilibrium as a reference.
+   The strength curve: for each temperament on side A, its exploitability, the
+   calibrated beta and its most characteristic action (the one it plays most above the
+   equilibrium's frequency) at s = 0, 0.25, 0.5, 0.75, 1; strength is calibrated so
+   the exploitability grows linearly from 0 to the temperament's own.
 3. With ``--learn-minutes`` > 0, each personality is also learnt by the trainer (its
    magnet, weight s / (1 - s)) and compared with the exact one on the objective both
    aim at, the regularised value.
 
-Run: ``python experiments/selfplay_curves.py [--minutes 2] [--strength 0.5] [--json]``.
+Run: ``python experiments/selfplay_curves.py [--minutes 2] [--strength 0.5] [--json]``;
+``--strength-curve-only`` prints the strength curve alone (a minute or two per system).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import sys
 from pathlib import Path
 
 import envs
+from agents.metrics import characteristic_action
 from agents.personalities import personality, personality_names, systems_with_personalities
 from agents.selfplay import TrainConfig, train
 from solver.backward import solve_game
@@ -101,6 +107,36 @@ def personality_table(game, strength: float) -> dict:
                 "draw": result.draw, "loss": result.loss}
     return {"system": game.info.system, "strength": strength, "value": value,
             "exploitability": exploitable, "pairings": pairings}
+
+
+CURVE_STRENGTHS = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def strength_curve(game, side: str = "a") -> list[dict]:
+    """Temperament x strength -> exploitability, calibrated beta, characteristic action."""
+    rows = []
+    for name in personality_names(game.info.system):
+        for strength in CURVE_STRENGTHS:
+            found = personality(game, name, strength, side)
+            rows.append({"personality": name, "strength": strength, "beta": found.beta,
+                         "exploitability": found.exploitability,
+                         "characteristic": characteristic_action(game, found.policy, side)})
+    return rows
+
+
+def print_strength_curve(system: str, rows: list[dict]) -> None:
+    print(f"\n== {system}: exploitability by strength (side A; calibrated: linear in s) ==")
+    print(f"{'personality':>12}  " + "  ".join(f"{'s=' + format(s, 'g'):>22}"
+                                               for s in CURVE_STRENGTHS))
+    for name in dict.fromkeys(r["personality"] for r in rows):
+        cells = []
+        for r in (r for r in rows if r["personality"] == name):
+            top = r["characteristic"]
+            cells.append(f"{r['exploitability']:.3f} {top['action']} "
+                         f"{top['frequency']:4.0%}/{top['equilibrium']:3.0%}")
+        print(f"{name:>12}  " + "  ".join(f"{c:>22}" for c in cells))
+    print("cell: exploitability, most characteristic action, its frequency / the "
+          "equilibrium's")
 
 
 # -- 3. personalities learnt by the trainer ---------------------------------------------
@@ -187,7 +223,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--strength-curve-only", action="store_true",
+                        help="print only the strength calibration curve of each system")
     args = parser.parse_args(argv)
+    if args.strength_curve_only:
+        for system in systems_with_personalities():
+            if envs.systems()[system].status == "implemented":
+                print_strength_curve(system, strength_curve(make(system, args)))
+        return 0
     if args.minutes <= 0 or args.learn_minutes < 0 or not 0 <= args.strength <= 1:
         parser.error("--minutes must be > 0, --learn-minutes >= 0, --strength in [0, 1]")
     args.out.mkdir(parents=True, exist_ok=True)
@@ -197,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         game = make(system, args)
         report["personalities"].append(personality_table(game, args.strength))
+        report.setdefault("strength_curves", {})[system] = strength_curve(game)
         if args.learn_minutes > 0:
             report["learnt"][system] = learnt_personalities(game, args.strength, args)
     write_tables(report, args.out)
@@ -206,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
     print_curves(report["curves"])
     for table in report["personalities"]:
         print_personalities(table)
+    for system, rows in report.get("strength_curves", {}).items():
+        print_strength_curve(system, rows)
     for rows in report["learnt"].values():
         print_learnt(rows)
     return 0

@@ -48,7 +48,11 @@ _MAX_HALVINGS = 60
 
 
 def strength_to_beta(strength: float) -> float:
-    """The KL weight of a strength s in [0, 1]: s / (1 - s), infinite at s = 1."""
+    """The fixed map from a strength s in [0, 1] to a KL weight: s / (1 - s), infinite at
+    s = 1. It knows no game, so it is not a scale a game master can feel (on GD vs GD a
+    personality of s = 0.25 already gives away 75% of what its temperament gives away):
+    ``agents.personalities`` calibrates beta per game on the exact exploitability and
+    uses this map only as the trainer's weight where the game has hidden information."""
     if not 0.0 <= strength <= 1.0:
         raise ValueError(f"strength must lie in [0, 1], got {strength}")
     return np.inf if strength == 1.0 else strength / (1.0 - strength)

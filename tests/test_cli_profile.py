@@ -8,8 +8,11 @@ import sys
 
 import pytest
 
-from agents import load_profile, validate_profile
+import envs
+from agents import load_profile, make_profile, save_profile, temperament, validate_profile
 from agents.cli import main
+from agents.personalities import CALIBRATION_TOLERANCE
+from solver import MixPolicy, best_response, solve_game
 
 #: the allowed range of --minutes, as the error names it
 MINUTES = "minutes must be a finite number > 0"
@@ -18,9 +21,11 @@ TINY = ["falkenstein", "-o", "max_rounds=1", "--a", "fencing=AV", "--b", "fencin
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
-    """One short training run with a personality, shared by the tests that read it."""
+    """One short training run with a personality, shared by the tests that read it. The
+    game has public information, so only --network trains (a table would be computed
+    exactly)."""
     out = tmp_path_factory.mktemp("train") / "baron.json"
-    code = main(["train", *TINY, "--side", "b", "--personality", "cautious",
+    code = main(["train", *TINY, "--side", "b", "--personality", "cautious", "--network",
                  "--strength", "0.5", "--iterations", "30", "--seed", "3", "--out", str(out)])
     assert code == 0
     return out
@@ -32,7 +37,7 @@ def test_train_writes_a_valid_profile_with_its_curve(trained):
     assert document["personality"] == {"name": "cautious", "strength": 0.5}
     training = document["training"]
     assert training["steps"] == 30 and training["seed"] == 3
-    assert training["stored"] == document["policy"]["source"] == "exact"
+    assert training["stored"] == document["policy"]["source"] == "trained"
     assert set(training["candidates"]) == {"trained", "exact"}
     assert document["metrics"]["exploitability"] > 0
     for name in (training["curve_csv"], training["curve_png"], training["checkpoint"]):
@@ -41,7 +46,7 @@ def test_train_writes_a_valid_profile_with_its_curve(trained):
 
 
 def test_resume_continues_from_the_checkpoint(trained, capsys):
-    code = main(["train", *TINY, "--side", "b", "--personality", "cautious",
+    code = main(["train", *TINY, "--side", "b", "--personality", "cautious", "--network",
                  "--strength", "0.5", "--iterations", "45", "--seed", "3", "--resume",
                  "--out", str(trained), "--json"])
     assert code == 0
@@ -100,6 +105,71 @@ def test_bad_train_input_exits_2(tmp_path, monkeypatch, capsys, argv, message):
     assert message in captured.err
     assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
     assert not (tmp_path / "x.json").exists()
+
+
+def test_train_on_a_public_game_computes_the_exact_personality(tmp_path, capsys):
+    """No training whose result is discarded: the exact personality, and it says so."""
+    out = tmp_path / "exact.json"
+    code = main(["train", *TINY, "--side", "b", "--personality", "cautious", "--strength",
+                 "0.5", "--minutes", "5", "--out", str(out)])
+    assert code == 0
+    said = capsys.readouterr().out
+    assert "public information" in said and "nothing was trained" in said
+    assert "--minutes ignored" in said
+    document = validate_profile(out)
+    assert document["policy"]["source"] == "exact" and "steps" not in document["training"]
+    assert not (tmp_path / "exact.json.ckpt").exists()
+    # it is the personality: half the temperament's exploitability, measured afresh
+    game = envs.make("falkenstein", max_rounds=1, a={"fencing": "AV"}, b={"fencing": "GD"})
+    own = -solve_game(game).value
+    full = own + best_response(game, temperament("falkenstein", "cautious").policy(game),
+                               "a").value
+    lost = own + best_response(game, load_profile(out), "a").value
+    assert document["metrics"]["exploitability"] == pytest.approx(lost, abs=1e-9)
+    assert abs(lost - 0.5 * full) <= CALIBRATION_TOLERANCE * full + 1e-9
+
+
+@pytest.fixture(scope="module")
+def shown(tmp_path_factory):
+    """A personality's profile on a small public duel."""
+    game = envs.make("falkenstein", max_rounds=2, a={"fencing": "GD"}, b={"fencing": "GD"})
+    profile = make_profile(game, "a", personality="aggressive", strength=0.5)
+    path = save_profile(tmp_path_factory.mktemp("show") / "brute.json", profile.document)
+    return path, profile.document
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_profile_show_has_no_python_reprs(shown, tmp_path, capsys, hidden):
+    path = shown[0]
+    if hidden:  # options holding a weights table (the prior) and booleans
+        game = envs.make("falkenstein", max_rounds=1, hidden_levels=True,
+                         prior_a={"PR": 0.25, "AV": 0.75})
+        mix = MixPolicy({"AA": 1, "DR": 1}, game.action_names)
+        path = save_profile(tmp_path / "mix.json", make_profile(game, "a", policy=mix).document)
+    assert main(["profile", "show", str(path)]) == 0
+    text = capsys.readouterr().out
+    for repr_part in ("{", "}", "['", "None", "True", "False", "np."):
+        assert repr_part not in text, repr_part
+    if hidden:
+        assert "prior_a=PR:0.25,AV:0.75" in text and "hidden_levels=true" in text
+
+
+def test_profile_show_weights_situations_one_way_and_drops_the_obvious(shown, capsys):
+    metrics = shown[1]["metrics"]
+    tendencies = {row["name"]: row for row in metrics["situations"]}
+    # the same play, the same weights: the exploit section quotes the tendency table
+    for row in metrics["exploit"]:
+        assert row["its_frequency"] == pytest.approx(
+            tendencies[row["name"]]["frequencies"][row["most_frequent"]], abs=1e-12)
+    assert main(["profile", "show", str(shown[0])]) == 0
+    text = capsys.readouterr().out
+    listed = {line.split()[0] for line in text.splitlines()
+              if line.split() and line.split()[0] in tendencies}
+    obvious = {name for name, row in tendencies.items()
+               if row["reach"] > 0.9 and name != "overall"}
+    assert obvious, "this duel has situation classes that hold almost always"
+    assert listed and not listed & obvious
+    assert "against the equilibrium" in text.split("How to exploit it")[1].splitlines()[0]
 
 
 def test_a_profile_that_is_not_json_exits_2(tmp_path, capsys):

@@ -201,3 +201,144 @@ def test_bad_names_and_strengths(small):
         personality(small, "cautious", 1.5)
     with pytest.raises(InputError, match="no personalities for system 'toy_pennies'"):
         personality(PenniesDuel(), "cautious", 0.5)
+
+
+# -- descriptions are claims, and strength is calibrated
+
+STRENGTHS = (0.25, 0.5, 0.75, 1.0)
+#: a claim's share must beat the equilibrium's by this much (half a percentage point)
+MARGIN = 0.005
+#: and may not fall as strength grows by more than a thousandth of a percentage point:
+#: aggressive's Attack share saturates near its maximum and moves by a few millionths
+NOT_FALLING = 1e-5
+
+
+@pytest.fixture(scope="module", params=[("GD", "GD"), ("GR", "GD")], ids=["GDvGD", "GRvGD"])
+def pairing(request):
+    """Two rounds, so sixteen calibrations fit in a test run (the full duel is in
+    experiments/selfplay_curves.py)."""
+    a, b = request.param
+    return envs.make("falkenstein", a={"fencing": a}, b={"fencing": b}, max_rounds=2)
+
+
+def _claim_counts(game, policy, side, opponent, claim, matches):
+    """Expected numbers of (claim-weighted decisions in the situation, decisions in the
+    situation, all decisions) of ``side``, by plain recursion over ``game.outcomes``
+    (independent of solver.evaluate's sparse forward pass)."""
+    from solver.game import other, policy_mix
+    weights = np.array([claim.more.get(a, 0.0) for a in game.action_names])
+    memo = {}
+
+    def walk(state):
+        if state in memo:
+            return memo[state]
+        if game.is_terminal(state):
+            return np.zeros(3)
+        mine = policy_mix(policy, game, state, side)
+        theirs = policy_mix(opponent, game, state, other(side))
+        inside = matches(tuple(game.observe(state, side)))
+        total = np.array([mine @ weights if inside else 0.0, float(inside), 1.0])
+        mix_a, mix_b = (mine, theirs) if side == "a" else (theirs, mine)
+        for i in np.flatnonzero(mix_a > 0):
+            for j in np.flatnonzero(mix_b > 0):
+                for q, nxt in game.outcomes(state, int(i), int(j)):
+                    total = total + mix_a[i] * mix_b[j] * q * walk(nxt)
+        memo[state] = total
+        return total
+
+    return sum(p * walk(s) for p, s in game.initial_outcomes())
+
+
+def _share(counts, claim) -> float | None:
+    """The claim's share, or None where the situation never arises."""
+    weighted, inside, everything = counts
+    if inside <= 0:
+        return None
+    return weighted / (everything if claim.of == "all" else inside)
+
+
+@pytest.mark.parametrize("side", ["a", "b"])
+@pytest.mark.parametrize("name", ["aggressive", "cautious", "trickster", "steady"])
+def test_descriptions_hold_at_every_strength(pairing, name, side):
+    """Every claim of the description, against the maximum-entropy equilibrium, with
+    the personality's own visits against the equilibrium as weights (as everywhere)."""
+    from agents.personalities import load_personality_data
+    data = load_personality_data("falkenstein")
+    classes = {s.name: s for s in data.situations}
+    found = data.temperaments[name]
+    assert found.claims, f"{name} has a description but no claim"
+    solution = solve_game(pairing)
+    foe = solution.policy_for("b" if side == "a" else "a")
+    plays = [personality(pairing, name, s, side).policy for s in STRENGTHS]
+    for claim in found.claims:
+        matches = classes[claim.situation].matcher(pairing)
+        sound = _share(_claim_counts(pairing, solution.policy_for(side), side, foe, claim,
+                                     matches), claim)
+        shares = [_share(_claim_counts(pairing, p, side, foe, claim, matches), claim)
+                  for p in plays]
+        if all(share is None for share in shares):
+            continue  # the situation never arises for this side: nothing is claimed
+        assert None not in shares, (name, claim.situation, shares)
+        assert min(shares) > (sound or 0.0) + MARGIN, (name, claim.text, sound, shares)
+        assert all(b >= a - NOT_FALLING for a, b in zip(shares, shares[1:], strict=False)), \
+            (name, claim.text, shares)
+
+
+@pytest.mark.parametrize("name", ["cautious", "trickster", "steady"])
+def test_exploitability_is_linear_in_strength(pairing, name):
+    """At s = 0.25, 0.5, 0.75 the personality gives away s times what its temperament
+    gives away, within CALIBRATION_TOLERANCE of the latter (measured here by a best
+    response, not by the calibration's own bookkeeping). GR vs GD is a forced win for
+    A: B's play gives nothing away, so A is the side measured there."""
+    from agents.personalities import CALIBRATION_TOLERANCE
+    side = "b" if pairing.options["a"]["fencing"] == pairing.options["b"]["fencing"] else "a"
+    own = solve_game(pairing).value * (1 if side == "a" else -1)
+    responder = "b" if side == "a" else "a"
+
+    def lost(policy):
+        return own + best_response(pairing, policy, responder).value
+
+    full = lost(temperament("falkenstein", name).policy(pairing))
+    assert full > 0.05  # a temperament that gives nothing away would test nothing
+    for s in (0.25, 0.5, 0.75):
+        measured = lost(personality(pairing, name, s, side).policy)
+        assert abs(measured - s * full) <= CALIBRATION_TOLERANCE * full + 1e-9, (s, measured)
+
+
+def test_claims_are_checked_data(tmp_path):
+    bad = tmp_path / "claims.toml"
+    bad.write_text('[temperament.x]\n[[temperament.x.claim]]\nsituation = "nowhere"\n'
+                   'more = { AA = 1 }\n[situation.overall]\ntext = "anywhere"\nif = []\n')
+    with pytest.raises(InputError, match="unknown situation 'nowhere'.*allowed: overall"):
+        load_personality_data("falkenstein", bad)
+    bad.write_text('[temperament.x]\n[[temperament.x.claim]]\nsituation = "overall"\n'
+                   'more = { AA = 1 }\nof = "most"\n')
+    with pytest.raises(InputError, match="unknown 'of' 'most'; allowed: situation, all"):
+        load_personality_data("falkenstein", bad)
+
+
+# -- one call from a game to a profile with exact metrics
+
+def test_make_profile_from_a_personality(small):
+    from agents import make_profile
+    profile = make_profile(small, "b", personality="cautious", strength=0.5)
+    metrics = profile.document["metrics"]
+    assert profile.document["personality"] == {"name": "cautious", "strength": 0.5}
+    own = -solve_game(small).value
+    lost = own + best_response(small, profile, "a").value  # the profile as a policy
+    assert metrics["exact"] and metrics["exploitability"] == pytest.approx(lost, abs=1e-9)
+    assert lost > 0.01
+
+
+def test_make_profile_from_a_policy_and_build_profile_fills_metrics(small):
+    from agents import build_profile, make_profile
+    equilibrium = solve_game(small).policy_for("a")
+    made = make_profile(small, "a", policy=equilibrium)
+    assert made.document["metrics"]["exploitability"] == pytest.approx(0.0, abs=1e-9)
+    uniform = MixPolicy({"AA": 1, "DR": 1}, small.action_names)
+    built = build_profile(small, uniform, "a")  # no metrics given: they are computed
+    lost = solve_game(small).value + best_response(small, uniform, "b").value
+    assert built["metrics"]["exact"]
+    assert built["metrics"]["exploitability"] == pytest.approx(lost, abs=1e-9)
+    with pytest.raises(InputError, match="exactly one of personality=, policy=, result="):
+        make_profile(small, "a", personality="cautious", policy=uniform)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..metrics import TELLS_NOTHING
 from ..personalities import personality_names
 from ..profiles import load_profile
 from .common import add_json, emit_json, format_table, percent
@@ -51,10 +52,9 @@ def run_show(args) -> int:
 def _header(profile) -> list[str]:
     document = profile.document
     options = profile.options
-    sheets = [f"{side.upper()}: " + ",".join(f"{k}={v}" for k, v in (options.get(side) or {})
-                                            .items())
+    sheets = [f"{side.upper()}: " + _words(options.get(side))
               for side in ("a", "b") if isinstance(options.get(side), dict)]
-    rest = ", ".join(f"{k}={v}" for k, v in options.items()
+    rest = ", ".join(f"{k}={_words(v)}" for k, v in options.items()
                      if k not in ("a", "b") and v is not None)
     lines = [f"Profile {profile.name} ({document['schema']}): {profile.system}, "
              f"plays side {profile.side.upper()}", *sheets]
@@ -75,6 +75,31 @@ def _header(profile) -> list[str]:
     lines.append(f"Made {document['created']} with duel-solver {document['package_version']}, "
                  f"ruleset {document['ruleset_hash']}")
     return lines
+
+
+def _words(value) -> str:
+    """A recorded value as a person types it on the command line (``fencing=GD``,
+    ``PR:0.25,AV:0.75``, ``true``), never a Python repr."""
+    if isinstance(value, dict):
+        if value and all(isinstance(v, int | float) and not isinstance(v, bool)
+                         for v in value.values()):
+            return ",".join(f"{k}:{v:.4g}" for k, v in value.items())
+        return ",".join(k if v is True else f"{k}={_words(v)}" for k, v in value.items()
+                        if v is not None and v is not False)
+    if isinstance(value, list | tuple):
+        return "/".join(_words(v) for v in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _telling(rows: list[dict]) -> list[dict]:
+    """The rows worth a GM's reading: "overall", and the situation classes that hold in
+    at most ``TELLS_NOTHING`` of the decisions (the others say what "overall" says)."""
+    return [row for row in rows
+            if row["name"] == "overall" or row.get("reach", 0.0) <= TELLS_NOTHING]
 
 
 def _description(system: str, name: str) -> str:
@@ -108,24 +133,32 @@ def _number(metrics: dict, key: str, spec: str) -> str:
 
 
 def _tendencies(profile) -> list[str]:
-    rows_in = profile.metrics.get("situations") or []
+    rows_in = _telling(profile.metrics.get("situations") or [])
     if not rows_in:
         return []
     names = list(profile.action_names)
     rows = [[row["name"], percent(row["reach"]),
              *(f"{100 * row['frequencies'].get(a, 0.0):.0f}%" for a in names),
              row["most_frequent"]] for row in rows_in]
-    against = profile.metrics.get("tendencies_against", "its opponent")
-    lines = ["", f"Tendencies by situation (how often it plays each action, against {against};"
-             " reach = share of its decisions):",
+    lines = ["", f"Tendencies by situation (how often it plays each action; {_weighting(profile)};"
+             " reach = share of its decisions; situations that hold in more than "
+             f"{TELLS_NOTHING:.0%} of them are left out):",
              format_table(["situation", "reach", *names, "mostly"], rows), ""]
     lines += [f"  {row['name']}: {row['text']}" for row in rows_in]
     return lines
 
 
 def _exploit(profile) -> list[str]:
-    rows = profile.metrics.get("exploit") or []
+    rows = _telling(profile.metrics.get("exploit") or [])
     if not rows:
         return []
-    return ["", "How to exploit it (what a best responder does where it gets):",
-            *(f"  - {row['text']}" for row in rows)]
+    return ["", f"How to exploit it (what a best responder plays; {_weighting(profile)}, "
+            "as above):", *(f"  - {row['text']}" for row in rows)]
+
+
+def _weighting(profile) -> str:
+    weighting = profile.metrics.get("weighting")
+    if weighting:
+        return weighting
+    against = profile.metrics.get("tendencies_against", "its opponent")
+    return f"against {against}"

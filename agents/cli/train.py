@@ -1,15 +1,19 @@
-"""``duel train``: train an NPC duellist by self-play and save it as an opponent profile.
+"""``duel train``: make an NPC duellist and save it as an opponent profile.
 
-With ``--personality`` the trained side is pulled toward its temperament (the
-trainer's magnet, weight s / (1 - s)). Where the game is of public information the
-personality is also computed exactly; the profile stores whichever of the two has
-the higher regularised value (the objective both aim at) and says which.
+Where the game has public information the exact solver takes it: the personality (or,
+without ``--personality``, the equilibrium) is computed exactly in seconds and stored,
+and nothing is trained. Training by self-play is for games the solver cannot take
+(hidden information) and for ``--network``, which stores a trained network; there the
+trained side is pulled toward its temperament (the trainer's magnet, with the
+calibrated weight where the game is public, s / (1 - s) otherwise), and where an exact
+personality exists too the report compares both on the objective they share.
 """
 
 from __future__ import annotations
 
 import math
 import sys
+import time
 from pathlib import Path
 
 from solver.backward import solve_game
@@ -18,7 +22,7 @@ from solver.game import other
 from solver.regularized import regularized_value, solve_regularized, strength_to_beta
 
 from ..metrics import profile_metrics
-from ..personalities import check_strength, temperament
+from ..personalities import calibration, check_strength, personality, temperament
 from ..profiles import build_profile, save_profile
 from .common import add_game_args, add_json, emit_json, format_table, make_game
 
@@ -99,12 +103,65 @@ def _check_out(out: Path) -> None:
 def run(args) -> int:
     settings = _settings(args)
     game = make_game(args)
+    _check_out(Path(args.out))
+    if game.info.public_information and not args.network:
+        return _exact(game, args, settings)
+    return _trained(game, args, settings)
+
+
+def _exact(game, args, settings: dict) -> int:
+    """The exact personality (or equilibrium): the solver takes public games whole."""
     side, out = args.side, Path(args.out)
-    _check_out(out)
+    began = time.perf_counter()
+    if args.personality:
+        found = personality(game, args.personality, settings["strength"], side)
+        policy, what = found.policy, (f"the exact {args.personality} personality of strength "
+                                      f"{settings['strength']:g}")
+    else:
+        policy, what = solve_game(game).policy_for(side), "the exact equilibrium"
+    seconds = time.perf_counter() - began
+    ignored = [flag for flag, given in (("--minutes", args.minutes),
+                                        ("--iterations", args.iterations),
+                                        ("--resume", args.resume)) if given]
+    reason = (f"the game has public information: {what} was computed in {seconds:.1f} s, "
+              "nothing was trained (training is for games with hidden information, or "
+              "--network)")
+    training = {"seed": settings["seed"], "stored": "exact", "seconds": seconds,
+                "regularization": _beta(game, args, settings), "reason": reason}
+    if ignored:
+        training["note"] = f"{', '.join(ignored)} ignored: nothing to train"
+    metrics = profile_metrics(game, policy, side)
+    document = build_profile(game, policy, side, personality=_record(args, settings),
+                             metrics=metrics, training=training, source="exact",
+                             name=args.name or out.stem)
+    save_profile(out, document)
+    _report(args, out, document, {}, "exact")
+    return 0
+
+
+def _beta(game, args, settings: dict) -> float | None:
+    """The personality's regularisation weight: calibrated on a public game, the fixed
+    map s / (1 - s) where no exact calibration exists; None for the temperament itself."""
+    if not args.personality:
+        return 0.0
+    strength = settings["strength"]
+    beta = (calibration(game, args.personality, args.side).beta(strength)
+            if game.info.public_information else strength_to_beta(strength))
+    return None if math.isinf(beta) else beta
+
+
+def _record(args, settings: dict) -> dict | None:
+    return ({"name": args.personality, "strength": settings["strength"]}
+            if args.personality else None)
+
+
+def _trained(game, args, settings: dict) -> int:
+    side, out = args.side, Path(args.out)
     prior = None
     if args.personality:
         prior = temperament(game.info.system, args.personality).policy(game)
-    beta = strength_to_beta(settings["strength"]) if prior is not None else 0.0
+    beta = _beta(game, args, settings)
+    beta = math.inf if beta is None else beta
     trained = None if math.isinf(beta) else _train(game, args, settings, prior, beta, out)
     candidates = _candidates(game, side, prior, beta, trained)
     network = args.network and "trained" in candidates
@@ -112,10 +169,8 @@ def run(args) -> int:
     chosen = candidates[stored]
     opponent = None if trained is None else getattr(trained, f"policy_{other(side)}")
     metrics = profile_metrics(game, chosen["policy"], side, opponent=opponent)
-    personality = ({"name": args.personality, "strength": settings["strength"]}
-                   if args.personality else None)
     training = _training_record(args, settings, beta, trained, candidates, stored, out)
-    document = build_profile(game, chosen["policy"], side, personality=personality,
+    document = build_profile(game, chosen["policy"], side, personality=_record(args, settings),
                              metrics=metrics, training=training, source=stored,
                              tabular=not network,
                              name=args.name or out.stem)
@@ -217,7 +272,7 @@ def _report(args, out: Path, document: dict, candidates: dict, stored: str) -> N
         return
     rows = [[name, _fmt(entry.get("value_against_best_response")),
              _fmt(entry.get("regularized_value")), "yes" if name == stored else "no"]
-            for name, entry in training["candidates"].items()]
+            for name, entry in training.get("candidates", {}).items()]
     lines = []
     if "steps" in training:
         pair = training["pair_exploitability"]
@@ -225,7 +280,11 @@ def _report(args, out: Path, document: dict, candidates: dict, stored: str) -> N
                      f"self-play pair exploitability "
                      f"{'n/a' if pair is None else f'{pair:.4f}'}")
     header = ["policy", "vs best responder", "regularised value", "stored"]
-    lines += ["", format_table(header, rows), "", training["reason"]]
+    if rows:
+        lines += ["", format_table(header, rows), ""]
+    lines.append(training["reason"][:1].upper() + training["reason"][1:] + ".")
+    if training.get("note"):
+        lines.append(training["note"][:1].upper() + training["note"][1:] + ".")
     metrics = document["metrics"]
     if metrics.get("exact"):
         lines.append(f"Exploitability (value lost to a best responder): "
