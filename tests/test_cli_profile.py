@@ -25,7 +25,7 @@ def trained(tmp_path_factory):
     game has public information, so only --network trains (a table would be computed
     exactly)."""
     out = tmp_path_factory.mktemp("train") / "baron.json"
-    code = main(["train", *TINY, "--side", "b", "--personality", "cautious", "--network",
+    code = main(["train", *TINY, "--personality", "cautious", "--network",
                  "--strength", "0.5", "--iterations", "30", "--seed", "3", "--out", str(out)])
     assert code == 0
     return out
@@ -46,7 +46,7 @@ def test_train_writes_a_valid_profile_with_its_curve(trained):
 
 
 def test_resume_continues_from_the_checkpoint(trained, capsys):
-    code = main(["train", *TINY, "--side", "b", "--personality", "cautious", "--network",
+    code = main(["train", *TINY, "--personality", "cautious", "--network",
                  "--strength", "0.5", "--iterations", "45", "--seed", "3", "--resume",
                  "--out", str(trained), "--json"])
     assert code == 0
@@ -110,7 +110,7 @@ def test_bad_train_input_exits_2(tmp_path, monkeypatch, capsys, argv, message):
 def test_train_on_a_public_game_computes_the_exact_personality(tmp_path, capsys):
     """No training whose result is discarded: the exact personality, and it says so."""
     out = tmp_path / "exact.json"
-    code = main(["train", *TINY, "--side", "b", "--personality", "cautious", "--strength",
+    code = main(["train", *TINY, "--personality", "cautious", "--strength",
                  "0.5", "--minutes", "5", "--out", str(out)])
     assert code == 0
     said = capsys.readouterr().out
@@ -198,3 +198,18 @@ def test_bad_input_through_the_real_command(tmp_path):
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert "is not JSON" in done.stderr
+
+
+def test_the_same_flags_mean_the_same_duel_in_train_and_odds(tmp_path):
+    # --me is the user in every command; the NPC trained is --them, on the other side.
+    # Asking `duel odds` about it with the very same flags must raise no warning.
+    import warnings
+    out = tmp_path / "npc.json"
+    flags = ["falkenstein", "--me", "fencing=GD", "--them", "fencing=GR", "-o",
+             "max_rounds=1"]
+    assert main(["train", *flags, "--personality", "cautious", "--out", str(out)]) == 0
+    document = json.loads(out.read_text())
+    assert document["side"] == "b" and document["options"]["b"]["fencing"] == "GR"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert main(["odds", *flags, "--vs", str(out)]) == 0

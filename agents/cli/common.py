@@ -53,9 +53,9 @@ def _argparse_type(parse):
     return convert
 
 
-def sheets(args: argparse.Namespace) -> dict[str, dict]:
+def sheets(args: argparse.Namespace, mine: str | None = None) -> dict[str, dict]:
     """A's and B's sheets from --a/--b and --me/--them (--me is the sheet of --side)."""
-    mine = getattr(args, "side", "a") or "a"
+    mine = mine or args.side
     theirs = "b" if mine == "a" else "a"
     chosen = {"a": args.a, "b": args.b}
     for side, flag, given in ((mine, "--me", args.me), (theirs, "--them", args.them)):
@@ -68,9 +68,9 @@ def sheets(args: argparse.Namespace) -> dict[str, dict]:
     return {side: sheet or "" for side, sheet in chosen.items()}
 
 
-def game_options(args: argparse.Namespace) -> dict:
+def game_options(args: argparse.Namespace, mine: str | None = None) -> dict:
     """``envs.make``'s keyword arguments, still as text: the system's schema checks them."""
-    options = sheets(args)
+    options = sheets(args, mine)
     if args.ruleset:
         options["ruleset"] = args.ruleset
     for name, text in args.options:
@@ -82,8 +82,10 @@ def game_options(args: argparse.Namespace) -> dict:
     return options
 
 
-def make_game(args: argparse.Namespace):
-    return envs.make(args.system, **game_options(args))
+def make_game(args: argparse.Namespace, mine: str | None = None):
+    """The game of the command line; ``--me`` is the sheet of ``mine`` (``--side`` by
+    default, the side the user plays)."""
+    return envs.make(args.system, **game_options(args, mine))
 
 
 def emit_json(document) -> None:

@@ -39,7 +39,8 @@ def register(subparsers) -> None:
                     "learning curve.")
     add_game_args(parser)
     parser.add_argument("--side", choices=("a", "b"), default="a",
-                        help="the side the profile plays (default a)")
+                        help="the side you will play against the NPC (default a), as in "
+                             "every command: the NPC plays the other side, --them's sheet")
     parser.add_argument("--personality", metavar="NAME",
                         help="a built-in temperament, e.g. cautious (see the README)")
     parser.add_argument("--strength", metavar="S",
@@ -103,6 +104,7 @@ def _check_out(out: Path) -> None:
 def run(args) -> int:
     settings = _settings(args)
     game = make_game(args)
+    args.npc = other(args.side)  # the side the profile plays
     _check_out(Path(args.out))
     if game.info.public_information and not args.network:
         return _exact(game, args, settings)
@@ -111,7 +113,7 @@ def run(args) -> int:
 
 def _exact(game, args, settings: dict) -> int:
     """The exact personality (or equilibrium): the solver takes public games whole."""
-    side, out = args.side, Path(args.out)
+    side, out = args.npc, Path(args.out)
     began = time.perf_counter()
     if args.personality:
         found = personality(game, args.personality, settings["strength"], side)
@@ -145,7 +147,7 @@ def _beta(game, args, settings: dict) -> float | None:
     if not args.personality:
         return 0.0
     strength = settings["strength"]
-    beta = (calibration(game, args.personality, args.side).beta(strength)
+    beta = (calibration(game, args.personality, args.npc).beta(strength)
             if game.info.public_information else strength_to_beta(strength))
     return None if math.isinf(beta) else beta
 
@@ -156,7 +158,7 @@ def _record(args, settings: dict) -> dict | None:
 
 
 def _trained(game, args, settings: dict) -> int:
-    side, out = args.side, Path(args.out)
+    side, out = args.npc, Path(args.out)
     prior = None
     if args.personality:
         prior = temperament(game.info.system, args.personality).policy(game)
@@ -192,9 +194,9 @@ def _train(game, args, settings: dict, prior, beta: float, out: Path):
         # a table is stored unless --network: distilling would be wasted work
         distill_steps=TrainConfig.distill_steps if args.network else 0)
     if prior is not None:
-        setattr(config, f"magnet_{args.side}", prior)
+        setattr(config, f"magnet_{args.npc}", prior)
     who = f" ({args.personality}, strength {settings['strength']:g})" if prior else ""
-    print(f"duel train: training {game.info.system} side {args.side}{who}; "
+    print(f"duel train: training {game.info.system} side {args.npc}{who}; "
           f"checkpoint {config.checkpoint}", file=sys.stderr)
     return train(game, config, progress=True, resume=args.resume)
 

@@ -269,7 +269,7 @@ def test_cli_lists_the_system(system, capsys):
 
 def test_cli_trains_a_profile_that_plays(system, tmp_path, capsys):
     profile = tmp_path / "npc.json"
-    assert main(["train", *cli_options(system), "--side", "b", "--iterations", "200",
+    assert main(["train", *cli_options(system), "--iterations", "200",
                  "--out", str(profile)]) == 0
     assert main(["profile", "show", str(profile)]) == 0
     assert main(["odds", *cli_options(system), "--vs", str(profile)]) == 0
