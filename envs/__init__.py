@@ -119,7 +119,7 @@ def register_gymnasium() -> None:
     for entry in systems().values():
         env_id = f"duel/{entry.name}-v0"
         if entry.implemented and env_id not in registry:
-            gym_register(id=env_id, entry_point="envs.single:SingleDuelEnv",
+            gym_register(id=env_id, entry_point="agents.gym:single_env",
                          kwargs={"system": entry.name})
 
 

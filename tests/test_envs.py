@@ -463,3 +463,25 @@ def test_a_draw_pays_plus_zero_to_both_sides():
     while not over:
         _, reward, over, *_ = single.step("RR")
     assert reward == 0.0 and math.copysign(1.0, reward) == 1.0
+
+
+def test_gymnasium_make_in_a_fresh_process_takes_every_opponent_form(tmp_path):
+    # Gymnasium's module prefix imports envs first; a profile path and a personality are
+    # accepted as opponents, as everywhere else
+    import subprocess
+    import sys
+    profile = tmp_path / "npc.json"
+    from agents.cli import main
+    assert main(["train", "falkenstein", "-o", "max_rounds=1", "--them", "fencing=GD",
+                 "--personality", "cautious", "--out", str(profile)]) == 0
+    script = (
+        "import gymnasium\n"
+        f"for opponent in ({str(profile)!r}, 'cautious:0.5', 'uniform'):\n"
+        "    env = gymnasium.make('envs:duel/falkenstein-v0', opponent=opponent,\n"
+        "                         b={'fencing': 'GD'}, max_rounds=1)\n"
+        "    observation, info = env.reset(seed=0)\n"
+        "    print(type(env.unwrapped).__name__)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["SingleDuelEnv"] * 3

@@ -14,6 +14,7 @@ from solver.errors import InputError
 from solver.evaluate import state_chances
 from solver.policy import MixPolicy
 
+from ..opponents import opponent_policy
 from .common import (
     add_game_args,
     add_json,
@@ -24,7 +25,6 @@ from .common import (
     make_game,
     percent,
 )
-from .opponents import opponent_policy
 
 
 def register(subparsers) -> None:

@@ -10,8 +10,8 @@ from envs.opponents import play
 from solver.errors import InputError
 from solver.game import sample_outcome, sample_step
 
+from ..opponents import opponent_label, opponent_policy
 from .common import add_game_args, add_json, add_side, emit_json, game_header, make_game
-from .opponents import opponent_label, opponent_policy
 
 
 def register(subparsers) -> None:

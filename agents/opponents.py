@@ -1,4 +1,6 @@
-"""``--vs`` on the command line: every form of opponent, as a policy."""
+"""Every form of opponent, as a policy: the one place above both the solver and the
+environments where a name, a mix, a profile file or a personality becomes a policy
+(the CLI's ``--vs``, and Gymnasium's ``opponent=`` through ``agents.gym``)."""
 
 from __future__ import annotations
 
@@ -8,8 +10,8 @@ from pathlib import Path
 from envs.opponents import resolve_opponent
 from solver.errors import InputError
 
-from ..personalities import check_strength, personality, personality_names
-from ..profiles import is_profile_path, load_profile
+from .personalities import check_strength, personality, personality_names
+from .profiles import is_profile_path, load_profile
 
 DEFAULT_STRENGTH = 0.5
 
@@ -31,8 +33,10 @@ def personality_names_or_none(system: str) -> dict[str, str]:
         return {}
 
 
-def opponent_policy(spec: str, game, player: str):
+def opponent_policy(spec, game, player: str):
     """The policy that ``spec`` names, playing ``player`` in ``game``."""
+    if not isinstance(spec, str):
+        return resolve_opponent(spec, game, player)
     if is_profile_path(spec):
         return resolve_opponent(load_profile(spec), game, player)
     name, _, strength = spec.partition(":")

@@ -1,0 +1,22 @@
+"""Gymnasium's entry point for ``duel/<system>-v0``: the single-agent environment with
+its opponent in any form ``agents.opponents`` accepts (a profile file or a personality
+too), so ``gymnasium.make("envs:duel/falkenstein-v0", opponent="baron.json")`` works."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import envs
+from envs.single import SingleDuelEnv
+from solver.game import other
+
+from .opponents import opponent_policy
+
+
+def single_env(system: str, opponent: Any = "uniform", player: str = "a",
+               render_mode: str | None = None, illegal: str = "raise",
+               skip_forced: bool = True, **options: Any) -> SingleDuelEnv:
+    game = envs.make(system, **options)
+    policy = opponent_policy(opponent, game, other(player))
+    return SingleDuelEnv(game, opponent=policy, player=player, render_mode=render_mode,
+                         illegal=illegal, skip_forced=skip_forced)
