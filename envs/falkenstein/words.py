@@ -28,8 +28,10 @@ class FalkensteinWords:
     methods); it reads the rules' tables and never changes a state."""
 
     def state_fields(self, state: State) -> dict:
-        """The state's fields, plus ``back_b``."""
+        """The state's fields, plus ``back_b`` (the card history is not an integer field:
+        a moment given by fields starts its round's history afresh)."""
         view = state._asdict()
+        del view["history"]
         view["back_b"] = self._room - state.back_a
         return view
 
