@@ -117,7 +117,9 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
         top_level = len(self.rules.ladder) - 1
         public = not self.hidden_levels
         hidden = 0 if public else -1
-        fields = [("round", 1, self.max_rounds), ("exchange", 1, EXCHANGES_PER_ROUND),
+        # with hidden levels the round's bound starts at 0 (never seen), so the one-round
+        # duel the exact solver takes has no constant field in its Box space
+        fields = [("round", 1 + hidden, self.max_rounds), ("exchange", 1, EXCHANGES_PER_ROUND),
                   ("own_owed", 0, most_owed), ("opp_owed", hidden, most_owed),
                   ("own_back", 0, self._room), ("opp_back", 0, self._room),
                   ("own_health", -worst_wound, top_health),
