@@ -26,8 +26,11 @@ from .errors import InputError
 from .game import Game, Policy, joint_outcomes, renormalise
 from .policy import TabularPolicy
 
-#: decision points beyond which the tree is not unrolled (memory of the linear program)
-MAX_NODES = 400_000
+#: points of the tree (decisions and ends) beyond which it is not unrolled: the memory of
+#: the unrolled tree and of the linear program
+MAX_NODES = 2_000_000
+#: random descents that estimate the tree's size before unrolling it (Knuth's estimator)
+PROBES = 200
 
 
 @dataclass
@@ -39,6 +42,7 @@ class Sequences:
     observation: list[tuple] = field(default_factory=list)
     mask: list[np.ndarray] = field(default_factory=list)
     first: list[int] = field(default_factory=list)   # information set -> its first sequence
+    following: list[list[int]] = field(default_factory=list)  # set -> sequence by action
     count: int = 1                                     # sequences so far (the empty one too)
 
     def infoset(self, parent: int, observation: tuple, mask: np.ndarray) -> int:
@@ -51,13 +55,14 @@ class Sequences:
         self.observation.append(observation)
         self.mask.append(mask)
         self.first.append(self.count)
+        ranks = np.cumsum(mask) - 1 + self.count
+        self.following.append(np.where(mask, ranks, -1).tolist())
         self.count += int(mask.sum())
         return index
 
     def sequence(self, infoset: int, action: int) -> int:
         """The sequence of playing ``action`` at ``infoset`` (legal actions in order)."""
-        rank = int(self.mask[infoset][:action].sum())
-        return self.first[infoset] + rank
+        return self.following[infoset][action]
 
     def constraints(self) -> sp.csr_matrix:
         """The realisation-plan constraints: row 0 is the empty sequence, one row per
@@ -81,6 +86,7 @@ class Tree:
     node_infoset: dict[str, list[int]] = field(default_factory=lambda: {"a": [], "b": []})
     node_parent: dict[str, list[int]] = field(default_factory=lambda: {"a": [], "b": []})
     node_root: list[int] = field(default_factory=list)
+    node_depth: list[int] = field(default_factory=list)  # steps from the start
     leaf_seq: dict[str, list[int]] = field(default_factory=lambda: {"a": [], "b": []})
     leaf_chance: list[float] = field(default_factory=list)
     leaf_payoff: list[float] = field(default_factory=list)
@@ -94,32 +100,59 @@ class Tree:
         return sp.csr_matrix((weights, (self.leaf_seq["a"], self.leaf_seq["b"])), shape=shape)
 
 
+def _too_large(game: Game, size: float, max_nodes: int) -> InputError:
+    return InputError(
+        f"{game.info.system} with these options unrolls into {size:.3g} points or more, "
+        f"beyond the {max_nodes} the exact hidden-information solver can take; shorten "
+        "the duel (e.g. -o max_rounds=1) or learn it with the self-play trainer (duel train)")
+
+
+def estimate_size(game: Game, probes: int = PROBES, seed: int = 0) -> float:
+    """The expected number of points of the unrolled tree, estimated by random descents
+    (Knuth 1975: a descent's product of branching factors is unbiased for each depth)."""
+    rng = np.random.default_rng(seed)
+    starts = game.initial_outcomes()
+    total = 0.0
+    for _ in range(probes):
+        width, state = float(len(starts)), starts[rng.integers(len(starts))][1]
+        total += 1.0 + width
+        while not game.is_terminal(state):
+            mask_a = game.legal_mask(state, "a")
+            mask_b = game.legal_mask(state, "b")
+            children = [after for _, _, outcomes in joint_outcomes(game, state, mask_a, mask_b)
+                        for _, after in outcomes]
+            width *= len(children)
+            total += width
+            state = children[rng.integers(len(children))]
+    return total / probes
+
+
 def build_tree(game: Game, max_nodes: int = MAX_NODES) -> Tree:
-    """Unroll ``game`` from its initial outcomes; an InputError beyond ``max_nodes``."""
+    """Unroll ``game`` from its initial outcomes; an InputError beyond ``max_nodes``
+    points (refused at once when a quick estimate is far beyond it)."""
+    estimate = estimate_size(game)
+    if estimate > 4 * max_nodes:
+        raise _too_large(game, estimate, max_nodes)
     tree = Tree({"a": Sequences(), "b": Sequences()})
     stack = []
     for root, (probability, state) in enumerate(game.initial_outcomes()):
         tree.roots.append((probability, state))
-        stack.append((state, probability, 0, 0, root))
+        stack.append((state, probability, 0, 0, root, 0))
     while stack:
-        state, chance, seq_a, seq_b, root = stack.pop()
+        state, chance, seq_a, seq_b, root, depth = stack.pop()
         if game.is_terminal(state):
             _leaf(tree, game, state, chance, seq_a, seq_b, root)
             continue
-        if len(tree.node_state) >= max_nodes:
-            raise InputError(
-                f"{game.info.system}: more than {max_nodes} decision points with these "
-                "options, beyond what the exact hidden-information solver can take; "
-                "shorten the duel (e.g. -o max_rounds=1) or learn it with the self-play "
-                "trainer (duel train)")
-        sets = _node(tree, game, state, chance, seq_a, seq_b, root)
-        mask_a = tree.players["a"].mask[sets[0]]
-        mask_b = tree.players["b"].mask[sets[1]]
-        for i, j, outcomes in joint_outcomes(game, state, mask_a, mask_b):
-            next_a = tree.players["a"].sequence(sets[0], i)
-            next_b = tree.players["b"].sequence(sets[1], j)
+        if len(tree.node_state) + len(tree.leaf_root) >= max_nodes:
+            raise _too_large(game, max_nodes, max_nodes)
+        set_a, set_b = _node(tree, game, state, chance, seq_a, seq_b, root)
+        tree.node_depth.append(depth)
+        follow_a = tree.players["a"].following[set_a]
+        follow_b = tree.players["b"].following[set_b]
+        for i, j, outcomes in joint_outcomes(game, state, tree.players["a"].mask[set_a],
+                                             tree.players["b"].mask[set_b]):
             for p, after in outcomes:
-                stack.append((after, chance * p, next_a, next_b, root))
+                stack.append((after, chance * p, follow_a[i], follow_b[j], root, depth + 1))
     return tree
 
 
