@@ -246,3 +246,55 @@ def test_public_duels_keep_their_states_and_observations():
     after = _walk(game, first, [("RR", "DR"), ("DD", "RR")])
     assert after.history == () and "history" not in game.state_fields(after)
     assert len(game.observe(after, "a")) == 11
+
+
+# ---------------------------------------------------------------- the command line
+
+HIDDEN_CLI = ["solve", "falkenstein", "-o", "hidden_levels=true", "-o", "max_rounds=1"]
+
+
+def _cli_json(capsys, *argv):
+    import json
+
+    from agents.cli import main
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_cli_hidden_solve_with_one_level_each_gives_the_public_value(capsys):
+    hidden = _cli_json(capsys, *HIDDEN_CLI, "-o", "prior_a=GR:1", "-o", "prior_b=GD:1")
+    public = _cli_json(capsys, "solve", "falkenstein", "--a", "fencing=GR", "--b",
+                       "fencing=GD", "-o", "max_rounds=1")
+    assert hidden["value"] == pytest.approx(public["value"], abs=1e-7)
+    assert hidden["exploitability"] < 1e-6
+    assert [t["player"] for t in hidden["types"]] == ["a", "b"]
+    assert hidden["types"][0]["payoff"] == pytest.approx(public["value"], abs=1e-7)
+
+
+def test_cli_hidden_solve_reports_each_level(capsys):
+    from agents.cli import main
+    argv = [*HIDDEN_CLI, "-o", "prior_a=GD:0.5,GR:0.5", "-o", "prior_b=GD:1"]
+    report = _cli_json(capsys, *argv)
+    levels = [t for t in report["types"] if t["player"] == "a"]
+    assert [t["prior"] for t in levels] == pytest.approx([0.5, 0.5])
+    assert sum(t["prior"] * t["payoff"] for t in levels) == pytest.approx(report["value"])
+    # every level opens the duel somewhere: its first situation is met for sure
+    assert all(t["plays"][0]["reach"] == pytest.approx(1.0) for t in levels)
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "(unique)" in out and "need not be unique" in out and "Fencing GR" in out
+    assert "exchange 1 of 3" in out
+
+
+@pytest.mark.parametrize("options, needle", [
+    (["-o", "max_rounds=10"], "duel train"), (["-o", "prior_a=GD:-1"], "-1"),
+    (["-o", "prior_b=GD:0"], "positive"), (["-o", "prior_a=XX:1"], "XX"),
+    (["-o", "prior_a=GD:nan"], "nan")])
+def test_cli_hidden_bad_input_is_one_line_and_exit_2(capsys, options, needle):
+    from agents.cli import main
+    argv = ["solve", "falkenstein", "-o", "hidden_levels=true", *options]
+    if "max_rounds=10" not in options:
+        argv += ["-o", "max_rounds=1"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and needle in err and "Traceback" not in err
