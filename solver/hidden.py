@@ -256,6 +256,28 @@ def best_response_value(tree: Tree, player: str, opponent_plan: np.ndarray,
     return float(values[0])
 
 
+def best_response_mixes(tree: Tree, player: str, opponent_plan: np.ndarray,
+                        tie: float = 1e-9) -> tuple[float, list[np.ndarray]]:
+    """``best_response_value`` and the play that reaches it: at every information set
+    the actions within ``tie`` of the best, evenly."""
+    payoff = tree.payoff_matrix()
+    sign = 1.0 if player == "a" else -1.0
+    values = sign * np.asarray(payoff @ opponent_plan if player == "a"
+                               else payoff.T @ opponent_plan, dtype=float)
+    sequences = tree.players[player]
+    mixes: list = [None] * len(sequences.parent)
+    for index in range(len(sequences.parent) - 1, -1, -1):
+        mask = sequences.mask[index]
+        first = sequences.first[index]
+        local = values[first: first + int(mask.sum())]
+        best = local.max()
+        values[sequences.parent[index]] += best
+        mixes[index] = np.zeros(len(mask))
+        mixes[index][mask] = local >= best - tie
+        mixes[index] /= mixes[index].sum()
+    return float(values[0]), mixes
+
+
 # -- the solution ------------------------------------------------------------------------
 
 @dataclass

@@ -298,3 +298,30 @@ def test_cli_hidden_bad_input_is_one_line_and_exit_2(capsys, options, needle):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and needle in err and "Traceback" not in err
+
+
+def test_cli_hidden_odds_with_one_level_each_match_the_public_best_response(capsys):
+    # one level each: nothing is hidden, so the best response by information set must
+    # equal the public best response (an MDP solved on the state graph, other code)
+    hidden = _cli_json(capsys, "odds", "falkenstein", "-o", "hidden_levels=true", "-o",
+                       "max_rounds=1", "-o", "prior_a=GD:1", "-o", "prior_b=AV:1",
+                       "--vs", "uniform", "--side", "b")
+    public = _cli_json(capsys, "odds", "falkenstein", "--a", "fencing=GD", "--b",
+                       "fencing=AV", "-o", "max_rounds=1", "--vs", "uniform", "--side", "b")
+    assert hidden["best_response"]["value"] == pytest.approx(
+        public["best_response"]["value"], abs=1e-9)
+    assert hidden["best_response"]["win"] + hidden["best_response"]["draw"] + hidden[
+        "best_response"]["loss"] == pytest.approx(1.0)
+
+
+def test_cli_hidden_odds_against_the_equilibrium_gain_nothing(capsys):
+    options = ["-o", "hidden_levels=true", "-o", "max_rounds=1",
+               "-o", "prior_a=GD:0.5,GR:0.5", "-o", "prior_b=GD:1"]
+    solved = _cli_json(capsys, "solve", "falkenstein", *options)
+    odds = _cli_json(capsys, "odds", "falkenstein", *options, "--vs", "equilibrium")
+    # a best response to an equilibrium earns the value and no more
+    assert odds["best_response"]["value"] == pytest.approx(solved["value"], abs=1e-6)
+    uniform = _cli_json(capsys, "odds", "falkenstein", *options, "--vs", "uniform")
+    assert uniform["best_response"]["value"] >= uniform["equilibrium_against_it"][
+        "value"] - 1e-12
+    assert uniform["equilibrium_against_it"]["value"] >= solved["value"] - 1e-9

@@ -12,10 +12,17 @@ import numpy as np
 
 from solver.errors import InputError
 from solver.game import other
-from solver.hidden import HiddenSolution, solve_hidden
+from solver.hidden import (
+    HiddenSolution,
+    behaviour,
+    best_response_mixes,
+    policy_plan,
+    realisation,
+    solve_hidden,
+)
 
 from .common import emit_json, format_table, game_header, percent
-from .odds import play_text
+from .opponents import opponent_policy
 
 #: a situation is listed when the type reaches it at least this often (all with --detail)
 SHOWN_REACH = 0.01
@@ -37,6 +44,65 @@ def run_hidden(args, game) -> int:
     else:
         print(render_hidden(game, report, args.detail))
     return 0
+
+
+def run_hidden_odds(args, game) -> int:
+    """``duel odds`` with hidden information: the exact best response of ``--side``, by
+    information set, to the fixed opponent, and each of its types' play."""
+    me, them = args.side, other(args.side)
+    solution = solve_hidden(game)
+    opponent = (solution.policy_for(them) if args.vs == "equilibrium"
+                else opponent_policy(args.vs, game, them))
+    tree = solution.tree
+    fixed = policy_plan(game, tree, opponent, them)
+    _, mixes = best_response_mixes(tree, me, fixed)
+    response = _pair(game, solution, {me: realisation(tree.players[me], mixes), them: fixed},
+                     {me: mixes, them: behaviour(tree.players[them], fixed)})
+    steady = _pair(game, solution, {me: solution.plans[me], them: fixed},
+                   {me: solution.mixes[me], them: behaviour(tree.players[them], fixed)})
+    report = {"system": game.info.system, "options": game.info.options, "side": me,
+              "vs": args.vs, "hidden": True,
+              "best_response": _odds(response, me),
+              "equilibrium_against_it": _odds(steady, me),
+              "types": [_type_entry(game, response, me, kind)
+                        for kind in response.type_values(me)]}
+    if args.json:
+        emit_json(report)
+    else:
+        print(render_hidden_odds(game, report, args.detail))
+    return 0
+
+
+def _pair(game, solution: HiddenSolution, plans: dict, mixes: dict) -> HiddenSolution:
+    """A pair of strategies on the solved tree (its exploitability is not computed)."""
+    value = float(plans["a"] @ (solution.tree.payoff_matrix() @ plans["b"]))
+    return HiddenSolution(game, solution.tree, value, plans, mixes, float("nan"),
+                          solution.perfect_recall)
+
+
+def _odds(pair: HiddenSolution, me: str) -> dict:
+    win, draw, loss = outcome_chances(pair)
+    if me == "b":
+        win, loss = loss, win
+    return {"value": pair.value if me == "a" else -pair.value, "win": win, "draw": draw,
+            "loss": loss}
+
+
+def render_hidden_odds(game, report: dict, detail: bool = False) -> str:
+    best, steady = report["best_response"], report["equilibrium_against_it"]
+    rows = [[label, percent(r["win"]), percent(r["draw"]), percent(r["loss"]),
+             f"{r['value']:+.4f}"]
+            for label, r in (("your best response (by what you can see)", best),
+                              ("your equilibrium play", steady))]
+    lines = [game_header(game, report["side"]), "",
+             f"Against {report['vs']}, with hidden information (you know your own type "
+             "only):", format_table(["if you play", "win", "draw", "lose", "value"], rows)]
+    for entry in report["types"]:
+        lines += ["", f"{entry['type']} Prior {percent(entry['prior'])}, payoff "
+                  f"{entry['payoff']:+.4f}; the best response by situation (how often you "
+                  "meet it, then the play):"]
+        lines += _play_lines(entry["plays"], detail)
+    return "\n".join(lines)
 
 
 def type_label(game, state, player: str) -> str:
@@ -132,8 +198,16 @@ def _play_lines(plays: list[dict], detail: bool) -> list[str]:
     hidden = len(plays) - (len(shown) if detail else min(len(shown), SHOWN_SITUATIONS))
     if not detail:
         shown = shown[:SHOWN_SITUATIONS]
-    lines = [f"  {percent(p['reach']):>7}  {p['situation']}: {play_text(p['mix'])}"
+    lines = [f"  {percent(p['reach']):>7}  {p['situation']}: {_play_text(p['mix'])}"
              for p in shown]
     if hidden:
         lines.append(f"  ... and {hidden} rarer situations (all with --detail)")
     return lines
+
+
+def _play_text(play: dict[str, float]) -> str:
+    """``AA``, or ``AA 60% / DR 40%`` for a mix (as ``duel odds`` prints it)."""
+    if len(play) == 1:
+        return next(iter(play))
+    return " / ".join(f"{action} {100 * p:.0f}%" for action, p in
+                      sorted(play.items(), key=lambda item: -item[1]))
