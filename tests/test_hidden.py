@@ -325,3 +325,18 @@ def test_cli_hidden_odds_against_the_equilibrium_gain_nothing(capsys):
     assert uniform["best_response"]["value"] >= uniform["equilibrium_against_it"][
         "value"] - 1e-12
     assert uniform["equilibrium_against_it"]["value"] >= solved["value"] - 1e-9
+
+
+# ---------------------------------------------------------------- CFR+ cross-check
+
+@pytest.mark.parametrize("game, iterations", [(TinyBluff(), 1000),
+                                              (PenniesDuel(hidden=True), 400)])
+def test_cfr_plus_agrees_with_the_linear_program(game, iterations):
+    from solver.cfr import CFRPlus
+    lp = solve_hidden(game)
+    cfr = CFRPlus(lp.tree)
+    cfr.run(iterations)
+    gap = cfr.exploitability()
+    assert gap < 5e-3
+    # a pair whose NashConv is 2 * gap has a value within 2 * gap of the game's value
+    assert abs(cfr.value() - lp.value) <= 2 * gap + 1e-12
