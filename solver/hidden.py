@@ -324,6 +324,22 @@ class HiddenSolution:
         reach_b = self.plans["b"][np.asarray(tree.node_parent["b"], dtype=np.int64)]
         return np.asarray(tree.node_chance) * reach_a * reach_b
 
+    def root_values(self) -> np.ndarray:
+        """A's expected payoff from each initial outcome (each pair of types) under the
+        equilibrium found (not unique in general)."""
+        tree = self.tree
+        terms = (np.asarray(tree.leaf_chance) * np.asarray(tree.leaf_payoff)
+                 * self.plans["a"][np.asarray(tree.leaf_seq["a"], dtype=np.int64)]
+                 * self.plans["b"][np.asarray(tree.leaf_seq["b"], dtype=np.int64)])
+        totals = np.bincount(np.asarray(tree.leaf_root, dtype=np.int64), weights=terms,
+                             minlength=len(tree.roots))
+        return totals / np.array([p for p, _ in tree.roots])
+
+    def belief_entropy(self, about: str) -> list[tuple[float, float]]:
+        """By step of the duel: (probability that the step is played, expected entropy in
+        bits of the other player's posterior over ``about``'s type at it)."""
+        return belief_entropy(self, about)
+
     def type_values(self, player: str) -> list[TypeValue]:
         """Each type of ``player`` (told apart by his first observation), its prior and
         its expected payoff to him under the equilibrium found."""
@@ -347,6 +363,36 @@ def type_values(game: Game, tree: Tree, plans: dict[str, np.ndarray],
         entry[2] += sign * by_root[root]
     return [TypeValue(player, obs, state, prior, total / prior)
             for obs, (state, prior, total) in grouped.items()]
+
+
+def belief_entropy(solution: HiddenSolution, about: str) -> list[tuple[float, float]]:
+    """See ``HiddenSolution.belief_entropy``: the posterior at an information set of the
+    observer is proportional to the reach of its nodes by ``about``'s type (the
+    observer's own factor is the same at all of them)."""
+    game, tree = solution.game, solution.tree
+    observer = "b" if about == "a" else "a"
+    kinds = [tuple(int(x) for x in game.observe(state, about)) for _, state in tree.roots]
+    labels = {kind: k for k, kind in enumerate(dict.fromkeys(kinds))}
+    kind_of_node = np.array([labels[kinds[r]] for r in tree.node_root], dtype=np.int64)
+    reach = solution.node_reach()
+    infoset = np.asarray(tree.node_infoset[observer], dtype=np.int64)
+    depth = np.asarray(tree.node_depth, dtype=np.int64)
+    mass = np.zeros((len(tree.players[observer].parent), len(labels)))
+    np.add.at(mass, (infoset, kind_of_node), reach)
+    set_depth = np.zeros(len(mass), dtype=np.int64)
+    set_depth[infoset] = depth
+    totals = mass.sum(axis=1)
+    posterior = np.divide(mass, totals[:, None], out=np.zeros_like(mass),
+                          where=totals[:, None] > 0)
+    logs = np.log2(posterior, out=np.zeros_like(posterior), where=posterior > 0)
+    entropy = -(posterior * logs).sum(axis=1)
+    result = []
+    for d in range(int(depth.max(initial=-1)) + 1):
+        at = set_depth == d
+        played = totals[at].sum()
+        result.append((float(played), float((totals[at] * entropy[at]).sum() / played)
+                       if played > 0 else 0.0))
+    return result
 
 
 def _perfect_recall(sequences: Sequences) -> bool:

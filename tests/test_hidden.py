@@ -340,3 +340,22 @@ def test_cfr_plus_agrees_with_the_linear_program(game, iterations):
     assert gap < 5e-3
     # a pair whose NashConv is 2 * gap has a value within 2 * gap of the game's value
     assert abs(cfr.value() - lp.value) <= 2 * gap + 1e-12
+
+
+# ---------------------------------------------------------------- bluff measures
+
+def test_belief_entropy_and_pair_payoffs_of_the_tiny_bluff():
+    solution = solve_hidden(TinyBluff())
+    # B decides once, knowing nothing: the prior (1/2, 1/2), one bit
+    assert solution.belief_entropy("a") == [pytest.approx((1.0, 1.0))]
+    # each start is one type of A: Strong's 3/2 and Weak's 0 (the hand derivation above)
+    assert solution.root_values() == pytest.approx([1.5, 0.0], abs=1e-9)
+
+
+def test_a_known_level_leaves_no_doubt():
+    solution = solve_hidden(hidden_duel("GD:1", "GD:1"))
+    assert all(entropy == pytest.approx(0.0, abs=1e-12)
+               for _, entropy in solution.belief_entropy("a"))
+    # B's first decision is met for sure; later ones as often as the duel goes on
+    played = [p for p, _ in solution.belief_entropy("a")]
+    assert played[0] == pytest.approx(1.0) and all(p <= 1 + 1e-12 for p in played)
