@@ -33,7 +33,8 @@ SHOWN_PLAY = 0.005
 
 def run_hidden(args, game) -> int:
     """Solve ``game`` (hidden information) exactly and print or emit the report."""
-    for flag, given in (("--state", args.state), ("--all-pairings", args.all_pairings)):
+    for flag, given in (("--state", args.state), ("--all-pairings", args.all_pairings),
+                        ("--by", getattr(args, "by", None))):
         if given:
             raise InputError(f"{flag} is not available with hidden information; the exact "
                              "solution is given from the start of the duel")
