@@ -49,6 +49,9 @@ def run(args) -> int:
     if args.limit < 0:
         raise InputError(f"--limit must be 0 or more, got {args.limit}")
     game = make_game(args)
+    if not game.info.public_information:
+        from .hidden import run_hidden_odds  # hidden.py imports this module's neighbours
+        return run_hidden_odds(args, game)
     me, them = args.side, ("b" if args.side == "a" else "a")
     opponent = opponent_policy(args.vs, game, them)
     equilibrium = solve_game(game).policy_for(me)

@@ -20,6 +20,7 @@ from .common import (
     make_game,
     percent,
 )
+from .hidden import run_hidden
 from .odds import play_text
 from .situations import parse_state
 
@@ -47,6 +48,8 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     game = make_game(args)
+    if not game.info.public_information:
+        return run_hidden(args, game)
     if args.all_pairings:
         return _run_pairings(args, game)
     start = parse_state(game, args.state) if args.state else None

@@ -117,7 +117,9 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
         top_level = len(self.rules.ladder) - 1
         public = not self.hidden_levels
         hidden = 0 if public else -1
-        fields = [("round", 1, self.max_rounds), ("exchange", 1, EXCHANGES_PER_ROUND),
+        # with hidden levels the round's bound starts at 0 (never seen), so the one-round
+        # duel the exact solver takes has no constant field in its Box space
+        fields = [("round", 1 + hidden, self.max_rounds), ("exchange", 1, EXCHANGES_PER_ROUND),
                   ("own_owed", 0, most_owed), ("opp_owed", hidden, most_owed),
                   ("own_back", 0, self._room), ("opp_back", 0, self._room),
                   ("own_health", -worst_wound, top_health),
@@ -125,7 +127,7 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
                   ("own_level", 0, top_level), ("opp_level", hidden, top_level)]
         if not public:
             fields += [("own_rested", 0, 2 * EXCHANGES_PER_ROUND),
-                       ("opp_rested", 0, 2 * EXCHANGES_PER_ROUND)]
+                       ("opp_rested", 0, 2 * EXCHANGES_PER_ROUND)] + self._history_fields()
         fields.append(("ending", 0, len(ENDINGS) - 1))
         self._health_high = top_health
         return GameInfo(
@@ -136,6 +138,17 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
             public_information=public, payoff_bounds=(-1.0, 1.0), may_cycle=False,
             options=options, ruleset_hash=ruleset_digest,
             fast_paths=frozenset({"sample", "transitions"}))
+
+    def _history_fields(self) -> list[tuple[str, int, int]]:
+        """With hidden levels: this round's card pairs in order (-1 before they are
+        played) and the foe's cards counted this round and over the whole duel."""
+        cards = [(f"{who}_card_{k}", -1, len(ACTIONS) - 1)
+                 for k in range(1, EXCHANGES_PER_ROUND) for who in ("own", "opp")]
+        per_round = 2 * EXCHANGES_PER_ROUND
+        counts = [(f"opp_{kind}_{span}", 0, per_round * (self.max_rounds if span == "total"
+                                                         else 1))
+                  for span in ("round", "total") for kind in ("attacks", "defenses", "rests")]
+        return cards + counts
 
     # -- the protocol
 
@@ -198,6 +211,7 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
                        view[f"level_{own}"], view[f"level_{opp}"] if public else -1]
         if not public:
             observation += [view[f"rested_{own}"], view[f"rested_{opp}"]]
+            observation += _history_view(state, own == "a")
         observation.append(state.ending)
         return tuple(observation)
 
@@ -335,16 +349,38 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
         owed_a = OWED_AFTER[state.owed_a][action_a]
         owed_b = OWED_AFTER[state.owed_b][action_b]
         rested_a = rested_b = 0
+        history = ()
         if self.hidden_levels:
             rested_a = state.rested_a + RESTS[action_a]
             rested_b = state.rested_b + RESTS[action_b]
+            history = state.history + (len(ACTIONS) * action_a + action_b,)
         if not ending and state.exchange < EXCHANGES_PER_ROUND:
             return State(state.round, state.exchange + 1, owed_a, owed_b, back_a,
-                         health_a, health_b, state.level_a, state.level_b, rested_a, rested_b)
+                         health_a, health_b, state.level_a, state.level_b, rested_a, rested_b,
+                         history=history)
         if not ending and state.round < self.max_rounds:
             required = self.rules.rests_required
             return State(state.round + 1, 1, required[state.level_a], required[state.level_b],
-                         back_a, health_a, health_b, state.level_a, state.level_b)
+                         back_a, health_a, health_b, state.level_a, state.level_b,
+                         history=history)
         ending = ending or END["draw: out of time"]
         return State(state.round, state.exchange, owed_a, owed_b, back_a, health_a, health_b,
                      state.level_a, state.level_b, rested_a, rested_b, ending)
+
+
+def _history_view(state: State, own_is_a: bool) -> list[int]:
+    """This round's card pairs (own, foe's; -1 not yet played), then the foe's Attacks,
+    Defenses and Rests this round and in the whole duel."""
+    n = len(ACTIONS)
+    played = [(code // n, code % n) if own_is_a else (code % n, code // n)
+              for code in state.history]
+    this_round = played[len(played) - (state.exchange - 1):] if state.exchange > 1 else []
+    cards = [-1] * (2 * (EXCHANGES_PER_ROUND - 1))
+    for k, pair in enumerate(this_round):
+        cards[2 * k: 2 * k + 2] = pair
+    return cards + _counts(foe for _, foe in this_round) + _counts(foe for _, foe in played)
+
+
+def _counts(actions) -> list[int]:
+    actions = list(actions)
+    return [sum(table[x] for x in actions) for table in (ATTACKS, DEFENSES, RESTS)]

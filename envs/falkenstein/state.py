@@ -47,6 +47,12 @@ class State(NamedTuple):
     stored as owed, so equivalent situations are one state; ``rested_*`` (Rests played this
     round) is public information kept only with hidden levels. Levels are ladder indices
     of the Fencing role. ``ending`` indexes ``ENDINGS`` (0 while the duel goes on).
+
+    ``history`` is every card pair played so far, one ``6 * A's + B's`` code per
+    exchange, kept only with hidden levels: the cards are public and the exchange is
+    deterministic, so with the levels it determines everything public, and two moments a
+    duellist can tell apart are two states (perfect recall). A finished duel drops it:
+    nothing is left to decide, and the ends merge.
     """
 
     round: int
@@ -61,9 +67,11 @@ class State(NamedTuple):
     rested_a: int = 0
     rested_b: int = 0
     ending: int = 0
+    history: tuple[int, ...] = ()
 
 
-STATE_FIELDS = State._fields
+#: the fields given as integers (``history`` is not one of them)
+STATE_FIELDS = State._fields[:-1]
 
 class Exchange(NamedTuple):
     """One exchange resolved from the positions before it."""

@@ -28,8 +28,10 @@ class FalkensteinWords:
     methods); it reads the rules' tables and never changes a state."""
 
     def state_fields(self, state: State) -> dict:
-        """The state's fields, plus ``back_b``."""
+        """The state's fields, plus ``back_b`` (the card history is not an integer field:
+        a moment given by fields starts its round's history afresh)."""
         view = state._asdict()
+        del view["history"]
         view["back_b"] = self._room - state.back_a
         return view
 
@@ -232,6 +234,8 @@ class FalkensteinWords:
             parts.append(_ground("his", view[f"back_{foe}"], self.edge))
         if self.public_information:
             parts.append(f"he owes {_rests(view[f'owed_{foe}'])}")
+        elif state.exchange > 1:
+            parts.append(_shown(state, foe))
         if self.convention != "first_blood":
             parts.append(f"Health {view[f'health_{own}']} against his "
                          f"{view[f'health_{foe}']}")
@@ -246,3 +250,12 @@ def _ground(whose: str, back: int, edge: str) -> str:
     if back == 0:
         return f"{whose} back to the {edge}"
     return f"{back} m behind {'you' if whose == 'your' else 'him'}"
+
+
+def _shown(state: State, foe: str) -> str:
+    """What the foe has played this round, in order (his obligation is hidden)."""
+    played = state.history[len(state.history) - (state.exchange - 1):] \
+        if state.exchange > 1 else ()
+    n = len(ACTIONS)
+    cards = [ACTIONS[code // n if foe == "a" else code % n] for code in played]
+    return f"he has played {', '.join(cards) or 'unknown cards'} this round"

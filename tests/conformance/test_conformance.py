@@ -44,7 +44,7 @@ def toy_games() -> dict[str, Game]:
     return {"pennies": PenniesDuel(), "hidden pennies": PenniesDuel(hidden=True),
             "one-shot pennies": OneShotPennies(), "matrix then chance": MatrixThenChance(),
             "falkenstein, hidden levels": envs.make("falkenstein", hidden_levels=True,
-                                                    max_rounds=2)}
+                                                    max_rounds=1)}
 
 
 GAMES = {**{system: quick_game for system in SYSTEMS},
