@@ -77,7 +77,8 @@ SYSTEM = SystemSpec(
     build=_build,
     examples=Examples(sheet_a="fighter", sheet_b="rogue,hp=30",
                       state="hp_a=12,hp_b=9,fr_b=1",
-                      mix="intimidation-first-strike3:2,perception-second-feint-strike2:1"),
+                      mix="intimidation-first-strike3:2,perception-second-feint-strike2:1",
+                      quick={"max_rounds": 1}),
     pairing=None,
 )
 

@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 
 from solver.errors import InputError
-from solver.game import GameInfo
+from solver.game import DeclaredGame, GameInfo
 
 from .rules import (
     DECEPTION,
@@ -78,7 +78,6 @@ class State(NamedTuple):
 STATE_FIELDS = State._fields
 #: the state fields that belong to one side, without their ``_a`` / ``_b`` suffix
 SIDE_FIELDS = ("hp", "fr", "dem", "og", "sh", "skill", "plan")
-MAX_FRIGHTENED = 2
 
 
 def action_names(rules: Rules) -> tuple[str, ...]:
@@ -95,37 +94,34 @@ def split_action(index: int, n_plans: int) -> tuple[int, int, int]:
     return skill, order, plan
 
 
-class PathfinderGame:
+class PathfinderGame(DeclaredGame):
     """The duel (``solver.game.Game``). ``fighters`` are the typed sheets of A and B."""
 
-    system = "pathfinder"
-    public_information = True
     endings = ENDINGS
 
     def __init__(self, rules: Rules, fighters: Mapping[str, Fighter], options: dict,
                  ruleset_digest: str):
         self.rules = rules
         self.fighters = dict(fighters)
-        self.options = options
-        self.ruleset_hash = ruleset_digest
         self.first_blood = options["victory"] == "first_blood"
         self.max_rounds = int(options["max_rounds"] or 0)
         self.tolerance = float(options.get("tolerance") or 1e-9)
-        self.action_names = action_names(rules)
+        names = action_names(rules)
+        self.max_frightened = max(rules.demoralize_success, rules.demoralize_critical,
+                                  rules.press_frightened, rules.press_frightened_stronger, 0)
         self.n_plans = len(rules.plan_names)
-        self.wait = len(self.action_names) - 1
+        self.wait = len(names) - 1
         # first blood is knockout at 1 HP: a hit deals at least 1 damage
         self.start_hp = {s: 1 if self.first_blood else f.hp for s, f in self.fighters.items()}
         self._plan_steps = rules.plans
-        self._setup_observation()
+        fields, low, high = self._observation_bounds()
         self.info = GameInfo(
-            system="pathfinder", action_names=self.action_names,
-            observation_fields=self.observation_fields,
-            observation_low=self.observation_low, observation_high=self.observation_high,
+            system="pathfinder", action_names=names, observation_fields=fields,
+            observation_low=low, observation_high=high,
             public_information=True, payoff_bounds=(-1.0, 1.0),
             may_cycle=self.max_rounds == 0, options=options, ruleset_hash=ruleset_digest,
             fast_paths=frozenset({"transitions"}))
-        self._wait_mask = np.zeros(len(self.action_names), bool)
+        self._wait_mask = np.zeros(len(names), bool)
         self._wait_mask[self.wait] = True
         self._turn = lru_cache(maxsize=None)(self._turn_uncached)
         self._initiative = lru_cache(maxsize=None)(initiative_first)
@@ -133,20 +129,19 @@ class PathfinderGame:
 
     # -- metadata
 
-    def _setup_observation(self) -> None:
+    def _observation_bounds(self) -> tuple[tuple, tuple, tuple]:
         top = max(self.start_hp.values())
         last_round = max(self.max_rounds, 1)
         fields = [("phase", 0, 3), ("round", 1, last_round + 1), ("own_hp", 0, top),
-                  ("opp_hp", 0, top), ("own_frightened", 0, MAX_FRIGHTENED),
-                  ("opp_frightened", 0, MAX_FRIGHTENED), ("own_demoralized_him", 0, 1),
+                  ("opp_hp", 0, top), ("own_frightened", 0, self.max_frightened),
+                  ("opp_frightened", 0, self.max_frightened), ("own_demoralized_him", 0, 1),
                   ("opp_demoralized_me", 0, 1), ("own_off_guard", 0, 3),
                   ("opp_off_guard", 0, 3), ("own_shield", 0, 1), ("opp_shield", 0, 1),
                   ("own_skill", 0, 2), ("opp_skill", 0, 2),
                   ("own_plan", 0, self.n_plans - 1), ("opp_plan", 0, self.n_plans - 1),
                   ("own_first", 0, 1), ("ending", 0, len(ENDINGS) - 1)]
-        self.observation_fields = tuple(f[0] for f in fields)
-        self.observation_low = tuple(f[1] for f in fields)
-        self.observation_high = tuple(f[2] for f in fields)
+        return (tuple(f[0] for f in fields), tuple(f[1] for f in fields),
+                tuple(f[2] for f in fields))
 
     # -- the rules
 

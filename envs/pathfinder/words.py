@@ -11,7 +11,6 @@ from .game import (
     DECIDE,
     ENDINGS,
     FIRST,
-    MAX_FRIGHTENED,
     OVER,
     PHASES,
     SECOND,
@@ -45,7 +44,7 @@ class PathfinderWords(PathfinderGame):
         bounds = {"phase": (0, 2), "round": (1, max(self.max_rounds, 1)), "first": (0, 1),
                   "ending": (0, 0)}
         for side in ("a", "b"):
-            bounds.update({f"hp_{side}": (1, top[side]), f"fr_{side}": (0, MAX_FRIGHTENED),
+            bounds.update({f"hp_{side}": (1, top[side]), f"fr_{side}": (0, self.max_frightened),
                            f"dem_{side}": (0, 1), f"og_{side}": (0, 3), f"sh_{side}": (0, 1),
                            f"skill_{side}": (0, 2), f"plan_{side}": (0, self.n_plans - 1)})
         return bounds
