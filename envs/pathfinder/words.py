@@ -91,8 +91,8 @@ class PathfinderWords(PathfinderGame):
         get = state._asdict()
         who = self._name(side, viewer)
         be = "are" if who == "you" else "is"
-        parts = [f"{who} {be} at {get[f'hp_{side}']} HP"
-                 + (" (first blood decides)" if self.first_blood else "")]
+        parts = [f"{who} {be} unblooded" if self.first_blood
+                 else f"{who} {be} at {get[f'hp_{side}']} HP"]
         if get[f"fr_{side}"]:
             parts.append(f"frightened {get[f'fr_{side}']}")
         if get[f"sh_{side}"]:
@@ -161,9 +161,9 @@ class PathfinderWords(PathfinderGame):
             who = "you act" if self.acting(state) == player else "he acts"
             return f"{'First' if state.phase == FIRST else 'Second'} turn, {who}: {mine}; {his}."
         me = self.fighters[player]
-        reactions = [f"{skill} ({'reaction' if me.trained[i] else 'no reaction'})"
+        reactions = [f"{skill} {me.skill_text[i]}" + ("" if me.trained[i] else ", no reaction")
                      for i, skill in enumerate(SKILLS)]
         immune = state.dem_a if player == "a" else state.dem_b
         extra = "; he cannot be demoralized again" if immune else ""
-        return (f"Choose an initiative skill, an order and a plan: {mine}; {his}{extra}. "
-                f"Your skills: {', '.join(reactions)}.")
+        return (f"round {state.round}, choosing skill, order and plan: {mine}; {his}{extra}; "
+                f"your initiative skills: {'; '.join(reactions)}")
