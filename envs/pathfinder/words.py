@@ -21,8 +21,12 @@ from .game import (
 )
 from .rules import SKILLS
 
-_OFF_GUARD = ("", "off-guard until his next turn", "off-guard during his foe's next turn",
-              "off-guard until his next turn and during his foe's next turn")
+_OFF_GUARD = ("", "off-guard until his own next turn", "off-guard in the foe's next turn",
+              "off-guard until his own next turn and in the foe's next turn")
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _other(side: str) -> str:
@@ -84,7 +88,7 @@ class PathfinderWords(PathfinderGame):
     # -- words
 
     def _name(self, side: str, viewer: str | None = None) -> str:
-        return "you" if viewer == side else side.upper()
+        return "you" if viewer == side else "he" if viewer else side.upper()
 
     def side_words(self, state: State, side: str, viewer: str | None = None) -> str:
         """One duellist's position: HP, frightened, shield, off-guard, immunity."""
@@ -100,8 +104,9 @@ class PathfinderWords(PathfinderGame):
         if get[f"og_{side}"]:
             parts.append(_OFF_GUARD[get[f"og_{side}"]])
         if get[f"dem_{_other(side)}"]:
-            parts.append("immune to " + ("his" if who == "you" else "the other's")
-                         + " Demoralize")
+            parts.append("immune to his Demoralize" if who == "you" else
+                         "cannot be demoralized again" if viewer else
+                         f"immune to {_other(side).upper()}'s Demoralize")
         return ", ".join(parts)
 
     def describe(self, state: State, viewer: str | None = None) -> str:
@@ -109,13 +114,13 @@ class PathfinderWords(PathfinderGame):
             return f"The duel is over: {ENDINGS[state.ending]}."
         rounds = f" of {self.max_rounds}" if self.max_rounds else ""
         lines = [f"Round {state.round}{rounds}, {PHASES[state.phase]}."]
-        lines += [self.side_words(state, side, viewer) + "." for side in ("a", "b")]
+        lines += [_capital(self.side_words(state, side, viewer)) + "." for side in ("a", "b")]
         if state.phase != DECIDE:
             for side in ("a", "b"):
                 get = state._asdict()
                 plan = self.rules.plan_names[get[f"plan_{side}"]]
                 done = state.phase == SECOND and self.acting(state) != side
-                lines.append(f"{self._name(side, viewer)}: {SKILLS[get[f'skill_{side}']]} "
+                lines.append(f"{_capital(self._name(side, viewer))}: {SKILLS[get[f'skill_{side}']]} "
                              "initiative" + ("" if done else f", plan {plan}") + ".")
             first = "A" if state.first == 0 else "B"
             lines.append(f"{first} acts first this round.")
@@ -153,17 +158,14 @@ class PathfinderWords(PathfinderGame):
     def situation(self, state: State, player: str) -> str:
         """The decision from ``player``'s side, in plain words."""
         mine = self.side_words(state, player, player)
-        his = self.side_words(state, _other(player), None).replace(
-            _other(player).upper(), "he", 1)
+        his = self.side_words(state, _other(player), player)
         if state.phase == OVER:
-            return f"The duel is over ({ENDINGS[state.ending]}); {mine}."
+            return f"the duel is over ({ENDINGS[state.ending]})"
         if state.phase != DECIDE:
             who = "you act" if self.acting(state) == player else "he acts"
-            return f"{'First' if state.phase == FIRST else 'Second'} turn, {who}: {mine}; {his}."
+            return f"{'first' if state.phase == FIRST else 'second'} turn, {who}: {mine}; {his}"
         me = self.fighters[player]
         reactions = [f"{skill} {me.skill_text[i]}" + ("" if me.trained[i] else ", no reaction")
                      for i, skill in enumerate(SKILLS)]
-        immune = state.dem_a if player == "a" else state.dem_b
-        extra = "; he cannot be demoralized again" if immune else ""
-        return (f"round {state.round}, choosing skill, order and plan: {mine}; {his}{extra}; "
+        return (f"round {state.round}, choosing skill, order and plan: {mine}; {his}; "
                 f"your initiative skills: {'; '.join(reactions)}")
