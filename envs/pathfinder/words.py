@@ -120,8 +120,8 @@ class PathfinderWords(PathfinderGame):
                 get = state._asdict()
                 plan = self.rules.plan_names[get[f"plan_{side}"]]
                 done = state.phase == SECOND and self.acting(state) != side
-                lines.append(f"{_capital(self._name(side, viewer))}: {SKILLS[get[f'skill_{side}']]} "
-                             "initiative" + ("" if done else f", plan {plan}") + ".")
+                name = _capital(self._name(side, viewer))
+                lines.append(f"{name}: {SKILLS[get[f'skill_{side}']]} initiative" + ("" if done else f", plan {plan}") + ".")
             first = "A" if state.first == 0 else "B"
             lines.append(f"{first} acts first this round.")
         return "\n".join(lines)
