@@ -121,7 +121,8 @@ class PathfinderWords(PathfinderGame):
                 plan = self.rules.plan_names[get[f"plan_{side}"]]
                 done = state.phase == SECOND and self.acting(state) != side
                 name = _capital(self._name(side, viewer))
-                lines.append(f"{name}: {SKILLS[get[f'skill_{side}']]} initiative" + ("" if done else f", plan {plan}") + ".")
+                told = "" if done else f", plan {plan}"
+                lines.append(f"{name}: {SKILLS[get[f'skill_{side}']]} initiative{told}.")
             first = "A" if state.first == 0 else "B"
             lines.append(f"{first} acts first this round.")
         return "\n".join(lines)
