@@ -76,6 +76,9 @@ class State(NamedTuple):
 
 
 STATE_FIELDS = State._fields
+# positions of A's field in the state tuple (B's is the next one)
+_HP, _FR, _DEM, _OG, _SH, _SKILL, _PLAN = (STATE_FIELDS.index(f"{name}_a") for name in (
+    "hp", "fr", "dem", "og", "sh", "skill", "plan"))
 #: the state fields that belong to one side, without their ``_a`` / ``_b`` suffix
 SIDE_FIELDS = ("hp", "fr", "dem", "og", "sh", "skill", "plan")
 
@@ -126,6 +129,10 @@ class PathfinderGame(DeclaredGame):
         self._turn = lru_cache(maxsize=None)(self._turn_uncached)
         self._initiative = lru_cache(maxsize=None)(initiative_first)
         self._masks: dict[tuple, np.ndarray] = {}
+        self._split = [split_action(i, self.n_plans) for i in range(self.wait)]
+        self._ko = {(x, blood): State(phase=OVER, round=0, ending=1 + x + 2 * blood)
+                    for x in (0, 1) for blood in (False, True)}
+        self._draw = State(phase=OVER, round=0, ending=5)
 
     # -- metadata
 
@@ -213,7 +220,8 @@ class PathfinderGame(DeclaredGame):
             return [(self.wait, self.wait, self._play_turn(state))]
         legal_a = np.flatnonzero(self.legal_mask(state, "a")).tolist()
         legal_b = np.flatnonzero(self.legal_mask(state, "b")).tolist()
-        return [(i, j, self._decide(state, i, j)) for i in legal_a for j in legal_b]
+        made: dict[tuple, State] = {}  # the phase-1 states, shared by the order choices
+        return [(i, j, self._decide(state, i, j, made)) for i in legal_a for j in legal_b]
 
     def initiative(self, state: State, skill_a: int, skill_b: int) -> float:
         """P(A wins initiative) with these skills (frightened lowers the roll)."""
@@ -223,22 +231,29 @@ class PathfinderGame(DeclaredGame):
 
     def first_probability(self, state: State, action_a: int, action_b: int) -> float:
         """P(A acts first): he wins and wants to, or B wins and wants to act second."""
-        skill_a, order_a, _ = split_action(action_a, self.n_plans)
-        skill_b, order_b, _ = split_action(action_b, self.n_plans)
+        skill_a, order_a, _ = self._split[action_a]
+        skill_b, order_b, _ = self._split[action_b]
         win = self.initiative(state, skill_a, skill_b)
         return win * (order_a == 0) + (1 - win) * (order_b == 1)
 
-    def _decide(self, state: State, action_a: int, action_b: int):
-        skill_a, _, plan_a = split_action(action_a, self.n_plans)
-        skill_b, _, plan_b = split_action(action_b, self.n_plans)
+    def _decide(self, state: State, action_a: int, action_b: int,
+                made: dict | None = None) -> list[tuple[float, State]]:
+        made = {} if made is None else made
+        skill_a, _, plan_a = self._split[action_a]
+        skill_b, _, plan_b = self._split[action_b]
         p_a = self.first_probability(state, action_a, action_b)
-        base = state._replace(phase=FIRST, skill_a=skill_a, skill_b=skill_b,
-                              plan_a=plan_a, plan_b=plan_b)
         out = []
-        if p_a > 0:
-            out.append((p_a, base._replace(first=0)))
-        if p_a < 1:
-            out.append((1 - p_a, base._replace(first=1)))
+        for p, first in ((p_a, 0), (1 - p_a, 1)):
+            if p <= 0:
+                continue
+            key = (skill_a, skill_b, plan_a, plan_b, first)
+            nxt = made.get(key)
+            if nxt is None:
+                values = list(state)
+                values[0] = FIRST
+                values[12:17] = key
+                nxt = made[key] = State._make(values)
+            out.append((p, nxt))
         return out
 
     def acting(self, state: State) -> str:
@@ -247,49 +262,65 @@ class PathfinderGame(DeclaredGame):
         return "a" if (state.phase == FIRST) == a_first else "b"
 
     def _play_turn(self, state: State) -> list[tuple[float, State]]:
-        actor = self.acting(state)
-        x, y = ("a", "b") if actor == "a" else ("b", "a")
-        get = state._asdict()
+        x = 0 if (state.phase == FIRST) == (state.first == 0) else 1   # the actor
+        y = 1 - x
         ctx = TurnContext(
-            plan=get[f"plan_{x}"], actor_skill=get[f"skill_{x}"], target_skill=get[f"skill_{y}"],
-            actor_frightened=get[f"fr_{x}"], target_frightened=get[f"fr_{y}"],
-            target_off_guard=get[f"og_{y}"] != 0, target_shield=bool(get[f"sh_{y}"]),
-            cap=get[f"hp_{y}"])
+            plan=state[_PLAN + x], actor_skill=state[_SKILL + x],
+            target_skill=state[_SKILL + y], actor_frightened=state[_FR + x],
+            target_frightened=state[_FR + y], target_off_guard=state[_OG + y] != 0,
+            target_shield=bool(state[_SH + y]), cap=state[_HP + y])
+        actor = "ab"[x]
+        steps = self._plan_steps[state[_PLAN + x]]
+        # what the turn changes whatever the dice: the actor's frightened decays, his
+        # shield is up if he raised it, Demoralize leaves its immunity, his own
+        # "until my next turn" off-guard ended when the turn began
+        base = list(state)
+        base[_FR + x] = max(0, state[_FR + x] - 1)
+        base[_SH + x] = int("shield" in steps)
+        base[_DEM + x] = state[_DEM + x] | ("demoralize" in steps)
+        if state.phase == FIRST:
+            base[0] = SECOND
+            base[_PLAN + x] = 0
+        else:
+            base = self._next_round(base)
+        if base is None:
+            return self._ended(state, x, ctx)
+        og_y_kept, og_x_kept = state[_OG + y] & 1, state[_OG + x] & 2
+        win = self._ko[(x, self.first_blood)]
         out: dict[State, float] = {}
         for p, (dmg, fright, linger, crit, fumble) in self._turn(actor, ctx):
-            nxt = self._after_turn(state, get, x, y, dmg, fright, linger, crit, fumble)
+            if dmg >= state[_HP + y]:
+                nxt = win
+            else:
+                values = base.copy()
+                values[_HP + y] = state[_HP + y] - dmg
+                values[_FR + y] = fright
+                values[_OG + y] = 2 if crit else og_y_kept | linger
+                values[_OG + x] = og_x_kept | fumble
+                nxt = State._make(values)
             out[nxt] = out.get(nxt, 0.0) + p
         return [(p, s) for s, p in out.items() if p > 0]
+
+    def _ended(self, state: State, x: int, ctx: TurnContext) -> list[tuple[float, State]]:
+        """The last turn of the last round: a knockout, or a draw at the round limit."""
+        actor = "ab"[x]
+        win = self._ko[(x, self.first_blood)]
+        ko = sum(p for p, (dmg, *_) in self._turn(actor, ctx) if dmg >= state[_HP + 1 - x])
+        out = [(ko, win), (1 - ko, self._draw)]
+        return [(p, s) for p, s in out if p > 0]
 
     def _turn_uncached(self, actor: str, ctx: TurnContext):
         target = "b" if actor == "a" else "a"
         return resolve_turn(self.fighters[actor], self.fighters[target], ctx, self.rules)
 
-    def _after_turn(self, state: State, get: dict, x: str, y: str, dmg: int, fright: int,
-                    linger: bool, crit: bool, fumble: bool) -> State:
-        hp_y = get[f"hp_{y}"] - dmg
-        if hp_y <= 0:
-            win = 1 if x == "a" else 2
-            return State(phase=OVER, round=0, ending=win + 2 * self.first_blood)
-        og_y = 2 if crit else (get[f"og_{y}"] & 1) | linger
-        # the actor's own bit 0 ended at the start of his turn; a fumbled Feint sets it
-        og_x = (get[f"og_{x}"] & 2) | fumble
-        steps = self._plan_steps[get[f"plan_{x}"]]
-        new = dict(get)
-        new.update({f"hp_{y}": hp_y, f"fr_{y}": fright, f"og_{y}": og_y, f"og_{x}": og_x,
-                    f"fr_{x}": max(0, get[f"fr_{x}"] - 1), f"sh_{x}": int("shield" in steps),
-                    f"dem_{x}": get[f"dem_{x}"] | ("demoralize" in steps)})
-        if state.phase == FIRST:
-            new.update(phase=SECOND, **{f"plan_{x}": 0})
-            return State(**new)
-        return self._next_round(new)
-
-    def _next_round(self, values: dict) -> State:
-        if self.max_rounds and values["round"] >= self.max_rounds:
-            return State(phase=OVER, round=0, ending=5)
-        values.update(phase=DECIDE, skill_a=0, skill_b=0, plan_a=0, plan_b=0, first=0,
-                      round=values["round"] + 1 if self.max_rounds else 1)
-        return State(**values)
+    def _next_round(self, values: list) -> list | None:
+        """The values of the next round's decision state, None at the round limit."""
+        if self.max_rounds and values[1] >= self.max_rounds:
+            return None
+        values[0] = DECIDE
+        values[12:17] = (0, 0, 0, 0, 0)
+        values[1] = values[1] + 1 if self.max_rounds else 1
+        return values
 
     # -- observations
 
