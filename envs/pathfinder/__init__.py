@@ -78,7 +78,7 @@ SYSTEM = SystemSpec(
     # small hit points: a knockout duel of the full reference sheets is millions of
     # states (see the README); these solve in seconds
     examples=Examples(sheet_a="fighter,hp=6", sheet_b="rogue,hp=6",
-                      state="hp_a=12,hp_b=9,fr_b=1",
+                      state="hp_a=5,hp_b=4,fr_b=1",
                       mix="intimidation-first-strike3:2,perception-second-feint-strike2:1",
                       quick={"max_rounds": 1}),
     pairing=None,
