@@ -59,8 +59,9 @@ def _sheet_fields() -> tuple[Field, ...]:
 def _build(ruleset: dict, options: dict) -> PathfinderGame:
     rules = compile_rules(ruleset)
     fighters = {side: fighter(options[side], rules, side) for side in ("a", "b")}
-    options = dict(options, tolerance=float(ruleset["tolerance"]))
-    return PathfinderWords(rules, fighters, options, ruleset_hash(ruleset))
+    game = PathfinderWords(rules, fighters, options, ruleset_hash(ruleset))
+    game.tolerance = float(ruleset["tolerance"])
+    return game
 
 
 SYSTEM = SystemSpec(
