@@ -1,0 +1,88 @@
+"""Pathfinder 2e combat duels (GM Core's dueling rules): the secret initiative skill
+each round, the three dueling reactions, and a library of turn plans.
+
+``rules.py`` holds the hit-point-free rules (checks, damage, one whole turn),
+``game.py`` the duel as a ``solver.game.Game``, ``words.py`` its presentation.
+"""
+
+from __future__ import annotations
+
+from envs.rulesets import ruleset_hash
+from envs.schema import Examples, Field, SheetSpec, SystemSpec
+from solver.dice import parse_expression
+from solver.errors import InputError
+
+from .game import PathfinderGame, State
+from .rules import SKILLS, compile_rules, fighter
+from .words import PathfinderWords
+
+
+def _damage(text: str) -> str:
+    expression = parse_expression(text)
+    if not expression.dice:
+        raise InputError(f"damage needs weapon dice such as 1d8+4, got {text!r}")
+    return text.strip()
+
+
+def _skill(text: str) -> str:
+    modifier, _, _ = text.partition(":")
+    if not modifier.strip().lstrip("+-").isdigit():
+        raise InputError(f"a skill takes MODIFIER:RANK such as 6:expert (ranks untrained, "
+                         f"trained, expert, master, legendary), got {text!r}")
+    return text.strip()
+
+
+def _sheet_fields() -> tuple[Field, ...]:
+    d = "sheet_defaults."
+    skill_help = "{} modifier and rank, MODIFIER:RANK (e.g. 6:expert)"
+    return (
+        Field("hp", "int", "hit points", default_key=d + "hp", low=1, high=999),
+        Field("ac", "int", "Armor Class", default_key=d + "ac", low=0, high=99),
+        Field("attack", "int", "melee attack modifier", default_key=d + "attack",
+              low=-20, high=60),
+        Field("damage", "text", "weapon damage, dice + modifier (e.g. 1d8+4)",
+              default_key=d + "damage", parse=_damage),
+        Field("agile", "flag", "agile weapon (multiple attack penalty -4/-8)",
+              default_key=d + "agile"),
+        Field("shield", "flag", "carries a shield (Raise a Shield: +2 AC)",
+              default_key=d + "shield"),
+        Field("sneak", "text", "Sneak Attack dice (e.g. 1d6), 0 for none",
+              default_key=d + "sneak"),
+        *(Field(skill, "text", skill_help.format(skill.capitalize()), default_key=d + skill,
+                parse=_skill) for skill in SKILLS),
+        Field("will", "int", "Will DC", default_key=d + "will", low=0, high=99),
+        Field("perception_dc", "int", "Perception DC", default_key=d + "perception_dc",
+              low=0, high=99),
+    )
+
+
+def _build(ruleset: dict, options: dict) -> PathfinderGame:
+    rules = compile_rules(ruleset)
+    fighters = {side: fighter(options[side], rules, side) for side in ("a", "b")}
+    game = PathfinderWords(rules, fighters, options, ruleset_hash(ruleset))
+    game.tolerance = float(ruleset["tolerance"])
+    return game
+
+
+SYSTEM = SystemSpec(
+    name="pathfinder",
+    title="Pathfinder 2e combat duel",
+    options=(
+        Field("victory", "choice", "how the duel is won", default_key="victory",
+              choices=("knockout", "first_blood")),
+        Field("max_rounds", "int", "rounds before a draw (0: no limit, solved by value "
+              "iteration)", default_key="max_rounds", low=0, high=1000),
+    ),
+    sheet=SheetSpec(fields=_sheet_fields(), reference_key="sheets",
+                    example="rogue,hp=30,perception=6:expert"),
+    build=_build,
+    # small hit points: a knockout duel of the full reference sheets is millions of
+    # states (see the README); these solve in seconds
+    examples=Examples(sheet_a="fighter,hp=6", sheet_b="rogue,hp=6",
+                      state="hp_a=5,hp_b=4,fr_b=1",
+                      mix="intimidation-first-strike3:2,perception-second-feint-strike2:1",
+                      quick={"max_rounds": 1}),
+    pairing=None,
+)
+
+__all__ = ["SYSTEM", "PathfinderGame", "State"]

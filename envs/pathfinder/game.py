@@ -1,0 +1,336 @@
+"""The Pathfinder 2e duel as a simultaneous-move game with exact chance.
+
+A round is three steps:
+- ``decide`` (phase 0): both duellists secretly choose an initiative skill, an order
+  preference and a turn plan (one action); initiative is rolled (chance).
+- ``first`` (phase 1): the duellist acting first plays his turn (chance only; both
+  players ``wait``).
+- ``second`` (phase 2): the other one plays his turn; the next round starts.
+
+Splitting the round keeps the number of transitions small: a whole round at once would
+cross every first-turn result with every second-turn result for each of ~900 joint
+actions. Everything is public between rounds; the hidden choices are the simultaneous
+move itself, so the solver sees a public-information game.
+
+What a state keeps between turns (only what changes a later probability):
+- ``fr_x``: X's frightened value (0..2; it only ever rises to the highest value);
+- ``dem_x``: X has tried to Demoralize his opponent, who is now immune to him;
+- ``sh_x``: X raised his shield in his last turn (up until the start of his next);
+- ``og_x``: bits of X's off-guard against his opponent's Strikes: bit 0 "until X's
+  next turn" (Sense Weakness against a Deception initiative, or X's own critically
+  failed Feint; equivalent for Strikes, which the opponent makes only in his turns),
+  bit 1 "during the opponent's next turn" (the opponent's critical Feint). When bit 1
+  is set on the opponent of the duellist who just acted, bit 0 adds nothing (that
+  duellist has at most one turn before his opponent's next) and is dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+
+from solver.errors import InputError
+from solver.game import DeclaredGame, GameInfo
+
+from .rules import (
+    DECEPTION,
+    SKILLS,
+    Fighter,
+    Rules,
+    TurnContext,
+    initiative_first,
+    resolve_turn,
+)
+
+DECIDE, FIRST, SECOND, OVER = range(4)
+PHASES = ("decide", "first turn", "second turn", "over")
+ORDERS = ("first", "second")
+ENDINGS = ("", "A knocks B out", "B knocks A out", "A draws first blood",
+           "B draws first blood", "draw: round limit reached")
+_PAYOFF = (0.0, 1.0, -1.0, 1.0, -1.0, 0.0)
+WAIT = "wait"
+
+
+class State(NamedTuple):
+    phase: int = DECIDE
+    round: int = 1
+    hp_a: int = 0
+    hp_b: int = 0
+    fr_a: int = 0
+    fr_b: int = 0
+    dem_a: int = 0
+    dem_b: int = 0
+    og_a: int = 0
+    og_b: int = 0
+    sh_a: int = 0
+    sh_b: int = 0
+    skill_a: int = 0
+    skill_b: int = 0
+    plan_a: int = 0
+    plan_b: int = 0
+    first: int = 0          # 0: A acts first this round, 1: B
+    ending: int = 0
+
+
+STATE_FIELDS = State._fields
+# positions of A's field in the state tuple (B's is the next one)
+_HP, _FR, _DEM, _OG, _SH, _SKILL, _PLAN = (STATE_FIELDS.index(f"{name}_a") for name in (
+    "hp", "fr", "dem", "og", "sh", "skill", "plan"))
+#: the state fields that belong to one side, without their ``_a`` / ``_b`` suffix
+SIDE_FIELDS = ("hp", "fr", "dem", "og", "sh", "skill", "plan")
+
+
+def action_names(rules: Rules) -> tuple[str, ...]:
+    """``skill-order-plan`` for every combination, then ``wait``."""
+    names = [f"{skill}-{order}-{plan.replace('_', '-')}" for skill in SKILLS
+             for order in ORDERS for plan in rules.plan_names]
+    return (*names, WAIT)
+
+
+def split_action(index: int, n_plans: int) -> tuple[int, int, int]:
+    """(skill, order, plan) of an action index."""
+    rest, plan = divmod(index, n_plans)
+    skill, order = divmod(rest, 2)
+    return skill, order, plan
+
+
+class PathfinderGame(DeclaredGame):
+    """The duel (``solver.game.Game``). ``fighters`` are the typed sheets of A and B."""
+
+    endings = ENDINGS
+
+    def __init__(self, rules: Rules, fighters: Mapping[str, Fighter], options: dict,
+                 ruleset_digest: str):
+        self.rules = rules
+        self.fighters = dict(fighters)
+        self.first_blood = options["victory"] == "first_blood"
+        self.max_rounds = int(options["max_rounds"] or 0)
+        self.tolerance = 1e-9  # the ruleset's value is set by the builder
+        names = action_names(rules)
+        self.max_frightened = max(rules.demoralize_success, rules.demoralize_critical,
+                                  rules.press_frightened, rules.press_frightened_stronger, 0)
+        self.n_plans = len(rules.plan_names)
+        self.wait = len(names) - 1
+        # first blood is knockout at 1 HP: a hit deals at least 1 damage
+        self.start_hp = {s: 1 if self.first_blood else f.hp for s, f in self.fighters.items()}
+        self._plan_steps = rules.plans
+        fields, low, high = self._observation_bounds()
+        self.info = GameInfo(
+            system="pathfinder", action_names=names, observation_fields=fields,
+            observation_low=low, observation_high=high,
+            public_information=True, payoff_bounds=(-1.0, 1.0),
+            may_cycle=self.max_rounds == 0, options=options, ruleset_hash=ruleset_digest,
+            fast_paths=frozenset({"transitions"}))
+        self._wait_mask = np.zeros(len(names), bool)
+        self._wait_mask[self.wait] = True
+        self._turn = lru_cache(maxsize=None)(self._turn_uncached)
+        self._initiative = lru_cache(maxsize=None)(initiative_first)
+        self._masks: dict[tuple, np.ndarray] = {}
+        self._split = [split_action(i, self.n_plans) for i in range(self.wait)]
+        self._ko = {(x, blood): State(phase=OVER, round=0, ending=1 + x + 2 * blood)
+                    for x in (0, 1) for blood in (False, True)}
+        self._draw = State(phase=OVER, round=0, ending=5)
+
+    # -- metadata
+
+    def _observation_bounds(self) -> tuple[tuple, tuple, tuple]:
+        top = max(self.start_hp.values())
+        last_round = max(self.max_rounds, 1)
+        fields = [("phase", 0, 3), ("round", 1, last_round + 1), ("own_hp", 0, top),
+                  ("opp_hp", 0, top), ("own_frightened", 0, self.max_frightened),
+                  ("opp_frightened", 0, self.max_frightened), ("own_demoralized_him", 0, 1),
+                  ("opp_demoralized_me", 0, 1), ("own_off_guard", 0, 3),
+                  ("opp_off_guard", 0, 3), ("own_shield", 0, 1), ("opp_shield", 0, 1),
+                  ("own_skill", 0, 2), ("opp_skill", 0, 2),
+                  ("own_plan", 0, self.n_plans - 1), ("opp_plan", 0, self.n_plans - 1),
+                  ("own_first", 0, 1), ("ending", 0, len(ENDINGS) - 1)]
+        return (tuple(f[0] for f in fields), tuple(f[1] for f in fields),
+                tuple(f[2] for f in fields))
+
+    # -- the rules
+
+    def start(self) -> State:
+        return State(hp_a=self.start_hp["a"], hp_b=self.start_hp["b"],
+                     round=1 if self.max_rounds else 1)
+
+    def initial_outcomes(self) -> list[tuple[float, State]]:
+        return [(1.0, self.start())]
+
+    def is_terminal(self, state: State) -> bool:
+        return state.phase == OVER
+
+    def payoff(self, state: State) -> float:
+        return _PAYOFF[state.ending]
+
+    def result(self, state: State) -> str:
+        return ENDINGS[state.ending] if state.phase == OVER else "the duel goes on"
+
+    def legal_plans(self, state: State, side: str) -> list[int]:
+        """The plans ``side`` may commit to: shield plans need a shield, Feint plans
+        training in Deception, Demoralize plans an opponent not yet immune."""
+        me = self.fighters[side]
+        immune = state.dem_a if side == "a" else state.dem_b
+        legal = []
+        for index, steps in enumerate(self._plan_steps):
+            if ("shield" in steps and not me.shield) or (
+                    "feint" in steps and not me.trained[DECEPTION]) or (
+                    "demoralize" in steps and immune):
+                continue
+            legal.append(index)
+        return legal
+
+    def legal_mask(self, state: State, player: str) -> np.ndarray:
+        if state.phase != DECIDE:
+            return self._wait_mask.copy() if state.phase != OVER else np.zeros(
+                len(self.action_names), bool)
+        key = (player, state.dem_a if player == "a" else state.dem_b)
+        mask = self._masks.get(key)
+        if mask is None:
+            mask = np.zeros(len(self.action_names), bool)
+            for plan in self.legal_plans(state, player):
+                for skill in range(3):
+                    for order in range(2):
+                        mask[(skill * 2 + order) * self.n_plans + plan] = True
+            self._masks[key] = mask
+        return mask.copy()
+
+    def check_actions(self, state: State, action_a: int, action_b: int) -> None:
+        for side, action in (("a", action_a), ("b", action_b)):
+            mask = self.legal_mask(state, side)
+            if not (0 <= int(action) < len(mask)) or not mask[int(action)]:
+                allowed = [self.action_names[i] for i in np.flatnonzero(mask)]
+                raise InputError(f"illegal action {action!r} for {side} in phase "
+                                 f"{PHASES[state.phase]}; allowed: {', '.join(allowed)}")
+
+    def outcomes(self, state: State, action_a: int, action_b: int) -> list[tuple[float, State]]:
+        self.check_actions(state, action_a, action_b)
+        return self._outcomes(state, int(action_a), int(action_b))
+
+    def _outcomes(self, state: State, action_a: int, action_b: int):
+        if state.phase == DECIDE:
+            return self._decide(state, action_a, action_b)
+        return self._play_turn(state)
+
+    def transitions(self, state: State):
+        """Every legal joint action with its outcomes (the solver's fast path)."""
+        if state.phase != DECIDE:
+            return [(self.wait, self.wait, self._play_turn(state))]
+        legal_a = np.flatnonzero(self.legal_mask(state, "a")).tolist()
+        legal_b = np.flatnonzero(self.legal_mask(state, "b")).tolist()
+        made: dict[tuple, State] = {}  # the phase-1 states, shared by the order choices
+        return [(i, j, self._decide(state, i, j, made)) for i in legal_a for j in legal_b]
+
+    def initiative(self, state: State, skill_a: int, skill_b: int) -> float:
+        """P(A wins initiative) with these skills (frightened lowers the roll)."""
+        a, b = self.fighters["a"], self.fighters["b"]
+        return self._initiative(a.skill_mod[skill_a] - state.fr_a,
+                                b.skill_mod[skill_b] - state.fr_b)
+
+    def first_probability(self, state: State, action_a: int, action_b: int) -> float:
+        """P(A acts first): he wins and wants to, or B wins and wants to act second."""
+        skill_a, order_a, _ = self._split[action_a]
+        skill_b, order_b, _ = self._split[action_b]
+        win = self.initiative(state, skill_a, skill_b)
+        return win * (order_a == 0) + (1 - win) * (order_b == 1)
+
+    def _decide(self, state: State, action_a: int, action_b: int,
+                made: dict | None = None) -> list[tuple[float, State]]:
+        made = {} if made is None else made
+        skill_a, _, plan_a = self._split[action_a]
+        skill_b, _, plan_b = self._split[action_b]
+        p_a = self.first_probability(state, action_a, action_b)
+        out = []
+        for p, first in ((p_a, 0), (1 - p_a, 1)):
+            if p <= 0:
+                continue
+            key = (skill_a, skill_b, plan_a, plan_b, first)
+            nxt = made.get(key)
+            if nxt is None:
+                values = list(state)
+                values[0] = FIRST
+                values[12:17] = key
+                nxt = made[key] = State._make(values)
+            out.append((p, nxt))
+        return out
+
+    def acting(self, state: State) -> str:
+        """Who plays the turn of this phase."""
+        a_first = state.first == 0
+        return "a" if (state.phase == FIRST) == a_first else "b"
+
+    def _play_turn(self, state: State) -> list[tuple[float, State]]:
+        x = 0 if (state.phase == FIRST) == (state.first == 0) else 1   # the actor
+        y = 1 - x
+        ctx = TurnContext(
+            plan=state[_PLAN + x], actor_skill=state[_SKILL + x],
+            target_skill=state[_SKILL + y], actor_frightened=state[_FR + x],
+            target_frightened=state[_FR + y], target_off_guard=state[_OG + y] != 0,
+            target_shield=bool(state[_SH + y]), cap=state[_HP + y])
+        actor = "ab"[x]
+        steps = self._plan_steps[state[_PLAN + x]]
+        # what the turn changes whatever the dice: the actor's frightened decays, his
+        # shield is up if he raised it, Demoralize leaves its immunity, his own
+        # "until my next turn" off-guard ended when the turn began
+        base = list(state)
+        base[_FR + x] = max(0, state[_FR + x] - 1)
+        base[_SH + x] = int("shield" in steps)
+        base[_DEM + x] = state[_DEM + x] | ("demoralize" in steps)
+        if state.phase == FIRST:
+            base[0] = SECOND
+            base[_PLAN + x] = 0
+        else:
+            base = self._next_round(base)
+        if base is None:
+            return self._ended(state, x, ctx)
+        og_y_kept, og_x_kept = state[_OG + y] & 1, state[_OG + x] & 2
+        win = self._ko[(x, self.first_blood)]
+        out: dict[State, float] = {}
+        for p, (dmg, fright, linger, crit, fumble) in self._turn(actor, ctx):
+            if dmg >= state[_HP + y]:
+                nxt = win
+            else:
+                values = base.copy()
+                values[_HP + y] = state[_HP + y] - dmg
+                values[_FR + y] = fright
+                values[_OG + y] = 2 if crit else og_y_kept | linger
+                values[_OG + x] = og_x_kept | fumble
+                nxt = State._make(values)
+            out[nxt] = out.get(nxt, 0.0) + p
+        return [(p, s) for s, p in out.items() if p > 0]
+
+    def _ended(self, state: State, x: int, ctx: TurnContext) -> list[tuple[float, State]]:
+        """The last turn of the last round: a knockout, or a draw at the round limit."""
+        actor = "ab"[x]
+        win = self._ko[(x, self.first_blood)]
+        ko = sum(p for p, (dmg, *_) in self._turn(actor, ctx) if dmg >= state[_HP + 1 - x])
+        out = [(ko, win), (1 - ko, self._draw)]
+        return [(p, s) for p, s in out if p > 0]
+
+    def _turn_uncached(self, actor: str, ctx: TurnContext):
+        target = "b" if actor == "a" else "a"
+        return resolve_turn(self.fighters[actor], self.fighters[target], ctx, self.rules)
+
+    def _next_round(self, values: list) -> list | None:
+        """The values of the next round's decision state, None at the round limit."""
+        if self.max_rounds and values[1] >= self.max_rounds:
+            return None
+        values[0] = DECIDE
+        values[12:17] = (0, 0, 0, 0, 0)
+        values[1] = values[1] + 1 if self.max_rounds else 1
+        return values
+
+    # -- observations
+
+    def observe(self, state: State, player: str) -> tuple[int, ...]:
+        me, him = (("a", "b") if player == "a" else ("b", "a"))
+        get = state._asdict()
+        acting_first = int((state.first == 0) == (player == "a")) if state.phase in (
+            FIRST, SECOND) else 0
+        return (state.phase, state.round if state.phase != OVER else 1,
+                get[f"hp_{me}"], get[f"hp_{him}"], get[f"fr_{me}"], get[f"fr_{him}"],
+                get[f"dem_{me}"], get[f"dem_{him}"], get[f"og_{me}"], get[f"og_{him}"],
+                get[f"sh_{me}"], get[f"sh_{him}"], get[f"skill_{me}"], get[f"skill_{him}"],
+                get[f"plan_{me}"], get[f"plan_{him}"], acting_first, state.ending)

@@ -1,0 +1,385 @@
+"""Pathfinder 2e duel rules that do not depend on hit points: checks and their degrees,
+damage, initiative, and one duellist's whole turn as an exact distribution.
+
+Every function here is pure and exact (enumeration of the d20 faces and convolution of
+the damage dice); ``game.py`` applies the results to hit points and the round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+
+from solver.dice import parse_expression
+from solver.errors import InputError
+
+SKILLS = ("deception", "intimidation", "perception")
+DECEPTION, INTIMIDATION, PERCEPTION = range(3)
+STEPS = ("strike", "shield", "demoralize", "feint")
+#: degrees of a check
+CRIT_FAIL, FAIL, SUCCESS, CRIT = range(4)
+FACES = range(1, 21)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The ruleset's numbers, typed once."""
+
+    margin: int
+    ranks: tuple[str, ...]
+    skills: tuple[str, ...]
+    map_normal: tuple[int, ...]
+    map_agile: tuple[int, ...]
+    minimum_damage: int
+    critical_multiplier: int
+    sneak_die: int
+    off_guard: int
+    shield_bonus: int
+    demoralize_success: int
+    demoralize_critical: int
+    feint_turns: int
+    press_skill: int
+    press_against: int
+    press_frightened: int
+    press_frightened_stronger: int
+    sidestep_skill: int
+    sidestep_against: int
+    sidestep_penalty: int
+    sense_skill: int
+    sense_against: int
+    plan_names: tuple[str, ...]
+    plans: tuple[tuple[str, ...], ...]
+
+
+def _skill(value: object, where: str) -> int:
+    if value not in SKILLS:
+        raise InputError(f"ruleset {where}: unknown skill {value!r}; allowed: {', '.join(SKILLS)}")
+    return SKILLS.index(value)
+
+
+def compile_rules(ruleset: Mapping) -> Rules:
+    """The ruleset's tables as a ``Rules``; wrong skills, steps or plans are InputErrors."""
+    checks, strike, cond = ruleset["checks"], ruleset["strike"], ruleset["conditions"]
+    reactions, plans = ruleset["reactions"], ruleset["plans"]
+    if tuple(ruleset["initiative"]["skills"]) != SKILLS:
+        raise InputError(f"ruleset initiative.skills must be {', '.join(SKILLS)} (the three "
+                         "duel skills, each with its reaction)")
+    if ruleset["initiative"]["tie_break"] != "modifier_then_coin":
+        raise InputError("ruleset initiative.tie_break: allowed: modifier_then_coin")
+    for key in ("multiple_attack_penalty", "multiple_attack_penalty_agile"):
+        if len(strike[key]) != 3:
+            raise InputError(f"ruleset strike.{key} needs 3 penalties (1st, 2nd, 3rd Strike)")
+    order = tuple(plans["order"])
+    for name in order:
+        if name == "order" or name not in plans:
+            raise InputError(f"ruleset plans.order names {name!r}; allowed: "
+                             f"{', '.join(k for k in plans if k != 'order')}")
+        for step in plans[name]:
+            if step not in STEPS:
+                raise InputError(f"ruleset plans.{name}: unknown step {step!r}; "
+                                 f"allowed: {', '.join(STEPS)}")
+    press, side, sense = (reactions["bullying_press"], reactions["deceptive_sidestep"],
+                          reactions["sense_weakness"])
+    return Rules(
+        margin=checks["critical_margin"], ranks=tuple(checks["ranks"]), skills=SKILLS,
+        map_normal=tuple(strike["multiple_attack_penalty"]),
+        map_agile=tuple(strike["multiple_attack_penalty_agile"]),
+        minimum_damage=strike["minimum_damage"],
+        critical_multiplier=strike["critical_multiplier"], sneak_die=strike["sneak_die"],
+        off_guard=cond["off_guard"], shield_bonus=cond["shield_bonus"],
+        demoralize_success=cond["demoralize_success"],
+        demoralize_critical=cond["demoralize_critical"],
+        feint_turns=cond["feint_lasting_turns"],
+        press_skill=_skill(press["skill"], "reactions.bullying_press.skill"),
+        press_against=_skill(press["stronger_against"], "reactions.bullying_press"),
+        press_frightened=press["frightened"],
+        press_frightened_stronger=press["frightened_stronger"],
+        sidestep_skill=_skill(side["skill"], "reactions.deceptive_sidestep.skill"),
+        sidestep_against=_skill(side["stronger_against"], "reactions.deceptive_sidestep"),
+        sidestep_penalty=side["reroll_penalty"],
+        sense_skill=_skill(sense["skill"], "reactions.sense_weakness.skill"),
+        sense_against=_skill(sense["stronger_against"], "reactions.sense_weakness"),
+        plan_names=order, plans=tuple(tuple(plans[name]) for name in order))
+
+
+# -- sheets
+
+@dataclass(frozen=True)
+class Fighter:
+    """One duellist's sheet, typed."""
+
+    hp: int
+    ac: int
+    attack: int
+    dice: tuple[tuple[int, int], ...]
+    damage_bonus: int
+    agile: bool
+    shield: bool
+    sneak: int
+    skill_mod: tuple[int, int, int]      # by SKILLS
+    trained: tuple[bool, bool, bool]     # by SKILLS
+    will: int
+    perception_dc: int
+    damage_text: str
+    skill_text: tuple[str, str, str]
+
+
+def parse_damage(text: str) -> tuple[tuple[tuple[int, int], ...], int]:
+    """``1d8+4`` -> (((1, 8),), 4): weapon dice and modifier."""
+    expression = parse_expression(text)
+    return expression.dice, expression.modifier
+
+
+def parse_skill(text: object, name: str, ranks: tuple[str, ...]) -> tuple[int, str]:
+    """``6:expert`` -> (6, "expert"); a bare modifier is untrained."""
+    raw = str(text).strip()
+    modifier, _, rank = raw.partition(":")
+    rank = rank.strip().lower() or ranks[0]
+    try:
+        value = int(modifier.strip())
+    except ValueError:
+        raise InputError(f"{name} takes MODIFIER:RANK (e.g. 6:expert), got {text!r}") from None
+    if rank not in ranks:
+        raise InputError(f"{name}: unknown rank {rank!r}; allowed: {', '.join(ranks)}")
+    if abs(value) > 60:
+        raise InputError(f"{name}: modifier must be within -60..60, got {value}")
+    return value, rank
+
+
+def parse_sneak(text: object, die: int) -> int:
+    """Sneak Attack dice: ``1d6``, ``2`` (that many d6) or ``0``."""
+    raw = str(text).strip().lower()
+    if raw.isdigit():
+        return int(raw)
+    count, sep, sides = raw.partition("d")
+    if sep and sides == str(die) and (count == "" or count.isdigit()):
+        return int(count or 1)
+    raise InputError(f"sneak takes a number of d{die} (e.g. 1d{die} or 1), got {text!r}")
+
+
+def fighter(sheet: Mapping, rules: Rules, side: str) -> Fighter:
+    """The typed sheet of ``side``; impossible sheets are InputErrors naming the field."""
+    dice, bonus = parse_damage(sheet["damage"])
+    if not dice:
+        raise InputError(f"{side}'s damage needs weapon dice such as 1d8+4, "
+                         f"got {sheet['damage']!r}")
+    mods, trained, texts = [], [], []
+    for skill in SKILLS:
+        value, rank = parse_skill(sheet[skill], f"{side}'s {skill}", rules.ranks)
+        mods.append(value)
+        trained.append(rules.ranks.index(rank) >= 1)
+        texts.append(f"{value:+d} ({rank})")
+    return Fighter(
+        hp=sheet["hp"], ac=sheet["ac"], attack=sheet["attack"], dice=dice, damage_bonus=bonus,
+        agile=bool(sheet["agile"]), shield=bool(sheet["shield"]),
+        sneak=parse_sneak(sheet["sneak"], rules.sneak_die), skill_mod=tuple(mods),
+        trained=tuple(trained), will=sheet["will"], perception_dc=sheet["perception_dc"],
+        damage_text=str(sheet["damage"]), skill_text=tuple(texts))
+
+
+# -- checks
+
+def degree(natural: int, total: int, dc: int, margin: int = 10) -> int:
+    """The degree of one check: CRIT, SUCCESS, FAIL or CRIT_FAIL; the natural die
+    shifts it one step after the total has set it."""
+    if total >= dc + margin:
+        found = CRIT
+    elif total >= dc:
+        found = SUCCESS
+    elif total > dc - margin:
+        found = FAIL
+    else:
+        found = CRIT_FAIL
+    if natural == 20:
+        return min(found + 1, CRIT)
+    if natural == 1:
+        return max(found - 1, CRIT_FAIL)
+    return found
+
+
+@cache
+def degree_probabilities(modifier: int, dc: int, margin: int = 10) -> tuple[float, ...]:
+    """P(CRIT_FAIL), P(FAIL), P(SUCCESS), P(CRIT) of d20 + ``modifier`` against ``dc``."""
+    counts = [0, 0, 0, 0]
+    for natural in FACES:
+        counts[degree(natural, natural + modifier, dc, margin)] += 1
+    return tuple(c / 20 for c in counts)
+
+
+@cache
+def strike_degrees(modifier: int, ac: int, sidestep: bool, reroll_modifier: int,
+                   margin: int = 10) -> tuple[tuple[int, bool, float], ...]:
+    """(final degree, sidestep spent, probability) of one Strike. Deceptive Sidestep,
+    when available, is spent on a degree of exactly SUCCESS: the attacker rerolls at
+    ``reroll_modifier`` and the second degree stands, critical included."""
+    first = degree_probabilities(modifier, ac, margin)
+    out: dict[tuple[int, bool], float] = {}
+    for found, p in enumerate(first):
+        if p == 0:
+            continue
+        if found == SUCCESS and sidestep:
+            for again, q in enumerate(degree_probabilities(reroll_modifier, ac, margin)):
+                if q:
+                    out[again, True] = out.get((again, True), 0.0) + p * q
+        else:
+            out[found, False] = out.get((found, False), 0.0) + p
+    return tuple((d, spent, p) for (d, spent), p in sorted(out.items()))
+
+
+def initiative_first(mod_a: int, mod_b: int) -> float:
+    """P(A wins initiative): d20 + mod_a against d20 + mod_b (frightened already
+    subtracted); equal results go to the higher modifier, then a fair coin."""
+    wins = 0.0
+    for x in FACES:
+        for y in FACES:
+            if x + mod_a > y + mod_b:
+                wins += 1
+            elif x + mod_a == y + mod_b:
+                wins += 1 if mod_a > mod_b else 0.5 if mod_a == mod_b else 0
+    return wins / 400
+
+
+# -- damage
+
+def dice_counts(dice: tuple[tuple[int, int], ...]) -> dict[int, int]:
+    """Ways to roll each sum of ``dice`` ((count, sides) groups)."""
+    counts = {0: 1}
+    for count, sides in dice:
+        for _ in range(count):
+            nxt: dict[int, int] = {}
+            for total, ways in counts.items():
+                for face in range(1, sides + 1):
+                    nxt[total + face] = nxt.get(total + face, 0) + ways
+            counts = nxt
+    return counts
+
+
+def damage_distribution(dice: tuple[tuple[int, int], ...], bonus: int, critical: bool,
+                        rules: Rules) -> dict[int, float]:
+    """Damage of one hit: at least ``minimum_damage``, then doubled on a critical
+    (PF2e applies the minimum to the rolled sum, then the multiplier)."""
+    counts = dice_counts(dice)
+    total = sum(counts.values())
+    out: dict[int, float] = {}
+    for rolled, ways in counts.items():
+        hit = max(rules.minimum_damage, rolled + bonus)
+        if critical:
+            hit *= rules.critical_multiplier
+        out[hit] = out.get(hit, 0.0) + ways / total
+    return out
+
+
+# -- one turn
+
+@dataclass(frozen=True)
+class TurnContext:
+    """Everything a turn depends on besides hit points. ``actor`` strikes ``target``."""
+
+    plan: int
+    actor_skill: int
+    target_skill: int
+    actor_frightened: int
+    target_frightened: int
+    target_off_guard: bool    # carried from earlier turns
+    target_shield: bool       # raised in the target's last turn, still up
+    cap: int                  # damage beyond this is all the same (the target's HP)
+
+
+def resolve_turn(actor: Fighter, target: Fighter, ctx: TurnContext,
+                 rules: Rules) -> list[tuple[float, tuple[int, int, bool, bool, bool]]]:
+    """The exact distribution of one turn: probability, then (damage capped at
+    ``ctx.cap``, target's frightened after, Sense Weakness lingering, Feint critical
+    success, Feint critical failure)."""
+    trained = actor.trained
+    press = trained[rules.press_skill] and ctx.actor_skill == rules.press_skill
+    sense = trained[rules.sense_skill] and ctx.actor_skill == rules.sense_skill
+    sidestep = (target.trained[rules.sidestep_skill]
+                and ctx.target_skill == rules.sidestep_skill)
+    # (damage, target frightened, feint next, feint crit, linger, feint fumble,
+    #  sidestep ready, strikes made) -> probability
+    frontier = {(0, ctx.target_frightened, False, False, False, False, sidestep, 0): 1.0}
+    for step in rules.plans[ctx.plan]:
+        nxt: dict[tuple, float] = {}
+        for key, p in frontier.items():
+            for q, after in _step(step, key, actor, target, ctx, rules, press, sense):
+                nxt[after] = nxt.get(after, 0.0) + p * q
+        frontier = nxt
+    out: dict[tuple, float] = {}
+    for (dmg, fright, _, crit, linger, fumble, _, _), p in frontier.items():
+        key = (dmg, fright, linger, crit, fumble)
+        out[key] = out.get(key, 0.0) + p
+    return [(p, key) for key, p in out.items() if p > 0]
+
+
+def _step(step: str, key: tuple, actor: Fighter, target: Fighter, ctx: TurnContext,
+          rules: Rules, press: bool, sense: bool):
+    if step == "shield":
+        return [(1.0, key)]
+    if step == "demoralize":
+        return _demoralize(key, actor, target, ctx, rules)
+    if step == "feint":
+        return _feint(key, actor, target, ctx, rules)
+    return _strike(key, actor, target, ctx, rules, press, sense)
+
+
+def _demoralize(key, actor, target, ctx, rules):
+    dmg, fright, *rest = key
+    modifier = actor.skill_mod[INTIMIDATION] - ctx.actor_frightened
+    probs = degree_probabilities(modifier, target.will - fright, rules.margin)
+    scared = {CRIT: rules.demoralize_critical, SUCCESS: rules.demoralize_success}
+    return [(p, (dmg, max(fright, scared.get(d, 0)), *rest)) for d, p in enumerate(probs) if p]
+
+
+def _feint(key, actor, target, ctx, rules):
+    dmg, fright, nxt, crit, linger, fumble, ready, made = key
+    modifier = actor.skill_mod[DECEPTION] - ctx.actor_frightened
+    probs = degree_probabilities(modifier, target.perception_dc - fright, rules.margin)
+    out = []
+    for d, p in enumerate(probs):
+        if not p:
+            continue
+        state = (dmg, fright, nxt or d == SUCCESS, crit or d == CRIT, linger,
+                 fumble or d == CRIT_FAIL, ready, made)
+        out.append((p, state))
+    return out
+
+
+def _strike(key, actor, target, ctx, rules, press, sense):
+    dmg, fright, feint_next, crit, linger, fumble, ready, made = key
+    first = made == 0
+    sensed = sense and first
+    if sensed and ctx.target_skill == rules.sense_against:
+        linger = True
+    off_guard = ctx.target_off_guard or feint_next or crit or linger or sensed
+    ac = (target.ac + rules.shield_bonus * ctx.target_shield - fright
+          - rules.off_guard * off_guard)
+    penalties = rules.map_agile if actor.agile else rules.map_normal
+    modifier = actor.attack - penalties[min(made, 2)] - ctx.actor_frightened
+    reroll = modifier - rules.sidestep_penalty * (ctx.actor_skill == rules.sidestep_against)
+    out = []
+    for found, spent, p in strike_degrees(modifier, ac, ready, reroll, rules.margin):
+        hit_fright = fright
+        if press and first and found >= SUCCESS:
+            boost = (rules.press_frightened_stronger if ctx.target_skill == rules.press_against
+                     else rules.press_frightened)
+            hit_fright = max(fright, boost)
+        base = (hit_fright, False, crit, linger, fumble, ready and not spent, made + 1)
+        if found < SUCCESS:
+            out.append((p, (dmg, *base)))
+            continue
+        for hit, q in _hit_damage(actor, off_guard, found == CRIT, rules).items():
+            out.append((p * q, (min(ctx.cap, dmg + hit), *base)))
+    return out
+
+
+@cache
+def _hit_cache(dice, bonus, sneak, off_guard, critical, rules):
+    if off_guard and sneak:
+        dice = tuple(dice) + ((sneak, rules.sneak_die),)
+    return damage_distribution(dice, bonus, critical, rules)
+
+
+def _hit_damage(actor: Fighter, off_guard: bool, critical: bool, rules: Rules) -> dict:
+    return _hit_cache(actor.dice, actor.damage_bonus, actor.sneak, bool(off_guard), critical,
+                      rules)

@@ -1,0 +1,172 @@
+"""The Pathfinder duel in words: states as named fields and back, the table as a
+viewer sees it, one step narrated, and a decision in plain words for a game master."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from solver.errors import InputError
+
+from .game import (
+    DECIDE,
+    ENDINGS,
+    FIRST,
+    OVER,
+    PHASES,
+    SECOND,
+    STATE_FIELDS,
+    PathfinderGame,
+    State,
+    split_action,
+)
+from .rules import SKILLS
+
+_OFF_GUARD = ("", "off-guard until his own next turn", "off-guard in the foe's next turn",
+              "off-guard until his own next turn and in the foe's next turn")
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _other(side: str) -> str:
+    return "b" if side == "a" else "a"
+
+
+class PathfinderWords(PathfinderGame):
+    """``PathfinderGame`` with the presentation methods of the contract."""
+
+    # -- the state as named integers
+
+    def state_fields(self, state: State) -> dict[str, int]:
+        return dict(state._asdict())
+
+    state_dict = state_fields
+
+    def _bounds(self) -> dict[str, tuple[int, int]]:
+        top = {"a": self.start_hp["a"], "b": self.start_hp["b"]}
+        bounds = {"phase": (0, 2), "round": (1, max(self.max_rounds, 1)), "first": (0, 1),
+                  "ending": (0, 0)}
+        for side in ("a", "b"):
+            bounds.update({f"hp_{side}": (1, top[side]), f"fr_{side}": (0, self.max_frightened),
+                           f"dem_{side}": (0, 1), f"og_{side}": (0, 3), f"sh_{side}": (0, 1),
+                           f"skill_{side}": (0, 2), f"plan_{side}": (0, self.n_plans - 1)})
+        return bounds
+
+    def state_from(self, values: Mapping[str, object]) -> State:
+        """A live state from named values (missing ones are the start's)."""
+        fields = self.state_fields(self.start())
+        bounds = self._bounds()
+        for key, value in values.items():
+            if key not in fields:
+                raise InputError(f"unknown state field {key!r}; allowed: "
+                                 f"{', '.join(STATE_FIELDS)}")
+            low, high = bounds[key]
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                raise InputError(f"state field {key} takes an integer {low}..{high}, "
+                                 f"got {value!r}") from None
+            if not low <= number <= high:
+                raise InputError(f"state field {key} takes an integer {low}..{high}, "
+                                 f"got {number}")
+            fields[key] = number
+        state = State(**fields)
+        for side in ("a", "b"):
+            if state.phase == DECIDE and fields[f"plan_{side}"] + fields[f"skill_{side}"]:
+                raise InputError("skills and plans are chosen in phase 0; give them only "
+                                 "with phase=1 or phase=2")
+            for plan in (fields[f"plan_{side}"],) if state.phase != DECIDE else ():
+                if plan not in self.legal_plans(state._replace(
+                        dem_a=0, dem_b=0), side):
+                    raise InputError(f"plan {self.rules.plan_names[plan]} is not open to "
+                                     f"{side.upper()}; allowed: " + ", ".join(
+                                         self.rules.plan_names[i]
+                                         for i in self.legal_plans(state, side)))
+        return state
+
+    # -- words
+
+    def _name(self, side: str, viewer: str | None = None) -> str:
+        return "you" if viewer == side else "he" if viewer else side.upper()
+
+    def side_words(self, state: State, side: str, viewer: str | None = None) -> str:
+        """One duellist's position: HP, frightened, shield, off-guard, immunity."""
+        get = state._asdict()
+        who = self._name(side, viewer)
+        be = "are" if who == "you" else "is"
+        parts = [f"{who} {be} unblooded" if self.first_blood
+                 else f"{who} {be} at {get[f'hp_{side}']} HP"]
+        if get[f"fr_{side}"]:
+            parts.append(f"frightened {get[f'fr_{side}']}")
+        if get[f"sh_{side}"]:
+            parts.append("shield raised")
+        if get[f"og_{side}"]:
+            parts.append(_OFF_GUARD[get[f"og_{side}"]])
+        if get[f"dem_{_other(side)}"]:
+            parts.append("immune to his Demoralize" if who == "you" else
+                         "cannot be demoralized again" if viewer else
+                         f"immune to {_other(side).upper()}'s Demoralize")
+        return ", ".join(parts)
+
+    def describe(self, state: State, viewer: str | None = None) -> str:
+        if state.phase == OVER:
+            return f"The duel is over: {ENDINGS[state.ending]}."
+        rounds = f" of {self.max_rounds}" if self.max_rounds else ""
+        lines = [f"Round {state.round}{rounds}, {PHASES[state.phase]}."]
+        lines += [_capital(self.side_words(state, side, viewer)) + "." for side in ("a", "b")]
+        if state.phase != DECIDE:
+            for side in ("a", "b"):
+                get = state._asdict()
+                plan = self.rules.plan_names[get[f"plan_{side}"]]
+                done = state.phase == SECOND and self.acting(state) != side
+                name = _capital(self._name(side, viewer))
+                told = "" if done else f", plan {plan}"
+                lines.append(f"{name}: {SKILLS[get[f'skill_{side}']]} initiative{told}.")
+            first = "A" if state.first == 0 else "B"
+            lines.append(f"{first} acts first this round.")
+        return "\n".join(lines)
+
+    def action_words(self, action: int) -> str:
+        if action == self.wait:
+            return "waits"
+        skill, order, plan = split_action(action, self.n_plans)
+        steps = " + ".join(self.rules.plans[plan])
+        return (f"rolls {SKILLS[skill]} for initiative, wants to act "
+                f"{('first', 'second')[order]}, plans {steps}")
+
+    def narrate(self, state: State, action_a: int, action_b: int, next_state: State) -> str:
+        if state.phase == DECIDE:
+            first = "A" if next_state.first == 0 else "B"
+            return (f"A {self.action_words(action_a)}; B {self.action_words(action_b)}. "
+                    f"{first} acts first.")
+        actor = self.acting(state)
+        target = _other(actor)
+        if next_state.phase == OVER:
+            return f"{actor.upper()} plays his turn: {ENDINGS[next_state.ending]}."
+        before, after = state._asdict(), next_state._asdict()
+        dealt = before[f"hp_{target}"] - after[f"hp_{target}"]
+        text = [f"{actor.upper()} plays his turn and deals {dealt} damage"
+                f" ({target.upper()} at {after[f'hp_{target}']} HP)"]
+        if after[f"fr_{target}"] > max(0, before[f"fr_{target}"]):
+            text.append(f"{target.upper()} is frightened {after[f'fr_{target}']}")
+        if after[f"og_{target}"]:
+            text.append(f"{target.upper()} is left {_OFF_GUARD[after[f'og_{target}']]}")
+        if after[f"og_{actor}"] & 1:
+            text.append(f"{actor.upper()} fumbled his Feint and is off-guard")
+        return "; ".join(text) + "."
+
+    def situation(self, state: State, player: str) -> str:
+        """The decision from ``player``'s side, in plain words."""
+        mine = self.side_words(state, player, player)
+        his = self.side_words(state, _other(player), player)
+        if state.phase == OVER:
+            return f"the duel is over ({ENDINGS[state.ending]})"
+        if state.phase != DECIDE:
+            who = "you act" if self.acting(state) == player else "he acts"
+            return f"{'first' if state.phase == FIRST else 'second'} turn, {who}: {mine}; {his}"
+        me = self.fighters[player]
+        reactions = [f"{skill} {me.skill_text[i]}" + ("" if me.trained[i] else ", no reaction")
+                     for i, skill in enumerate(SKILLS)]
+        return (f"round {state.round}, choosing skill, order and plan: {mine}; {his}; "
+                f"your initiative skills: {'; '.join(reactions)}")
