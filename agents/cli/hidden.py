@@ -21,8 +21,8 @@ from solver.hidden import (
     solve_hidden,
 )
 
+from ..opponents import opponent_policy
 from .common import emit_json, format_table, game_header, percent
-from .opponents import opponent_policy
 
 #: a situation is listed when the type reaches it at least this often (all with --detail)
 SHOWN_REACH = 0.01
