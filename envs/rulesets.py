@@ -119,3 +119,15 @@ def load_ruleset(system: str, override: str | Path | dict | None = None,
 def ruleset_hash(ruleset: dict) -> str:
     canonical = json.dumps(ruleset, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def ruleset_error(key: str, message: str) -> InputError:
+    """The error of a bad value at ``key`` of a system's ruleset."""
+    return InputError(f"ruleset {key}: {message}")
+
+
+def ruleset_int(value: object, key: str, low: int, high: int) -> int:
+    """``value`` if it is an integer in ``low..high`` (a boolean is not one)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ruleset_error(key, f"expected an integer {low}..{high}, got {value!r}")
+    return value

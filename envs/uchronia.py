@@ -39,6 +39,8 @@ from solver.errors import InputError
 from solver.game import DeclaredGame, GameInfo, sample_outcome
 
 from .rulesets import default_ruleset, ruleset_hash
+from .rulesets import ruleset_error as _fail
+from .rulesets import ruleset_int as _int
 from .schema import Examples, Field, SheetSpec, SystemSpec, token
 
 MODES = ("pistol", "melee")
@@ -179,16 +181,6 @@ class Blade:
     dice: int
     kind: str   # fists, blunt, blade
     duel: bool
-
-
-def _fail(key: str, message: str) -> InputError:
-    return InputError(f"ruleset {key}: {message}")
-
-
-def _int(value: object, key: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise _fail(key, f"expected an integer {low}..{high}, got {value!r}")
-    return value
 
 
 def _atouts(value: object, key: str) -> tuple[str, ...]:

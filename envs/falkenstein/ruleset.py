@@ -8,6 +8,9 @@ from dataclasses import dataclass, replace
 
 from solver.errors import InputError, check_choice
 
+from ..rulesets import ruleset_error as _fail
+from ..rulesets import ruleset_int as _int
+
 EXCHANGES_PER_ROUND = 3
 # the exact solution grows with the rounds (about 37 states a round); beyond this the
 # seconds would have stopped any duel long ago
@@ -61,16 +64,6 @@ class Rules:
         allowed = ", ".join(f"{code} ({name})" for code, name in
                             zip(self.ladder, self.names, strict=True))
         raise InputError(f"unknown level {value!r} for {what}; allowed: {allowed}")
-
-
-def _fail(key: str, message: str) -> InputError:
-    return InputError(f"ruleset {key}: {message}")
-
-
-def _int(value: object, key: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise _fail(key, f"expected an integer {low}..{high}, got {value!r}")
-    return value
 
 
 def _ints(value: object, key: str, count: int, low: int = 0, high: int = 99) -> tuple:
