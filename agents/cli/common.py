@@ -144,13 +144,14 @@ def game_header(game, me: str | None = None) -> str:
         duel = f"You are {who[me]}, against {who[them]}."
     else:
         duel = f"{who['a']} against {who['b']}."
-    settings = ", ".join(f"{entry.name}={_plain(options.get(entry.name))}"
+    settings = ", ".join(f"{entry.name}={plain(options.get(entry.name))}"
                          for entry in spec.options if options.get(entry.name) is not None)
     rules = f"rules: {options['ruleset']}" if options.get("ruleset") else "rules: the defaults"
     return f"{spec.title}. {duel}\n{rules}; {settings}."
 
 
-def _plain(value) -> str:
+def plain(value) -> str:
+    """An option's value as typed on the command line."""
     if isinstance(value, dict):
         return ",".join(f"{k}:{v:.3g}" if isinstance(v, float) else f"{k}:{v}"
                         for k, v in value.items() if v)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import envs
 from envs.rulesets import load_ruleset
 
-from .common import add_json, emit_json, format_table
+from .common import add_json, emit_json, format_table, plain
 
 
 def register(subparsers) -> None:
@@ -44,7 +44,7 @@ def run(args) -> int:
         print(f"\n{d['name']}: options (-o KEY=VALUE)")
         for o in d["options"]:
             print(f"  {o['name']:<20} {o['help']}; {o['accepts']}"
-                  + (f" (default {o['default']})" if o["default"] is not None else ""))
+                  + (f" (default {plain(o['default'])})" if o["default"] is not None else ""))
         print(f"{d['name']}: sheet fields (--a / --b, e.g. --a {d['examples']['sheet_a']})"
               if "examples" in d else f"{d['name']}: sheet fields (--a / --b)")
         for f in d["sheet"]:
