@@ -330,9 +330,9 @@ class SystemSpec:
     ``build(ruleset, options)`` makes the game from the merged ruleset and the checked
     options (every option typed or None, sheets ``a`` / ``b`` normalised, ``ruleset``
     the source given, if any). ``pairing(game)`` names the sheet field ``duel
-    solve --all-pairings`` crosses (a ``choice`` field), if the system has one. A system
-    built into the
-    package has its data at ``envs/rulesets/<name>.toml`` and
+    solve --all-pairings`` crosses (a ``choice`` field), if the system has one;
+    ``action_parts(name)`` splits an action into named parts for reports. A system
+    built into the package has its data at ``envs/rulesets/<name>.toml`` and
     ``agents/personalities/<name>.toml``; a system registered from elsewhere gives
     ``ruleset_file`` and ``personalities_file``.
     """
@@ -344,6 +344,9 @@ class SystemSpec:
     build: Callable[[dict, dict], object] | None
     examples: Examples | None = None
     pairing: Callable[[object], str] | None = None
+    #: an action's name as named parts (e.g. initiative skill, order, plan), so reports
+    #: can give each part's chance; None when actions are indivisible
+    action_parts: Callable[[str], dict[str, str]] | None = None
     ruleset_file: Path | None = None
     personalities_file: Path | None = None
 

@@ -571,3 +571,26 @@ def test_situation_speaks_from_the_players_side():
     text = game.situation(state, "a")
     assert "you are at 9 HP" in text and "frightened 1" in text
     assert "cannot be demoralized again" in text
+
+
+def test_solve_gives_each_initiative_skill_its_chance(capsys):
+    # the chance of a skill is the total weight of the actions that name it first
+    import json
+
+    from agents.cli import main
+    argv = ["solve", "pathfinder", "--a", "fighter", "--b", "rogue", "-o",
+            "victory=first_blood"]
+    assert main([*argv, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    for side in ("a", "b"):
+        by_skill: dict = {}
+        for name, p in report[f"mix_{side}"].items():
+            skill = name.partition("-")[0]
+            if name != "wait":
+                by_skill[skill] = by_skill.get(skill, 0.0) + p
+        chances = report["action_parts"]["initiative skill"][side]
+        assert sum(chances.values()) == pytest.approx(1.0)
+        for skill, p in by_skill.items():
+            assert chances.get(skill, 0.0) == pytest.approx(p)
+    assert main(argv) == 0
+    assert "initiative skill: you " in capsys.readouterr().out

@@ -81,7 +81,32 @@ def solution_report(game, solution, start=None) -> dict:
         "mix_b": dict(zip(names, map(float, mix_b), strict=True)),
         **solution.evaluation.as_dict(),
         "convergence": solution.convergence.as_dict(),
+        **_action_parts(game, mix_a, mix_b),
     }
+
+
+def _action_parts(game, mix_a, mix_b) -> dict:
+    """Each part's chance under the equilibrium now, for systems whose actions have
+    parts (Pathfinder's initiative skill, order and plan)."""
+    split = envs.spec(game.info.system).action_parts
+    if split is None:
+        return {}
+    parts: dict[str, dict[str, dict[str, float]]] = {}
+    for side, mix in (("a", mix_a), ("b", mix_b)):
+        for name, p in zip(game.info.action_names, mix, strict=True):
+            for part, value in split(name).items():
+                chances = parts.setdefault(part, {}).setdefault(side, {})
+                chances[value] = chances.get(value, 0.0) + float(p)
+    return {"action_parts": parts}
+
+
+def _parts_text(parts: dict | None, me: str, them: str) -> list[str]:
+    lines = []
+    for part, sides in (parts or {}).items():
+        shown = {who: play_text({v: p for v, p in sides.get(side, {}).items() if p > 1e-9})
+                 for who, side in (("you", me), ("them", them)) if sides.get(side)}
+        lines.append(f"  {part}: " + "; ".join(f"{who} {text}" for who, text in shown.items()))
+    return lines
 
 
 def _single_start(game):
@@ -101,7 +126,8 @@ def render_report(game, report: dict, me: str = "a", detail: bool = False) -> st
     lines = [game_header(game, me), "", report["description"], "",
              f"Now ({report['situation'][me]}), the least predictable safe play:",
              f"  you:  {play_text(plays[me])}",
-             f"  them: {play_text(plays[them])}", "",
+             f"  them: {play_text(plays[them])}",
+             *_parts_text(report.get("action_parts"), me, them), "",
              f"Played that way by both, you win {percent(win)}, draw "
              f"{percent(report['draw'])} and lose {percent(loss)}; a duel lasts "
              f"{report['expected_length']:.1f} steps on average.", "",

@@ -56,6 +56,14 @@ def _sheet_fields() -> tuple[Field, ...]:
     )
 
 
+def _action_parts(name: str) -> dict[str, str]:
+    """``deception-first-feint-strike2`` -> the initiative skill, the order, the plan."""
+    if name == "wait":
+        return {}
+    skill, order, plan = name.split("-", 2)
+    return {"initiative skill": skill, "order": order, "plan": plan}
+
+
 def _build(ruleset: dict, options: dict) -> PathfinderGame:
     rules = compile_rules(ruleset)
     fighters = {side: fighter(options[side], rules, side) for side in ("a", "b")}
@@ -83,6 +91,7 @@ SYSTEM = SystemSpec(
                       mix="intimidation-first-strike3:2,perception-second-feint-strike2:1",
                       quick={"max_rounds": 1}),
     pairing=None,
+    action_parts=_action_parts,
 )
 
 __all__ = ["SYSTEM", "PathfinderGame", "State"]
