@@ -12,10 +12,9 @@ import numpy as np
 
 from solver.errors import check_choice
 from solver.game import PLAYERS, Game, Policy, State, policy_mix
-from solver.policy import POLICY_FORMS, equilibrium_policy, resolve_policy
+from solver.policy import equilibrium_policy, resolve_policy
 
 #: what an opponent may be (the solver's policy names, and profiles through agents)
-ACCEPTED = POLICY_FORMS
 
 
 def resolve_opponent(spec: Any, game: Game, player: str) -> Policy:
@@ -35,4 +34,4 @@ def play(policy: Policy, game: Game, state: State, player: str,
     return int(rng.choice(len(mix), p=mix))
 
 
-__all__ = ["ACCEPTED", "equilibrium_policy", "play", "resolve_opponent"]
+__all__ = ["equilibrium_policy", "play", "resolve_opponent"]

@@ -23,6 +23,12 @@ def linprog_value(matrix: np.ndarray) -> float:
     return float(done.x[-1])
 
 
+def stage_matrices(batch):
+    """Each stage game of a batch, restricted to its legal rows and columns."""
+    return [matrix[np.ix_(rows, cols)] for matrix, rows, cols in
+            zip(batch.matrices, batch.row_mask, batch.col_mask, strict=True)]
+
+
 def baseline_solve(game, tolerance: float = 1e-10) -> float:
     """The duel's value with one linprog call per stage game (per sweep when cyclic)."""
     graph = build_graph(game, game.initial_outcomes())  # uncached, as solve_game's first call
@@ -30,10 +36,7 @@ def baseline_solve(game, tolerance: float = 1e-10) -> float:
 
     def update(states: np.ndarray) -> None:
         for batch in stage_batches(graph, states, values):
-            values[batch.states] = [
-                linprog_value(matrix[np.ix_(rows, cols)])
-                for matrix, rows, cols in zip(batch.matrices, batch.row_mask, batch.col_mask,
-                                              strict=True)]
+            values[batch.states] = [linprog_value(m) for m in stage_matrices(batch)]
 
     sweep(graph, values, update, tolerance, what="the linprog baseline")
     return float(graph.start @ values)

@@ -19,7 +19,7 @@ import json
 import time
 
 import numpy as np
-from baseline import linprog_value
+from baseline import linprog_value, stage_matrices
 
 import envs
 from solver import solve_game
@@ -54,7 +54,7 @@ def baseline(game, budget: float) -> dict:
     def update(states: np.ndarray) -> None:
         nonlocal solved
         for batch in stage_batches(graph, states, values):
-            for k, matrix in enumerate(batch.matrices):
+            for k, matrix in enumerate(stage_matrices(batch)):
                 values[batch.states[k]] = linprog_value(matrix)
                 solved += 1
                 if time.perf_counter() - start > budget:
@@ -81,7 +81,8 @@ def ours(game) -> dict:
     def update(states: np.ndarray) -> None:
         nonlocal solved
         for batch in stage_batches(graph, states, values):
-            values[batch.states] = solve_matrices(batch.matrices).value
+            values[batch.states] = solve_matrices(batch.matrices, batch.row_mask,
+                                                  batch.col_mask).value
             solved += len(batch.states)
 
     sweep(graph, values, update, what="the exact solution")
