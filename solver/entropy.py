@@ -35,6 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .errors import RefinementWarning
 from .simplex import primal_values, solve_lps
 
 #: probabilities above this count as part of an LP mix's support
@@ -102,8 +103,7 @@ def _refine(unit, rmask, cmask, row, col, value,
         found[todo] = ok
         mixes[todo[~ok]] = prob.mine[todo[~ok]]
     if not found.all():
-        warnings.warn(f"max-entropy refinement failed for {int((~found).sum())} mix(es); "
-                      "returning their LP mixes", RuntimeWarning, stacklevel=4)
+        warnings.warn(RefinementWarning(int((~found).sum())), stacklevel=4)
     return mixes[:games, :m], mixes[games:, :n]
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from .entropy import max_entropy_mixes
-from .errors import InputError
+from .errors import InputError, RefinementWarning
 from .simplex import Tableaux, dual_values, primal_values, resolve_basis, solve_lps
 
 #: regret allowed, per unit of max(1, max |payoff|), before a game's answer is repaired
@@ -315,8 +315,7 @@ def _hard_mixes(batch: _Batch, unit: np.ndarray,
                                              unique)
         ok = _max_regret(batch, ent_row, ent_col) <= tolerance
         if not ok.all():
-            warnings.warn(f"max-entropy refinement failed for {int((~ok).sum())} game(s); "
-                          "returning their LP equilibria instead", RuntimeWarning, stacklevel=4)
+            warnings.warn(RefinementWarning(int((~ok).sum())), stacklevel=4)
             ent_row[~ok], ent_col[~ok] = row[~ok], col[~ok]
         row, col = ent_row, ent_col
     return row, col

@@ -7,7 +7,7 @@ import importlib
 import sys
 import warnings
 
-from solver.errors import InputError
+from solver.errors import InputError, RefinementWarning
 
 COMMANDS = ("systems", "solve", "odds", "dice", "train", "play", "profile")
 
@@ -35,10 +35,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Warnings:
+    """Every warning in one line as it comes; the refinements of a whole run added up and
+    said once at the end, in words (the mixes shown stay optimal)."""
+
+    def __init__(self):
+        self.refinements = 0
+
+    def show(self, message, category, filename, lineno, file=None, line=None) -> None:
+        if isinstance(message, RefinementWarning):
+            self.refinements += message.count
+        elif not sys.stderr.closed:
+            sys.stderr.write(_one_line_warning(message, category, filename, lineno))
+
+    def summary(self) -> None:
+        if self.refinements and not sys.stderr.closed:
+            print(f"duel: note: {self.refinements} of the mixes found are optimal, "
+                  "but the solver could not confirm they are the least predictable ones",
+                  file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
-    warnings.formatwarning = _one_line_warning
     parser = build_parser()
     args = parser.parse_args(argv)
+    said = _Warnings()
+    with warnings.catch_warnings():
+        warnings.showwarning = said.show
+        warnings.simplefilter("always", RefinementWarning)
+        try:
+            return _run(args)
+        finally:
+            said.summary()
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:
