@@ -48,7 +48,14 @@ import numpy as np
 
 from solver.errors import InputError
 from solver.game import Game, Policy, State, other, renormalise, sample_outcome, sample_step
-from solver.hidden import MAX_NODES, Tree, build_tree, exploitability_of, policy_plan
+from solver.hidden import (
+    MAX_NODES,
+    Tree,
+    best_response_value,
+    build_tree,
+    exploitability_of,
+    policy_plan,
+)
 
 from .interrupts import deferred_interrupt
 
@@ -311,11 +318,11 @@ def exact_measure(game: Game, tree: Tree, policy_a: Policy, policy_b: Policy) ->
     plans = {"a": policy_plan(game, tree, policy_a, "a"),
              "b": policy_plan(game, tree, policy_b, "b")}
     payoff = tree.payoff_matrix()
-    from solver.hidden import best_response_value  # the same function exploitability_of uses
     value = float(plans["a"] @ (payoff @ plans["b"]))
     gain_a = best_response_value(tree, "a", plans["b"], payoff) - value
     gain_b = best_response_value(tree, "b", plans["a"], payoff) + value
-    return Measurement(exploitability_of(tree, plans), gain_a, gain_b, True, EXACT_METHOD)
+    return Measurement(float(exploitability_of(tree, plans)), float(gain_a), float(gain_b),
+                       True, EXACT_METHOD)
 
 
 def play(game: Game, policy_a: Policy, policy_b: Policy, games: int,
@@ -360,7 +367,7 @@ def estimate_exploitability(game: Game, policy_a: Policy, policy_b: Policy,
     spread = math.sqrt(sum(x.var(ddof=1) / games for x in (pair, against_b, against_a)))
     interval = Z_95 * spread
     method = ESTIMATED_METHOD.format(games=games, interval=interval)
-    return Measurement((gain_a + gain_b) / 2, float(gain_a), float(gain_b), False, method,
+    return Measurement(float((gain_a + gain_b) / 2), float(gain_a), float(gain_b), False, method,
                        interval)
 
 
