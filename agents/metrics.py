@@ -19,9 +19,10 @@ from solver.errors import InputError
 from solver.evaluate import Evaluation, evaluate, mixes_of, visit_counts
 from solver.game import Game, Policy, other
 from solver.graph import build_graph
-from solver.policy import UniformPolicy
 from solver.response import best_response
 
+from .hidden_learner import HiddenConfig
+from .hidden_metrics import hidden_metrics
 from .personalities import OVERALL as _OVERALL
 from .personalities import Situation, situations
 from .personalities import personality as compute_personality
@@ -35,19 +36,16 @@ TELLS_NOTHING = 0.9
 
 
 def profile_metrics(game: Game, policy: Policy, side: str,
-                    opponent: Policy | None = None) -> dict:
+                    opponent: Policy | None = None, config: HiddenConfig | None = None) -> dict:
     """The ``metrics`` object of a profile of ``policy`` playing ``side``.
 
-    Exact where the game is of public information; otherwise only the tendencies,
-    weighted by play against ``opponent`` (uniform by default).
+    Exact where the game is of public information. With hidden information
+    (``agents.hidden_metrics``): exact where the exact solver can unroll the game, with
+    the tendencies against its equilibrium; otherwise estimated by a trained best
+    responder (``config`` says how), ``opponent`` being the profile's training partner.
     """
     if not game.info.public_information:
-        opponent = opponent or UniformPolicy()
-        visits = _visits(game, policy, opponent, side)
-        return {"exact": False,
-                "note": "no exact solver for games with hidden information: no exploitability",
-                "tendencies_against": getattr(opponent, "name", "the opponent"),
-                "situations": tendencies(game, policy, side, visits)}
+        return _hidden_metrics(game, policy, side, opponent, config)
     solution = solve_game(game)
     sign = 1.0 if side == "a" else -1.0
     response = best_response(game, policy, other(side))
@@ -68,6 +66,16 @@ def profile_metrics(game: Game, policy: Policy, side: str,
         "situations": tendencies(game, policy, side, visits_eq),
         "exploit": exploit(game, policy, side, response.mixes, visits_eq),
     }
+
+
+def _hidden_metrics(game: Game, policy: Policy, side: str, opponent: Policy | None,
+                    config: HiddenConfig | None) -> dict:
+    metrics, solution = hidden_metrics(game, policy, side, opponent, config)
+    if solution is not None:  # the game unrolls, so its graph can be listed too
+        visits = _visits(game, policy, solution.policy_for(other(side)), side)
+        metrics.update(tendencies_against="the equilibrium", weighting=WEIGHTING,
+                       situations=tendencies(game, policy, side, visits))
+    return metrics
 
 
 def _outcome(evaluation: Evaluation, side: str) -> dict:

@@ -47,6 +47,9 @@ METRICS: dict[str, Any] = {
     "situations": [{"name": str, "text": str, "reach": "number", "frequencies": "actions",
                     "most_frequent": "action"}],
     "exploit": [{"text": str}],
+    # hidden information: how exploitability was measured, and an estimate's uncertainty
+    "exploitability_method": str, "exploitability_interval": "number",
+    "self_play_value": "number", "pair_exploitability": "number",
 }
 
 
@@ -66,14 +69,19 @@ def package_version() -> str:
 def build_profile(game: Game, policy: Policy, side: str, *,
                   personality: Mapping | None = None, metrics: Mapping | None = None,
                   training: Mapping | None = None, source: str = "exact",
-                  name: str | None = None, tabular: bool | None = None) -> dict:
+                  name: str | None = None, tabular: bool | None = None,
+                  table: Mapping[Observation, np.ndarray] | None = None,
+                  fallback=None) -> dict:
     """The profile document of ``policy`` playing ``side`` of ``game``.
 
     The policy is tabulated over every observation of ``side`` on the reachable
     states when the game is of public information (or ``tabular`` is true);
-    otherwise a network policy is embedded through its ``to_spec()``. Without
-    ``metrics`` they are computed (``agents.metrics.profile_metrics``: exact where the
-    game has public information), so a profile never records empty metrics.
+    otherwise a network policy is embedded through its ``to_spec()``. A ``table``
+    given (observation -> mix over the action list) is stored as it is, with the
+    ``fallback`` network (if any) for the observations it lacks: the hidden-level
+    learner's form, whose states cannot be listed. Without ``metrics`` they are
+    computed (``agents.metrics.profile_metrics``: exact where the game has public
+    information), so a profile never records empty metrics.
     """
     if side not in ("a", "b"):
         raise InputError(f"unknown side {side!r}; allowed: a, b")
@@ -83,8 +91,14 @@ def build_profile(game: Game, policy: Policy, side: str, *,
         metrics = profile_metrics(game, policy, side)
     if tabular is None:
         tabular = game.info.public_information or not hasattr(policy, "to_spec")
-    body = {"kind": "tabular", "source": source, "table": tabulate_policy(game, policy, side)} \
-        if tabular else {"kind": "network", "source": source, "network": policy.to_spec()}
+    if table is not None:
+        body = {"kind": "tabular", "source": source, "table": keyed_table(game, table)}
+        if fallback is not None:
+            body["network"] = fallback.to_spec()
+    elif tabular:
+        body = {"kind": "tabular", "source": source, "table": tabulate_policy(game, policy, side)}
+    else:
+        body = {"kind": "network", "source": source, "network": policy.to_spec()}
     document = {
         "schema": SCHEMA, "system": game.info.system, "side": side,
         "options": _jsonable(game.info.options), "ruleset_hash": str(game.info.ruleset_hash),
@@ -106,12 +120,14 @@ def tabulate_policy(game: Game, policy: Policy, side: str) -> dict[str, dict[str
     observations; only actions with positive probability are listed."""
     from .policies import tabulate  # torch is only needed here, not to load a profile
 
-    table = {}
-    for observation, mix in tabulate(game, policy, side).items():
-        table[observation_key(game, observation)] = {
-            action: float(p)
-            for action, p in zip(game.info.action_names, mix, strict=True) if p > 0}
-    return table
+    return keyed_table(game, tabulate(game, policy, side))
+
+
+def keyed_table(game: Game, table: Mapping[Observation, np.ndarray]) -> dict:
+    """``{observation key: {action: probability}}``, positive probabilities only."""
+    return {observation_key(game, observation): {
+        action: float(p) for action, p in zip(game.info.action_names, mix, strict=True)
+        if p > 0} for observation, mix in table.items()}
 
 
 def save_profile(path: str | Path, document: Mapping) -> Path:
@@ -224,19 +240,17 @@ def _check_policy(policy: dict, document: dict, where: str) -> None:
                          f"{', '.join(POLICY_KINDS)}")
     if not isinstance(policy.get("source", ""), str):
         raise InputError(f"{where}: policy source must be a string")
-    allowed = {"kind", "source", "table" if kind == "tabular" else "network"}
+    # a table may carry a network for the observations it lacks (hidden information)
+    allowed = {"kind", "source", "network"} | ({"table"} if kind == "tabular" else set())
     if set(policy) - allowed:
         raise InputError(f"{where}: unknown policy field {sorted(set(policy) - allowed)[0]!r}; "
                          f"allowed: {', '.join(sorted(allowed))}")
+    if "network" in policy:
+        _check_network(policy["network"], where)
     if kind == "network":
-        if not isinstance(policy.get("network"), dict):
+        if "network" not in policy:
             raise InputError(f"{where}: a network policy needs a 'network' object "
                              "(the spec of agents.policies)")
-        from .policies import NetworkPolicy  # the spec checks itself; torch only here
-        try:
-            NetworkPolicy.from_spec(policy["network"])
-        except InputError as error:
-            raise InputError(f"{where}: {error}") from None
         return
     table = policy.get("table")
     if not isinstance(table, dict) or not table:
@@ -245,6 +259,17 @@ def _check_policy(policy: dict, document: dict, where: str) -> None:
     for key, mix in table.items():
         parse_key(key, fields, where)
         _check_mix(mix, actions, f"{where}: mix at {key!r}")
+
+
+def _check_network(network: Any, where: str) -> None:
+    if not isinstance(network, dict):
+        raise InputError(f"{where}: a policy's 'network' must be an object "
+                         "(the spec of agents.policies)")
+    from .policies import NetworkPolicy  # the spec checks itself; torch only here
+    try:
+        NetworkPolicy.from_spec(network)
+    except InputError as error:
+        raise InputError(f"{where}: {error}") from None
 
 
 def _check_metrics(metrics: dict, actions: Sequence[str], where: str) -> None:
@@ -345,7 +370,7 @@ class Profile:
         if self.kind == "tabular":
             self.table = {parse_key(key, self.observation_fields): self._vector(mix)
                           for key, mix in document["policy"]["table"].items()}
-        else:
+        if "network" in document["policy"]:  # the policy, or a table's fallback
             from .policies import NetworkPolicy  # torch only for network profiles
             self.network = NetworkPolicy.from_spec(document["policy"]["network"])
 
@@ -363,19 +388,22 @@ class Profile:
         return vector
 
     def probabilities(self, observation: Observation, mask: np.ndarray) -> np.ndarray:
-        """The recorded mix, renormalised over the legal actions; uniform over them at
-        an observation the profile never saw or where none of its actions is legal."""
-        if self.network is not None:
+        """The recorded mix, renormalised over the legal actions; at an observation the
+        table lacks, the network's (a network profile, or a table's fallback), else
+        uniform; uniform too where none of its actions is legal."""
+        if self.kind == "network":
             return self.network.probabilities(observation, mask)
         probs = self.table.get(tuple(int(x) for x in observation))
         if probs is None:
+            if self.network is not None:
+                return self.network.probabilities(observation, mask)
             return uniform_over(mask)
         masked = probs * np.asarray(mask, dtype=bool)
         total = masked.sum()
         return masked / total if total > 0 else uniform_over(mask)
 
     def batch_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        if self.network is not None:
+        if self.kind == "network":
             return self.network.batch_probabilities(observations, masks)
         return np.asarray([self.probabilities(o, m) for o, m in
                            zip(np.asarray(observations), np.asarray(masks), strict=True)])

@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from .errors import InputError
-from .game import Game, Policy, joint_outcomes, renormalise
+from .game import BatchPolicy, Game, Policy, joint_outcomes, renormalise
 from .policy import TabularPolicy
 
 #: points of the tree (decisions and ends) beyond which it is not unrolled: the memory of
@@ -424,6 +424,10 @@ def exploitability_of(tree: Tree, plans: dict[str, np.ndarray]) -> float:
 def policy_plan(game: Game, tree: Tree, policy: Policy, player: str) -> np.ndarray:
     """The realisation plan of ``policy`` played as ``player`` (on his observations)."""
     sequences = tree.players[player]
+    if isinstance(policy, BatchPolicy) and sequences.observation:  # a network: one call
+        masks = np.asarray(sequences.mask, dtype=bool)
+        probs = policy.batch_probabilities(np.asarray(sequences.observation), masks)
+        return realisation(sequences, list(renormalise(probs, masks)))
     mixes = [renormalise(policy.probabilities(obs, mask), mask)
              for obs, mask in zip(sequences.observation, sequences.mask, strict=True)]
     return realisation(sequences, mixes)

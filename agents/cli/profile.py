@@ -111,6 +111,9 @@ def _description(system: str, name: str) -> str:
 
 def _metrics(profile) -> list[str]:
     metrics = profile.metrics
+    method = metrics.get("exploitability_method")
+    if method and not metrics.get("exact"):
+        return _estimated(metrics, method)
     if not metrics.get("exact"):
         return ["", metrics.get("note", "No exact metrics.")]
     rows = [["value of the duel (equilibrium)", _number(metrics, "game_value", "+.4f")],
@@ -123,8 +126,26 @@ def _metrics(profile) -> list[str]:
         rows.append([f"{label}: win / draw / loss",
                      f"{percent(result['win'])} / {percent(result['draw'])} / "
                      f"{percent(result['loss'])}" if result else NOT_MEASURED])
-    return ["", "Metrics (exact, from the profile's side):", format_table(["metric", "value"],
-                                                                          rows)]
+    lines = ["", "Metrics (exact, from the profile's side):",
+             format_table(["metric", "value"], rows)]
+    if method:
+        lines.append(f"Exploitability measured {method}.")
+    return lines
+
+
+def _estimated(metrics: dict, method: str) -> list[str]:
+    """Hidden information beyond the exact solver's reach: estimates, said as such."""
+    rows = [["value against a trained exploiter",
+             _number(metrics, "value_against_best_response", "+.4f")],
+            ["value in self-play (against its training partner)",
+             _number(metrics, "self_play_value", "+.4f")],
+            ["exploitability (value lost, estimated)",
+             _number(metrics, "exploitability", ".4f")
+             + (f" +- {metrics['exploitability_interval']:.4f}"
+                if "exploitability" in metrics else "")]]
+    return ["", "Metrics (estimated, from the profile's side):",
+            format_table(["metric", "value"], rows),
+            f"Exploitability {method}."]
 
 
 def _number(metrics: dict, key: str, spec: str) -> str:

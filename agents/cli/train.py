@@ -2,11 +2,13 @@
 
 Where the game has public information the exact solver takes it: the personality (or,
 without ``--personality``, the equilibrium) is computed exactly in seconds and stored,
-and nothing is trained. Training by self-play is for games the solver cannot take
-(hidden information) and for ``--network``, which stores a trained network; there the
-trained side is pulled toward its temperament (the trainer's magnet, with the
-calibrated weight where the game is public, s / (1 - s) otherwise), and where an exact
-personality exists too the report compares both on the objective they share.
+and nothing is trained. With hidden information and no personality, the hidden-level
+learner trains both sides (``train_hidden.py``). Otherwise training by self-play is for
+games the solver cannot take (hidden information, with a personality) and for
+``--network``, which stores a trained network; there the trained side is pulled toward
+its temperament (the trainer's magnet, with the calibrated weight where the game is
+public, s / (1 - s) otherwise), and where an exact personality exists too the report
+compares both on the objective they share.
 """
 
 from __future__ import annotations
@@ -57,6 +59,10 @@ def register(subparsers) -> None:
     parser.add_argument("--network", action="store_true",
                         help="store the trained policy distilled into a network instead of a "
                              "table (for games too large to enumerate)")
+    parser.add_argument("--exact", action="store_true",
+                        help="hidden information: measure exploitability exactly, an error "
+                             "where the exact solver cannot unroll the game (beyond one "
+                             "round); without it, it is estimated there by a trained exploiter")
     add_json(parser)
     parser.set_defaults(func=run)
 
@@ -108,6 +114,10 @@ def run(args) -> int:
     _check_out(Path(args.out))
     if game.info.public_information and not args.network:
         return _exact(game, args, settings)
+    if not game.info.public_information and not args.personality:
+        from .train_hidden import run_hidden_training
+
+        return run_hidden_training(game, args, settings)
     return _trained(game, args, settings)
 
 
