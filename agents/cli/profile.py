@@ -145,7 +145,7 @@ def _estimated(metrics: dict, method: str) -> list[str]:
                 if "exploitability" in metrics else "")]]
     return ["", "Metrics (estimated, from the profile's side):",
             format_table(["metric", "value"], rows),
-            f"Exploitability {method}."]
+            f"Exploitability measured {method}."]
 
 
 def _number(metrics: dict, key: str, spec: str) -> str:
