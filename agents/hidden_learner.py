@@ -59,8 +59,9 @@ from solver.hidden import (
 
 from .interrupts import deferred_interrupt
 
-#: states whose masks and observations are kept (a one-round duel has ~30,000)
-CACHE_LIMIT = 2_000_000
+#: states whose masks and observations are kept (a one-round duel has ~30,000; beyond,
+#: states are recomputed: memory, not correctness)
+CACHE_LIMIT = 200_000
 #: how a responder's gain is reported: mean +- Z * standard error (95%)
 Z_95 = 1.959964
 MEASURES = ("auto", "exact", "estimated")
@@ -79,8 +80,8 @@ class HiddenConfig:
     branch_depth: int = 3
     exploration: float = 0.1
     measure: str = "auto"
-    responder_iterations: int = 2000   # training of each estimated best responder
-    responder_games: int = 4000        # sampled duels that measure it
+    responder_iterations: int = 500    # training of each estimated best responder
+    responder_games: int = 2000        # sampled duels that measure it
     layer_sizes: tuple[int, ...] = (128, 128)
     distill_steps: int = 1000          # 0: no network (unvisited observations: uniform)
     learning_rate: float = 1e-2
@@ -122,6 +123,7 @@ class InfosetTable:
         self.n_actions = n_actions
         self.regrets: dict[tuple, np.ndarray] = {}
         self.sums: dict[tuple, np.ndarray] = {}
+        self.masks: dict[tuple, np.ndarray] = {}   # where a mix was accumulated
 
     def current(self, observation: tuple, mask: np.ndarray) -> np.ndarray:
         """Regret matching: the positive regrets normalised; uniform where none."""
@@ -137,10 +139,12 @@ class InfosetTable:
         else:
             found += increments
 
-    def add_average(self, observation: tuple, mix: np.ndarray, weight: float) -> None:
+    def add_average(self, observation: tuple, mix: np.ndarray, weight: float,
+                    mask: np.ndarray) -> None:
         found = self.sums.get(observation)
         if found is None:
             self.sums[observation] = weight * mix
+            self.masks[observation] = mask
         else:
             found += weight * mix
 
@@ -263,7 +267,7 @@ class Traversal:
         foe_mix = self.mix(foe, node)
         if foe not in self.fixed:
             self.tables[foe].add_average(node.observations[foe], foe_mix,
-                                         weight * self.iterations)
+                                         weight * self.iterations, node.masks[foe])
         foe_action = self.draw(foe_mix)
         mine = self.mix(player, node)
         mask = node.masks[player]
@@ -417,6 +421,8 @@ def train_hidden(game: Game, config: HiddenConfig | None = None,
 
 
 def _train(game: Game, config: HiddenConfig, tree: Tree | None, progress: bool) -> HiddenResult:
+    """The loop: exact curve rows every ``eval_every`` iterations where the tree exists
+    (an estimate costs minutes, so without a tree the one row is the final measure)."""
     trainer = Traversal(game, config)
     curve: list[dict] = []
     seconds = 0.0
@@ -425,16 +431,18 @@ def _train(game: Game, config: HiddenConfig, tree: Tree | None, progress: bool) 
             began = time.perf_counter()
             trainer.iterate()
             seconds += time.perf_counter() - began
-            if config.eval_every and trainer.iterations % config.eval_every == 0:
-                curve.append(_row(game, tree, trainer, config, seconds))
+            if tree is not None and config.eval_every \
+                    and trainer.iterations % config.eval_every == 0:
+                measured = exact_measure(game, tree, *table_policies(trainer))
+                curve.append(_row(measured, trainer.iterations, seconds))
                 _show(progress, curve[-1])
-    if not curve or curve[-1]["step"] != trainer.iterations:
-        curve.append(_row(game, tree, trainer, config, seconds))
     if progress:
         print(file=sys.stderr)
     policies = _final_policies(game, trainer, config)
     measurement = (exact_measure(game, tree, *policies) if tree is not None
                    else estimate_exploitability(game, *policies, config))
+    if not curve or curve[-1]["step"] != trainer.iterations:
+        curve.append(_row(measurement, trainer.iterations, seconds))
     visited = {p: len(trainer.tables[p].sums) for p in ("a", "b")}
     return HiddenResult(*policies, measurement, curve, trainer.iterations, seconds, visited)
 
@@ -446,20 +454,15 @@ def _finished(trainer: Traversal, config: HiddenConfig, seconds: float) -> bool:
 
 
 def table_policies(trainer: Traversal) -> tuple[LearnedPolicy, LearnedPolicy]:
+    """The average tables as they stand (no network: unvisited observations uniform)."""
     return (LearnedPolicy(trainer.tables["a"].average()),
             LearnedPolicy(trainer.tables["b"].average()))
 
 
-def _row(game: Game, tree: Tree | None, trainer: Traversal, config: HiddenConfig,
-         seconds: float) -> dict:
-    """A curve row: exact where the tree exists; estimated rows are costly, so they are
-    taken only at the end (``train_hidden``'s last row)."""
-    policies = table_policies(trainer)
-    measured = (exact_measure(game, tree, *policies) if tree is not None
-                else estimate_exploitability(game, *policies, config))
-    return {"step": trainer.iterations, "seconds": seconds,
-            "exploitability": measured.exploitability, "gain_a": measured.gain_a,
-            "gain_b": measured.gain_b, "value": float("nan"), "exact": measured.exact}
+def _row(measured: Measurement, step: int, seconds: float) -> dict:
+    return {"step": step, "seconds": seconds, "exploitability": measured.exploitability,
+            "gain_a": measured.gain_a, "gain_b": measured.gain_b, "value": float("nan"),
+            "exact": measured.exact}
 
 
 def _show(progress: bool, row: dict) -> None:
@@ -487,13 +490,7 @@ def _distil(game: Game, trainer: Traversal, player: str, table: dict, config: Hi
 
     if not table:
         return None
-    masks = {}
-    for node in trainer.nodes.values():
-        if not node.terminal:
-            masks.setdefault(node.observations[player], node.masks[player])
-    keys = [obs for obs in table if obs in masks]
-    if not keys:
-        return None
+    keys, masks = list(table), trainer.tables[player].masks
     network = NetworkPolicy.for_game(game, config.layer_sizes,
                                      name=f"hidden-level learner ({player})")
     weights = np.array([trainer.tables[player].sums[obs].sum() for obs in keys])

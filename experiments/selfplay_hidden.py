@@ -261,7 +261,7 @@ def _print(report: dict) -> None:
 
 
 def _num(value) -> str:
-    return "-" if value is None else f"{value:.4f}"
+    return "-" if value is None else f"{value:.2e}"
 
 
 def _secs(value) -> str:

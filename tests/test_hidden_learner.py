@@ -187,3 +187,26 @@ def test_bad_config_names_the_value_and_the_allowed_ones(changes, needle):
     with pytest.raises(InputError) as error:
         train_hidden(TinyBluff(), HiddenConfig(**changes))
     assert needle in str(error.value)
+
+
+def test_a_table_with_a_fallback_network_round_trips(tmp_path):
+    """Beyond one round the profile stores the visited observations and the network for
+    the others; both come back as they were."""
+    from agents.hidden_learner import LearnedPolicy
+    from agents.policies import NetworkPolicy
+
+    game = TinyBluff()
+    network = NetworkPolicy.for_game(game, hidden=(4,))
+    table = {(STRONG, 0): np.array([0.25, 0.75])}
+    learned = LearnedPolicy(table, network)
+    path = save_profile(tmp_path / "fallback.json", build_profile(
+        game, learned, "a", metrics={"exact": False}, table=table, fallback=network,
+        source="trained"))
+    profile = load_profile(path)
+    assert profile.kind == "tabular" and profile.network is not None
+    assert profile.probabilities((STRONG, 0), MASK) == pytest.approx([0.25, 0.75])
+    unseen = (WEAK, 0)
+    assert profile.probabilities(unseen, MASK) == pytest.approx(
+        network.probabilities(unseen, MASK), abs=1e-7)
+    assert learned.probabilities(unseen, MASK) == pytest.approx(
+        network.probabilities(unseen, MASK), abs=1e-7)
