@@ -65,6 +65,8 @@ CACHE_LIMIT = 200_000
 #: how a responder's gain is reported: mean +- Z * standard error (95%)
 Z_95 = 1.959964
 MEASURES = ("auto", "exact", "estimated")
+#: observations the network is distilled from (the most played), to bound its cost
+DISTIL_ROWS = 20_000
 
 
 @dataclass
@@ -490,10 +492,12 @@ def _distil(game: Game, trainer: Traversal, player: str, table: dict, config: Hi
 
     if not table:
         return None
-    keys, masks = list(table), trainer.tables[player].masks
+    sums, masks = trainer.tables[player].sums, trainer.tables[player].masks
+    # the most played observations teach the network most; the table keeps them all
+    keys = sorted(table, key=lambda obs: -sums[obs].sum())[:DISTIL_ROWS]
     network = NetworkPolicy.for_game(game, config.layer_sizes,
                                      name=f"hidden-level learner ({player})")
-    weights = np.array([trainer.tables[player].sums[obs].sum() for obs in keys])
+    weights = np.array([sums[obs].sum() for obs in keys])
     fit(network, np.array(keys), np.array([masks[k] for k in keys]),
         np.array([table[k] for k in keys]), steps=config.distill_steps,
         learning_rate=config.learning_rate, weights=weights, seed=config.seed)
