@@ -271,28 +271,39 @@ class Traversal:
             self.tables[foe].add_average(node.observations[foe], foe_mix,
                                          weight * self.iterations, node.masks[foe])
         foe_action = self.draw(foe_mix)
-        mine = self.mix(player, node)
         mask = node.masks[player]
         if mask.sum() == 1:  # nothing to decide (a ``wait``)
             return self.traverse(self.step(state, player, int(np.argmax(mask)), foe_action),
                                  player, weight, depth)
-        if depth < self.config.branch_depth:
-            values = np.zeros(len(mask))
-            for action in np.flatnonzero(mask):
-                values[action] = self.traverse(self.step(state, player, int(action),
-                                                         foe_action), player, weight, depth + 1)
-        else:
-            rho = renormalise((1 - self.config.exploration) * mine
-                              + self.config.exploration * mask / mask.sum(), mask)
-            action = self.draw(rho)
-            values = np.zeros(len(mask))
-            values[action] = self.traverse(self.step(state, player, action, foe_action),
-                                           player, weight / rho[action], depth + 1) / rho[action]
+        mine = self.mix(player, node)
+        walk = self.branch if depth < self.config.branch_depth else self.sample
+        values = walk(state, player, foe_action, mine, mask, weight, depth)
         value = float(mine @ values)
         self.tables[player].add_regrets(node.observations[player],
                                         np.where(mask, weight * self.iterations
                                                  * (values - value), 0.0))
         return value
+
+    def branch(self, state: State, player: str, foe_action: int, mine: np.ndarray,
+               mask: np.ndarray, weight: float, depth: int) -> np.ndarray:
+        """Every legal action's sampled value (external sampling)."""
+        values = np.zeros(len(mask))
+        for action in np.flatnonzero(mask):
+            values[action] = self.traverse(self.step(state, player, int(action), foe_action),
+                                           player, weight, depth + 1)
+        return values
+
+    def sample(self, state: State, player: str, foe_action: int, mine: np.ndarray,
+               mask: np.ndarray, weight: float, depth: int) -> np.ndarray:
+        """One action drawn from the exploring mix ``rho``; its value over ``rho`` and 0
+        elsewhere, an unbiased estimate of every action's value (outcome sampling)."""
+        rho = renormalise((1 - self.config.exploration) * mine
+                          + self.config.exploration * mask / mask.sum(), mask)
+        action = self.draw(rho)
+        values = np.zeros(len(mask))
+        values[action] = self.traverse(self.step(state, player, action, foe_action),
+                                       player, weight / rho[action], depth + 1) / rho[action]
+        return values
 
     def step(self, state: State, player: str, action: int, foe_action: int) -> State:
         pair = (action, foe_action) if player == "a" else (foe_action, action)
