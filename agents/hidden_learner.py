@@ -43,6 +43,7 @@ import math
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -57,6 +58,7 @@ from solver.hidden import (
     policy_plan,
 )
 
+from .hidden_checkpoints import load_checkpoint, save_checkpoint
 from .interrupts import deferred_interrupt
 
 #: states whose masks and observations are kept (a one-round duel has ~30,000; beyond,
@@ -88,6 +90,8 @@ class HiddenConfig:
     distill_steps: int = 1000          # 0: no network (unvisited observations: uniform)
     learning_rate: float = 1e-2
     max_nodes: int = MAX_NODES         # the exact measure's tree limit
+    checkpoint: str | Path | None = None
+    checkpoint_every: int = 1000       # iterations between checkpoints (and at the end)
 
     def validate(self) -> None:
         _check_int("seed", self.seed, 0)
@@ -99,7 +103,7 @@ class HiddenConfig:
                 isinstance(self.minutes, int | float) and math.isfinite(self.minutes)
                 and self.minutes > 0):
             raise InputError(f"minutes must be a finite number > 0, got {self.minutes!r}")
-        for name in ("eval_every", "branch_depth", "distill_steps"):
+        for name in ("eval_every", "branch_depth", "distill_steps", "checkpoint_every"):
             _check_int(name, getattr(self, name), 0)
         for name in ("responder_iterations", "responder_games"):
             _check_int(name, getattr(self, name), 1)
@@ -323,6 +327,7 @@ class Measurement:
     exact: bool
     method: str
     interval: float = 0.0   # 95% half-width of an estimate; 0 when exact
+    value: float = 0.0      # of the pair, to A (an estimate's: its sampled mean)
 
 
 EXACT_METHOD = ("exactly: the best answer to it over everything the other side can know "
@@ -356,7 +361,7 @@ def exact_measure(game: Game, tree: Tree, policy_a: Policy, policy_b: Policy) ->
     gain_a = best_response_value(tree, "a", plans["b"], payoff) - value
     gain_b = best_response_value(tree, "b", plans["a"], payoff) + value
     return Measurement(float(exploitability_of(tree, plans)), float(gain_a), float(gain_b),
-                       True, EXACT_METHOD)
+                       True, EXACT_METHOD, value=value)
 
 
 def play(game: Game, policy_a: Policy, policy_b: Policy, games: int,
@@ -402,7 +407,7 @@ def estimate_exploitability(game: Game, policy_a: Policy, policy_b: Policy,
     interval = Z_95 * spread
     method = ESTIMATED_METHOD.format(games=games, interval=interval)
     return Measurement(float((gain_a + gain_b) / 2), float(gain_a), float(gain_b), False, method,
-                       interval)
+                       interval, float(pair.mean()))
 
 
 # -- training ----------------------------------------------------------------------------
@@ -421,24 +426,31 @@ class HiddenResult:
     visited: dict[str, int]
 
 
-def train_hidden(game: Game, config: HiddenConfig | None = None,
-                 progress: bool = False) -> HiddenResult:
-    """Train both sides of ``game`` by self-play (module docstring); seeded."""
+def train_hidden(game: Game, config: HiddenConfig | None = None, progress: bool = False,
+                 resume: bool = False) -> HiddenResult:
+    """Train both sides of ``game`` by self-play (module docstring); seeded. With
+    ``resume`` and an existing ``config.checkpoint``, training continues from it (the
+    budget counts the checkpoint's iterations and seconds); a Ctrl-C finishes the
+    current iteration, and the checkpoint and the result keep everything done."""
     config = config or HiddenConfig()
     config.validate()
     tree = exact_tree(game, config)
     from .policies import _one_thread  # torch's threads only contend on networks this small
 
     with _one_thread():
-        return _train(game, config, tree, progress)
+        return _train(game, config, tree, progress, resume)
 
 
-def _train(game: Game, config: HiddenConfig, tree: Tree | None, progress: bool) -> HiddenResult:
+def _train(game: Game, config: HiddenConfig, tree: Tree | None, progress: bool,
+           resume: bool) -> HiddenResult:
     """The loop: exact curve rows every ``eval_every`` iterations where the tree exists
     (an estimate costs minutes, so without a tree the one row is the final measure)."""
     trainer = Traversal(game, config)
+    checkpoint = Path(config.checkpoint) if config.checkpoint else None
     curve: list[dict] = []
     seconds = 0.0
+    if resume and checkpoint is not None and checkpoint.exists():
+        seconds, curve = load_checkpoint(trainer, checkpoint)
     with deferred_interrupt() as interrupted:
         while not _finished(trainer, config, seconds) and not interrupted():
             began = time.perf_counter()
@@ -449,6 +461,10 @@ def _train(game: Game, config: HiddenConfig, tree: Tree | None, progress: bool) 
                 measured = exact_measure(game, tree, *table_policies(trainer))
                 curve.append(_row(measured, trainer.iterations, seconds))
                 _show(progress, curve[-1])
+            if checkpoint is not None and trainer.iterations % config.checkpoint_every == 0:
+                save_checkpoint(trainer, seconds, curve, checkpoint)
+    if checkpoint is not None:
+        save_checkpoint(trainer, seconds, curve, checkpoint)
     if progress:
         print(file=sys.stderr)
     policies = _final_policies(game, trainer, config)
@@ -474,7 +490,7 @@ def table_policies(trainer: Traversal) -> tuple[LearnedPolicy, LearnedPolicy]:
 
 def _row(measured: Measurement, step: int, seconds: float) -> dict:
     return {"step": step, "seconds": seconds, "exploitability": measured.exploitability,
-            "gain_a": measured.gain_a, "gain_b": measured.gain_b, "value": float("nan"),
+            "gain_a": measured.gain_a, "gain_b": measured.gain_b, "value": measured.value,
             "exact": measured.exact}
 
 

@@ -158,7 +158,6 @@ def test_profile_show_says_exact_or_estimated_in_words(tmp_path, capsys):
     (["--iterations", "-5"], "iterations must be an integer >= 1, got '-5'"),
     (["--iterations", "0"], "iterations must be an integer >= 1"),
     (["--minutes", "0"], "minutes must be a finite number > 0"),
-    (["--resume"], "--resume is not available for hidden information"),
 ])
 def test_bad_training_input_is_one_line_and_exit_2(tmp_path, capsys, extra, needle):
     code = main(["train", "falkenstein", *TARGET, "--out", str(tmp_path / "x.json"), *extra])
@@ -210,3 +209,32 @@ def test_a_table_with_a_fallback_network_round_trips(tmp_path):
         network.probabilities(unseen, MASK), abs=1e-7)
     assert learned.probabilities(unseen, MASK) == pytest.approx(
         network.probabilities(unseen, MASK), abs=1e-7)
+
+
+def test_a_resumed_run_ends_where_a_straight_run_ends(tmp_path):
+    settings = {"seed": 2, "distill_steps": 0, "eval_every": 100}
+    straight = train_hidden(TinyBluff(), HiddenConfig(iterations=400, **settings))
+    checkpoint = tmp_path / "run.ckpt"
+    train_hidden(TinyBluff(), HiddenConfig(iterations=150, checkpoint=checkpoint, **settings))
+    resumed = train_hidden(TinyBluff(), HiddenConfig(iterations=400, checkpoint=checkpoint,
+                                                     **settings), resume=True)
+    assert resumed.iterations == 400
+    assert [row["step"] for row in resumed.curve] == [100, 200, 300, 400]
+    for mine, theirs in ((resumed.policy_a, straight.policy_a),
+                         (resumed.policy_b, straight.policy_b)):
+        assert mine.table.keys() == theirs.table.keys()
+        for key, mix in theirs.table.items():
+            assert np.array_equal(mine.table[key], mix)
+
+
+def test_a_checkpoint_of_other_settings_is_refused(tmp_path):
+    checkpoint = tmp_path / "run.ckpt"
+    train_hidden(TinyBluff(), HiddenConfig(iterations=10, checkpoint=checkpoint,
+                                           distill_steps=0))
+    with pytest.raises(InputError, match="was made for other settings"):
+        train_hidden(TinyBluff(), HiddenConfig(iterations=20, checkpoint=checkpoint, seed=9,
+                                               distill_steps=0), resume=True)
+    checkpoint.write_text('{"format": "duel-hidden-checkpoint", "version": 7}')
+    with pytest.raises(InputError, match="unsupported checkpoint version 7; allowed: 1"):
+        train_hidden(TinyBluff(), HiddenConfig(iterations=20, checkpoint=checkpoint,
+                                               distill_steps=0), resume=True)

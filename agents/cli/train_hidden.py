@@ -13,7 +13,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from solver.errors import InputError
 from solver.game import other, renormalise
 
 from ..curves import write_curve
@@ -27,16 +26,12 @@ METHOD = ("self-play by Monte-Carlo CFR over information sets keyed on the perfe
 
 
 def run_hidden_training(game, args, settings: dict) -> int:
-    if args.resume:
-        raise InputError("--resume is not available for hidden information: the hidden-level "
-                         "learner keeps no checkpoint; train again with a larger --minutes "
-                         "or --iterations")
     side, out = args.npc, Path(args.out)
-    config = _config(args, settings)
+    config = _config(args, settings, out.with_name(out.name + ".ckpt"))
     tree = exact_tree(game, config)  # refuses --exact before any training
     print(f"duel train: training {game.info.system} side {side} with hidden information "
-          f"({METHOD})", file=sys.stderr)
-    result = train_hidden(game, config, progress=sys.stderr.isatty())
+          f"({METHOD}); checkpoint {config.checkpoint}", file=sys.stderr)
+    result = train_hidden(game, config, progress=sys.stderr.isatty(), resume=args.resume)
     policy = _policy(result, side)
     stored = policy.network if args.network and policy.network is not None else policy
     metrics = profile_metrics(game, stored, side, opponent=_policy(result, other(side)),
@@ -50,13 +45,13 @@ def run_hidden_training(game, args, settings: dict) -> int:
     return 0
 
 
-def _config(args, settings: dict) -> HiddenConfig:
+def _config(args, settings: dict, checkpoint: Path) -> HiddenConfig:
     budget = {key: settings[key] for key in ("iterations", "minutes")
               if settings[key] is not None}
     if "minutes" in budget and "iterations" not in budget:
         budget["iterations"] = None  # the time budget alone decides
     return HiddenConfig(seed=settings["seed"], measure="exact" if args.exact else "auto",
-                        **budget)
+                        checkpoint=checkpoint, **budget)
 
 
 def _policy(result: HiddenResult, side: str) -> LearnedPolicy:
@@ -86,7 +81,7 @@ def _training(result: HiddenResult, settings: dict, out: Path, network: bool) ->
             "pair_exploitability": measured.exploitability,
             "pair_exploitability_exact": measured.exact,
             "pair_exploitability_method": measured.method,
-            "visited_observations": result.visited,
+            "visited_observations": result.visited, "checkpoint": out.name + ".ckpt",
             "curve_csv": curve_csv.name, "curve_png": curve_csv.with_suffix(".png").name}
 
 
