@@ -6,14 +6,17 @@ observation, with a torch policy network for the observations it never visited.
 believes, so learning must weigh each information set by the foe's and chance's reach
 (counterfactual regret), not state by state as ``agents.selfplay`` does for public duels
 (there a state is its own subgame; here it is not). Of the neural methods suited to
-imperfect information, NFSP and regularised Nash dynamics learn from single sampled
-games and need millions of them to reach a gap of 0.01; Deep CFR spends most of its time
-refitting regret networks that, on a game whose observations take a few thousand values
-per round, a table holds exactly. So regrets live in tables keyed on the observation,
-which within a round *is* the information set (the observation has perfect recall there,
-see the README), and a network (``agents.policies.NetworkPolicy``) is distilled from the
-average tables to play the observations they never saw, which a ten-round duel always
-has. Convergence is then CFR's, with no approximation error on what was visited.
+imperfect information, NFSP and regularised Nash dynamics learn from one sampled game at
+a time through reinforcement-learning updates, which converge far more slowly than CFR's
+regret updates over whole information sets; Deep CFR spends most of its time refitting
+regret networks that, on a game whose observations take a few thousand values per round,
+a table holds exactly (``experiments/selfplay_hidden.py`` measures it: after ten minutes
+its exploitability is above 0.03 where ours is below 1e-6). So regrets live in tables
+keyed on the observation, which within a round *is* the information set (the
+observation has perfect recall there, see the README), and a network
+(``agents.policies.NetworkPolicy``) is distilled from the average tables to play the
+observations they never saw, which a ten-round duel always has. Convergence is then
+CFR's, with no approximation error on what was visited.
 
 **Sampling** (the general MCCFR estimator of Lanctot et al. 2009, unbiased for any
 sampling scheme): one traversal per player per iteration. Chance and the opponent are
@@ -32,8 +35,8 @@ is exact: NashConv / 2 by the best response over information sets. Beyond, it is
 *estimated* (``estimate_exploitability``): for each side a best responder is trained by
 the same traversal against the frozen policy (regret matching for one player: its
 cumulative regrets rank the actions by their summed sampled values, and it plays the
-best of them), then played against it in ``games`` fresh seeded duels; the mean gain
-comes with a 95% confidence interval. A trained responder is never better than the
+best of them), then played against it in ``responder_games`` fresh seeded duels; the
+mean gain comes with a 95% confidence interval. A trained responder is never better than the
 exact best response, so the estimate is a lower bound up to that interval.
 """
 
