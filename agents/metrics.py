@@ -71,7 +71,9 @@ def profile_metrics(game: Game, policy: Policy, side: str,
 def _hidden_metrics(game: Game, policy: Policy, side: str, opponent: Policy | None,
                     config: HiddenConfig | None) -> dict:
     metrics, solution = hidden_metrics(game, policy, side, opponent, config)
-    if solution is not None:  # the game unrolls, so its graph can be listed too
+    # where the game unrolls its graph can be listed too; the tendencies are weighted by
+    # the equilibrium as a policy on observations, which needs them to recall everything
+    if solution is not None and solution.perfect_recall[other(side)]:
         visits = _visits(game, policy, solution.policy_for(other(side)), side)
         metrics.update(tendencies_against="the equilibrium", weighting=WEIGHTING,
                        situations=tendencies(game, policy, side, visits))
