@@ -91,7 +91,7 @@ def _report(args, out: Path, document: dict) -> None:
         emit_json({"profile": str(out), "stored": "trained", "training": training,
                    "metrics": {k: v for k, v in metrics.items() if k != "situations"}})
         return
-    how = "exactly" if metrics.get("exact") else "estimated"
+    how = "exact" if metrics.get("exact") else "estimated"
     rows = [["both sides' self-play pair", f"{training['pair_exploitability']:.4f}",
              "exact" if training["pair_exploitability_exact"] else "estimated"]]
     if "exploitability" in metrics:
