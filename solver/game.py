@@ -41,7 +41,7 @@ State = Hashable
 Observation = tuple  # a tuple of ints, named by ``info.observation_fields``
 Outcomes = list[tuple[float, State]]
 #: the optional fast paths a game may declare in ``GameInfo.fast_paths``
-FAST_PATHS = ("sample", "transitions")
+FAST_PATHS = ("sample", "transitions", "graph")
 
 
 def other(player: str) -> str:
@@ -59,7 +59,11 @@ class GameInfo:
     ``fast_paths`` names the optional methods the game implements (``FAST_PATHS``):
     ``sample(state, a, b, rng) -> State`` draws from ``outcomes``;
     ``transitions(state) -> [(a, b, outcomes), ...]`` gives every legal joint action at
-    once, as ``outcomes`` would.
+    once, as ``outcomes`` would; ``graph() -> solver.graph.StateGraph`` gives every
+    state reachable from ``initial_outcomes`` at once (built from arrays by
+    ``solver.graph.assemble``), with the states, masks, joint actions and transition
+    probabilities the generic exploration would find (the conformance suite compares
+    them), in any order.
     """
 
     system: str

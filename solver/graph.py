@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -58,6 +59,20 @@ class StateGraph:
         """The pairs of ``states``, state by state."""
         return ranges(self.pair_slices, states)
 
+    @cached_property
+    def ranked(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Each state's actions, legal ones first (``order_a`` / ``order_b``, (N,
+        n_actions)), and each pair's actions as ranks among its state's legal actions
+        (``rank_a`` / ``rank_b``, (P,)): how stage games are laid out, computed once."""
+        kind = np.int16 if self.mask_a.shape[1] < 2 ** 15 else np.int64
+        ranks = []
+        for mask, actions in ((self.mask_a, self.pair_a), (self.mask_b, self.pair_b)):
+            order = np.argsort(~mask, axis=1, kind="stable").astype(kind)
+            rank = (np.cumsum(mask, axis=1, dtype=kind) - 1)[self.pair_state, actions]
+            ranks.append((order, rank))
+        (order_a, rank_a), (order_b, rank_b) = ranks
+        return order_a, order_b, rank_a, rank_b
+
 
 def build_graph(game: Game, roots: list[tuple[float, State]] | None = None) -> StateGraph:
     """Explore ``game`` from ``roots`` (its initial outcomes by default).
@@ -68,13 +83,17 @@ def build_graph(game: Game, roots: list[tuple[float, State]] | None = None) -> S
     if roots is None:
         cached = _GRAPHS.get(game)
         if cached is None:
-            cached = _explore(game, game.initial_outcomes())
+            cached = game.graph() if game.info.has("graph") else explore(game)
             _GRAPHS[game] = cached
         return cached
-    return _explore(game, roots)
+    return explore(game, roots)
 
 
-def _explore(game: Game, roots: list[tuple[float, State]]) -> StateGraph:
+def explore(game: Game, roots: list[tuple[float, State]] | None = None) -> StateGraph:
+    """The generic exploration, state by state through the game protocol (the
+    reference a declared ``graph`` fast path is checked against)."""
+    if roots is None:
+        roots = game.initial_outcomes()
     n_actions = len(game.info.action_names)
     states: list[State] = []
     index: dict[State, int] = {}
@@ -126,15 +145,27 @@ def _explore(game: Game, roots: list[tuple[float, State]]) -> StateGraph:
     for s, p in start_items:
         start[s] += p
     transitions = sp.csr_matrix((probs, (rows, cols)), shape=(len(pair_state), size))
-    pair_state_arr = np.asarray(pair_state, dtype=np.int64)
-    terminal_arr = np.asarray(terminal)
+    return assemble(states, np.asarray(terminal), np.asarray(payoff), np.asarray(masks_a),
+                    np.asarray(masks_b), np.asarray(pair_state, dtype=np.int64),
+                    np.asarray(pair_a, dtype=np.int64), np.asarray(pair_b, dtype=np.int64),
+                    transitions, start, index)
+
+
+def assemble(states: list[State], terminal: np.ndarray, payoff: np.ndarray,
+             mask_a: np.ndarray, mask_b: np.ndarray, pair_state: np.ndarray,
+             pair_a: np.ndarray, pair_b: np.ndarray, transitions: sp.csr_matrix,
+             start: np.ndarray, index: dict[State, int] | None = None) -> StateGraph:
+    """A StateGraph from its arrays (pairs sorted by state; ``index`` is built when not
+    given); the schedule is computed here, so every graph gets the same one."""
+    size = len(states)
+    if index is None:
+        index = dict(zip(states, range(size), strict=True))
+    slices = np.searchsorted(pair_state, np.arange(size + 1))
     return StateGraph(
-        states=states, index=index, terminal=terminal_arr, payoff=np.asarray(payoff),
-        mask_a=np.asarray(masks_a), mask_b=np.asarray(masks_b),
-        pair_state=pair_state_arr, pair_a=np.asarray(pair_a, dtype=np.int64),
-        pair_b=np.asarray(pair_b, dtype=np.int64), transitions=transitions, start=start,
-        pair_slices=np.asarray(slices, dtype=np.int64),
-        schedule=_schedule(terminal_arr, pair_state_arr, transitions, size))
+        states=states, index=index, terminal=terminal, payoff=payoff, mask_a=mask_a,
+        mask_b=mask_b, pair_state=pair_state, pair_a=pair_a, pair_b=pair_b,
+        transitions=transitions, start=start, pair_slices=slices.astype(np.int64),
+        schedule=_schedule(terminal, pair_state, transitions, size))
 
 
 def _schedule(terminal: np.ndarray, pair_state: np.ndarray, transitions: sp.csr_matrix,

@@ -1,9 +1,10 @@
 """Stage games of many states at once, and the one driver that orders their solution.
 
 A state's stage game is the matrix of continuation values of its legal joint actions.
-States are batched by the numbers of legal actions of both sides, so each batch is a
-dense (k, rows, cols) array without padding: a sequential step (one side waits) is a
-1 x m game, cheap to store and answered in closed form by the matrix solver.
+Long action lists are batched by bucket of the numbers of legal actions of both sides
+(1, 2, 3-4, 5-8, ...), each game padded with masks to the largest of its batch, so a
+sequential step (one side waits) stays a 1 x m game, cheap to store and answered in
+closed form by the matrix solver; short action lists are batched whole.
 
 ``sweep`` is the only place that decides the order of solution: the state graph's
 strongly connected components in dependency order (``StateGraph.schedule``); a block
@@ -82,9 +83,10 @@ def sweep(graph: StateGraph, values: np.ndarray, update: Callable[[np.ndarray], 
 
 @dataclass
 class StageBatch:
-    """The stage games of ``states``: either all with the same numbers of legal actions
-    (dense, every row and column legal) or, for short action lists, padded to the whole
-    list with masks (masked entries hold 0)."""
+    """The stage games of ``states``, padded with masks (masked entries hold 0): to the
+    largest numbers of legal actions of the batch, or for short action lists to the
+    whole list. ``rows`` / ``cols`` give the action of each row / column, distinct
+    within a game (padding uses illegal actions)."""
 
     states: np.ndarray    # (k,)
     matrices: np.ndarray  # (k, rows, cols) continuation values to A
@@ -114,19 +116,43 @@ def stage_batches(graph: StateGraph, states: np.ndarray,
     states = np.asarray(states, dtype=np.int64)
     if not len(states):
         return
-    continuation = np.zeros(graph.transitions.shape[0])
-    pairs = graph.pairs_of(states)
-    continuation[pairs] = expected_next(graph, pairs, values)
+    stages = _Stages(graph, states, values)
     if graph.mask_a.shape[1] <= PADDED_UP_TO:
-        yield _padded(graph, states, continuation)
+        yield _padded(stages, np.arange(len(states)))
         return
     count_a = graph.mask_a[states].sum(axis=1)
     count_b = graph.mask_b[states].sum(axis=1)
-    shapes = count_a * (graph.mask_b.shape[1] + 1) + count_b
-    for shape in np.unique(shapes):
-        members = states[shapes == shape]
-        yield _batch(graph, members, int(count_a[shapes == shape][0]),
-                     int(count_b[shapes == shape][0]), continuation)
+    buckets = _bucket(count_a) * 64 + _bucket(count_b)
+    for bucket in np.unique(buckets):
+        which = np.flatnonzero(buckets == bucket)
+        yield _batch(stages, which, int(count_a[which].max()), int(count_b[which].max()))
+
+
+def _bucket(counts: np.ndarray) -> np.ndarray:
+    """Stage games are padded up to the largest in their bucket (numbers of legal
+    actions 1, 2, 3-4, 5-8, ... for each side): a few batches per call instead of one
+    per shape, at most four times the entries, and a sequential step (one side has one
+    action) stays a 1 x m game."""
+    return np.ceil(np.log2(counts)).astype(np.int64)
+
+
+class _Stages:
+    """The joint actions of ``states`` with their continuation values (``pairs`` and
+    ``continuation`` aligned), and where each state's pairs lie among them."""
+
+    def __init__(self, graph: StateGraph, states: np.ndarray, values: np.ndarray):
+        self.graph, self.states = graph, states
+        self.pairs = graph.pairs_of(states)
+        self.continuation = expected_next(graph, self.pairs, values)
+        self.counts = graph.pair_slices[states + 1] - graph.pair_slices[states]
+        self.bounds = np.concatenate([[0], np.cumsum(self.counts)])
+
+    def of(self, which: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For the states at positions ``which``: each pair's owner (0..len(which)-1),
+        the pairs and their continuation values."""
+        positions = ranges(self.bounds, which)
+        owner = np.repeat(np.arange(len(which)), self.counts[which])
+        return owner, self.pairs[positions], self.continuation[positions]
 
 
 def expected_next(graph: StateGraph, pairs: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -135,34 +161,33 @@ def expected_next(graph: StateGraph, pairs: np.ndarray, values: np.ndarray) -> n
     matrix = graph.transitions
     entries = ranges(matrix.indptr, pairs)
     terms = matrix.data[entries] * values[matrix.indices[entries]]
-    counts = np.diff(matrix.indptr)[pairs]  # every joint action has at least one outcome
+    # every joint action has at least one outcome
+    counts = matrix.indptr[pairs + 1] - matrix.indptr[pairs]
     return np.add.reduceat(terms, np.cumsum(counts) - counts) if len(pairs) else terms
 
 
-def _padded(graph: StateGraph, states: np.ndarray, continuation: np.ndarray) -> StageBatch:
-    k, n = len(states), graph.mask_a.shape[1]
-    position = np.empty(graph.size, dtype=np.int64)
-    position[states] = np.arange(k)
-    pairs = graph.pairs_of(states)
+def _padded(stages: _Stages, which: np.ndarray) -> StageBatch:
+    graph, members = stages.graph, stages.states[which]
+    k, n = len(members), graph.mask_a.shape[1]
+    owner, pairs, continuation = stages.of(which)
     matrices = np.zeros((k, n, n))
-    matrices[position[graph.pair_state[pairs]], graph.pair_a[pairs], graph.pair_b[pairs]] = (
-        continuation[pairs])
+    matrices[owner, graph.pair_a[pairs], graph.pair_b[pairs]] = continuation
     every = np.broadcast_to(np.arange(n), (k, n))
-    return StageBatch(states, matrices, every, every, graph.mask_a[states],
-                      graph.mask_b[states])
+    return StageBatch(members, matrices, every, every, graph.mask_a[members],
+                      graph.mask_b[members])
 
 
-def _batch(graph: StateGraph, members: np.ndarray, rows: int, cols: int,
-           continuation: np.ndarray) -> StageBatch:
-    k = len(members)
-    row_actions = np.nonzero(graph.mask_a[members])[1].reshape(k, rows)
-    col_actions = np.nonzero(graph.mask_b[members])[1].reshape(k, cols)
-    pairs = graph.pairs_of(members)
-    owner = np.repeat(np.arange(k), np.diff(graph.pair_slices)[members])
-    rank_a = np.cumsum(graph.mask_a[members], axis=1) - 1
-    rank_b = np.cumsum(graph.mask_b[members], axis=1) - 1
-    matrices = np.full((k, rows, cols), np.nan)
-    matrices[owner, rank_a[owner, graph.pair_a[pairs]],
-             rank_b[owner, graph.pair_b[pairs]]] = continuation[pairs]
+def _batch(stages: _Stages, which: np.ndarray, rows: int, cols: int) -> StageBatch:
+    """Stage games with at most ``rows`` x ``cols`` legal actions: row r of a state's
+    game is A's r-th legal action (masked beyond their count; the padding uses illegal
+    actions, so each row and column names a distinct action), and so on."""
+    graph, members = stages.graph, stages.states[which]
+    order_a, order_b, rank_a, rank_b = graph.ranked
+    row_actions = order_a[members, :rows].astype(np.int64)
+    col_actions = order_b[members, :cols].astype(np.int64)
+    owner, pairs, continuation = stages.of(which)
+    matrices = np.zeros((len(members), rows, cols))
+    matrices[owner, rank_a[pairs], rank_b[pairs]] = continuation
     return StageBatch(members, matrices, row_actions, col_actions,
-                      np.ones((k, rows), dtype=bool), np.ones((k, cols), dtype=bool))
+                      np.take_along_axis(graph.mask_a[members], row_actions, axis=1),
+                      np.take_along_axis(graph.mask_b[members], col_actions, axis=1))

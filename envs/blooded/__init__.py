@@ -24,12 +24,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from envs.rulesets import ruleset_hash
+from envs.schema import Examples, Field, SheetSpec, SystemSpec
 from solver.dice import sum_of_dice
 from solver.errors import InputError
 from solver.game import GameInfo, sample_outcome
-
-from .rulesets import ruleset_hash
-from .schema import Examples, Field, SheetSpec, SystemSpec
 
 MANEUVERS = ("bash", "bind", "blind", "feint", "lunge", "riposte")
 CONVENTIONS = ("mortal", "first_blood")
@@ -279,13 +278,19 @@ class BloodedGame:
             observation_fields=self.observation_fields,
             observation_low=self.observation_low, observation_high=self.observation_high,
             public_information=True, payoff_bounds=(-1.0, 1.0), may_cycle=False,
-            options=options, ruleset_hash=digest, fast_paths=frozenset({"sample", "transitions"}))
+            options=options, ruleset_hash=digest,
+            fast_paths=frozenset({"sample", "transitions", "graph"}))
         self._masks: dict = {}
         costs = rules.costs
         # the most a victor can pay in one beat after the roll: a Feint, the dearest
         # ending maneuver and an Injury's wagers up to the rank cap
         self._spend_bound = costs["feint"] + max(costs.values()) + rules.max_rank - 1
         self._after_cache: dict = {}  # (state after the roll, case) -> next state
+
+    def graph(self):
+        """Every reachable state at once, the middle beats copied from one (``beats``)."""
+        from .beats import beat_graph
+        return beat_graph(self)
 
     # -- setup
     def _pool_bound(self, d: Duellist) -> int:
