@@ -165,14 +165,25 @@ def assemble(states: list[State], terminal: np.ndarray, payoff: np.ndarray,
         states=states, index=index, terminal=terminal, payoff=payoff, mask_a=mask_a,
         mask_b=mask_b, pair_state=pair_state, pair_a=pair_a, pair_b=pair_b,
         transitions=transitions, start=start, pair_slices=slices.astype(np.int64),
-        schedule=_schedule(terminal, pair_state, transitions, size))
+        schedule=_schedule(terminal, pair_state, transitions, slices, size))
 
 
 def _schedule(terminal: np.ndarray, pair_state: np.ndarray, transitions: sp.csr_matrix,
-              size: int) -> list[tuple[np.ndarray, bool]]:
+              slices: np.ndarray, size: int) -> list[tuple[np.ndarray, bool]]:
     """Non-terminal states as blocks in dependency order: the strongly connected
     components of the successor graph, grouped by height (longest path to a terminal
-    state) and split into acyclic states (solved at once) and cyclic ones."""
+    state) and split into acyclic states (solved at once) and cyclic ones.
+
+    Without a cycle every component is one state: the heights then come straight from
+    the outcomes of each state's pairs (listed state by state), with no product of
+    matrices and no component search."""
+    successor = sp.csr_matrix((np.ones(transitions.nnz, np.int8), transitions.indices,
+                               transitions.indptr[slices]), shape=(size, size))
+    height = _heights(successor, repeats=True)
+    if (height >= 0).all():
+        live = ~terminal
+        return [(states, False) for level in range(1, int(height.max(initial=0)) + 1)
+                if len(states := np.flatnonzero(live & (height == level)))]
     pairs = len(pair_state)
     successor = sp.csr_matrix((np.ones(pairs), (pair_state, np.arange(pairs))),
                               shape=(size, pairs)) @ transitions
@@ -196,12 +207,16 @@ def _schedule(terminal: np.ndarray, pair_state: np.ndarray, transitions: sp.csr_
     return blocks
 
 
-def _heights(successor: sp.csr_matrix) -> np.ndarray:
+def _heights(successor: sp.csr_matrix, repeats: bool = False) -> np.ndarray:
     """Longest path from every node of a DAG to a node without successors (Kahn's
-    algorithm on the reversed graph)."""
+    algorithm on the reversed graph); -1 for nodes on or above a cycle. With
+    ``repeats`` the entries of ``successor`` are edges, repeated edges included (each
+    is counted once on both sides, which changes nothing)."""
     successor = successor.tocsr()
-    remaining = np.diff((successor > 0).astype(np.int8).tocsr().indptr)
-    predecessors = (successor > 0).T.tocsr()
+    if not repeats:
+        successor = (successor > 0).astype(np.int8).tocsr()
+    remaining = np.diff(successor.indptr)
+    predecessors = successor.T.tocsr()
     height = np.full(successor.shape[0], -1)
     frontier = np.flatnonzero(remaining == 0)
     height[frontier] = 0
@@ -209,8 +224,9 @@ def _heights(successor: sp.csr_matrix) -> np.ndarray:
     while len(frontier):
         level += 1
         touched = predecessors.indices[ranges(predecessors.indptr, frontier)]
-        np.subtract.at(remaining, touched, 1)
-        ready = np.unique(touched[remaining[touched] == 0])
+        hits, counts = np.unique(touched, return_counts=True)
+        remaining[hits] -= counts
+        ready = hits[remaining[hits] == 0]
         height[ready] = level
         frontier = ready
     return height

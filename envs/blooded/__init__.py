@@ -254,6 +254,20 @@ def _risk_table(la: int, lb: int, tie: int, target: int, sides: int):
     return tuple(table), tuple(cases)
 
 
+@cache
+def _risk_layout(la: int, lb: int, tie: int, target: int, sides: int):
+    """``_risk_table`` as flat lists: each pair's wagers and number of results, then
+    each result's case (a position in the cases tuple) and probability."""
+    table, cases = _risk_table(la, lb, tie, target, sides)
+    position = {case: k for k, case in enumerate(cases)}
+    wagers_a = [wa for wa, _, _ in table]
+    wagers_b = [wb for _, wb, _ in table]
+    counts = [len(items) for _, _, items in table]
+    which = np.array([position[case] for _, _, items in table for _, case in items])
+    probs = [p for _, _, items in table for p, _ in items]
+    return wagers_a, wagers_b, counts, which, probs, cases
+
+
 # -- the game
 
 class BloodedGame:
@@ -468,19 +482,10 @@ class BloodedGame:
         """``_risk`` for every pair of wagers at once: the pairs' results come from a
         table shared by every risk with the same dice (``_risk_table``), each distinct
         result is turned into a next state once."""
-        base, shared = self._risk_base(s), self._after_cache
         tie = 1 - s.aggressor if self.rules.risk_tie == "defender" else s.aggressor
         table, cases = _risk_table(self.dice_left(s, 0), self.dice_left(s, 1), tie,
                                    self.rules.target, self.rules.sides)
-        states = {}
-        for case in cases:
-            key = (base, case)
-            found = shared.get(key)
-            if found is None:
-                found = self._after_risk(s, base, case)
-                if len(shared) < 4_000_000:
-                    shared[key] = found
-            states[case] = found
+        states = dict(zip(cases, self._after_cases(s, cases), strict=True))
         out = []
         for wa, wb, items in table:
             outcomes = [(p, states[case]) for p, case in items]
@@ -491,6 +496,31 @@ class BloodedGame:
                 outcomes = [(p, nxt) for nxt, p in merged.items()]
             out.append((wa, wb, outcomes))
         return out
+
+    def risk_layout(self, s: State):
+        """The risk at ``s`` as ``transitions`` gives it, in flat lists: A's and B's
+        wagers of each pair, its number of results, each result's position in the
+        list of next states and its probability, and that list (a next state may
+        repeat within a pair: its probabilities then add up)."""
+        tie = 1 - s.aggressor if self.rules.risk_tie == "defender" else s.aggressor
+        wagers_a, wagers_b, counts, which, probs, cases = _risk_layout(
+            self.dice_left(s, 0), self.dice_left(s, 1), tie, self.rules.target,
+            self.rules.sides)
+        return wagers_a, wagers_b, counts, which, probs, self._after_cases(s, cases)
+
+    def _after_cases(self, s: State, cases: tuple) -> list[State]:
+        """The state after the roll at ``s`` for each case, shared between risks that
+        leave the same state behind them (``_risk_base``)."""
+        base, shared, found = self._risk_base(s), self._after_cache, []
+        for case in cases:
+            key = (base, case)
+            nxt = shared.get(key)
+            if nxt is None:
+                nxt = self._after_risk(s, base, case)
+                if len(shared) < 4_000_000:
+                    shared[key] = nxt
+            found.append(nxt)
+        return found
 
     def _after_risk(self, s: State, base: State, case: tuple | None) -> State:
         if case is None:  # both failed: the beat counts, roles alternate

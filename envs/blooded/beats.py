@@ -18,6 +18,8 @@ import scipy.sparse as sp
 
 from solver.graph import StateGraph, assemble, explore
 
+from . import RISK
+
 
 class _Window:
     """The states of some beats, explored through the game's rules from seeds. A
@@ -48,11 +50,31 @@ class _Window:
             self.states.append(state)
         return found
 
+    def place(self, state) -> int:
+        """The target of an outcome: a state of the window (added) or an exit."""
+        if self.inside(state):
+            return self.add(state)
+        found = self.exit_index.get(state)
+        if found is None:
+            found = self.exit_index[state] = len(self.exits)
+            self.exits.append(state)
+        return -1 - found
+
+    def _risk(self, state, cursor: int) -> None:
+        """A risk's many pairs at once, from the layout every risk with the same dice
+        shares (``BloodedGame.risk_layout``)."""
+        wagers_a, wagers_b, counts, which, probs, nexts = self.game.risk_layout(state)
+        self.pair_state.extend([cursor] * len(counts))
+        self.pair_a.extend(wagers_a)
+        self.pair_b.extend(wagers_b)
+        self.pair_entries.extend(counts)
+        self.targets.extend(np.array([self.place(n) for n in nexts])[which].tolist())
+        self.probs.extend(probs)
+
     def run(self) -> None:
         """Explore every state added and not yet explored."""
         game, n_actions = self.game, len(self.game.info.action_names)
-        index, states, exit_index = self.index, self.states, self.exit_index
-        targets, probs, inside = self.targets, self.probs, self.inside
+        index, states, targets, probs = self.index, self.states, self.targets, self.probs
         while len(self.terminal) < len(states):
             state = states[len(self.terminal)]
             done = game.is_terminal(state)
@@ -65,6 +87,9 @@ class _Window:
             self.mask_a.append(game.legal_mask(state, "a"))
             self.mask_b.append(game.legal_mask(state, "b"))
             cursor = len(self.terminal) - 1
+            if state.phase == RISK:
+                self._risk(state, cursor)
+                continue
             for i, j, outcomes in game.transitions(state):
                 self.pair_state.append(cursor)
                 self.pair_a.append(i)
@@ -72,17 +97,7 @@ class _Window:
                 self.pair_entries.append(len(outcomes))
                 for p, nxt in outcomes:
                     found = index.get(nxt)
-                    if found is None:
-                        if inside(nxt):
-                            found = index[nxt] = len(states)
-                            states.append(nxt)
-                        else:
-                            found = exit_index.get(nxt)
-                            if found is None:
-                                found = exit_index[nxt] = len(self.exits)
-                                self.exits.append(nxt)
-                            found = -1 - found
-                    targets.append(found)
+                    targets.append(self.place(nxt) if found is None else found)
                     probs.append(p)
 
     def arrays(self) -> _Arrays:
@@ -101,9 +116,18 @@ class _Arrays:
         self.pair_state = np.asarray(window.pair_state, np.int64)
         self.pair_a = np.asarray(window.pair_a, np.int64)
         self.pair_b = np.asarray(window.pair_b, np.int64)
-        self.pair_entries = np.asarray(window.pair_entries, np.int64)
-        self.targets = np.asarray(window.targets, np.int64)
-        self.probs = np.asarray(window.probs, float)
+        # a risk's results may name one next state twice in a pair: add them up (exits
+        # become columns after the window's states for that)
+        targets = np.asarray(window.targets, np.int64)
+        columns = np.where(targets >= 0, targets, self.size - 1 - targets)
+        indptr = np.concatenate([[0], np.cumsum(window.pair_entries, dtype=np.int64)])
+        merged = sp.csr_matrix((np.asarray(window.probs, float), columns, indptr),
+                               shape=(len(indptr) - 1, self.size + len(window.exits)))
+        merged.sum_duplicates()
+        self.pair_entries = np.diff(merged.indptr)
+        self.targets = np.where(merged.indices < self.size, merged.indices,
+                                self.size - 1 - merged.indices).astype(np.int64)
+        self.probs = merged.data
         self.entry_state = np.repeat(self.pair_state, self.pair_entries)
         self.inner = self.targets >= 0
 
@@ -113,7 +137,8 @@ def beat_graph(game) -> StateGraph:
     first = max(d.invokes for d in game.sheets) + 1  # the first beat like the next ones
     first = max(first, 2)                            # the strike bid makes beat 1 apart
     last = game.max_beats
-    if first >= last:  # no middle beat to copy
+    middle = last - first  # beats first .. last - 1 are copies of the core
+    if middle < 1:
         return explore(game)
     opening = _Window(game, lambda s: s.beat < first)
     opening.add(game.start())
@@ -121,9 +146,13 @@ def beat_graph(game) -> StateGraph:
     core = _Window(game, lambda s: s.beat == first)
     for state in opening.exits:
         core.add(state)
+    # generation k holds the states some middle beat first + j, j <= k, reaches: the
+    # exits of one generation, moved back a beat, are the entries of the next
     folded = 0
-    while folded < len(core.exits) or len(core.terminal) < len(core.states):
+    for generation in range(middle):
         core.run()
+        if generation == middle - 1 or folded == len(core.exits):
+            break
         for state in core.exits[folded:]:
             core.add(state._replace(beat=first))
         folded = len(core.exits)
@@ -141,7 +170,9 @@ def _assemble(game, first: int, last: int, opening: _Window, core: _Window,
     # where the exits lead: opening -> core ids (beat ``first``), core -> next copy,
     # the last copy -> closing ids
     opening_exit = np.array([core.index[s] for s in opening.exits], np.int64)
-    core_exit = np.array([core.index[s._replace(beat=first)] for s in core.exits], np.int64)
+    # (-1: an exit of the last generation, which only the last middle beat reaches)
+    core_exit = np.array([core.index.get(s._replace(beat=first), -1) for s in core.exits],
+                         np.int64)
     closing_exit = np.array([closing.index[s._replace(beat=last)] for s in core.exits],
                             np.int64)
     reach = _reachable(c, z, opening_exit, core_exit,
@@ -179,7 +210,8 @@ def _reachable(c: _Arrays, z: _Arrays, seeds: np.ndarray, core_exit: np.ndarray,
     """Which core states each middle beat reaches, then which closing states."""
     within = _successors(c.entry_state[c.inner], c.targets[c.inner], c.size, c.size)
     onward = c.entry_state[~c.inner], -1 - c.targets[~c.inner]
-    to_next = _successors(onward[0], core_exit[onward[1]], c.size, c.size)
+    folded = core_exit[onward[1]] >= 0
+    to_next = _successors(onward[0][folded], core_exit[onward[1][folded]], c.size, c.size)
     to_closing = _successors(onward[0], closing_exit[onward[1]], c.size, z.size)
     closing_within = _successors(z.entry_state, z.targets, z.size, z.size)
     reach, entering = [], np.zeros(c.size, bool)
