@@ -579,24 +579,62 @@ class BloodedGame:
                           wd=max(0, s.wd - sword))
 
     def _settle(self, s: State) -> State:
-        """Skip the steps in which the one who decides has a single choice."""
+        """Skip the steps in which the one who decides has a single sensible choice: a
+        single legal one, a finishing blow (nothing beats winning the duel at once) or
+        a cancellation when every choice leads to the same state."""
         if s.phase == BLIND:
             v = self.sheets[s.victor]
             if not (s.aggressor == s.victor and v.knows("blind") and v.sword > 0
                     and s.wd > 0 and s.wv >= self.rules.costs["blind"]):
                 s = s._replace(phase=CANCEL)
-        if s.phase == CANCEL and min(s.wv, s.wd) == 0:
-            s = s._replace(phase=DBIND)
+        if s.phase == CANCEL:
+            if min(s.wv, s.wd) == 0:
+                s = s._replace(phase=DBIND)
+            else:
+                return self._moot_cancel(s) or s
         if s.phase == DBIND and not (self.sheets[1 - s.victor].knows("bind")
                                      and s.wd >= self.rules.costs["bind"]):
             s = s._replace(phase=VICTOR)
         if s.phase == VICTOR:
             s = self._canonical_victor(s)
             options = self.victor_options(s)
-            if len(options) == 1:  # Parry or Injure 0: deterministic
-                (_, only), = self._maneuver(s, options[0])
+            played = self._finishing_blow(s, options) or (options[0] if len(options) == 1
+                                                          else None)
+            if played is not None:  # deterministic: Parry, Injure or the finishing blow
+                (_, only), = self._maneuver(s, played)
                 return only
         return s
+
+    def _cancelled(self, s: State, count: int) -> State:
+        return self._settle(s._replace(phase=DBIND, wv=s.wv - count, wd=s.wd - count))
+
+    def _moot_cancel(self, s: State) -> State | None:
+        """The next state when every cancellation at ``s`` leads to it (the victor
+        finishes the duel whatever is cancelled), else None. The results are monotone
+        in the count, so the two extremes are compared first."""
+        top = min(s.wv, s.wd)
+        least = self._cancelled(s, 0)
+        if least.phase != OVER or self._cancelled(s, top) != least:
+            return None
+        if any(self._cancelled(s, c) != least for c in range(1, top)):
+            return None
+        return least
+
+    def _finishing_blow(self, s: State, options: list[str]) -> str | None:
+        """The first Injure or Lunge among ``options`` that ends the duel in the
+        victor's favour (any Injury at first blood, a mortal one otherwise)."""
+        needed = 1 if self.convention == "first_blood" else self.rules.mortal_rank
+        strength = self.sheets[s.victor].strength
+        for name in options:
+            if name.startswith("injure"):
+                rank = 1 + int(name[6:])
+            elif name.startswith("lunge"):
+                rank = 1 + strength + int(name[5:])
+            else:
+                continue
+            if min(rank, self.rules.max_rank) >= needed:
+                return name
+        return None
 
     def _canonical_victor(self, s: State) -> State:
         """Wagers that can no longer change anything, dropped (the same values, fewer
