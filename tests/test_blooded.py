@@ -568,13 +568,37 @@ def test_ruleset_variants_of_bids_and_ties():
 
 
 def test_wagers_that_cannot_matter_are_dropped():
-    # B cancels 1 of A's 5 with his 4: A keeps 4, B 3. A knows no Bash or Riposte, so
+    # B cancels 1 of A's 4 with his 4: A keeps 3, B 3. A knows no Bash or Riposte, so
     # B's 3 can only bank floor(3/2) = 1 Style, exactly as 2 would: the state keeps 2.
+    # (A's 3 wagers cannot reach rank 5, so A still chooses his Injury.)
     game = envs.make("blooded", a="prowess=3,sword=3", b="prowess=3,sword=3")
-    s = state(phase=CANCEL, victor=0, wv=5, wd=4)
-    assert only(act(game, s, "1")) == state(phase=VICTOR, victor=0, wv=4, wd=2)
-    # On the last beat Style no longer matters: B's wagers are dropped, and A's beyond
-    # what a Feint, the dearest maneuver (3) and 4 Injury wagers could use (9).
-    last = envs.make("blooded", a="prowess=3,sword=3", b="prowess=3,sword=3", max_beats=1)
-    s = state(phase=CANCEL, victor=0, wv=12, wd=1)
-    assert only(act(last, s, "0")) == state(phase=VICTOR, victor=0, wv=9, wd=0)
+    s = state(phase=CANCEL, victor=0, wv=4, wd=4)
+    assert only(act(game, s, "1")) == state(phase=VICTOR, victor=0, wv=3, wd=2)
+    # On the last beat Style no longer matters. A defends and knows Riposte, so B's
+    # wager stays (it may cancel the Riposte); A's beyond what a Feint, the dearest
+    # maneuver (3), 4 Injury wagers (9) and B's 1 cancelled wager could use are
+    # dropped: 12 -> 10.
+    last = envs.make("blooded", a="prowess=3,sword=3,riposte", b="prowess=3,sword=3",
+                     max_beats=1)
+    s = state(phase=CANCEL, aggressor=1, victor=0, wv=12, wd=1)
+    assert only(act(last, s, "0")) == state(phase=VICTOR, aggressor=1, victor=0, wv=10,
+                                            wd=1)
+
+
+def test_a_finishing_blow_is_played_at_once():
+    # A, aggressor and victor with 4 wagers, can Injure at rank 1 + 4 = 5: mortal, the
+    # best outcome there is, so the step is skipped and B takes the mortal Injury.
+    game = envs.make("blooded", a="prowess=3,sword=3", b="prowess=3,sword=3")
+    s = state(phase=CANCEL, victor=0, wv=6, wd=1)
+    # B's cancel step is moot too: cancelling his 1 wager leaves A 5, still mortal.
+    assert game._settle(s) == state(phase=OVER, inj_b=5, ending=1)
+    # With 5 wagers against B's 2, cancelling 2 leaves A 3 (rank 4): B still chooses.
+    s = state(phase=CANCEL, victor=0, wv=5, wd=2)
+    assert game._settle(s) == s
+    assert only(act(game, s, "0")) == state(phase=OVER, inj_b=5, ending=1)
+    assert only(act(game, s, "2"))[1] == VICTOR
+    # At first blood any Injury ends the duel: Injure 0 is played at once.
+    first = envs.make("blooded", a="prowess=3,sword=3", b="prowess=3,sword=3",
+                      convention="first_blood")
+    s = state(phase=CANCEL, victor=0, wv=2, wd=1)
+    assert first._settle(s) == state(phase=OVER, inj_b=1, ending=3)
