@@ -982,6 +982,6 @@ SYSTEM = SystemSpec(
     build=_build,
     examples=Examples(sheet_a="prowess=2,sword=1", sheet_b="prowess=1,sword=2",
                       state="beat=2,phase=risk,aggressor=1,inj_a=2", mix="0:1,1:1,2:2",
-                      quick={"max_beats": 2}),
+                      quick={"max_beats": 3}),
     pairing=None,
 )

@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
+from graphs import assert_same_graph
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import parallel_api_test, parallel_seed_test
 from sampling import chi_square_pvalue, legal_pairs
@@ -22,7 +23,7 @@ import envs
 from agents.cli import main
 from solver import exploitability, solve_game
 from solver.game import Game, check_info
-from solver.graph import build_graph
+from solver.graph import build_graph, explore
 
 SYSTEMS = [name for name, spec in envs.systems().items() if spec.implemented]
 #: reachable states checked one by one (the quick duels are far smaller in general)
@@ -102,6 +103,12 @@ def test_declared_transitions_equal_outcomes(game):
         for pair, outcomes in expected.items():
             assert [s for _, s in joint[pair]] == [s for _, s in outcomes]
             assert np.allclose([p for p, _ in joint[pair]], [p for p, _ in outcomes])
+
+
+def test_declared_graph_equals_exploration(game):
+    if not game.info.has("graph"):
+        pytest.skip(f"{game.info.system} declares no graph fast path")
+    assert_same_graph(game.graph(), explore(game))
 
 
 def test_declared_sampler_draws_from_outcomes(game):
