@@ -574,11 +574,10 @@ def test_wagers_that_cannot_matter_are_dropped():
     game = envs.make("blooded", a="prowess=3,sword=3", b="prowess=3,sword=3")
     s = state(phase=CANCEL, victor=0, wv=4, wd=4)
     assert only(act(game, s, "1")) == state(phase=VICTOR, victor=0, wv=3, wd=2)
-    # On the last beat Style no longer matters. A defends and knows Riposte, so B's
-    # wager stays (it may cancel the Riposte); A's beyond what a Feint, the dearest
-    # maneuver (3), 4 Injury wagers (9) and B's 1 cancelled wager could use are
-    # dropped: 12 -> 10.
-    last = envs.make("blooded", a="prowess=3,sword=3,riposte", b="prowess=3,sword=3",
+    # On the last beat Style no longer matters. A defends and knows Bash, so B's wager
+    # stays (after a Bash B may attack with it); A's beyond what a Feint, the dearest
+    # maneuver (3), 4 Injury wagers (9) and B's 1 wager could use are dropped: 12 -> 10.
+    last = envs.make("blooded", a="prowess=3,sword=3,bash", b="prowess=3,sword=3",
                      max_beats=1)
     s = state(phase=CANCEL, aggressor=1, victor=0, wv=12, wd=1)
     assert only(act(last, s, "0")) == state(phase=VICTOR, aggressor=1, victor=0, wv=10,
@@ -597,6 +596,14 @@ def test_a_finishing_blow_is_played_at_once():
     assert game._settle(s) == s
     assert only(act(game, s, "0")) == state(phase=OVER, inj_b=5, ending=1)
     assert only(act(game, s, "2"))[1] == VICTOR
+    # A defender's Riposte finishes when even the most the aggressor can cancel leaves
+    # rank 5: 9 wagers - 3 for the Riposte - B's 1 cancelled = 5 left, rank 6 -> 5.
+    riposte = envs.make("blooded", a="prowess=3,sword=3,riposte", b="prowess=3,sword=3")
+    s = state(phase=VICTOR, aggressor=1, victor=0, wv=9, wd=1)
+    assert riposte._settle(s) == state(phase=OVER, inj_b=5, ending=1)
+    # With 7 wagers: 7 - 3 - 1 = 3 left, rank 4 at worst: A still chooses.
+    s = state(phase=VICTOR, aggressor=1, victor=0, wv=7, wd=1)
+    assert riposte._settle(s) == s
     # At first blood any Injury ends the duel: Injure 0 is played at once.
     first = envs.make("blooded", a="prowess=3,sword=3", b="prowess=3,sword=3",
                       convention="first_blood")

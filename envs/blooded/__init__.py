@@ -621,8 +621,9 @@ class BloodedGame:
         return least
 
     def _finishing_blow(self, s: State, options: list[str]) -> str | None:
-        """The first Injure or Lunge among ``options`` that ends the duel in the
-        victor's favour (any Injury at first blood, a mortal one otherwise)."""
+        """The first Injure, Lunge or Riposte among ``options`` that surely ends the
+        duel in the victor's favour (any Injury at first blood, a mortal one otherwise;
+        a Riposte after the most the aggressor can cancel)."""
         needed = 1 if self.convention == "first_blood" else self.rules.mortal_rank
         strength = self.sheets[s.victor].strength
         for name in options:
@@ -630,6 +631,9 @@ class BloodedGame:
                 rank = 1 + int(name[6:])
             elif name.startswith("lunge"):
                 rank = 1 + strength + int(name[5:])
+            elif name == "riposte":
+                left = s.wv - self.rules.costs["riposte"]
+                rank = 1 + left - min(left, s.wd)
             else:
                 continue
             if min(rank, self.rules.max_rank) >= needed:
@@ -682,9 +686,14 @@ class BloodedGame:
             return [(1.0, self._end_beat(s, None, 0, self._gains(s, left, s.wd), nxt))]
         if name == "riposte":
             s = s._replace(wv=s.wv - costs["riposte"])
-            if min(s.wv, s.wd) > 0:
-                return [(1.0, s._replace(phase=RCANCEL))]
-            return [(1.0, self._riposte_hits(s))]
+            top = min(s.wv, s.wd)
+            # the hit's rank falls with the count cancelled: when both extremes give the
+            # same state (a capped, mortal rank), every count does
+            hits = {self._riposte_hits(s._replace(wv=s.wv - c, wd=s.wd - c))
+                    for c in (0, top)}
+            if len(hits) == 1:
+                return [(1.0, hits.pop())]  # no cancellation changes anything
+            return [(1.0, s._replace(phase=RCANCEL))]
         if name == "bash":
             return self._bash(s._replace(wv=s.wv - costs["bash"]))
         raise InputError(f"unknown maneuver {name!r}")
