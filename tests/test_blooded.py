@@ -110,9 +110,10 @@ def test_risk_outcome_distribution_by_enumeration():
     # Victor A: 2 usable; defeated B: ceil(1/2) = 1 on a partial success, 0 if B failed.
     # Victor B (higher, or equal: the defender wins ties): 1 usable, A keeps ceil(2/2) = 1.
     # No maneuvers are known, so: A victor with B keeping 1 -> B cancels (CANCEL);
-    # A victor alone -> A picks his Injury (VICTOR, 2 wagers); B victor with A keeping 1
-    # -> A cancels (CANCEL); B victor alone parries at once (1 wager banks 0 Style) and
-    # the next beat starts exactly as after a double failure.
+    # A victor alone -> A picks his Injury (VICTOR, 2 wagers); B victor parries at once
+    # (1 wager banks 0 Style), and with A keeping 1 A's cancel changes nothing (either
+    # way both bank 0 Style), so the step is skipped: the next beat starts exactly as
+    # after a double failure.
     game = envs.make("blooded", a="prowess=3,sword=2,invokes=0",
                      b="prowess=2,sword=3,invokes=0")
     s = state(beat=2)
@@ -130,8 +131,7 @@ def test_risk_outcome_distribution_by_enumeration():
     next_beat = state(beat=3, aggressor=1)
     expected = {state(phase=CANCEL, beat=2, victor=0, wv=2, wd=1): ways["cancel_a"] / whole,
                 state(phase=VICTOR, beat=2, victor=0, wv=2, wd=0): ways["victor_a"] / whole,
-                state(phase=CANCEL, beat=2, victor=1, wv=1, wd=1): ways["cancel_b"] / whole,
-                next_beat: ways["next"] / whole}
+                next_beat: (ways["cancel_b"] + ways["next"]) / whole}
     assert set(out) == set(expected)
     for key, p in expected.items():
         assert out[key] == pytest.approx(p, abs=1e-14)
@@ -549,22 +549,23 @@ def test_ruleset_variants_of_bids_and_ties():
                      ruleset={"bids_spent": "loser"})
     chose = only(game.outcomes(game.initial_outcomes()[0][1], 4, 2))
     assert (chose.bid_a, chose.bid_b, chose.victor) == (0, 2, 0)
-    # risk_tie = "aggressor": A (aggressor) rolls 2 dice, B 2 dice, both wager 1 of 3.
-    # Equal totals of 10 or more (5+5 vs 5+5, ...) now go to A: A victor with 1 usable,
-    # B keeps ceil(1/2) = 1; so B cancels. Count by enumeration: both >= 10 and equal.
-    tied = envs.make("blooded", a="prowess=2,sword=1,invokes=0",
-                     b="prowess=2,sword=1,invokes=0", ruleset={"risk_tie": "aggressor"})
+    # risk_tie = "aggressor": A (aggressor) and B have 5 dice, both wager 2 and roll 3.
+    # Equal totals of 10 or more (4+3+3 vs 5+5+... ) now go to A: A victor with 2 usable,
+    # B keeps ceil(2/2) = 1; so B cancels. Count by enumeration: both >= 10 and equal.
+    # (B victor: A cancels, and it matters: B's 2 or 1 wagers bank 1 or 0 Style.)
+    tied = envs.make("blooded", a="prowess=3,sword=2,invokes=0",
+                     b="prowess=3,sword=2,invokes=0", ruleset={"risk_tie": "aggressor"})
     s = state(beat=2)
     ways = Counter()
-    for roll in faces(4):
-        ta, tb = roll[0] + roll[1], roll[2] + roll[3]
+    for roll in faces(6):
+        ta, tb = sum(roll[:3]), sum(roll[3:])
         if ta >= 10 and tb >= 10:
             ways["a" if ta >= tb else "b"] += 1
-    got = dict((nxt, p) for p, nxt in tied.outcomes(s, 1, 1))
-    assert got[state(beat=2, phase=CANCEL, victor=0, wv=1, wd=1)] == pytest.approx(
-        ways["a"] / 6 ** 4)
-    assert got[state(beat=2, phase=CANCEL, victor=1, wv=1, wd=1)] == pytest.approx(
-        ways["b"] / 6 ** 4)
+    got = dict((nxt, p) for p, nxt in tied.outcomes(s, 2, 2))
+    assert got[state(beat=2, phase=CANCEL, victor=0, wv=2, wd=1)] == pytest.approx(
+        ways["a"] / 6 ** 6)
+    assert got[state(beat=2, phase=CANCEL, victor=1, wv=2, wd=1)] == pytest.approx(
+        ways["b"] / 6 ** 6)
 
 
 def test_wagers_that_cannot_matter_are_dropped():
@@ -591,11 +592,16 @@ def test_a_finishing_blow_is_played_at_once():
     s = state(phase=CANCEL, victor=0, wv=6, wd=1)
     # B's cancel step is moot too: cancelling his 1 wager leaves A 5, still mortal.
     assert game._settle(s) == state(phase=OVER, inj_b=5, ending=1)
-    # With 5 wagers against B's 2, cancelling 2 leaves A 3 (rank 4): B still chooses.
+    # With 5 wagers against B's 2, only cancelling both saves B (5 or 4 left kill): that
+    # is his one sensible choice, played at once; A then has 3 and chooses his Injury.
     s = state(phase=CANCEL, victor=0, wv=5, wd=2)
+    assert game._settle(s) == state(phase=VICTOR, victor=0, wv=3, wd=0)
+    # With 4 against B's 3, cancelling 1, 2 or 3 leaves A 3, 2 or 1: B chooses among
+    # them, and cancelling none (A kills at once) is no longer offered.
+    s = state(phase=CANCEL, victor=0, wv=4, wd=3)
     assert game._settle(s) == s
-    assert only(act(game, s, "0")) == state(phase=OVER, inj_b=5, ending=1)
-    assert only(act(game, s, "2"))[1] == VICTOR
+    assert legal_names(game, s, "b") == ["1", "2", "3"]
+    assert only(act(game, s, "1"))[1] == VICTOR
     # A defender's Riposte finishes when even the most the aggressor can cancel leaves
     # rank 5: 9 wagers - 3 for the Riposte - B's 1 cancelled = 5 left, rank 6 -> 5.
     riposte = envs.make("blooded", a="prowess=3,sword=3,riposte", b="prowess=3,sword=3")
@@ -604,6 +610,12 @@ def test_a_finishing_blow_is_played_at_once():
     # With 7 wagers: 7 - 3 - 1 = 3 left, rank 4 at worst: A still chooses.
     s = state(phase=VICTOR, aggressor=1, victor=0, wv=7, wd=1)
     assert riposte._settle(s) == s
+    # B, defeated with 2 wagers left, knows Bind: passing lets A's 4 wagers kill, so B
+    # binds at once. The beat ends; A banks 4 // 2 = 2 Style, B's 0 left bank none, and
+    # B is aggressor on beat 2.
+    binder = envs.make("blooded", a="prowess=3,sword=3", b="prowess=3,sword=3,bind")
+    s = state(phase=DBIND, victor=0, wv=4, wd=2)
+    assert binder._settle(s) == state(beat=2, phase=RISK, aggressor=1, bank_a=2)
     # At first blood any Injury ends the duel: Injure 0 is played at once.
     first = envs.make("blooded", a="prowess=3,sword=3", b="prowess=3,sword=3",
                       convention="first_blood")

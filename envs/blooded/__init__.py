@@ -300,6 +300,7 @@ class BloodedGame:
         # ending maneuver and an Injury's wagers up to the rank cap
         self._spend_bound = costs["feint"] + max(costs.values()) + rules.max_rank - 1
         self._after_cache: dict = {}  # (state after the roll, case) -> next state
+        self._cancel_cache: dict = {}  # (state, count cancelled) -> next state
 
     def graph(self):
         """Every reachable state at once, the middle beats copied from one (``beats``)."""
@@ -400,7 +401,7 @@ class BloodedGame:
         if s.phase == BLIND:
             return [ix["blind"], ix["pass"]]
         if s.phase in (CANCEL, RCANCEL):
-            return list(range(min(s.wv, s.wd) + 1))
+            return self.sensible_cancels(s)
         if s.phase == DBIND:
             return [ix["bind"], ix["pass"]]
         return [ix[name] for name in self.victor_options(s)]
@@ -560,17 +561,14 @@ class BloodedGame:
         if s.phase == BLIND:
             return [(1.0, self._settle(self._blind(s) if name == "blind"
                                        else s._replace(phase=CANCEL)))]
-        if s.phase == CANCEL:
-            return [(1.0, self._settle(s._replace(phase=DBIND, wv=s.wv - action,
-                                                  wd=s.wd - action)))]
+        if s.phase in (CANCEL, RCANCEL):
+            return [(1.0, self._cancel_result(s, action))]
         if s.phase == DBIND:
             if name == "pass":
                 return [(1.0, self._settle(s._replace(phase=VICTOR)))]
             wd = s.wd - self.rules.costs["bind"]
             return [(1.0, self._end_beat(s, None, 0, self._gains(s, s.wv, wd),
                                          1 - s.aggressor))]
-        if s.phase == RCANCEL:
-            return [(1.0, self._riposte_hits(s._replace(wv=s.wv - action, wd=s.wd - action)))]
         return self._maneuver(s, name)
 
     def _blind(self, s: State) -> State:
@@ -591,10 +589,14 @@ class BloodedGame:
             if min(s.wv, s.wd) == 0:
                 s = s._replace(phase=DBIND)
             else:
-                return self._moot_cancel(s) or s
-        if s.phase == DBIND and not (self.sheets[1 - s.victor].knows("bind")
-                                     and s.wd >= self.rules.costs["bind"]):
-            s = s._replace(phase=VICTOR)
+                return self._skip_cancel(s) or s
+        if s.phase == DBIND:
+            if not (self.sheets[1 - s.victor].knows("bind")
+                    and s.wd >= self.rules.costs["bind"]):
+                s = s._replace(phase=VICTOR)
+            elif self._lost(self._settle(s._replace(phase=VICTOR)), 1 - s.victor):
+                (_, bound), = self._decide(s, self.index["bind"])
+                return bound  # passing would lose the duel at once
         if s.phase == VICTOR:
             s = self._canonical_victor(s)
             options = self.victor_options(s)
@@ -605,20 +607,35 @@ class BloodedGame:
                 return only
         return s
 
-    def _cancelled(self, s: State, count: int) -> State:
-        return self._settle(s._replace(phase=DBIND, wv=s.wv - count, wd=s.wd - count))
+    def _cancel_result(self, s: State, count: int) -> State:
+        """The next state when the defeated cancels ``count`` at ``s`` (CANCEL or
+        RCANCEL)."""
+        key = (s, count)
+        found = self._cancel_cache.get(key)
+        if found is None:
+            cut = s._replace(wv=s.wv - count, wd=s.wd - count)
+            found = (self._riposte_hits(cut) if s.phase == RCANCEL
+                     else self._settle(cut._replace(phase=DBIND)))
+            if len(self._cancel_cache) < 2_000_000:
+                self._cancel_cache[key] = found
+        return found
 
-    def _moot_cancel(self, s: State) -> State | None:
-        """The next state when every cancellation at ``s`` leads to it (the victor
-        finishes the duel whatever is cancelled), else None. The results are monotone
-        in the count, so the two extremes are compared first."""
-        top = min(s.wv, s.wd)
-        least = self._cancelled(s, 0)
-        if least.phase != OVER or self._cancelled(s, top) != least:
-            return None
-        if any(self._cancelled(s, c) != least for c in range(1, top)):
-            return None
-        return least
+    def _lost(self, s: State, side: int) -> bool:
+        """Whether the duel is over at ``s`` with ``side`` (0 = A) beaten."""
+        return s.phase == OVER and s.ending in ((2, 4) if side == 0 else (1, 3))
+
+    def sensible_cancels(self, s: State) -> list[int]:
+        """The counts the defeated may cancel at ``s``, without those that lose the duel
+        at once while another does not (they can never help)."""
+        counts = range(min(s.wv, s.wd) + 1)
+        keep = [c for c in counts if not self._lost(self._cancel_result(s, c), 1 - s.victor)]
+        return keep or list(counts)
+
+    def _skip_cancel(self, s: State) -> State | None:
+        """The next state when every sensible cancellation at ``s`` leads to it (as when
+        the victor finishes the duel whatever is cancelled), else None."""
+        results = {self._cancel_result(s, c) for c in self.sensible_cancels(s)}
+        return results.pop() if len(results) == 1 else None
 
     def _finishing_blow(self, s: State, options: list[str]) -> str | None:
         """The first Injure, Lunge or Riposte among ``options`` that surely ends the
@@ -685,15 +702,10 @@ class BloodedGame:
             left = s.wv - costs["bind"]
             return [(1.0, self._end_beat(s, None, 0, self._gains(s, left, s.wd), nxt))]
         if name == "riposte":
-            s = s._replace(wv=s.wv - costs["riposte"])
-            top = min(s.wv, s.wd)
-            # the hit's rank falls with the count cancelled: when both extremes give the
-            # same state (a capped, mortal rank), every count does
-            hits = {self._riposte_hits(s._replace(wv=s.wv - c, wd=s.wd - c))
-                    for c in (0, top)}
-            if len(hits) == 1:
-                return [(1.0, hits.pop())]  # no cancellation changes anything
-            return [(1.0, s._replace(phase=RCANCEL))]
+            s = s._replace(wv=s.wv - costs["riposte"], phase=RCANCEL)
+            if min(s.wv, s.wd) == 0:
+                return [(1.0, self._riposte_hits(s))]
+            return [(1.0, self._skip_cancel(s) or s)]
         if name == "bash":
             return self._bash(s._replace(wv=s.wv - costs["bash"]))
         raise InputError(f"unknown maneuver {name!r}")
