@@ -331,7 +331,9 @@ class SystemSpec:
     options (every option typed or None, sheets ``a`` / ``b`` normalised, ``ruleset``
     the source given, if any). ``pairing(game)`` names the sheet field ``duel
     solve --all-pairings`` crosses (a ``choice`` field), if the system has one;
-    ``action_parts(name)`` splits an action into named parts for reports. A system
+    ``action_parts(name)`` splits an action into named parts for reports;
+    ``action_words(game, state, name)`` reads an action at a state in words for people
+    (Blooded's action "3" is "bid 3" at the strike bid and "wager 3" at the risk). A system
     built into the package has its data at ``envs/rulesets/<name>.toml`` and
     ``agents/personalities/<name>.toml``; a system registered from elsewhere gives
     ``ruleset_file`` and ``personalities_file``.
@@ -347,6 +349,8 @@ class SystemSpec:
     #: an action's name as named parts (e.g. initiative skill, order, plan), so reports
     #: can give each part's chance; None when actions are indivisible
     action_parts: Callable[[str], dict[str, str]] | None = None
+    #: an action in words at a state, for reports; None when the action names read well
+    action_words: Callable[[object, object, str], str] | None = None
     ruleset_file: Path | None = None
     personalities_file: Path | None = None
 

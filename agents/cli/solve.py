@@ -64,25 +64,79 @@ def run(args) -> int:
     return 0
 
 
+#: the next moments where both choose at once shown by ``duel solve`` (all in --json)
+NEXT_SHOWN = 3
+#: steps followed from a moment to find the next ones where both choose at once
+NEXT_STEPS = 20
+
+
 def solution_report(game, solution, start=None) -> dict:
     state = start if start is not None else _single_start(game)
     mix_a, mix_b = solution.policy(state)
-    names = game.info.action_names
     return {
         "system": game.info.system,
         "options": game.info.options,
-        "state": game.state_fields(state),
+        **_moment(game, solution, state),
         "description": game.describe(state),
+        "actions": list(game.info.action_names),
+        **solution.evaluation.as_dict(),
+        "convergence": solution.convergence.as_dict(),
+        **_action_parts(game, mix_a, mix_b),
+        "next": [{"chance": chance, **_moment(game, solution, later)}
+                 for later, chance in next_moments(solution, state)],
+    }
+
+
+def _moment(game, solution, state) -> dict:
+    """One moment of the solved duel: its state, both situations, the stage game, both
+    mixes and each action in words."""
+    mix_a, mix_b = solution.policy(state)
+    names = game.info.action_names
+    words = envs.spec(game.info.system).action_words
+    return {
+        "state": game.state_fields(state),
         "situation": {side: game.situation(state, side) for side in ("a", "b")},
-        "actions": list(names),
+        "value_here": solution.value_at(state),
         "stage_matrix": [[None if v != v else float(v) for v in row]
                          for row in solution.stage_matrix(state)],
         "mix_a": dict(zip(names, map(float, mix_a), strict=True)),
         "mix_b": dict(zip(names, map(float, mix_b), strict=True)),
-        **solution.evaluation.as_dict(),
-        "convergence": solution.convergence.as_dict(),
-        **_action_parts(game, mix_a, mix_b),
+        "words": {name: name if words is None else words(game, state, name)
+                  for name in names},
     }
+
+
+def next_moments(solution, state) -> list[tuple[object, float]]:
+    """The next states where both sides choose at once, with the chance of reaching
+    each when both play the solution's mixes from ``state`` (sequential steps and
+    chance followed through, up to NEXT_STEPS steps), most likely first."""
+    graph = solution.graph
+    legal_a, legal_b = graph.mask_a.sum(axis=1), graph.mask_b.sum(axis=1)
+    weights, found = {graph.index[state]: 1.0}, {}
+    for _ in range(NEXT_STEPS):
+        following: dict[int, float] = {}
+        for s, weight in weights.items():
+            for pair in range(graph.pair_slices[s], graph.pair_slices[s + 1]):
+                p = weight * solution.mix_a[s, graph.pair_a[pair]] * solution.mix_b[
+                    s, graph.pair_b[pair]]
+                if p <= 0:
+                    continue
+                row = slice(graph.transitions.indptr[pair], graph.transitions.indptr[pair + 1])
+                for t, q in zip(graph.transitions.indices[row], graph.transitions.data[row],
+                                strict=True):
+                    following[int(t)] = following.get(int(t), 0.0) + p * q
+        weights = {}
+        for t, weight in following.items():
+            if graph.terminal[t]:
+                continue
+            if legal_a[t] > 1 and legal_b[t] > 1:
+                found[t] = found.get(t, 0.0) + weight
+            else:
+                weights[t] = weight
+        if not weights:
+            break
+    ranked = sorted(found.items(), key=lambda item: -item[1])
+    return [(graph.states[t], float(p)) for t, p in ranked]
 
 
 def _action_parts(game, mix_a, mix_b) -> dict:
@@ -120,23 +174,52 @@ def render_report(game, report: dict, me: str = "a", detail: bool = False) -> st
     them = "b" if me == "a" else "a"
     win, loss = (report["win"], report["loss"]) if me == "a" else (report["loss"],
                                                                    report["win"])
-    plays = {side: {a: p for a, p in report[f"mix_{side}"].items() if p > 1e-9}
-             for side in ("a", "b")}
+    worth = report["value"] if me == "a" else -report["value"]
     endings = [[label, percent(p)] for label, p in report["endings"].items()]
     lines = [game_header(game, me), "", report["description"], "",
              f"Now ({report['situation'][me]}), the least predictable safe play:",
-             f"  you:  {play_text(plays[me])}",
-             f"  them: {play_text(plays[them])}",
+             *_plays_text(report, me, them),
              *_parts_text(report.get("action_parts"), me, them), "",
              f"Played that way by both, you win {percent(win)}, draw "
              f"{percent(report['draw'])} and lose {percent(loss)}; a duel lasts "
-             f"{report['expected_length']:.1f} steps on average.", "",
+             f"{report['expected_length']:.1f} steps on average. The duel is worth "
+             f"{worth:+.3f} to you (+1 is a sure win, -1 a sure loss).",
+             *_next_text(report, me, them), "",
              "How duels end:", format_table(["ending", "chance"], endings)]
     if "by" in report:
         lines += _render_by(report["by"])
     if detail:
-        lines += ["", _detail(report)]
+        lines += ["", _detail(report, "now")]
+        lines += ["\n" + _detail(moment, f"then, in {percent(moment['chance'])} of duels")
+                  for moment in report["next"][:NEXT_SHOWN]]
+        lines += ["", f"Value of the duel to A: {report['value']:+.6f} "
+                      f"({_solved_by(report['convergence'])})"]
     return "\n".join(lines)
+
+
+def _plays_text(moment: dict, me: str, them: str) -> list[str]:
+    """Both mixes at a moment, each action in words."""
+    words = moment["words"]
+    plays = {side: {words[a]: p for a, p in moment[f"mix_{side}"].items() if p > 1e-9}
+             for side in ("a", "b")}
+    return [f"  you:  {play_text(plays[me])}", f"  them: {play_text(plays[them])}"]
+
+
+def _next_text(report: dict, me: str, them: str) -> list[str]:
+    """The next moments where both choose at once, the most likely first."""
+    moments = report["next"]
+    if not moments:
+        return []
+    lines = ["", "Then, where both choose at once again (the most likely moments under that "
+                 "play):"]
+    for moment in moments[:NEXT_SHOWN]:
+        lines += [f"- in {percent(moment['chance'])} of duels, {moment['situation'][me]}:",
+                  *_plays_text(moment, me, them)]
+    rest = moments[NEXT_SHOWN:]
+    if rest:
+        lines.append(f"  ({len(rest)} other moment{'s' if len(rest) > 1 else ''}, "
+                     f"{percent(sum(m['chance'] for m in rest))} of duels, in --json)")
+    return lines
 
 
 def play_by_field(game, solution, field: str) -> dict:
@@ -174,26 +257,30 @@ def _render_by(by: dict) -> list[str]:
             format_table([by["field"], "visits", "player", "play"], rows)]
 
 
-def _detail(report: dict) -> str:
-    every = report["actions"]
+def _detail(moment: dict, when: str) -> str:
+    every = list(moment["mix_a"])
+    words = moment["words"]
+    matrix = moment["stage_matrix"]
     # actions never legal here (another mode's, a sequential step's) are left out
     legal = [k for k, name in enumerate(every)
-             if any(v is not None for v in report["stage_matrix"][k])
-             or any(row[k] is not None for row in report["stage_matrix"])]
+             if any(v is not None for v in matrix[k]) or any(row[k] is not None
+                                                            for row in matrix)]
     names = [every[k] for k in legal]
-    rows = [[every[i]] + ["-" if (v := report["stage_matrix"][i][j]) is None
-                          else f"{v:+.4f}" for j in legal] for i in legal]
-    mixes = [[who] + [f"{report[key][n]:.4f}" for n in names]
+    rows = [[words[every[i]]] + ["-" if (v := matrix[i][j]) is None else f"{v:+.4f}"
+                                 for j in legal] for i in legal]
+    mixes = [[who] + [f"{moment[key][n]:.4f}" for n in names]
              for who, key in (("A", "mix_a"), ("B", "mix_b"))]
-    convergence = report["convergence"]
-    solved = (f"value iteration, {convergence['sweeps']} sweeps, residual "
-              f"{convergence['residual']:.2g}" if convergence["cyclic"]
-              else "backward induction")
     return "\n".join([
-        "Stage game: continuation value to A of every joint action now (rows A, columns B):",
-        format_table(["A \\ B"] + names, rows), "",
-        "Maximum-entropy equilibrium mixes:", format_table(["player"] + names, mixes), "",
-        f"Value of the duel to A: {report['value']:+.6f} ({solved})"])
+        f"Stage game {when}: continuation value to A of every joint action (rows A, "
+        f"columns B; value here {moment['value_here']:+.4f}):",
+        format_table(["A \\ B"] + [words[n] for n in names], rows), "",
+        "Maximum-entropy equilibrium mixes:",
+        format_table(["player"] + [words[n] for n in names], mixes)])
+
+
+def _solved_by(convergence: dict) -> str:
+    return (f"value iteration, {convergence['sweeps']} sweeps, residual "
+            f"{convergence['residual']:.2g}" if convergence["cyclic"] else "backward induction")
 
 
 def _run_pairings(args, game) -> int:

@@ -907,6 +907,19 @@ class BloodedGame:
         text = "; ".join(changes) or "nobody is hurt and no Style is banked"
         return text[0].upper() + text[1:] + "."
 
+    def action_words(self, s: State, action: str) -> str:
+        """An action at ``s`` as a player says it: "bid 3", "wager 2", "cancel 1",
+        "Injure with 2 wagers"."""
+        if action.isdigit():
+            verb = {BID: "bid", RISK: "wager"}.get(s.phase, "cancel")
+            return f"{verb} {action}"
+        for maneuver, length in (("injure", 6), ("lunge", 5)):
+            if action.startswith(maneuver):
+                count = int(action[length:])
+                return f"{maneuver.capitalize()} with {count} wager{'' if count == 1 else 's'}"
+        return {"aggressor": "be the aggressor", "defender": "defend", "pass": "pass",
+                "wait": "wait"}.get(action, action.capitalize())
+
     def _act_text(self, s: State, action: str) -> str:
         texts = {"aggressor": "takes the aggressor's role", "defender": "chooses to defend",
                  "blind": "slashes at the eyes (Blind)", "pass": "lets it pass",
@@ -934,10 +947,11 @@ class BloodedGame:
             return (f"strike bid: you have {self.pool(s, me)} dice, {other} has "
                     f"{self.pool(s, 1 - me)}; the higher bid chooses the role; {tag}; {own}")
         if s.phase == RISK:
-            role = "the aggressor" if s.aggressor == me else "the defender"
-            bid = (s.bid_a, s.bid_b)[me]
-            spent = f"you bid {bid} of your {self.pool(s, me)} dice; " if bid else ""
-            return (f"{spent}you are {role} and risk {self.dice_left(s, me)} dice against "
+            role = "you attack" if s.aggressor == me else f"{other} attacks, you defend"
+            bids = (s.bid_a, s.bid_b)
+            spent = (f"you bid {bids[me]} of your {self.pool(s, me)} dice, {other} "
+                     f"{bids[1 - me]}; " if any(bids) else "")
+            return (f"{spent}{role} and risk {self.dice_left(s, me)} dice against "
                     f"{other}'s {self.dice_left(s, 1 - me)}: how many to wager; {tag}; {own}")
         return self._after_situation(s, me, other, own)
 
@@ -1005,4 +1019,5 @@ SYSTEM = SystemSpec(
                       state="beat=2,phase=risk,aggressor=1,inj_a=2", mix="0:1,1:1,2:2",
                       quick={"max_beats": 3}),
     pairing=None,
+    action_words=lambda game, state, name: game.action_words(state, name),
 )

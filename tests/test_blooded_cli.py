@@ -1,0 +1,51 @@
+"""``duel solve blooded``: the strike bid and the opening wager games, in words."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+import pytest
+
+from agents.cli import main
+
+SHEETS = ["--a", "prowess=3,sword=3", "--b", "prowess=2,sword=4", "-o", "max_beats=3"]
+
+
+def test_solve_shows_the_bid_and_the_opening_wagers_in_words(capsys):
+    assert main(["solve", "blooded", *SHEETS]) == 0
+    out = capsys.readouterr().out
+    for text in ("strike bid", "you:  bid", "Then, where both choose at once", "you:  wager",
+                 "how many to wager", "you win", "worth", "How duels end"):
+        assert text in out, text
+    for jargon in ("Stage game", "continuation", "maximum-entropy", "Value of the duel"):
+        assert jargon.lower() not in out.lower()
+    assert main(["solve", "blooded", *SHEETS, "--detail"]) == 0
+    detail = capsys.readouterr().out
+    assert "Stage game now" in detail and "Stage game then" in detail
+    assert "Value of the duel to A" in detail
+
+
+def test_the_opening_wager_games_follow_the_bids(capsys):
+    assert main(["solve", "blooded", *SHEETS, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    bids = defaultdict(float)
+    for moment in report["next"]:
+        # nothing ends a duel before its first risk, where both wager at once
+        assert (moment["state"]["beat"], moment["state"]["phase"]) == (1, 2)
+        assert moment["words"]["3"] == "wager 3"
+        bids[moment["state"]["bid_a"], moment["state"]["bid_b"]] += moment["chance"]
+        names = list(moment["mix_a"])
+        value = sum(moment["mix_a"][a] * moment["mix_b"][b] * moment["stage_matrix"][i][j]
+                    for i, a in enumerate(names) for j, b in enumerate(names)
+                    if moment["stage_matrix"][i][j] is not None)
+        assert value == pytest.approx(moment["value_here"], abs=1e-9)
+    assert report["words"]["3"] == "bid 3"
+    # the bids are independent: each pair of bids leads to its risks (whoever chooses
+    # the role) with the product of the two opening mixes
+    expected = {(int(i), int(j)): p * q for i, p in report["mix_a"].items() if i.isdigit()
+                for j, q in report["mix_b"].items() if j.isdigit() and p * q > 0}
+    assert sum(bids.values()) == pytest.approx(1.0)
+    assert bids.keys() == expected.keys()
+    for pair, chance in expected.items():
+        assert bids[pair] == pytest.approx(chance, abs=1e-12)
