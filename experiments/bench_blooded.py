@@ -36,7 +36,7 @@ from solver.stages import stage_batches, sweep
 DEFAULT = ("prowess=3,sword=3", "prowess=2,sword=4")
 LARGEST = ("prowess=5,sword=5,strength=5,athletics=5,style=10,invokes=1,"
            "bash,bind,blind,feint,lunge,riposte")
-LARGEST_BEATS = 5
+LARGEST_BEATS = 4
 
 
 class _OutOfTime(Exception):
