@@ -5,10 +5,13 @@ banked, a Feint's bonus."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from graphs import assert_same_graph
+from scipy.optimize import linprog
 
 import envs
+from solver import solve_game
 from solver.graph import explore
 
 CASES = [
@@ -34,3 +37,37 @@ def test_a_duel_too_short_to_copy_is_explored():
     options = {"a": "prowess=2,sword=1", "b": "prowess=1,sword=2", "max_beats": 2}
     assert_same_graph(envs.make("blooded", **options).graph(),
                       explore(envs.make("blooded", **options)))
+
+
+def test_the_batched_solution_is_an_equilibrium_at_every_state():
+    # Long action lists (a Blooded risk offers up to 11 wagers a side) are solved in
+    # padded buckets; every state's value must equal the value of its own stage game
+    # by an independent linprog, and both mixes must guarantee it (min / max over the
+    # other side's legal actions), summing to 1 on legal actions only.
+    game = envs.make("blooded", a="prowess=2,sword=2,feint,riposte", b="prowess=2,sword=3",
+                     max_beats=3)
+    solution = solve_game(game)
+    graph = solution.graph
+    for s in np.flatnonzero(~graph.terminal)[::7]:
+        state = graph.states[s]
+        matrix = solution.stage_matrix(state)
+        rows, cols = graph.mask_a[s], graph.mask_b[s]
+        stage = matrix[np.ix_(rows, cols)]
+        assert linprog_value(stage) == pytest.approx(solution.values[s], abs=1e-8)
+        mix_a, mix_b = solution.policy(state)
+        assert mix_a[~rows].sum() == 0 and mix_b[~cols].sum() == 0
+        assert mix_a.sum() == pytest.approx(1) and mix_b.sum() == pytest.approx(1)
+        assert (mix_a[rows] @ stage).min() >= solution.values[s] - 1e-8
+        assert (stage @ mix_b[cols]).max() <= solution.values[s] + 1e-8
+
+
+def linprog_value(matrix: np.ndarray) -> float:
+    """The row player's value by scipy's HiGHS: max v s.t. x @ matrix >= v, x a mix."""
+    m, n = matrix.shape
+    cost = np.zeros(m + 1)
+    cost[-1] = -1.0
+    upper = np.hstack([-matrix.T, np.ones((n, 1))])
+    equal = np.hstack([np.ones((1, m)), np.zeros((1, 1))])
+    done = linprog(cost, A_ub=upper, b_ub=np.zeros(n), A_eq=equal, b_eq=[1.0],
+                   bounds=[(0, None)] * m + [(None, None)], method="highs")
+    return float(done.x[-1])
