@@ -2,7 +2,7 @@
 and Houses of the Blooded.
 
 For each duel (default options; Falkenstein GD vs GD and AV vs GD; Uchronia's pistol
-duel and melee with the default sheets; Blooded's example sheets at 5 beats) both
+duel and melee with the default sheets; Blooded's example sheets at 6 beats) both
 learners get the same training-time budget (``--minutes``, evaluation excluded) and
 are measured with OUR exact exploitability (NashConv / 2, payoff in [-1, 1]) along
 the way:
@@ -51,11 +51,11 @@ DUELS = {
               {"a": {"fencing": "AV"}, "b": {"fencing": "GD"}}),
     "uchronia-pistol": ("Uchronia, pistol duel", "uchronia", {"mode": "pistol"}),
     "uchronia-melee": ("Uchronia, melee", "uchronia", {"mode": "melee"}),
-    # 5 beats, not the default 30: a step of the trainer expands every reachable state,
+    # 6 beats, not the default 30: a step of the trainer expands every reachable state,
     # about a minute a step on the 109,912 states of 30 beats
-    "blooded": ("Houses of the Blooded, prowess=3,sword=3 vs prowess=2,sword=4, 5 beats",
+    "blooded": ("Houses of the Blooded, prowess=3,sword=3 vs prowess=2,sword=4, 6 beats",
                 "blooded", {"a": "prowess=3,sword=3", "b": "prowess=2,sword=4",
-                            "max_beats": 5}),
+                            "max_beats": 6}),
 }
 REPORT_TIMES = (1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600)
 OUT = Path(__file__).resolve().parent / "out"
