@@ -41,7 +41,7 @@ State = Hashable
 Observation = tuple  # a tuple of ints, named by ``info.observation_fields``
 Outcomes = list[tuple[float, State]]
 #: the optional fast paths a game may declare in ``GameInfo.fast_paths``
-FAST_PATHS = ("sample", "transitions")
+FAST_PATHS = ("sample", "transitions", "counters")
 
 
 def other(player: str) -> str:
@@ -59,7 +59,10 @@ class GameInfo:
     ``fast_paths`` names the optional methods the game implements (``FAST_PATHS``):
     ``sample(state, a, b, rng) -> State`` draws from ``outcomes``;
     ``transitions(state) -> [(a, b, outcomes), ...]`` gives every legal joint action at
-    once, as ``outcomes`` would.
+    once, as ``outcomes`` would; ``counters`` declares counters (hit points) that only
+    fall, by amounts that do not depend on them, the game ending when one reaches 0
+    (the methods are listed in ``solver.counters``, which then solves every counter
+    value at once).
     """
 
     system: str

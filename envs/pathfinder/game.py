@@ -97,6 +97,11 @@ def split_action(index: int, n_plans: int) -> tuple[int, int, int]:
     return skill, order, plan
 
 
+def _actor(state: State) -> int:
+    """Who plays the turn of this phase: 0 for A, 1 for B."""
+    return 0 if (state.phase == FIRST) == (state.first == 0) else 1
+
+
 class PathfinderGame(DeclaredGame):
     """The duel (``solver.game.Game``). ``fighters`` are the typed sheets of A and B."""
 
@@ -123,7 +128,9 @@ class PathfinderGame(DeclaredGame):
             observation_low=low, observation_high=high,
             public_information=True, payoff_bounds=(-1.0, 1.0),
             may_cycle=self.max_rounds == 0, options=options, ruleset_hash=ruleset_digest,
-            fast_paths=frozenset({"transitions"}))
+            # hit points are counters when nothing but a knockout ends the duel
+            fast_paths=frozenset({"transitions"} | ({"counters"} if self.max_rounds == 0
+                                                    else set())))
         self._wait_mask = np.zeros(len(names), bool)
         self._wait_mask[self.wait] = True
         self._turn = lru_cache(maxsize=None)(self._turn_uncached)
@@ -262,13 +269,32 @@ class PathfinderGame(DeclaredGame):
         return "a" if (state.phase == FIRST) == a_first else "b"
 
     def _play_turn(self, state: State) -> list[tuple[float, State]]:
-        x = 0 if (state.phase == FIRST) == (state.first == 0) else 1   # the actor
+        x, base, results = self._turn_results(state, state[_HP + 1 - _actor(state)])
+        if base is None:
+            return self._ended(state, x, results)
+        win = self._ko[(x, self.first_blood)]
+        hp = _HP + 1 - x
+        out: dict[State, float] = {}
+        for p, dmg, values in results:
+            if dmg >= state[hp]:
+                nxt = win
+            else:
+                values[hp] = state[hp] - dmg
+                nxt = State._make(values)
+            out[nxt] = out.get(nxt, 0.0) + p
+        return [(p, s) for s, p in out.items() if p > 0]
+
+    def _turn_results(self, state: State, cap: int):
+        """The turn of this phase before hit points are applied: the actor x, the next
+        state's values common to every result (None when the round limit ends the duel)
+        and every result ``(p, damage to the target capped at cap, next values)``."""
+        x = _actor(state)
         y = 1 - x
         ctx = TurnContext(
             plan=state[_PLAN + x], actor_skill=state[_SKILL + x],
             target_skill=state[_SKILL + y], actor_frightened=state[_FR + x],
             target_frightened=state[_FR + y], target_off_guard=state[_OG + y] != 0,
-            target_shield=bool(state[_SH + y]), cap=state[_HP + y])
+            target_shield=bool(state[_SH + y]), cap=cap)
         actor = "ab"[x]
         steps = self._plan_steps[state[_PLAN + x]]
         # what the turn changes whatever the dice: the actor's frightened decays, his
@@ -283,29 +309,53 @@ class PathfinderGame(DeclaredGame):
             base[_PLAN + x] = 0
         else:
             base = self._next_round(base)
-        if base is None:
-            return self._ended(state, x, ctx)
         og_y_kept, og_x_kept = state[_OG + y] & 1, state[_OG + x] & 2
-        win = self._ko[(x, self.first_blood)]
-        out: dict[State, float] = {}
+        results = []
         for p, (dmg, fright, linger, crit, fumble) in self._turn(actor, ctx):
-            if dmg >= state[_HP + y]:
-                nxt = win
-            else:
-                values = base.copy()
-                values[_HP + y] = state[_HP + y] - dmg
+            values = None if base is None else base.copy()
+            if values is not None:
                 values[_FR + y] = fright
                 values[_OG + y] = 2 if crit else og_y_kept | linger
                 values[_OG + x] = og_x_kept | fumble
-                nxt = State._make(values)
-            out[nxt] = out.get(nxt, 0.0) + p
-        return [(p, s) for s, p in out.items() if p > 0]
+            results.append((p, dmg, values))
+        return x, base, results
 
-    def _ended(self, state: State, x: int, ctx: TurnContext) -> list[tuple[float, State]]:
+    # -- hit points as counters (GameInfo.fast_paths "counters", solver.counters)
+
+    def counters(self, state: State) -> tuple[int, int]:
+        """The hit points of A and B: they only fall, by what a turn deals, whatever
+        they are; a duellist at 0 is knocked out."""
+        return state.hp_a, state.hp_b
+
+    def core(self, state: State) -> State:
+        """``state`` without its hit points."""
+        return state._replace(hp_a=0, hp_b=0)
+
+    def attach(self, core: State, counters) -> State:
+        return core._replace(hp_a=int(counters[0]), hp_b=int(counters[1]))
+
+    def depleted(self, counter: int) -> State:
+        """The end when ``counter`` (0: A's hit points, 1: B's) reaches 0."""
+        return self._ko[(1 - counter, self.first_blood)]
+
+    def core_transitions(self, core: State):
+        """Every legal joint action at ``core`` with ``(p, next core, (damage to A,
+        damage to B))``; damage is capped at the target's starting hit points."""
+        if core.phase == DECIDE:
+            return [(i, j, [(p, nxt, (0, 0)) for p, nxt in outcomes])
+                    for i, j, outcomes in self.transitions(core)]
+        x = _actor(core)
+        _, _, results = self._turn_results(core, self.start_hp["ab"[1 - x]])
+        out: dict[tuple, float] = {}
+        for p, dmg, values in results:
+            key = (State._make(values), (0, dmg) if x == 0 else (dmg, 0))
+            out[key] = out.get(key, 0.0) + p
+        return [(self.wait, self.wait, [(p, nxt, d) for (nxt, d), p in out.items() if p > 0])]
+
+    def _ended(self, state: State, x: int, results: list) -> list[tuple[float, State]]:
         """The last turn of the last round: a knockout, or a draw at the round limit."""
-        actor = "ab"[x]
         win = self._ko[(x, self.first_blood)]
-        ko = sum(p for p, (dmg, *_) in self._turn(actor, ctx) if dmg >= state[_HP + 1 - x])
+        ko = sum(p for p, dmg, _ in results if dmg >= state[_HP + 1 - x])
         out = [(ko, win), (1 - ko, self._draw)]
         return [(p, s) for p, s in out if p > 0]
 

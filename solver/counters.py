@@ -1,0 +1,456 @@
+"""Exact solution of games whose counters only fall (hit points), every counter value
+at once.
+
+A game declares the structure with the fast path ``counters`` (``GameInfo.fast_paths``)
+and these methods:
+
+- ``counters(state)``: the counter values of a live state (positive integers);
+- ``core(state)`` / ``attach(core, counters)``: the state without its counters, and back;
+- ``core_transitions(core)``: every legal joint action ``(i, j, outcomes)`` with outcomes
+  ``(p, next_core, decrements)``, the same whatever the counters (masks too); at most
+  one counter falls in a step;
+- ``depleted(k)``: the terminal state reached when counter ``k`` falls to 0 or below.
+  A state is terminal only that way.
+
+The core graph (states without counters) is explored once. Values are arrays over the
+grid of counter values, solved anti-diagonal by anti-diagonal (the sum of the counters
+falls with every positive decrement, so a layer depends only on earlier layers and on
+itself). Within a layer the steps that change no counter can cycle: they are solved by
+value iteration through ``solver.stages.sweep``, as the generic solver does, starting
+from 0 (endless play is worth 0), each layer's stage games in one batch per shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from .errors import InputError
+from .evaluate import Evaluation
+from .game import Game, State
+from .graph import _schedule, ranges
+from .matrix import solve_matrices
+from .policy import TabularPolicy
+from .stages import MAX_SWEEPS, TOLERANCE, Convergence, sweep
+
+
+@dataclass
+class _Group:
+    """Cores of one block sharing a stage-game shape: ``pairs`` (k, rows, cols) are
+    positions in the block's pair list, ``rows`` / ``cols`` the actions."""
+
+    members: np.ndarray
+    pairs: np.ndarray
+    rows: np.ndarray
+    cols: np.ndarray
+
+
+@dataclass
+class _Block:
+    cores: np.ndarray
+    cyclic: bool
+    pairs: np.ndarray          # the block's pairs, core by core
+    zero: sp.csr_matrix        # (block pairs, N) zero-decrement transitions
+    groups: list[_Group] = field(default_factory=list)
+
+
+@dataclass
+class CoreGraph:
+    """The states of a counter game without their counters, and their transitions
+    split into those that change no counter (``zero``) and the rest (``moves``: one
+    sparse matrix per decrement vector, into the cores they land on)."""
+
+    cores: list[State]
+    index: dict[State, int]
+    mask_a: np.ndarray
+    mask_b: np.ndarray
+    pair_core: np.ndarray
+    pair_a: np.ndarray
+    pair_b: np.ndarray
+    pair_slices: np.ndarray
+    zero: sp.csr_matrix                                  # (P, N)
+    moves: list[tuple[np.ndarray, sp.csr_matrix]]       # (decrement, (P, N))
+    blocks: list[_Block]
+
+    @property
+    def size(self) -> int:
+        return len(self.cores)
+
+    @property
+    def chooses(self) -> np.ndarray:
+        """Cores where someone has more than one legal action."""
+        return (self.mask_a.sum(axis=1) > 1) | (self.mask_b.sum(axis=1) > 1)
+
+
+@dataclass
+class Grid:
+    """Counter values 1..top[k] for every counter, flattened; ``layers`` the points
+    of equal sum, in increasing order. Index ``size + k`` stands for "counter k
+    depleted"."""
+
+    top: tuple[int, ...]
+
+    def __post_init__(self):
+        axes = np.indices(self.top).reshape(len(self.top), -1).T + 1
+        order = np.argsort(axes.sum(axis=1), kind="stable")
+        sums = axes[order].sum(axis=1)
+        cuts = np.flatnonzero(np.diff(sums)) + 1
+        self.points = axes            # (size, k) counter values of each flat index
+        self.layers = np.split(order, cuts)
+
+    @property
+    def size(self) -> int:
+        return len(self.points)
+
+    def flat(self, counters) -> int:
+        counters = tuple(int(c) for c in counters)
+        if len(counters) != len(self.top) or any(not 1 <= c <= t for c, t in
+                                                  zip(counters, self.top, strict=True)):
+            raise KeyError(f"counters {counters} outside 1..{self.top}")
+        return int(np.ravel_multi_index(tuple(c - 1 for c in counters), self.top))
+
+    def shifted(self, points: np.ndarray, decrement: np.ndarray) -> np.ndarray:
+        """Flat indices of ``points`` lowered by ``decrement``; ``size + k`` where
+        counter k falls to 0 or below."""
+        after = self.points[points] - decrement
+        out = np.empty(len(points), dtype=np.int64)
+        live = np.all(after >= 1, axis=1)
+        out[live] = np.ravel_multi_index(tuple((after[live] - 1).T), self.top)
+        out[~live] = self.size + np.argmax(after[~live] < 1, axis=1)
+        return out
+
+
+def explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
+    """The core graph from the game's initial outcomes, the grid up to their counters,
+    and the roots as ``(probability, core, flat point)``."""
+    starts = game.initial_outcomes()
+    top = tuple(int(max(c)) for c in zip(*(game.counters(s) for _, s in starts),
+                                         strict=True))
+    grid = Grid(top)
+    cores: list[State] = []
+    index: dict[State, int] = {}
+
+    def visit(core) -> int:
+        found = index.get(core)
+        if found is None:
+            found = index[core] = len(cores)
+            cores.append(core)
+        return found
+
+    roots = [(p, visit(game.core(s)), grid.flat(game.counters(s))) for p, s in starts]
+    n = len(game.info.action_names)
+    masks_a, masks_b, pair_core, pair_a, pair_b, slices = [], [], [], [], [], [0]
+    edges: dict[tuple[int, ...], tuple[list, list, list]] = {}
+    cursor = 0
+    while cursor < len(cores):
+        core = cores[cursor]
+        sample = game.attach(core, top)
+        masks_a.append(np.asarray(game.legal_mask(sample, "a"), bool))
+        masks_b.append(np.asarray(game.legal_mask(sample, "b"), bool))
+        for i, j, outcomes in game.core_transitions(core):
+            pair = len(pair_core)
+            pair_core.append(cursor)
+            pair_a.append(i)
+            pair_b.append(j)
+            for p, nxt, decrement in outcomes:
+                decrement = tuple(int(d) for d in decrement)
+                if sum(d > 0 for d in decrement) > 1 or min(decrement) < 0:
+                    raise InputError(f"{game.info.system}: a step must lower at most one "
+                                     f"counter and raise none, got {decrement}")
+                rows, cols, probs = edges.setdefault(decrement, ([], [], []))
+                rows.append(pair)
+                cols.append(visit(nxt))
+                probs.append(p)
+        slices.append(len(pair_core))
+        cursor += 1
+    size, pairs = len(cores), len(pair_core)
+    zero_key = (0,) * len(top)
+
+    def matrix(key) -> sp.csr_matrix:
+        rows, cols, probs = edges.get(key, ([], [], []))
+        return sp.csr_matrix((probs, (rows, cols)), shape=(pairs, size))
+
+    zero = matrix(zero_key)
+    moves = [(np.asarray(key), matrix(key)) for key in edges if key != zero_key]
+    graph = CoreGraph(cores, index, np.asarray(masks_a), np.asarray(masks_b),
+                      np.asarray(pair_core, dtype=np.int64), np.asarray(pair_a, dtype=np.int64),
+                      np.asarray(pair_b, dtype=np.int64), np.asarray(slices, dtype=np.int64),
+                      zero, moves, [])
+    graph.blocks = _blocks(graph)
+    return graph, grid, roots
+
+
+def _blocks(graph: CoreGraph) -> list[_Block]:
+    """The zero-decrement graph's strongly connected components in dependency order
+    (``solver.graph``'s schedule, with no terminal core), each with its stage shapes."""
+    schedule = _schedule(np.zeros(graph.size, bool), graph.pair_core, graph.zero, graph.size)
+    blocks = []
+    for cores, cyclic in schedule:
+        pairs = ranges(graph.pair_slices, cores)
+        block = _Block(cores, cyclic, pairs, graph.zero[pairs])
+        block.groups = _groups(graph, cores)
+        blocks.append(block)
+    return blocks
+
+
+def _groups(graph: CoreGraph, cores: np.ndarray) -> list[_Group]:
+    count_a = graph.mask_a[cores].sum(axis=1)
+    count_b = graph.mask_b[cores].sum(axis=1)
+    # position of each core's first pair in the block's pair list
+    offsets = np.concatenate([[0], np.cumsum(np.diff(graph.pair_slices)[cores])[:-1]])
+    groups = []
+    for rows, cols in sorted(set(zip(count_a.tolist(), count_b.tolist(), strict=True))):
+        members = np.flatnonzero((count_a == rows) & (count_b == cols))
+        chosen = cores[members]
+        # the pairs of a core come as its legal rows times its legal columns, row-major
+        pairs = offsets[members][:, None, None] + np.arange(rows * cols).reshape(rows, cols)
+        got_a = graph.pair_a[graph.pair_slices[chosen][:, None] + np.arange(rows * cols)]
+        got_b = graph.pair_b[graph.pair_slices[chosen][:, None] + np.arange(rows * cols)]
+        row_actions = got_a.reshape(-1, rows, cols)[:, :, 0]
+        col_actions = got_b.reshape(-1, rows, cols)[:, 0, :]
+        if not (np.array_equal(got_a.reshape(-1, rows, cols), np.broadcast_to(
+                row_actions[:, :, None], (len(members), rows, cols))) and np.array_equal(
+                got_b.reshape(-1, rows, cols), np.broadcast_to(
+                col_actions[:, None, :], (len(members), rows, cols)))):
+            raise InputError("core_transitions must list every legal joint action, A's "
+                             "actions in order, B's within each")
+        groups.append(_Group(members, pairs, row_actions, col_actions))
+    return groups
+
+
+class CounterSolution:
+    """The value and maximum-entropy equilibrium of a counter game at every state
+    reachable from its start, as ``solver.backward.Solution`` offers them."""
+
+    def __init__(self, game: Game, graph: CoreGraph, grid: Grid, values: np.ndarray,
+                 mixes: dict[str, np.ndarray], evaluation: Evaluation,
+                 convergence: Convergence):
+        self.game, self.cores, self.grid = game, graph, grid
+        self.values = values        # (N, grid.size + counters) value of every core
+        self.mixes = mixes          # player -> (N, grid.size, n_actions); 0 if no choice
+        self.evaluation = evaluation
+        self.convergence = convergence
+
+    value = property(lambda self: self.evaluation.value)
+    win = property(lambda self: self.evaluation.win)
+    draw = property(lambda self: self.evaluation.draw)
+    loss = property(lambda self: self.evaluation.loss)
+    expected_length = property(lambda self: self.evaluation.expected_length)
+    endings = property(lambda self: self.evaluation.endings)
+
+    @property
+    def graph(self):
+        raise InputError(f"{self.game.info.system}: this duel is solved over all hit points "
+                         "at once (solver.counters); per-state tables such as --by are "
+                         "not available for it")
+
+    def _locate(self, state: State) -> tuple[int, int]:
+        try:
+            return self.cores.index[self.game.core(state)], self.grid.flat(
+                self.game.counters(state))
+        except KeyError:
+            raise KeyError(f"state not reachable in this solution: {state!r}") from None
+
+    def value_at(self, state: State) -> float:
+        if self.game.is_terminal(state):
+            return float(self.game.payoff(state))
+        core, point = self._locate(state)
+        return float(self.values[core, point])
+
+    def policy(self, state: State) -> tuple[np.ndarray, np.ndarray]:
+        """The equilibrium mixes of A and B at ``state``."""
+        core, point = self._locate(state)
+        return tuple(self._mix(player, core, point) for player in ("a", "b"))
+
+    def _mix(self, player: str, core: int, point: int) -> np.ndarray:
+        mask = (self.cores.mask_a if player == "a" else self.cores.mask_b)[core]
+        if mask.sum() == 1:
+            return mask.astype(float)
+        return self.mixes[player][core, point].copy()
+
+    def stage_matrix(self, state: State) -> np.ndarray:
+        """Continuation values to A of every joint action at ``state`` (NaN where illegal)."""
+        core, point = self._locate(state)
+        pairs = np.arange(self.cores.pair_slices[core], self.cores.pair_slices[core + 1])
+        n = len(self.game.info.action_names)
+        matrix = np.full((n, n), np.nan)
+        matrix[self.cores.pair_a[pairs], self.cores.pair_b[pairs]] = _continuation(
+            self.cores, self.grid, pairs, np.array([point]), self.values)[:, 0]
+        return matrix
+
+    def policy_for(self, player: str) -> TabularPolicy:
+        """The equilibrium of ``player`` as a policy on its observations."""
+        table = {}
+        for core in np.flatnonzero(self.cores.chooses):
+            for point in range(self.grid.size):
+                state = self.game.attach(self.cores.cores[core], self.grid.points[point])
+                table[tuple(self.game.observe(state, player))] = self._mix(player, core, point)
+        return TabularPolicy(table, name="equilibrium")
+
+
+def _continuation(graph: CoreGraph, grid: Grid, pairs: np.ndarray, points: np.ndarray,
+                  values: np.ndarray) -> np.ndarray:
+    """(len(pairs), len(points), ...) expected value after each joint action of
+    ``pairs`` at ``points``; ``values`` is indexed by core, then flat point."""
+    tail = values.shape[2:]
+    flat = values.reshape(values.shape[0], values.shape[1], -1)
+    total = graph.zero[pairs] @ flat[:, points].reshape(len(flat), -1)
+    for decrement, moves in graph.moves:
+        rows = moves[pairs]
+        if rows.nnz:
+            total = total + rows @ flat[:, grid.shifted(points, decrement)].reshape(
+                len(flat), -1)
+    return np.asarray(total).reshape(len(pairs), len(points), *tail)
+
+
+def solve_counters(game: Game, tolerance: float = TOLERANCE,
+                   max_sweeps: int = MAX_SWEEPS) -> CounterSolution:
+    """Solve a game that declares the ``counters`` fast path (see the module)."""
+    graph, grid, roots = explore(game)
+    counters = len(grid.top)
+    n = len(game.info.action_names)
+    ends = [game.depleted(k) for k in range(counters)]
+    payoffs = np.array([float(game.payoff(s)) for s in ends])
+    # channels: 0 the value, 1 A's win, 2 A's loss, 3 the steps still to play
+    values = np.zeros((graph.size, grid.size + counters, 4))
+    values[:, grid.size:, 0] = payoffs
+    values[:, grid.size:, 1] = payoffs > 0
+    values[:, grid.size:, 2] = payoffs < 0
+    chooses = graph.chooses
+    mixes = {p: np.zeros((graph.size, grid.size, n)) for p in ("a", "b")}
+    record = _Record(tolerance)
+    for points in grid.layers:
+        _solve_layer(graph, grid, points, values, mixes, chooses, record, tolerance,
+                     max_sweeps)
+    start = np.zeros(4)
+    for p, core, point in roots:
+        start += p * values[core, point]
+    labels: dict[str, float] = {}
+    for k, end in enumerate(ends):
+        label = game.result(end)
+        share = start[1] if payoffs[k] > 0 else start[2] if payoffs[k] < 0 else 0.0
+        labels[label] = max(labels.get(label, 0.0), share)
+    evaluation = Evaluation(value=float(start[0]), win=float(start[1]),
+                            draw=float(max(0.0, 1.0 - start[1] - start[2])),
+                            loss=float(start[2]), expected_length=float(start[3]),
+                            endings=dict(sorted(labels.items(), key=lambda kv: -kv[1])))
+    return CounterSolution(game, graph, grid, values[:, :, 0], mixes, evaluation,
+                           record.convergence())
+
+
+class _Record:
+    """The layers' value iterations summed into one ``Convergence``."""
+
+    def __init__(self, tolerance: float):
+        self.tolerance, self.sweeps, self.residual, self.converged = tolerance, 0, 0.0, True
+        self.cyclic = False
+
+    def add(self, convergence: Convergence) -> None:
+        self.sweeps += convergence.sweeps
+        self.residual = max(self.residual, convergence.residual)
+        self.converged = self.converged and convergence.converged
+        self.cyclic = self.cyclic or convergence.cyclic
+
+    def convergence(self) -> Convergence:
+        return Convergence(self.cyclic, self.sweeps, self.residual, self.tolerance,
+                           self.converged)
+
+
+@dataclass
+class _Schedule:
+    """What ``solver.stages.sweep`` reads of a graph: its blocks in order."""
+
+    schedule: list[tuple[np.ndarray, bool]]
+
+    @property
+    def cyclic(self) -> bool:
+        return any(cyclic for _, cyclic in self.schedule)
+
+
+def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, values: np.ndarray,
+                 mixes: dict, chooses: np.ndarray, record: _Record, tolerance: float,
+                 max_sweeps: int) -> None:
+    """Values (all four channels) and mixes of every core at ``points``, one layer."""
+    # what the steps that lower a counter bring: known from earlier layers
+    fixed = np.zeros((len(graph.pair_core), len(points), values.shape[2]))
+    width = values.shape[2]
+    for decrement, moves in graph.moves:
+        target = grid.shifted(points, decrement)
+        fixed += (moves @ values[:, target].reshape(graph.size, -1)).reshape(fixed.shape)
+    layer = np.zeros((graph.size, len(points), width))
+
+    def stage_values(block: _Block, channel: slice) -> np.ndarray:
+        known = fixed[block.pairs][:, :, channel]
+        inside = block.zero @ layer[:, :, channel].reshape(graph.size, -1)
+        return known + np.asarray(inside).reshape(known.shape)
+
+    def solve(block: _Block) -> None:
+        continuation = stage_values(block, slice(0, 1))[:, :, 0]
+        for group in block.groups:
+            games = continuation[group.pairs]                      # (k, r, c, L)
+            k, r, c, width_l = games.shape
+            if r * c == 1:
+                found = games[:, 0, 0]
+            else:
+                stacked = games.transpose(0, 3, 1, 2).reshape(k * width_l, r, c)
+                found = solve_matrices(stacked).value.reshape(k, width_l)
+            layer[block.cores[group.members], :, 0] = found
+
+    def play(block: _Block) -> None:
+        """The three statistics under the equilibrium mixes of this layer."""
+        continuation = stage_values(block, slice(1, 4))             # (pairs, L, 3)
+        owner = np.repeat(np.arange(len(block.cores)), np.diff(graph.pair_slices)[block.cores])
+        cores = block.cores[owner]
+        a = graph.pair_a[block.pairs]
+        b = graph.pair_b[block.pairs]
+        weight = np.where(chooses[cores][:, None],
+                          mixes["a"][cores[:, None], points[None, :], a[:, None]]
+                          * mixes["b"][cores[:, None], points[None, :], b[:, None]], 1.0)
+        terms = continuation * weight[:, :, None]
+        counts = np.diff(graph.pair_slices)[block.cores]
+        summed = np.add.reduceat(terms, np.cumsum(counts) - counts, axis=0)
+        summed[:, :, 2] += 1.0  # one more step played
+        layer[block.cores, :, 1:] = summed
+
+    for block in graph.blocks:
+        schedule = _Schedule([(np.arange(1), block.cyclic)])
+        view = _BlockView(layer, block.cores, 0)
+        record.add(sweep(schedule, view, lambda _, b=block: solve(b), tolerance, max_sweeps,
+                         "the value"))
+        _equilibrium_mixes(graph, block, stage_values(block, slice(0, 1))[:, :, 0], points,
+                           mixes, chooses)
+        view = _BlockView(layer, block.cores, slice(1, 4))
+        sweep(schedule, view, lambda _, b=block: play(b), tolerance, max_sweeps,
+              "the chances of each ending")
+    values[:, points] = layer
+
+
+class _BlockView:
+    """``values[states]`` for ``sweep``: the block's cores of the layer, one channel."""
+
+    def __init__(self, layer: np.ndarray, cores: np.ndarray, channel):
+        self.layer, self.cores, self.channel = layer, cores, channel
+
+    def __getitem__(self, _states) -> np.ndarray:
+        return self.layer[self.cores][:, :, self.channel]
+
+
+def _equilibrium_mixes(graph: CoreGraph, block: _Block, continuation: np.ndarray,
+                       points: np.ndarray, mixes: dict, chooses: np.ndarray) -> None:
+    for group in block.groups:
+        cores = block.cores[group.members]
+        if not chooses[cores].any():
+            continue
+        games = continuation[group.pairs]
+        k, r, c, width = games.shape
+        solved = solve_matrices(games.transpose(0, 3, 1, 2).reshape(k * width, r, c),
+                                max_entropy=True)
+        for player, mix, actions in (("a", solved.row, group.rows),
+                                     ("b", solved.col, group.cols)):
+            full = np.zeros((k, width, mixes[player].shape[2]))
+            np.put_along_axis(full, np.broadcast_to(actions[:, None, :], (k, width,
+                                                                          actions.shape[1])),
+                              mix.reshape(k, width, -1), axis=2)
+            mixes[player][cores[:, None], points[None, :]] = full
