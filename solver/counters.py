@@ -22,15 +22,16 @@ from 0 (endless play is worth 0), each layer's stage games in one batch per shap
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
 from .errors import InputError
 from .evaluate import Evaluation
 from .game import Game, State
-from .graph import _schedule, ranges
+from .graph import _heights, _schedule, ranges
 from .matrix import solve_matrices
 from .policy import TabularPolicy
 from .stages import MAX_SWEEPS, TOLERANCE, Convergence, sweep
@@ -48,12 +49,24 @@ class _Group:
 
 
 @dataclass
+class _Part:
+    """Cores updated together: their pairs, core by core, with the zero-decrement
+    transitions of those pairs (pairs, N) and the stage shapes."""
+
+    cores: np.ndarray
+    pairs: np.ndarray
+    zero: sp.csr_matrix
+    groups: list[_Group]
+
+
+@dataclass
 class _Block:
+    """A strongly connected component of the zero-decrement graph (or a set of acyclic
+    cores at one height); a cyclic block is swept part by part, successors first."""
+
     cores: np.ndarray
     cyclic: bool
-    pairs: np.ndarray          # the block's pairs, core by core
-    zero: sp.csr_matrix        # (block pairs, N) zero-decrement transitions
-    groups: list[_Group] = field(default_factory=list)
+    parts: list[_Part]
 
 
 @dataclass
@@ -155,14 +168,12 @@ def explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
             pair_a.append(i)
             pair_b.append(j)
             for p, nxt, decrement in outcomes:
-                decrement = tuple(int(d) for d in decrement)
-                if sum(d > 0 for d in decrement) > 1 or min(decrement) < 0:
-                    raise InputError(f"{game.info.system}: a step must lower at most one "
-                                     f"counter and raise none, got {decrement}")
-                rows, cols, probs = edges.setdefault(decrement, ([], [], []))
-                rows.append(pair)
-                cols.append(visit(nxt))
-                probs.append(p)
+                found = edges.get(decrement)
+                if found is None:
+                    found = edges[decrement] = _new_decrement(game, decrement)
+                found[0].append(pair)
+                found[1].append(visit(nxt))
+                found[2].append(p)
         slices.append(len(pair_core))
         cursor += 1
     size, pairs = len(cores), len(pair_core)
@@ -182,17 +193,49 @@ def explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
     return graph, grid, roots
 
 
+def _new_decrement(game: Game, decrement: tuple) -> tuple[list, list, list]:
+    """Empty edge lists for a decrement vector first seen, after checking it."""
+    if sum(d > 0 for d in decrement) > 1 or min(decrement) < 0:
+        raise InputError(f"{game.info.system}: a step must lower at most one counter and "
+                         f"raise none, got {decrement}")
+    return [], [], []
+
+
 def _blocks(graph: CoreGraph) -> list[_Block]:
     """The zero-decrement graph's strongly connected components in dependency order
     (``solver.graph``'s schedule, with no terminal core), each with its stage shapes."""
     schedule = _schedule(np.zeros(graph.size, bool), graph.pair_core, graph.zero, graph.size)
     blocks = []
     for cores, cyclic in schedule:
-        pairs = ranges(graph.pair_slices, cores)
-        block = _Block(cores, cyclic, pairs, graph.zero[pairs])
-        block.groups = _groups(graph, cores)
-        blocks.append(block)
+        parts = []
+        for members in _sweep_order(graph, cores, cyclic):
+            pairs = ranges(graph.pair_slices, members)
+            parts.append(_Part(members, pairs, graph.zero[pairs], _groups(graph, members)))
+        blocks.append(_Block(cores, cyclic, parts))
     return blocks
+
+
+def _sweep_order(graph: CoreGraph, cores: np.ndarray, cyclic: bool) -> list[np.ndarray]:
+    """The cores of a block in the order one sweep updates them. In a cyclic block
+    the cores where nobody chooses (chance steps) are updated after their successors
+    when the block without the edges into choice cores is acyclic (Gauss-Seidel: a
+    round of chance steps then costs one sweep instead of one per step); else at once."""
+    if not cyclic or len(cores) == 1:
+        return [cores]
+    local = np.full(graph.size, -1)
+    local[cores] = np.arange(len(cores))
+    pairs = ranges(graph.pair_slices, cores)
+    edges = graph.zero[pairs].tocoo()
+    source = local[graph.pair_core[pairs][edges.row]]
+    target = local[edges.col]
+    kept = (target >= 0) & ~graph.chooses[edges.col]
+    successor = sp.csr_matrix((np.ones(int(kept.sum())), (source[kept], target[kept])),
+                              shape=(len(cores), len(cores)))
+    count, _ = connected_components(successor, directed=True, connection="strong")
+    if count < len(cores) or np.any(source[kept] == target[kept]):
+        return [cores]
+    height = _heights(successor)
+    return [cores[height == level] for level in range(int(height.max()) + 1)]
 
 
 def _groups(graph: CoreGraph, cores: np.ndarray) -> list[_Group]:
@@ -373,71 +416,70 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, values: np.nd
                  mixes: dict, chooses: np.ndarray, record: _Record, tolerance: float,
                  max_sweeps: int) -> None:
     """Values (all four channels) and mixes of every core at ``points``, one layer."""
-    # what the steps that lower a counter bring: known from earlier layers
-    fixed = np.zeros((len(graph.pair_core), len(points), values.shape[2]))
-    width = values.shape[2]
+    width = len(points)
+    # what the steps that lower a counter bring, known from earlier layers: the value
+    # (channel 0) and the three statistics, kept apart so that each is contiguous
+    fixed = np.zeros((len(graph.pair_core), width * values.shape[2]))
     for decrement, moves in graph.moves:
-        target = grid.shifted(points, decrement)
-        fixed += (moves @ values[:, target].reshape(graph.size, -1)).reshape(fixed.shape)
-    layer = np.zeros((graph.size, len(points), width))
+        fixed += moves @ values[:, grid.shifted(points, decrement)].reshape(graph.size, -1)
+    fixed = fixed.reshape(-1, width, values.shape[2])
+    known = {"value": np.ascontiguousarray(fixed[:, :, 0]),
+             "play": np.ascontiguousarray(fixed[:, :, 1:]).reshape(-1, width * 3)}
+    layer = {"value": np.zeros((graph.size, width)),
+             "play": np.zeros((graph.size, width * 3))}
 
-    def stage_values(block: _Block, channel: slice) -> np.ndarray:
-        known = fixed[block.pairs][:, :, channel]
-        inside = block.zero @ layer[:, :, channel].reshape(graph.size, -1)
-        return known + np.asarray(inside).reshape(known.shape)
+    def stage_values(part: _Part, channel: str) -> np.ndarray:
+        return known[channel][part.pairs] + part.zero @ layer[channel]
 
     def solve(block: _Block) -> None:
-        continuation = stage_values(block, slice(0, 1))[:, :, 0]
-        for group in block.groups:
-            games = continuation[group.pairs]                      # (k, r, c, L)
-            k, r, c, width_l = games.shape
-            if r * c == 1:
-                found = games[:, 0, 0]
-            else:
-                stacked = games.transpose(0, 3, 1, 2).reshape(k * width_l, r, c)
-                found = solve_matrices(stacked).value.reshape(k, width_l)
-            layer[block.cores[group.members], :, 0] = found
+        for part in block.parts:
+            continuation = stage_values(part, "value")
+            for group in part.groups:
+                games = continuation[group.pairs]                      # (k, r, c, L)
+                k, r, c, _ = games.shape
+                if r * c == 1:
+                    found = games[:, 0, 0]
+                else:
+                    stacked = games.transpose(0, 3, 1, 2).reshape(k * width, r, c)
+                    found = solve_matrices(stacked).value.reshape(k, width)
+                layer["value"][part.cores[group.members]] = found
 
-    def play(block: _Block) -> None:
+    def play(block: _Block, weights: list) -> None:
         """The three statistics under the equilibrium mixes of this layer."""
-        continuation = stage_values(block, slice(1, 4))             # (pairs, L, 3)
-        owner = np.repeat(np.arange(len(block.cores)), np.diff(graph.pair_slices)[block.cores])
-        cores = block.cores[owner]
-        a = graph.pair_a[block.pairs]
-        b = graph.pair_b[block.pairs]
-        weight = np.where(chooses[cores][:, None],
-                          mixes["a"][cores[:, None], points[None, :], a[:, None]]
-                          * mixes["b"][cores[:, None], points[None, :], b[:, None]], 1.0)
-        terms = continuation * weight[:, :, None]
-        counts = np.diff(graph.pair_slices)[block.cores]
-        summed = np.add.reduceat(terms, np.cumsum(counts) - counts, axis=0)
-        summed[:, :, 2] += 1.0  # one more step played
-        layer[block.cores, :, 1:] = summed
+        for part, (weight, offsets) in zip(block.parts, weights, strict=True):
+            terms = stage_values(part, "play").reshape(-1, width, 3) * weight[:, :, None]
+            summed = np.add.reduceat(terms, offsets, axis=0)
+            summed[:, :, 2] += 1.0  # one more step played
+            layer["play"][part.cores] = summed.reshape(len(part.cores), -1)
 
     for block in graph.blocks:
-        schedule = _Schedule([(np.arange(1), block.cyclic)])
-        view = _BlockView(layer, block.cores, 0)
-        record.add(sweep(schedule, view, lambda _, b=block: solve(b), tolerance, max_sweeps,
-                         "the value"))
-        _equilibrium_mixes(graph, block, stage_values(block, slice(0, 1))[:, :, 0], points,
-                           mixes, chooses)
-        view = _BlockView(layer, block.cores, slice(1, 4))
-        sweep(schedule, view, lambda _, b=block: play(b), tolerance, max_sweeps,
-              "the chances of each ending")
-    values[:, points] = layer
+        schedule = _Schedule([(block.cores, block.cyclic)])
+        record.add(sweep(schedule, layer["value"], lambda _, b=block: solve(b), tolerance,
+                         max_sweeps, "the value"))
+        for part in block.parts:
+            _equilibrium_mixes(part, stage_values(part, "value"), points, mixes, chooses)
+        weights = [_pair_weights(graph, part, points, mixes, chooses) for part in block.parts]
+        sweep(schedule, layer["play"], lambda _, b=block, w=weights: play(b, w),
+              tolerance, max_sweeps, "the chances of each ending")
+    values[:, points, 0] = layer["value"]
+    values[:, points, 1:] = layer["play"].reshape(graph.size, width, 3)
 
 
-class _BlockView:
-    """``values[states]`` for ``sweep``: the block's cores of the layer, one channel."""
+def _pair_weights(graph: CoreGraph, block: _Part, points: np.ndarray, mixes: dict,
+                  chooses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(block pairs, points) probability of each joint action under the mixes, and
+    where each core's pairs start in the block's list."""
+    counts = np.diff(graph.pair_slices)[block.cores]
+    cores = np.repeat(block.cores, counts)
+    a = graph.pair_a[block.pairs][:, None]
+    b = graph.pair_b[block.pairs][:, None]
+    weight = np.where(chooses[cores][:, None],
+                      mixes["a"][cores[:, None], points[None, :], a]
+                      * mixes["b"][cores[:, None], points[None, :], b], 1.0)
+    return weight, np.cumsum(counts) - counts
 
-    def __init__(self, layer: np.ndarray, cores: np.ndarray, channel):
-        self.layer, self.cores, self.channel = layer, cores, channel
 
-    def __getitem__(self, _states) -> np.ndarray:
-        return self.layer[self.cores][:, :, self.channel]
-
-
-def _equilibrium_mixes(graph: CoreGraph, block: _Block, continuation: np.ndarray,
+def _equilibrium_mixes(block: _Part, continuation: np.ndarray,
                        points: np.ndarray, mixes: dict, chooses: np.ndarray) -> None:
     for group in block.groups:
         cores = block.cores[group.members]
