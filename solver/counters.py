@@ -69,6 +69,17 @@ class _Block:
     parts: list[_Part]
 
 
+class _Move:
+    """The transitions of one decrement vector: ``matrix`` (rows with any, landing
+    cores) so that a layer reads only the values it needs."""
+
+    def __init__(self, decrement: np.ndarray, full: sp.csr_matrix, landing: np.ndarray):
+        self.decrement = decrement
+        self.full = full
+        self.rows = np.flatnonzero(np.diff(full.indptr))
+        self.matrix = full[self.rows][:, landing]
+
+
 @dataclass
 class CoreGraph:
     """The states of a counter game without their counters, and their transitions
@@ -84,7 +95,8 @@ class CoreGraph:
     pair_b: np.ndarray
     pair_slices: np.ndarray
     zero: sp.csr_matrix                                  # (P, N)
-    moves: list[tuple[np.ndarray, sp.csr_matrix]]       # (decrement, (P, N))
+    moves: list[_Move]
+    landing: np.ndarray    # the cores some decrement leads to
     blocks: list[_Block]
 
     @property
@@ -184,11 +196,13 @@ def explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
         return sp.csr_matrix((probs, (rows, cols)), shape=(pairs, size))
 
     zero = matrix(zero_key)
-    moves = [(np.asarray(key), matrix(key)) for key in edges if key != zero_key]
+    landing = np.unique(np.concatenate([[], *(edges[key][1] for key in edges
+                                              if key != zero_key)])).astype(np.int64)
+    moves = [_Move(np.asarray(key), matrix(key), landing) for key in edges if key != zero_key]
     graph = CoreGraph(cores, index, np.asarray(masks_a), np.asarray(masks_b),
                       np.asarray(pair_core, dtype=np.int64), np.asarray(pair_a, dtype=np.int64),
                       np.asarray(pair_b, dtype=np.int64), np.asarray(slices, dtype=np.int64),
-                      zero, moves, [])
+                      zero, moves, landing, [])
     graph.blocks = _blocks(graph)
     return graph, grid, roots
 
@@ -340,10 +354,10 @@ def _continuation(graph: CoreGraph, grid: Grid, pairs: np.ndarray, points: np.nd
     tail = values.shape[2:]
     flat = values.reshape(values.shape[0], values.shape[1], -1)
     total = graph.zero[pairs] @ flat[:, points].reshape(len(flat), -1)
-    for decrement, moves in graph.moves:
-        rows = moves[pairs]
+    for move in graph.moves:
+        rows = move.full[pairs]
         if rows.nnz:
-            total = total + rows @ flat[:, grid.shifted(points, decrement)].reshape(
+            total = total + rows @ flat[:, grid.shifted(points, move.decrement)].reshape(
                 len(flat), -1)
     return np.asarray(total).reshape(len(pairs), len(points), *tail)
 
@@ -420,8 +434,10 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, values: np.nd
     # what the steps that lower a counter bring, known from earlier layers: the value
     # (channel 0) and the three statistics, kept apart so that each is contiguous
     fixed = np.zeros((len(graph.pair_core), width * values.shape[2]))
-    for decrement, moves in graph.moves:
-        fixed += moves @ values[:, grid.shifted(points, decrement)].reshape(graph.size, -1)
+    landing = graph.landing[:, None]
+    for move in graph.moves:
+        before = values[landing, grid.shifted(points, move.decrement)[None, :]]
+        fixed[move.rows] += move.matrix @ before.reshape(len(graph.landing), -1)
     fixed = fixed.reshape(-1, width, values.shape[2])
     known = {"value": np.ascontiguousarray(fixed[:, :, 0]),
              "play": np.ascontiguousarray(fixed[:, :, 1:]).reshape(-1, width * 3)}
