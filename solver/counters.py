@@ -70,14 +70,13 @@ class _Block:
 
 
 class _Move:
-    """The transitions of one decrement vector: ``matrix`` (rows with any, landing
-    cores) so that a layer reads only the values it needs."""
+    """The transitions of one decrement vector, into every core (``full``) and into
+    the landing cores only (``matrix``), so that a layer reads only what it needs."""
 
     def __init__(self, decrement: np.ndarray, full: sp.csr_matrix, landing: np.ndarray):
         self.decrement = decrement
         self.full = full
-        self.rows = np.flatnonzero(np.diff(full.indptr))
-        self.matrix = full[self.rows][:, landing]
+        self.matrix = full[:, landing]
 
 
 @dataclass
@@ -97,6 +96,7 @@ class CoreGraph:
     zero: sp.csr_matrix                                  # (P, N)
     moves: list[_Move]
     landing: np.ndarray    # the cores some decrement leads to
+    landed: sp.csr_matrix  # (P, moves x landing cores): the moves side by side
     blocks: list[_Block]
 
     @property
@@ -202,7 +202,8 @@ def explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
     graph = CoreGraph(cores, index, np.asarray(masks_a), np.asarray(masks_b),
                       np.asarray(pair_core, dtype=np.int64), np.asarray(pair_a, dtype=np.int64),
                       np.asarray(pair_b, dtype=np.int64), np.asarray(slices, dtype=np.int64),
-                      zero, moves, landing, [])
+                      zero, moves, landing,
+                      sp.hstack([move.matrix for move in moves]).tocsr(), [])
     graph.blocks = _blocks(graph)
     return graph, grid, roots
 
@@ -433,11 +434,9 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, values: np.nd
     width = len(points)
     # what the steps that lower a counter bring, known from earlier layers: the value
     # (channel 0) and the three statistics, kept apart so that each is contiguous
-    fixed = np.zeros((len(graph.pair_core), width * values.shape[2]))
-    landing = graph.landing[:, None]
-    for move in graph.moves:
-        before = values[landing, grid.shifted(points, move.decrement)[None, :]]
-        fixed[move.rows] += move.matrix @ before.reshape(len(graph.landing), -1)
+    targets = np.stack([grid.shifted(points, move.decrement) for move in graph.moves])
+    before = values[graph.landing[None, :, None], targets[:, None, :]]
+    fixed = graph.landed @ before.reshape(-1, width * values.shape[2])
     fixed = fixed.reshape(-1, width, values.shape[2])
     known = {"value": np.ascontiguousarray(fixed[:, :, 0]),
              "play": np.ascontiguousarray(fixed[:, :, 1:]).reshape(-1, width * 3)}

@@ -387,13 +387,16 @@ class PathfinderGame(DeclaredGame):
         if core.phase == DECIDE:
             return [(i, j, [(p, nxt, (0, 0)) for p, nxt in outcomes])
                     for i, j, outcomes in self.transitions(core)]
-        x = _actor(core)
-        _, _, results = self._turn_results(core, self.start_hp["ab"[1 - x]])
-        out: dict[tuple, float] = {}
-        for p, dmg, values in results:
-            key = (State._make(values), (0, dmg) if x == 0 else (dmg, 0))
-            out[key] = out.get(key, 0.0) + p
-        return [(self.wait, self.wait, [(p, nxt, d) for (nxt, d), p in out.items() if p > 0])]
+        x, ctx = self._context(core, self.start_hp["ab"[1 - _actor(core)]])
+        base = self._after_any_turn(core, x)
+        made: dict[tuple, State] = {}  # one next core per result besides the damage
+        out = []
+        for p, result in self._turn("ab"[x], ctx):
+            nxt = made.get(result[1:])
+            if nxt is None:
+                nxt = made[result[1:]] = State._make(self._result_values(core, x, base, result))
+            out.append((p, nxt, (0, result[0]) if x == 0 else (result[0], 0)))
+        return [(self.wait, self.wait, out)]
 
     def _ended(self, state: State, x: int, results: list) -> list[tuple[float, State]]:
         """The last turn of the last round: a knockout, or a draw at the round limit."""
