@@ -22,6 +22,7 @@ from 0 (endless play is worth 0), each layer's stage games in one batch per shap
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -165,7 +166,6 @@ def explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
         return found
 
     roots = [(p, visit(game.core(s)), grid.flat(game.counters(s))) for p, s in starts]
-    n = len(game.info.action_names)
     masks_a, masks_b, pair_core, pair_a, pair_b, slices = [], [], [], [], [], [0]
     edges: dict[tuple[int, ...], tuple[list, list, list]] = {}
     cursor = 0
@@ -363,12 +363,19 @@ def _continuation(graph: CoreGraph, grid: Grid, pairs: np.ndarray, points: np.nd
     return np.asarray(total).reshape(len(pairs), len(points), *tail)
 
 
-def solve_counters(game: Game, tolerance: float = TOLERANCE,
-                   max_sweeps: int = MAX_SWEEPS) -> CounterSolution:
-    """Solve a game that declares the ``counters`` fast path (see the module)."""
+def matrix_values(matrices: np.ndarray) -> np.ndarray:
+    """Values of a batch of zero-sum matrix games (B, rows, cols), by the batched solver."""
+    return solve_matrices(matrices).value
+
+
+def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
+                   stage_values: Callable[[np.ndarray], np.ndarray] = matrix_values
+                   ) -> CounterSolution:
+    """Solve a game that declares the ``counters`` fast path (see the module).
+    ``stage_values`` solves the stage games of value iteration (benchmarks swap it for
+    a reference solver)."""
     graph, grid, roots = explore(game)
     counters = len(grid.top)
-    n = len(game.info.action_names)
     ends = [game.depleted(k) for k in range(counters)]
     payoffs = np.array([float(game.payoff(s)) for s in ends])
     # channels: 0 the value, 1 A's win, 2 A's loss, 3 the steps still to play
@@ -381,7 +388,7 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE,
     record = _Record(tolerance)
     for points in grid.layers:
         _solve_layer(graph, grid, points, values, mixes, chooses, record, tolerance,
-                     max_sweeps)
+                     max_sweeps, stage_values)
     start = np.zeros(4)
     for p, core, point in roots:
         start += p * values[core, point]
@@ -429,7 +436,7 @@ class _Schedule:
 
 def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, values: np.ndarray,
                  mixes: dict, chooses: np.ndarray, record: _Record, tolerance: float,
-                 max_sweeps: int) -> None:
+                 max_sweeps: int, matrix_solver: Callable) -> None:
     """Values (all four channels) and mixes of every core at ``points``, one layer."""
     width = len(points)
     # what the steps that lower a counter bring, known from earlier layers: the value
@@ -456,7 +463,7 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, values: np.nd
                     found = games[:, 0, 0]
                 else:
                     stacked = games.transpose(0, 3, 1, 2).reshape(k * width, r, c)
-                    found = solve_matrices(stacked).value.reshape(k, width)
+                    found = matrix_solver(stacked).reshape(k, width)
                 layer["value"][part.cores[group.members]] = found
 
     def play(block: _Block, weights: list) -> None:
