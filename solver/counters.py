@@ -384,6 +384,7 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     values[:, grid.size:, 1] = payoffs > 0
     values[:, grid.size:, 2] = payoffs < 0
     chooses = graph.chooses
+    n = len(game.info.action_names)
     mixes = {p: np.zeros((graph.size, grid.size, n)) for p in ("a", "b")}
     record = _Record(tolerance)
     for points in grid.layers:
