@@ -58,6 +58,7 @@ class _Part:
     pairs: np.ndarray
     zero: sp.csr_matrix
     groups: list[_Group]
+    offsets: np.ndarray    # where each core's pairs start in ``pairs``
 
 
 @dataclass
@@ -225,7 +226,9 @@ def _blocks(graph: CoreGraph) -> list[_Block]:
         parts = []
         for members in _sweep_order(graph, cores, cyclic):
             pairs = ranges(graph.pair_slices, members)
-            parts.append(_Part(members, pairs, graph.zero[pairs], _groups(graph, members)))
+            counts = np.diff(graph.pair_slices)[members]
+            parts.append(_Part(members, pairs, graph.zero[pairs], _groups(graph, members),
+                               np.cumsum(counts) - counts))
         blocks.append(_Block(cores, cyclic, parts))
     return blocks
 
@@ -286,7 +289,7 @@ class CounterSolution:
                  mixes: dict[str, np.ndarray], evaluation: Evaluation,
                  convergence: Convergence):
         self.game, self.cores, self.grid = game, graph, grid
-        self.values = values        # (N, grid.size + counters) value of every core
+        self.values = values        # (grid.size + counters, N) value of every core
         self.mixes = mixes          # player -> (N, grid.size, n_actions); 0 if no choice
         self.evaluation = evaluation
         self.convergence = convergence
@@ -315,7 +318,7 @@ class CounterSolution:
         if self.game.is_terminal(state):
             return float(self.game.payoff(state))
         core, point = self._locate(state)
-        return float(self.values[core, point])
+        return float(self.values[point, core])
 
     def policy(self, state: State) -> tuple[np.ndarray, np.ndarray]:
         """The equilibrium mixes of A and B at ``state``."""
@@ -350,17 +353,14 @@ class CounterSolution:
 
 def _continuation(graph: CoreGraph, grid: Grid, pairs: np.ndarray, points: np.ndarray,
                   values: np.ndarray) -> np.ndarray:
-    """(len(pairs), len(points), ...) expected value after each joint action of
-    ``pairs`` at ``points``; ``values`` is indexed by core, then flat point."""
-    tail = values.shape[2:]
-    flat = values.reshape(values.shape[0], values.shape[1], -1)
-    total = graph.zero[pairs] @ flat[:, points].reshape(len(flat), -1)
+    """(len(pairs), len(points)) expected value after each joint action of ``pairs``
+    at ``points``; ``values`` is indexed by flat point, then core."""
+    total = graph.zero[pairs] @ values[points].T
     for move in graph.moves:
         rows = move.full[pairs]
         if rows.nnz:
-            total = total + rows @ flat[:, grid.shifted(points, move.decrement)].reshape(
-                len(flat), -1)
-    return np.asarray(total).reshape(len(pairs), len(points), *tail)
+            total = total + rows @ values[grid.shifted(points, move.decrement)].T
+    return np.asarray(total)
 
 
 def matrix_values(matrices: np.ndarray) -> np.ndarray:
@@ -378,21 +378,29 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     counters = len(grid.top)
     ends = [game.depleted(k) for k in range(counters)]
     payoffs = np.array([float(game.payoff(s)) for s in ends])
-    # channels: 0 the value, 1 A's win, 2 A's loss, 3 the steps still to play
-    values = np.zeros((graph.size, grid.size + counters, 4))
-    values[:, grid.size:, 0] = payoffs
-    values[:, grid.size:, 1] = payoffs > 0
-    values[:, grid.size:, 2] = payoffs < 0
+    # the value of every core by hit points, and for the landing cores (those a
+    # decrement reaches) with the start's ones, four channels by hit points first (what
+    # a layer reads): 0 the value, 1 A's win, 2 A's loss, 3 the steps still to play
+    values = np.zeros((grid.size + counters, graph.size))
+    values[grid.size:] = payoffs[:, None]
+    kept = np.union1d(graph.landing, [core for _, core, _ in roots])
+    landed = np.zeros((grid.size + counters, len(kept), 4))
+    landed[grid.size:] = np.stack([payoffs, payoffs > 0, payoffs < 0, 0 * payoffs],
+                                  axis=1)[:, None, :]
     chooses = graph.chooses
     n = len(game.info.action_names)
     mixes = {p: np.zeros((graph.size, grid.size, n)) for p in ("a", "b")}
     record = _Record(tolerance)
+    read = np.searchsorted(kept, graph.landing)
     for points in grid.layers:
-        _solve_layer(graph, grid, points, values, mixes, chooses, record, tolerance,
-                     max_sweeps, stage_values)
+        layer, play = _solve_layer(graph, grid, points, landed[:, read], mixes, chooses,
+                                   record, tolerance, max_sweeps, stage_values)
+        values[points] = layer.T
+        landed[points, :, 0] = layer[kept].T
+        landed[points, :, 1:] = play[kept].transpose(1, 0, 2)
     start = np.zeros(4)
     for p, core, point in roots:
-        start += p * values[core, point]
+        start += p * landed[point, np.searchsorted(kept, core)]
     labels: dict[str, float] = {}
     for k, end in enumerate(ends):
         label = game.result(end)
@@ -402,7 +410,7 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
                             draw=float(max(0.0, 1.0 - start[1] - start[2])),
                             loss=float(start[2]), expected_length=float(start[3]),
                             endings=dict(sorted(labels.items(), key=lambda kv: -kv[1])))
-    return CounterSolution(game, graph, grid, values[:, :, 0], mixes, evaluation,
+    return CounterSolution(game, graph, grid, values, mixes, evaluation,
                            record.convergence())
 
 
@@ -435,17 +443,18 @@ class _Schedule:
         return any(cyclic for _, cyclic in self.schedule)
 
 
-def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, values: np.ndarray,
+def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.ndarray,
                  mixes: dict, chooses: np.ndarray, record: _Record, tolerance: float,
-                 max_sweeps: int, matrix_solver: Callable) -> None:
-    """Values (all four channels) and mixes of every core at ``points``, one layer."""
+                 max_sweeps: int, matrix_solver: Callable) -> tuple[np.ndarray, np.ndarray]:
+    """The value (cores, points) and the three statistics (cores, points, 3) of every
+    core at ``points``, one layer; the mixes are written into ``mixes``. ``landed``
+    holds the landing cores' four channels by point (earlier layers filled)."""
     width = len(points)
     # what the steps that lower a counter bring, known from earlier layers: the value
     # (channel 0) and the three statistics, kept apart so that each is contiguous
     targets = np.stack([grid.shifted(points, move.decrement) for move in graph.moves])
-    before = values[graph.landing[None, :, None], targets[:, None, :]]
-    fixed = graph.landed @ before.reshape(-1, width * values.shape[2])
-    fixed = fixed.reshape(-1, width, values.shape[2])
+    before = landed[targets].transpose(0, 2, 1, 3)     # (moves, landing, points, 4)
+    fixed = (graph.landed @ before.reshape(-1, width * 4)).reshape(-1, width, 4)
     known = {"value": np.ascontiguousarray(fixed[:, :, 0]),
              "play": np.ascontiguousarray(fixed[:, :, 1:]).reshape(-1, width * 3)}
     layer = {"value": np.zeros((graph.size, width)),
@@ -469,9 +478,9 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, values: np.nd
 
     def play(block: _Block, weights: list) -> None:
         """The three statistics under the equilibrium mixes of this layer."""
-        for part, (weight, offsets) in zip(block.parts, weights, strict=True):
+        for part, weight in zip(block.parts, weights, strict=True):
             terms = stage_values(part, "play").reshape(-1, width, 3) * weight[:, :, None]
-            summed = np.add.reduceat(terms, offsets, axis=0)
+            summed = np.add.reduceat(terms, part.offsets, axis=0)
             summed[:, :, 2] += 1.0  # one more step played
             layer["play"][part.cores] = summed.reshape(len(part.cores), -1)
 
@@ -479,43 +488,33 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, values: np.nd
         schedule = _Schedule([(block.cores, block.cyclic)])
         record.add(sweep(schedule, layer["value"], lambda _, b=block: solve(b), tolerance,
                          max_sweeps, "the value"))
-        for part in block.parts:
-            _equilibrium_mixes(part, stage_values(part, "value"), points, mixes, chooses)
-        weights = [_pair_weights(graph, part, points, mixes, chooses) for part in block.parts]
+        weights = [_equilibrium_mixes(part, stage_values(part, "value"), points, mixes)
+                   for part in block.parts]
         sweep(schedule, layer["play"], lambda _, b=block, w=weights: play(b, w),
               tolerance, max_sweeps, "the chances of each ending")
-    values[:, points, 0] = layer["value"]
-    values[:, points, 1:] = layer["play"].reshape(graph.size, width, 3)
+    return layer["value"], layer["play"].reshape(graph.size, width, 3)
 
 
-def _pair_weights(graph: CoreGraph, block: _Part, points: np.ndarray, mixes: dict,
-                  chooses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(block pairs, points) probability of each joint action under the mixes, and
-    where each core's pairs start in the block's list."""
-    counts = np.diff(graph.pair_slices)[block.cores]
-    cores = np.repeat(block.cores, counts)
-    a = graph.pair_a[block.pairs][:, None]
-    b = graph.pair_b[block.pairs][:, None]
-    weight = np.where(chooses[cores][:, None],
-                      mixes["a"][cores[:, None], points[None, :], a]
-                      * mixes["b"][cores[:, None], points[None, :], b], 1.0)
-    return weight, np.cumsum(counts) - counts
-
-
-def _equilibrium_mixes(block: _Part, continuation: np.ndarray,
-                       points: np.ndarray, mixes: dict, chooses: np.ndarray) -> None:
-    for group in block.groups:
-        cores = block.cores[group.members]
-        if not chooses[cores].any():
-            continue
+def _equilibrium_mixes(part: _Part, continuation: np.ndarray, points: np.ndarray,
+                       mixes: dict) -> np.ndarray:
+    """The maximum-entropy mixes of the part's cores at ``points`` (written into
+    ``mixes``), and the probability of each of its pairs under them (pairs, points)."""
+    width = len(points)
+    weight = np.ones((len(part.pairs), width))
+    for group in part.groups:
         games = continuation[group.pairs]
-        k, r, c, width = games.shape
+        k, r, c, _ = games.shape
+        if r * c == 1:
+            continue
+        cores = part.cores[group.members]
         solved = solve_matrices(games.transpose(0, 3, 1, 2).reshape(k * width, r, c),
                                 max_entropy=True)
-        for player, mix, actions in (("a", solved.row, group.rows),
-                                     ("b", solved.col, group.cols)):
+        row, col = solved.row.reshape(k, width, r), solved.col.reshape(k, width, c)
+        joint = row[:, :, :, None] * col[:, :, None, :]             # (k, L, r, c)
+        weight[group.pairs] = joint.transpose(0, 2, 3, 1)
+        for player, mix, actions in (("a", row, group.rows), ("b", col, group.cols)):
             full = np.zeros((k, width, mixes[player].shape[2]))
-            np.put_along_axis(full, np.broadcast_to(actions[:, None, :], (k, width,
-                                                                          actions.shape[1])),
-                              mix.reshape(k, width, -1), axis=2)
+            np.put_along_axis(full, np.broadcast_to(actions[:, None, :], mix.shape), mix,
+                              axis=2)
             mixes[player][cores[:, None], points[None, :]] = full
+    return weight
