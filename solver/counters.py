@@ -105,10 +105,12 @@ class CoreGraph:
     def size(self) -> int:
         return len(self.cores)
 
-    @property
-    def chooses(self) -> np.ndarray:
-        """Cores where someone has more than one legal action."""
-        return (self.mask_a.sum(axis=1) > 1) | (self.mask_b.sum(axis=1) > 1)
+    def __post_init__(self):
+        #: cores where someone has more than one legal action, and the position of
+        #: each core among them (-1 elsewhere)
+        self.chooses = (self.mask_a.sum(axis=1) > 1) | (self.mask_b.sum(axis=1) > 1)
+        self.choice_index = np.full(self.size, -1)
+        self.choice_index[self.chooses] = np.arange(int(self.chooses.sum()))
 
 
 @dataclass
@@ -290,7 +292,8 @@ class CounterSolution:
                  convergence: Convergence):
         self.game, self.cores, self.grid = game, graph, grid
         self.values = values        # (grid.size + counters, N) value of every core
-        self.mixes = mixes          # player -> (N, grid.size, n_actions); 0 if no choice
+        # player -> (choice cores, grid.size, n_actions), by CoreGraph.choice_index
+        self.mixes = mixes
         self.evaluation = evaluation
         self.convergence = convergence
 
@@ -329,7 +332,7 @@ class CounterSolution:
         mask = (self.cores.mask_a if player == "a" else self.cores.mask_b)[core]
         if mask.sum() == 1:
             return mask.astype(float)
-        return self.mixes[player][core, point].copy()
+        return self.mixes[player][self.cores.choice_index[core], point].copy()
 
     def stage_matrix(self, state: State) -> np.ndarray:
         """Continuation values to A of every joint action at ``state`` (NaN where illegal)."""
@@ -383,24 +386,26 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     # a layer reads): 0 the value, 1 A's win, 2 A's loss, 3 the steps still to play
     values = np.zeros((grid.size + counters, graph.size))
     values[grid.size:] = payoffs[:, None]
-    kept = np.union1d(graph.landing, [core for _, core, _ in roots])
+    # the landing cores first, so that a layer reads them as a slice
+    kept = np.concatenate([graph.landing, np.setdiff1d([core for _, core, _ in roots],
+                                                       graph.landing)]).astype(np.int64)
     landed = np.zeros((grid.size + counters, len(kept), 4))
     landed[grid.size:] = np.stack([payoffs, payoffs > 0, payoffs < 0, 0 * payoffs],
                                   axis=1)[:, None, :]
     chooses = graph.chooses
     n = len(game.info.action_names)
-    mixes = {p: np.zeros((graph.size, grid.size, n)) for p in ("a", "b")}
+    mixes = {p: np.zeros((int(chooses.sum()), grid.size, n)) for p in ("a", "b")}
     record = _Record(tolerance)
-    read = np.searchsorted(kept, graph.landing)
     for points in grid.layers:
-        layer, play = _solve_layer(graph, grid, points, landed[:, read], mixes, chooses,
-                                   record, tolerance, max_sweeps, stage_values)
+        layer, play = _solve_layer(graph, grid, points, landed[:, :len(graph.landing)],
+                                   mixes, chooses, record, tolerance, max_sweeps,
+                                   stage_values)
         values[points] = layer.T
         landed[points, :, 0] = layer[kept].T
         landed[points, :, 1:] = play[kept].transpose(1, 0, 2)
     start = np.zeros(4)
     for p, core, point in roots:
-        start += p * landed[point, np.searchsorted(kept, core)]
+        start += p * landed[point, int(np.flatnonzero(kept == core)[0])]
     labels: dict[str, float] = {}
     for k, end in enumerate(ends):
         label = game.result(end)
@@ -488,7 +493,8 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.nd
         schedule = _Schedule([(block.cores, block.cyclic)])
         record.add(sweep(schedule, layer["value"], lambda _, b=block: solve(b), tolerance,
                          max_sweeps, "the value"))
-        weights = [_equilibrium_mixes(part, stage_values(part, "value"), points, mixes)
+        weights = [_equilibrium_mixes(part, stage_values(part, "value"), points, mixes,
+                                      graph.choice_index)
                    for part in block.parts]
         sweep(schedule, layer["play"], lambda _, b=block, w=weights: play(b, w),
               tolerance, max_sweeps, "the chances of each ending")
@@ -496,7 +502,7 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.nd
 
 
 def _equilibrium_mixes(part: _Part, continuation: np.ndarray, points: np.ndarray,
-                       mixes: dict) -> np.ndarray:
+                       mixes: dict, choice_index: np.ndarray) -> np.ndarray:
     """The maximum-entropy mixes of the part's cores at ``points`` (written into
     ``mixes``), and the probability of each of its pairs under them (pairs, points)."""
     width = len(points)
@@ -516,5 +522,5 @@ def _equilibrium_mixes(part: _Part, continuation: np.ndarray, points: np.ndarray
             full = np.zeros((k, width, mixes[player].shape[2]))
             np.put_along_axis(full, np.broadcast_to(actions[:, None, :], mix.shape), mix,
                               axis=2)
-            mixes[player][cores[:, None], points[None, :]] = full
+            mixes[player][choice_index[cores][:, None], points[None, :]] = full
     return weight
