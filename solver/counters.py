@@ -177,6 +177,9 @@ def explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
         sample = game.attach(core, top)
         masks_a.append(np.asarray(game.legal_mask(sample, "a"), bool))
         masks_b.append(np.asarray(game.legal_mask(sample, "b"), bool))
+        # a core's outcomes repeat the same next core (one per damage): its object's
+        # identity finds it again without hashing the whole state
+        known: dict[int, int] = {}
         for i, j, outcomes in game.core_transitions(core):
             pair = len(pair_core)
             pair_core.append(cursor)
@@ -186,8 +189,11 @@ def explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
                 found = edges.get(decrement)
                 if found is None:
                     found = edges[decrement] = _new_decrement(game, decrement)
+                target = known.get(id(nxt))
+                if target is None:
+                    target = known[id(nxt)] = visit(nxt)
                 found[0].append(pair)
-                found[1].append(visit(nxt))
+                found[1].append(target)
                 found[2].append(p)
         slices.append(len(pair_core))
         cursor += 1
