@@ -69,6 +69,20 @@ class _Block:
     cores: np.ndarray
     cyclic: bool
     parts: list[_Part]
+    reduced: _Reduced | None = None
+
+
+@dataclass
+class _Reduced:
+    """A cyclic block seen from its choice cores: when the chance cores between them
+    are acyclic and have one joint action each, their values are affine in the choice
+    cores' values ``x``, and the choice cores' stage games are ``base + links @ x``
+    with ``links`` the same at every counter value. Value iteration then sweeps the
+    choice cores only, and the statistics under fixed mixes are one linear solve."""
+
+    choice: _Part
+    chance: list[_Part]      # successors first
+    links: sp.csr_matrix     # (choice pairs, choice cores)
 
 
 class _Move:
@@ -231,14 +245,43 @@ def _blocks(graph: CoreGraph) -> list[_Block]:
     schedule = _schedule(np.zeros(graph.size, bool), graph.pair_core, graph.zero, graph.size)
     blocks = []
     for cores, cyclic in schedule:
-        parts = []
-        for members in _sweep_order(graph, cores, cyclic):
-            pairs = ranges(graph.pair_slices, members)
-            counts = np.diff(graph.pair_slices)[members]
-            parts.append(_Part(members, pairs, graph.zero[pairs], _groups(graph, members),
-                               np.cumsum(counts) - counts))
-        blocks.append(_Block(cores, cyclic, parts))
+        parts = [_part(graph, members) for members in _sweep_order(graph, cores, cyclic)]
+        blocks.append(_Block(cores, cyclic, parts, _reduce(graph, cores, parts)))
     return blocks
+
+
+def _part(graph: CoreGraph, members: np.ndarray) -> _Part:
+    pairs = ranges(graph.pair_slices, members)
+    counts = np.diff(graph.pair_slices)[members]
+    return _Part(members, pairs, graph.zero[pairs], _groups(graph, members),
+                 np.cumsum(counts) - counts)
+
+
+def _reduce(graph: CoreGraph, cores: np.ndarray, parts: list[_Part]) -> _Reduced | None:
+    """The block from its choice cores (see ``_Reduced``), or None where it does not
+    apply (an acyclic block, chance cores in a cycle of their own or with choices)."""
+    chooses = graph.chooses[cores]
+    chance = cores[~chooses]
+    if len(parts) < 2 or not chooses.any() or np.any(
+            np.diff(graph.pair_slices)[chance] != 1):
+        return None
+    choice = cores[chooses]
+    # each core's value as a combination of the choice cores' values (N, choice cores);
+    # cores outside the block are constants, read through the stage games' base
+    expand = sp.csr_matrix((np.ones(len(choice)), (choice, np.arange(len(choice)))),
+                           shape=(graph.size, len(choice)))
+    chance_parts = []
+    for part in parts:
+        members = part.cores[~graph.chooses[part.cores]]
+        if not len(members):
+            continue
+        sub = _part(graph, members)
+        rows = (sub.zero @ expand).tocoo()   # one pair per chance core: pair = core
+        expand = expand + sp.csr_matrix((rows.data, (members[rows.row], rows.col)),
+                                        shape=expand.shape)
+        chance_parts.append(sub)
+    head = _part(graph, choice)
+    return _Reduced(head, chance_parts, (head.zero @ expand).tocsr())
 
 
 def _sweep_order(graph: CoreGraph, cores: np.ndarray, cyclic: bool) -> list[np.ndarray]:
@@ -474,31 +517,90 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.nd
     def stage_values(part: _Part, channel: str) -> np.ndarray:
         return known[channel][part.pairs] + part.zero @ layer[channel]
 
+    def solve_part(part: _Part, continuation: np.ndarray) -> None:
+        for group in part.groups:
+            games = continuation[group.pairs]                      # (k, r, c, L)
+            k, r, c, _ = games.shape
+            if r * c == 1:
+                found = games[:, 0, 0]
+            else:
+                stacked = games.transpose(0, 3, 1, 2).reshape(k * width, r, c)
+                found = matrix_solver(stacked).reshape(k, width)
+            layer["value"][part.cores[group.members]] = found
+
     def solve(block: _Block) -> None:
         for part in block.parts:
-            continuation = stage_values(part, "value")
-            for group in part.groups:
-                games = continuation[group.pairs]                      # (k, r, c, L)
-                k, r, c, _ = games.shape
-                if r * c == 1:
-                    found = games[:, 0, 0]
-                else:
-                    stacked = games.transpose(0, 3, 1, 2).reshape(k * width, r, c)
-                    found = matrix_solver(stacked).reshape(k, width)
-                layer["value"][part.cores[group.members]] = found
+            solve_part(part, stage_values(part, "value"))
 
     def play(block: _Block, weights: list) -> None:
         """The three statistics under the equilibrium mixes of this layer."""
         for part, weight in zip(block.parts, weights, strict=True):
-            terms = stage_values(part, "play").reshape(-1, width, 3) * weight[:, :, None]
-            summed = np.add.reduceat(terms, part.offsets, axis=0)
-            summed[:, :, 2] += 1.0  # one more step played
-            layer["play"][part.cores] = summed.reshape(len(part.cores), -1)
+            play_part(part, weight)
+
+    def play_part(part: _Part, weight: np.ndarray | None) -> None:
+        terms = stage_values(part, "play").reshape(-1, width, 3)
+        if weight is not None:
+            terms = np.add.reduceat(terms * weight[:, :, None], part.offsets, axis=0)
+        terms[:, :, 2] += 1.0  # one more step played
+        layer["play"][part.cores] = terms.reshape(len(part.cores), -1)
+
+    def chance_values(reduced: _Reduced, channel: str) -> None:
+        for part in reduced.chance:
+            if channel == "value":
+                layer["value"][part.cores] = stage_values(part, "value")
+            else:
+                play_part(part, None)
+
+    def solve_reduced(block: _Block) -> np.ndarray:
+        """Value iteration on the choice cores only; their final stage games."""
+        reduced = block.reduced
+        head = reduced.choice
+        chance_values(reduced, "value")          # with every choice core still at 0
+        base = stage_values(head, "value")
+        schedule = _Schedule([(head.cores, True)])
+        record.add(sweep(schedule, layer["value"], lambda _: solve_part(
+            head, base + reduced.links @ layer["value"][head.cores]), tolerance,
+            max_sweeps, "the value"))
+        chance_values(reduced, "value")
+        return base + reduced.links @ layer["value"][head.cores]
+
+    def play_reduced(block: _Block, weight: np.ndarray) -> bool:
+        """The statistics of the choice cores by one linear solve per point, then of
+        the chance cores; False if play under the mixes may never end (singular)."""
+        reduced = block.reduced
+        head = reduced.choice
+        chance_values(reduced, "play")
+        base = stage_values(head, "play").reshape(-1, width, 3)
+        owner = np.repeat(np.arange(len(head.cores)), np.diff(head.offsets, append=len(
+            head.pairs)))
+        found = np.empty((len(head.cores), width, 3))
+        for column in range(width):
+            mix = sp.csr_matrix((weight[:, column], (owner, np.arange(len(head.pairs)))),
+                                shape=(len(head.cores), len(head.pairs)))
+            step = (mix @ reduced.links).toarray()
+            constant = mix @ base[:, column, :]
+            constant[:, 2] += 1.0
+            try:
+                found[:, column] = np.linalg.solve(np.eye(len(head.cores)) - step, constant)
+            except np.linalg.LinAlgError:
+                return False
+        if not np.all(np.isfinite(found)):
+            return False
+        layer["play"][head.cores] = found.reshape(len(head.cores), -1)
+        chance_values(reduced, "play")
+        return True
 
     for block in graph.blocks:
         schedule = _Schedule([(block.cores, block.cyclic)])
-        record.add(sweep(schedule, layer["value"], lambda _, b=block: solve(b), tolerance,
-                         max_sweeps, "the value"))
+        if block.reduced is not None:
+            head = block.reduced.choice
+            weight = _equilibrium_mixes(head, solve_reduced(block), points, mixes,
+                                        graph.choice_index)
+            if play_reduced(block, weight):
+                continue
+        else:
+            record.add(sweep(schedule, layer["value"], lambda _, b=block: solve(b), tolerance,
+                             max_sweeps, "the value"))
         weights = [_equilibrium_mixes(part, stage_values(part, "value"), points, mixes,
                                       graph.choice_index)
                    for part in block.parts]
