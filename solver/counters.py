@@ -184,7 +184,9 @@ def explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
 
     roots = [(p, visit(game.core(s)), grid.flat(game.counters(s))) for p, s in starts]
     masks_a, masks_b, pair_core, pair_a, pair_b, slices = [], [], [], [], [], [0]
-    edges: dict[tuple[int, ...], tuple[list, list, list]] = {}
+    # every outcome: its pair, next core, probability and decrement (flat, one entry
+    # per counter), grouped by decrement once the exploration is done
+    counts, targets, probs, decrements = [], [], [], []
     cursor = 0
     while cursor < len(cores):
         core = cores[cursor]
@@ -195,33 +197,39 @@ def explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
         # identity finds it again without hashing the whole state
         known: dict[int, int] = {}
         for i, j, outcomes in game.core_transitions(core):
-            pair = len(pair_core)
             pair_core.append(cursor)
             pair_a.append(i)
             pair_b.append(j)
+            counts.append(len(outcomes))
             for p, nxt, decrement in outcomes:
-                found = edges.get(decrement)
-                if found is None:
-                    found = edges[decrement] = _new_decrement(game, decrement)
                 target = known.get(id(nxt))
                 if target is None:
                     target = known[id(nxt)] = visit(nxt)
-                found[0].append(pair)
-                found[1].append(target)
-                found[2].append(p)
+                targets.append(target)
+                probs.append(p)
+                decrements.extend(decrement)
         slices.append(len(pair_core))
         cursor += 1
     size, pairs = len(cores), len(pair_core)
-    zero_key = (0,) * len(top)
+    rows = np.repeat(np.arange(pairs), counts)
+    targets = np.asarray(targets, dtype=np.int64)
+    probs = np.asarray(probs, dtype=float)
+    decrements = np.asarray(decrements, dtype=np.int64).reshape(len(targets), len(top))
+    _check_decrements(game, decrements)
+    shape = tuple(decrements.max(axis=0) + 1)
+    codes, kind = np.unique(np.ravel_multi_index(tuple(decrements.T), shape),
+                            return_inverse=True)
+    kinds = np.stack(np.unravel_index(codes, shape), axis=1)
 
-    def matrix(key) -> sp.csr_matrix:
-        rows, cols, probs = edges.get(key, ([], [], []))
-        return sp.csr_matrix((probs, (rows, cols)), shape=(pairs, size))
+    def matrix(chosen: np.ndarray) -> sp.csr_matrix:
+        return sp.csr_matrix((probs[chosen], (rows[chosen], targets[chosen])),
+                             shape=(pairs, size))
 
-    zero = matrix(zero_key)
-    landing = np.unique(np.concatenate([[], *(edges[key][1] for key in edges
-                                              if key != zero_key)])).astype(np.int64)
-    moves = [_Move(np.asarray(key), matrix(key), landing) for key in edges if key != zero_key]
+    still = ~decrements.any(axis=1)
+    zero = matrix(still)
+    landing = np.unique(targets[~still])
+    moves = [_Move(decrement, matrix(kind == k), landing)
+             for k, decrement in enumerate(kinds) if decrement.any()]
     graph = CoreGraph(cores, index, np.asarray(masks_a), np.asarray(masks_b),
                       np.asarray(pair_core, dtype=np.int64), np.asarray(pair_a, dtype=np.int64),
                       np.asarray(pair_b, dtype=np.int64), np.asarray(slices, dtype=np.int64),
@@ -231,12 +239,11 @@ def explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
     return graph, grid, roots
 
 
-def _new_decrement(game: Game, decrement: tuple) -> tuple[list, list, list]:
-    """Empty edge lists for a decrement vector first seen, after checking it."""
-    if sum(d > 0 for d in decrement) > 1 or min(decrement) < 0:
+def _check_decrements(game: Game, decrements: np.ndarray) -> None:
+    wrong = (decrements < 0).any(axis=1) | ((decrements > 0).sum(axis=1) > 1)
+    if wrong.any():
         raise InputError(f"{game.info.system}: a step must lower at most one counter and "
-                         f"raise none, got {decrement}")
-    return [], [], []
+                         f"raise none, got {tuple(decrements[np.argmax(wrong)])}")
 
 
 def _blocks(graph: CoreGraph) -> list[_Block]:
