@@ -1,7 +1,9 @@
-"""Self-play benchmark: our trainer against OpenSpiel's MCCFR on Castle Falkenstein and Uchronia.
+"""Self-play benchmark: our trainer against OpenSpiel's MCCFR on Castle Falkenstein,
+Uchronia and Pathfinder 2e.
 
 For each duel (default options; Falkenstein GD vs GD and AV vs GD; Uchronia's pistol
-duel and melee with the default sheets) both learners get the same
+duel and melee with the default sheets; Pathfinder's fighter against rogue to first
+blood) both learners get the same
 training-time budget (``--minutes``, evaluation excluded) and are measured with OUR
 exact exploitability (NashConv / 2, payoff in [-1, 1]) along the way:
 
@@ -49,6 +51,10 @@ DUELS = {
               {"a": {"fencing": "AV"}, "b": {"fencing": "GD"}}),
     "uchronia-pistol": ("Uchronia, pistol duel", "uchronia", {"mode": "pistol"}),
     "uchronia-melee": ("Uchronia, melee", "uchronia", {"mode": "melee"}),
+    # first blood: at full hit points the knockout duel's exact exploitability (a best
+    # response over millions of states) does not fit the budget
+    "pathfinder-first-blood": ("Pathfinder 2e, fighter vs rogue, first blood", "pathfinder",
+                               {"a": "fighter", "b": "rogue", "victory": "first_blood"}),
 }
 REPORT_TIMES = (1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600)
 OUT = Path(__file__).resolve().parent / "out"
