@@ -243,7 +243,7 @@ def _check_decrements(game: Game, decrements: np.ndarray) -> None:
     wrong = (decrements < 0).any(axis=1) | ((decrements > 0).sum(axis=1) > 1)
     if wrong.any():
         raise InputError(f"{game.info.system}: a step must lower at most one counter and "
-                         f"raise none, got {tuple(decrements[np.argmax(wrong)])}")
+                         f"raise none, got {tuple(decrements[np.argmax(wrong)].tolist())}")
 
 
 def _blocks(graph: CoreGraph) -> list[_Block]:
