@@ -2,7 +2,7 @@
 HiGHS (linprog) once per stage game, measured in one run.
 
     python experiments/bench_pathfinder.py [--baseline-seconds 60] [--level10-hp 150]
-                                           [--cases one,first,knockout,level10] [--json]
+                                           [--cases one,first,...] [--json]
 
 Cases: the reference sheets (fighter against rogue) one round (the state graph), to
 first blood and to knockout at full hit points (20 and 17), and level-10-like sheets
@@ -50,7 +50,7 @@ def cases(level10_hp: int) -> list[tuple[str, str, str, str, dict]]:
         ("level10", "level 10, 1 round", LEVEL10_A, LEVEL10_B, {"max_rounds": 1}),
         ("level10", "level 10, first blood", LEVEL10_A, LEVEL10_B,
          {"victory": "first_blood"}),
-        ("level10", f"{tenth}, knockout", tenth_a, tenth_b, {}),
+        ("level10-knockout", f"{tenth}, knockout", tenth_a, tenth_b, {}),
     ]
 
 
@@ -180,8 +180,9 @@ def main() -> None:
                         help="stop the linprog baseline after this long per case")
     parser.add_argument("--level10-hp", type=int, default=150,
                         help="hit points of the level-10 sheets in their knockout case")
-    parser.add_argument("--cases", default="one,first,knockout,level10",
-                        help="groups of cases to run (one, first, knockout, level10)")
+    parser.add_argument("--cases", default="one,first,knockout,level10,level10-knockout",
+                        help="groups of cases to run (one, first, knockout, level10, "
+                        "level10-knockout)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     chosen = set(args.cases.split(","))
