@@ -599,6 +599,14 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.nd
 
     for block in graph.blocks:
         schedule = _Schedule([(block.cores, block.cyclic)])
+        if not block.cyclic:
+            # one stage solve per core gives value and mixes at once; the block's cores
+            # depend on earlier blocks only
+            part, = block.parts
+            weight = _equilibrium_mixes(part, stage_values(part, "value"), points, mixes,
+                                        graph.choice_index, layer["value"])
+            play_part(part, weight)
+            continue
         if block.reduced is not None:
             head = block.reduced.choice
             weight = _equilibrium_mixes(head, solve_reduced(block), points, mixes,
@@ -617,19 +625,25 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.nd
 
 
 def _equilibrium_mixes(part: _Part, continuation: np.ndarray, points: np.ndarray,
-                       mixes: dict, choice_index: np.ndarray) -> np.ndarray:
+                       mixes: dict, choice_index: np.ndarray,
+                       values: np.ndarray | None = None) -> np.ndarray:
     """The maximum-entropy mixes of the part's cores at ``points`` (written into
-    ``mixes``), and the probability of each of its pairs under them (pairs, points)."""
+    ``mixes``), and the probability of each of its pairs under them (pairs, points);
+    with ``values`` (cores, points) the stage games' values are written there too."""
     width = len(points)
     weight = np.ones((len(part.pairs), width))
     for group in part.groups:
         games = continuation[group.pairs]
         k, r, c, _ = games.shape
-        if r * c == 1:
-            continue
         cores = part.cores[group.members]
+        if r * c == 1:
+            if values is not None:
+                values[cores] = games[:, 0, 0]
+            continue
         solved = solve_matrices(games.transpose(0, 3, 1, 2).reshape(k * width, r, c),
                                 max_entropy=True)
+        if values is not None:
+            values[cores] = solved.value.reshape(k, width)
         row, col = solved.row.reshape(k, width, r), solved.col.reshape(k, width, c)
         joint = row[:, :, :, None] * col[:, :, None, :]             # (k, L, r, c)
         weight[group.pairs] = joint.transpose(0, 2, 3, 1)
