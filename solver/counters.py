@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import scipy.sparse as sp
@@ -201,13 +202,13 @@ def explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
             pair_a.append(i)
             pair_b.append(j)
             counts.append(len(outcomes))
-            for p, nxt, decrement in outcomes:
-                target = known.get(id(nxt))
-                if target is None:
-                    target = known[id(nxt)] = visit(nxt)
-                targets.append(target)
-                probs.append(p)
-                decrements.extend(decrement)
+            chances, nexts, lowered = zip(*outcomes, strict=True)
+            for key, nxt in {id(nxt): nxt for nxt in nexts}.items():
+                if key not in known:
+                    known[key] = visit(nxt)
+            targets.extend(map(known.__getitem__, map(id, nexts)))
+            probs.extend(chances)
+            decrements.extend(chain.from_iterable(lowered))
         slices.append(len(pair_core))
         cursor += 1
     size, pairs = len(cores), len(pair_core)
