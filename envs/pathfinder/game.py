@@ -135,6 +135,7 @@ class PathfinderGame(DeclaredGame):
         self._wait_mask[self.wait] = True
         self._turn = lru_cache(maxsize=None)(self._turn_uncached)
         self._cumulative = lru_cache(maxsize=None)(self._cumulative_uncached)
+        self._turn_kinds = lru_cache(maxsize=None)(self._turn_kinds_uncached)
         self._initiative = lru_cache(maxsize=None)(initiative_first)
         self._masks: dict[tuple, np.ndarray] = {}
         self._split = [split_action(i, self.n_plans) for i in range(self.wait)]
@@ -389,14 +390,24 @@ class PathfinderGame(DeclaredGame):
                     for i, j, outcomes in self.transitions(core)]
         x, ctx = self._context(core, self.start_hp["ab"[1 - _actor(core)]])
         base = self._after_any_turn(core, x)
-        made: dict[tuple, State] = {}  # one next core per result besides the damage
-        out = []
-        for p, result in self._turn("ab"[x], ctx):
-            nxt = made.get(result[1:])
-            if nxt is None:
-                nxt = made[result[1:]] = State._make(self._result_values(core, x, base, result))
-            out.append((p, nxt, (0, result[0]) if x == 0 else (result[0], 0)))
-        return [(self.wait, self.wait, out)]
+        chances, kinds, damages, examples = self._turn_kinds(x, ctx)
+        # one next core per kind of result (everything but the damage)
+        made = [State._make(self._result_values(core, x, base, result)) for result in examples]
+        return [(self.wait, self.wait,
+                 list(zip(chances, map(made.__getitem__, kinds), damages, strict=True)))]
+
+    def _turn_kinds_uncached(self, x: int, ctx: TurnContext):
+        """A turn's results as (chances, kind of each, damage vector of each, one
+        result of each kind), the kinds being the results besides the damage."""
+        results = self._turn("ab"[x], ctx)
+        kinds: dict[tuple, int] = {}
+        examples = []
+        for _, result in results:
+            if result[1:] not in kinds:
+                kinds[result[1:]] = len(examples)
+                examples.append(result)
+        return (tuple(p for p, _ in results), tuple(kinds[r[1:]] for _, r in results),
+                tuple((0, r[0]) if x == 0 else (r[0], 0) for _, r in results), examples)
 
     def _ended(self, state: State, x: int, results: list) -> list[tuple[float, State]]:
         """The last turn of the last round: a knockout, or a draw at the round limit."""
