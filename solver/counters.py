@@ -363,9 +363,9 @@ class CounterSolution:
 
     @property
     def graph(self):
-        raise InputError(f"{self.game.info.system}: this duel is solved over all hit points "
-                         "at once (solver.counters); per-state tables such as --by are "
-                         "not available for it")
+        raise InputError(f"{self.game.info.system}: per-state tables (such as --by) are not "
+                         "available for a duel solved over every counter value (hit "
+                         "points) at once")
 
     def _locate(self, state: State) -> tuple[int, int]:
         try:
