@@ -15,9 +15,14 @@ and these methods:
 The core graph (states without counters) is explored once. Values are arrays over the
 grid of counter values, solved anti-diagonal by anti-diagonal (the sum of the counters
 falls with every positive decrement, so a layer depends only on earlier layers and on
-itself). Within a layer the steps that change no counter can cycle: they are solved by
-value iteration through ``solver.stages.sweep``, as the generic solver does, starting
-from 0 (endless play is worth 0), each layer's stage games in one batch per shape.
+itself). Within a layer the steps that change no counter can cycle. The core graph's
+strongly connected components under those steps (``solver.graph``'s schedule) are
+solved in order: an acyclic one at once (value and maximum-entropy mixes from one
+batch of stage games per shape); a cyclic one by value iteration through
+``solver.stages.sweep``, as the generic solver does, from 0 (endless play is worth 0),
+on its choice cores only when the chance steps between them are acyclic (their values
+are then affine in the choice cores'). Win, loss and the expected number of steps
+under the maximum-entropy mixes are carried along as three more channels.
 """
 
 from __future__ import annotations
