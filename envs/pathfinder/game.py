@@ -129,8 +129,8 @@ class PathfinderGame(DeclaredGame):
             public_information=True, payoff_bounds=(-1.0, 1.0),
             may_cycle=self.max_rounds == 0, options=options, ruleset_hash=ruleset_digest,
             # hit points are counters when nothing but a knockout ends the duel
-            fast_paths=frozenset({"transitions", "sample"} | ({"counters"} if self.max_rounds == 0
-                                                    else set())))
+            fast_paths=frozenset({"transitions", "sample",
+                                  *(("counters",) if self.max_rounds == 0 else ())}))
         self._wait_mask = np.zeros(len(names), bool)
         self._wait_mask[self.wait] = True
         self._turn = lru_cache(maxsize=None)(self._turn_uncached)
