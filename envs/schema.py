@@ -314,13 +314,16 @@ class SheetSpec:
 class Examples:
     """Examples in the system's own words: sheets, a ``--state``, a mix, and ``quick``,
     options of a small duel that solves in about a second (help texts, the README and
-    the conformance suite use them)."""
+    the conformance suite use them); ``counters``, for a system that may declare the
+    ``counters`` fast path, the options (sheets included) of a small duel that does,
+    which the conformance suite solves both ways."""
 
     sheet_a: str
     sheet_b: str
     state: str
     mix: str
     quick: Mapping = field(default_factory=dict)
+    counters: Mapping = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

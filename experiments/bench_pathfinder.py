@@ -1,13 +1,17 @@
 """Speed of the exact Pathfinder duel solver against the same schedule calling scipy's
 HiGHS (linprog) once per stage game, measured in one run.
 
-    python experiments/bench_pathfinder.py [--baseline-seconds 60] [--json]
+    python experiments/bench_pathfinder.py [--baseline-seconds 60] [--level10-hp 150]
+                                           [--cases one,first,...] [--json]
 
-Cases: the reference sheets (fighter against rogue) one round, the whole duel to first
-blood (cyclic: value iteration), the whole duel to knockout with the hit points cut to
-8 (cyclic), and level-10-like sheets (about 150 HP, 2d8+10) one round and to first
-blood. The baseline (``experiments/baseline.py``) runs the same state graph and the
-same strongly-connected-component schedule; where it would take more than
+Cases: the reference sheets (fighter against rogue) one round (the state graph), to
+first blood and to knockout at full hit points (20 and 17), and level-10-like sheets
+(about 150 HP, 2d8+10) one round, to first blood and to knockout (``--level10-hp``
+scales both sheets' hit points down, for a run that fits). Whole duels (no round
+limit) are solved over every pair of hit points at once (``solver.counters``); their
+baseline is the same layered schedule with each stage game solved by its own linprog
+call (``experiments/baseline.py``), its rate counted on its time inside linprog
+only, so the ratio is a lower bound. Where the baseline would take more than
 ``--baseline-seconds`` it is stopped and its rate (stage games per second) is taken
 from the part it solved, so the speed ratio is still measured in the same run.
 """
@@ -23,6 +27,7 @@ from baseline import linprog_value, stage_matrices
 
 import envs
 from solver import solve_game
+from solver.counters import explore, matrix_values, solve_counters
 from solver.graph import build_graph
 from solver.matrix import solve_matrices
 from solver.stages import stage_batches, sweep
@@ -31,13 +36,23 @@ LEVEL10_A = ("hp=150,ac=29,attack=19,damage=2d8+10,perception=18:expert,"
              "intimidation=17:expert,deception=15:trained,will=29,perception_dc=28")
 LEVEL10_B = ("hp=140,ac=30,attack=20,damage=2d6+9,agile,sneak=3d6,perception=18:expert,"
              "intimidation=14:trained,deception=19:expert,will=28,perception_dc=28")
-CASES = (
-    ("fighter v rogue, 1 round", "fighter", "rogue", {"max_rounds": 1}),
-    ("fighter v rogue, first blood", "fighter", "rogue", {"victory": "first_blood"}),
-    ("fighter v rogue, knockout, 8 HP", "fighter,hp=8", "rogue,hp=8", {}),
-    ("level 10, 1 round", LEVEL10_A, LEVEL10_B, {"max_rounds": 1}),
-    ("level 10, first blood", LEVEL10_A, LEVEL10_B, {"victory": "first_blood"}),
-)
+
+
+def cases(level10_hp: int) -> list[tuple[str, str, str, str, dict]]:
+    """(group, name, sheet A, sheet B, options) of every case."""
+    tenth_a = LEVEL10_A.replace("hp=150", f"hp={level10_hp}")
+    tenth_b = LEVEL10_B.replace("hp=140", f"hp={max(1, level10_hp * 14 // 15)}")
+    tenth = f"level 10 ({level10_hp} HP)" if level10_hp != 150 else "level 10"
+    return [
+        ("one", "fighter v rogue, 1 round", "fighter", "rogue", {"max_rounds": 1}),
+        ("first", "fighter v rogue, first blood", "fighter", "rogue",
+         {"victory": "first_blood"}),
+        ("knockout", "fighter v rogue, knockout", "fighter", "rogue", {}),
+        ("level10", "level 10, 1 round", LEVEL10_A, LEVEL10_B, {"max_rounds": 1}),
+        ("level10", "level 10, first blood", LEVEL10_A, LEVEL10_B,
+         {"victory": "first_blood"}),
+        ("level10-knockout", f"{tenth}, knockout", tenth_a, tenth_b, {}),
+    ]
 
 
 class _OutOfTime(Exception):
@@ -92,6 +107,8 @@ def ours(game) -> dict:
 
 def measure(name: str, a: str, b: str, options: dict, budget: float) -> dict:
     game = envs.make("pathfinder", a=a, b=b, **options)
+    if game.info.has("counters"):
+        return measure_counters(name, game, budget)
     start = time.perf_counter()
     graph = build_graph(game)
     built = time.perf_counter() - start
@@ -101,7 +118,7 @@ def measure(name: str, a: str, b: str, options: dict, budget: float) -> dict:
     base = baseline(game, budget)
     ours_rate = mine["stage_games"] / mine["seconds"]
     base_rate = base["stage_games"] / base["seconds"]
-    return {"case": name, "states": graph.size, "decision_states": int(
+    return {"case": name, "states": graph.size, "core_states": None, "decision_states": int(
         (graph.mask_a.sum(axis=1) > 1).sum()), "sweeps": solution.convergence.sweeps,
         "seconds_build": built, "seconds_total": total, "states_per_second": graph.size / total,
         "stage_games_ours": mine["stage_games"], "seconds_stages_ours": mine["seconds"],
@@ -111,28 +128,90 @@ def measure(name: str, a: str, b: str, options: dict, budget: float) -> dict:
         "value_gap": None if base["value"] is None else abs(base["value"] - solution.value)}
 
 
+def measure_counters(name: str, game, budget: float) -> dict:
+    """A whole duel solved over every pair of hit points: ours, then the same solver
+    with each stage game solved by linprog (stopped after ``budget`` seconds)."""
+    start = time.perf_counter()
+    cores, grid, _ = explore(game)
+    built = time.perf_counter() - start
+    counted = {"ours": 0, "linprog": 0}
+
+    def batched(matrices: np.ndarray) -> np.ndarray:
+        counted["ours"] += len(matrices)
+        return matrix_values(matrices)
+
+    start = time.perf_counter()
+    solution = solve_counters(game, stage_values=batched)
+    total = time.perf_counter() - start
+    base_start = time.perf_counter()
+    inside = {"seconds": 0.0}  # the baseline's time in linprog only: a generous rate
+
+    def one_by_one(matrices: np.ndarray) -> np.ndarray:
+        found = []
+        entered = time.perf_counter()
+        for matrix in matrices:
+            if time.perf_counter() - base_start > budget:
+                inside["seconds"] += time.perf_counter() - entered
+                raise _OutOfTime
+            found.append(linprog_value(matrix))
+            counted["linprog"] += 1
+        inside["seconds"] += time.perf_counter() - entered
+        return np.asarray(found)
+
+    finished, base_value = True, None
+    try:
+        base_value = solve_counters(game, stage_values=one_by_one).value
+    except _OutOfTime:
+        finished = False
+    base_seconds = inside["seconds"]
+    # every (core, hit points) pair a state; the generic graph holds those reachable
+    states = cores.size * grid.size
+    ours_rate = counted["ours"] / total
+    base_rate = counted["linprog"] / base_seconds
+    return {"case": name, "states": states, "core_states": cores.size,
+            "decision_states": int(cores.chooses.sum()) * grid.size,
+            "sweeps": solution.convergence.sweeps, "seconds_build": built,
+            "seconds_total": total, "states_per_second": states / total,
+            "stage_games_ours": counted["ours"], "seconds_stages_ours": total,
+            "stage_games_per_second_ours": ours_rate,
+            "stage_games_per_second_linprog": base_rate, "speedup": ours_rate / base_rate,
+            "baseline_finished": finished, "value": solution.value,
+            "value_gap": None if base_value is None else abs(base_value - solution.value)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline-seconds", type=float, default=60.0,
                         help="stop the linprog baseline after this long per case")
+    parser.add_argument("--level10-hp", type=int, default=30,
+                        help="hit points of the level-10 sheets in their knockout case "
+                        "(default 30: at 150 the arrays alone need about 14 GB)")
+    parser.add_argument("--cases", default="one,first,knockout,level10,level10-knockout",
+                        help="groups of cases to run (one, first, knockout, level10, "
+                        "level10-knockout)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    rows = [measure(*case, args.baseline_seconds) for case in CASES]
+    chosen = set(args.cases.split(","))
+    rows = [measure(name, a, b, options, args.baseline_seconds)
+            for group, name, a, b, options in cases(args.level10_hp) if group in chosen]
     if args.json:
         print(json.dumps(rows, indent=2))
         return
-    print(f"{'case':<34}{'states':>9}{'decide':>8}{'sweeps':>8}{'build s':>9}{'total s':>9}"
-          f"{'states/s':>10}{'ours games/s':>14}{'linprog games/s':>17}{'ratio':>8}"
-          f"{'|dv|':>9}")
+    print(f"{'case':<34}{'states':>10}{'cores':>7}{'decide':>9}{'sweeps':>8}{'build s':>9}"
+          f"{'total s':>9}{'states/s':>10}{'ours games/s':>14}{'linprog games/s':>17}"
+          f"{'ratio':>8}{'|dv|':>9}")
     for r in rows:
         gap = "-" if r["value_gap"] is None else f"{r['value_gap']:.1e}"
-        print(f"{r['case']:<34}{r['states']:>9}{r['decision_states']:>8}{r['sweeps']:>8}"
-              f"{r['seconds_build']:>9.1f}{r['seconds_total']:>9.1f}"
+        cores = "-" if r["core_states"] is None else str(r["core_states"])
+        print(f"{r['case']:<34}{r['states']:>10}{cores:>7}{r['decision_states']:>9}"
+              f"{r['sweeps']:>8}{r['seconds_build']:>9.1f}{r['seconds_total']:>9.1f}"
               f"{r['states_per_second']:>10.0f}{r['stage_games_per_second_ours']:>14.0f}"
               f"{r['stage_games_per_second_linprog']:>17.0f}{r['speedup']:>7.0f}x{gap:>9}")
-    print("ratio: stage games solved per second (ours, batched) over the linprog "
-          "baseline's, on the same graph and schedule; |dv|: value difference when the "
-          "baseline finished")
+    print("states: the state graph's, or for whole duels cores (states without hit "
+          "points) times hit-point pairs; build s: exploring them (included in total s);"
+          " ratio: stage games solved per second (ours, batched, everything included) "
+          "over the linprog baseline's (whole duels: its time inside linprog only), on "
+          "the same schedule; |dv|: value difference when the baseline finished")
 
 
 if __name__ == "__main__":

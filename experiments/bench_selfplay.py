@@ -1,11 +1,11 @@
-"""Self-play benchmark: our trainer against OpenSpiel's MCCFR on Castle Falkenstein, Uchronia
-and Houses of the Blooded.
+"""Self-play benchmark: our trainer against OpenSpiel's MCCFR on Castle Falkenstein, Uchronia,
+Houses of the Blooded and Pathfinder 2e.
 
 For each duel (default options; Falkenstein GD vs GD and AV vs GD; Uchronia's pistol
-duel and melee with the default sheets; Blooded's example sheets at 6 beats) both
-learners get the same training-time budget (``--minutes``, evaluation excluded) and
-are measured with OUR exact exploitability (NashConv / 2, payoff in [-1, 1]) along
-the way:
+duel and melee with the default sheets; Blooded's example sheets at 6 beats;
+Pathfinder's fighter against rogue to first blood) both learners get the same
+training-time budget (``--minutes``, evaluation excluded) and are measured with OUR
+exact exploitability (NashConv / 2, payoff in [-1, 1]) along the way:
 
 - ours: ``agents.selfplay.train`` (external-sampling MCCFR on the states with
   baselines; see its docstring); the curve evaluates the average tables, and the
@@ -56,6 +56,10 @@ DUELS = {
     "blooded": ("Houses of the Blooded, prowess=3,sword=3 vs prowess=2,sword=4, 6 beats",
                 "blooded", {"a": "prowess=3,sword=3", "b": "prowess=2,sword=4",
                             "max_beats": 6}),
+    # first blood: at full hit points the knockout duel's exact exploitability (a best
+    # response over millions of states) does not fit the budget
+    "pathfinder-first-blood": ("Pathfinder 2e, fighter vs rogue, first blood", "pathfinder",
+                               {"a": "fighter", "b": "rogue", "victory": "first_blood"}),
 }
 REPORT_TIMES = (1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600)
 OUT = Path(__file__).resolve().parent / "out"

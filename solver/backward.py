@@ -103,6 +103,9 @@ def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERA
     says how it went.
     """
     require_public(game, "the exact solution")
+    if start is None and game.info.has("counters"):
+        from .counters import solve_counters  # late: counters imports this module's peers
+        return solve_counters(game, tolerance, max_sweeps)
     graph = build_graph(game) if start is None else build_graph(game, [(1.0, start)])
     values = graph.payoff.astype(float).copy()
 

@@ -41,7 +41,7 @@ State = Hashable
 Observation = tuple  # a tuple of ints, named by ``info.observation_fields``
 Outcomes = list[tuple[float, State]]
 #: the optional fast paths a game may declare in ``GameInfo.fast_paths``
-FAST_PATHS = ("sample", "transitions", "graph")
+FAST_PATHS = ("sample", "transitions", "graph", "counters")
 
 
 def other(player: str) -> str:
@@ -63,7 +63,9 @@ class GameInfo:
     state reachable from ``initial_outcomes`` at once (built from arrays by
     ``solver.graph.assemble``), with the states, masks, joint actions and transition
     probabilities the generic exploration would find (the conformance suite compares
-    them), in any order.
+    them), in any order; ``counters`` declares counters (hit points) that only fall, by
+    amounts that do not depend on them, the game ending when one reaches 0 (the methods
+    are listed in ``solver.counters``, which then solves every counter value at once).
     """
 
     system: str

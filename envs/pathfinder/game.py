@@ -97,6 +97,11 @@ def split_action(index: int, n_plans: int) -> tuple[int, int, int]:
     return skill, order, plan
 
 
+def _actor(state: State) -> int:
+    """Who plays the turn of this phase: 0 for A, 1 for B."""
+    return 0 if (state.phase == FIRST) == (state.first == 0) else 1
+
+
 class PathfinderGame(DeclaredGame):
     """The duel (``solver.game.Game``). ``fighters`` are the typed sheets of A and B."""
 
@@ -123,10 +128,14 @@ class PathfinderGame(DeclaredGame):
             observation_low=low, observation_high=high,
             public_information=True, payoff_bounds=(-1.0, 1.0),
             may_cycle=self.max_rounds == 0, options=options, ruleset_hash=ruleset_digest,
-            fast_paths=frozenset({"transitions"}))
+            # hit points are counters when nothing but a knockout ends the duel
+            fast_paths=frozenset({"transitions", "sample",
+                                  *(("counters",) if self.max_rounds == 0 else ())}))
         self._wait_mask = np.zeros(len(names), bool)
         self._wait_mask[self.wait] = True
         self._turn = lru_cache(maxsize=None)(self._turn_uncached)
+        self._cumulative = lru_cache(maxsize=None)(self._cumulative_uncached)
+        self._turn_kinds = lru_cache(maxsize=None)(self._turn_kinds_uncached)
         self._initiative = lru_cache(maxsize=None)(initiative_first)
         self._masks: dict[tuple, np.ndarray] = {}
         self._split = [split_action(i, self.n_plans) for i in range(self.wait)]
@@ -262,18 +271,50 @@ class PathfinderGame(DeclaredGame):
         return "a" if (state.phase == FIRST) == a_first else "b"
 
     def _play_turn(self, state: State) -> list[tuple[float, State]]:
-        x = 0 if (state.phase == FIRST) == (state.first == 0) else 1   # the actor
+        x, base, results = self._turn_results(state, state[_HP + 1 - _actor(state)])
+        if base is None:
+            return self._ended(state, x, results)
+        out: dict[State, float] = {}
+        for p, dmg, values in results:
+            nxt = self._land(state, x, dmg, values)
+            out[nxt] = out.get(nxt, 0.0) + p
+        return [(p, s) for s, p in out.items() if p > 0]
+
+    def _land(self, state: State, x: int, dmg: int, values: list | None) -> State:
+        """The state after x's turn dealt ``dmg``: a knockout, the draw at the round
+        limit (``values`` None), or ``values`` with the target's hit points lowered."""
+        hp = _HP + 1 - x
+        if dmg >= state[hp]:
+            return self._ko[(x, self.first_blood)]
+        if values is None:
+            return self._draw
+        values[hp] = state[hp] - dmg
+        return State._make(values)
+
+    def _context(self, state: State, cap: int) -> tuple[int, TurnContext]:
+        x = _actor(state)
         y = 1 - x
-        ctx = TurnContext(
+        return x, TurnContext(
             plan=state[_PLAN + x], actor_skill=state[_SKILL + x],
             target_skill=state[_SKILL + y], actor_frightened=state[_FR + x],
             target_frightened=state[_FR + y], target_off_guard=state[_OG + y] != 0,
-            target_shield=bool(state[_SH + y]), cap=state[_HP + y])
-        actor = "ab"[x]
+            target_shield=bool(state[_SH + y]), cap=cap)
+
+    def _turn_results(self, state: State, cap: int):
+        """The turn of this phase before hit points are applied: the actor x, the next
+        state's values common to every result (None when the round limit ends the duel)
+        and every result ``(p, damage to the target capped at cap, next values)``."""
+        x, ctx = self._context(state, cap)
+        base = self._after_any_turn(state, x)
+        results = [(p, result[0], self._result_values(state, x, base, result))
+                   for p, result in self._turn("ab"[x], ctx)]
+        return x, base, results
+
+    def _after_any_turn(self, state: State, x: int) -> list | None:
+        """What the turn changes whatever the dice: the actor's frightened decays, his
+        shield is up if he raised it, Demoralize leaves its immunity; then the next
+        phase (None when the round limit ends the duel)."""
         steps = self._plan_steps[state[_PLAN + x]]
-        # what the turn changes whatever the dice: the actor's frightened decays, his
-        # shield is up if he raised it, Demoralize leaves its immunity, his own
-        # "until my next turn" off-guard ended when the turn began
         base = list(state)
         base[_FR + x] = max(0, state[_FR + x] - 1)
         base[_SH + x] = int("shield" in steps)
@@ -281,31 +322,97 @@ class PathfinderGame(DeclaredGame):
         if state.phase == FIRST:
             base[0] = SECOND
             base[_PLAN + x] = 0
-        else:
-            base = self._next_round(base)
-        if base is None:
-            return self._ended(state, x, ctx)
-        og_y_kept, og_x_kept = state[_OG + y] & 1, state[_OG + x] & 2
-        win = self._ko[(x, self.first_blood)]
-        out: dict[State, float] = {}
-        for p, (dmg, fright, linger, crit, fumble) in self._turn(actor, ctx):
-            if dmg >= state[_HP + y]:
-                nxt = win
-            else:
-                values = base.copy()
-                values[_HP + y] = state[_HP + y] - dmg
-                values[_FR + y] = fright
-                values[_OG + y] = 2 if crit else og_y_kept | linger
-                values[_OG + x] = og_x_kept | fumble
-                nxt = State._make(values)
-            out[nxt] = out.get(nxt, 0.0) + p
-        return [(p, s) for s, p in out.items() if p > 0]
+            return base
+        return self._next_round(base)
 
-    def _ended(self, state: State, x: int, ctx: TurnContext) -> list[tuple[float, State]]:
+    def _result_values(self, state: State, x: int, base: list | None,
+                       result: tuple) -> list | None:
+        """The next state's values after one turn result (hit points not yet lowered);
+        the actor's own "until my next turn" off-guard ended when the turn began."""
+        if base is None:
+            return None
+        _, fright, linger, crit, fumble = result
+        y = 1 - x
+        values = base.copy()
+        values[_FR + y] = fright
+        values[_OG + y] = 2 if crit else (state[_OG + y] & 1) | linger
+        values[_OG + x] = (state[_OG + x] & 2) | fumble
+        return values
+
+    # -- a fast draw (GameInfo.fast_paths "sample")
+
+    def sample(self, state: State, action_a: int, action_b: int,
+               rng: np.random.Generator) -> State:
+        """One draw from ``outcomes`` without listing them: the initiative, or one
+        result of the turn's exact distribution."""
+        self.check_actions(state, action_a, action_b)
+        if state.phase == DECIDE:
+            first = int(rng.random() >= self.first_probability(state, action_a, action_b))
+            skill_a, _, plan_a = self._split[action_a]
+            skill_b, _, plan_b = self._split[action_b]
+            return state._replace(phase=FIRST, skill_a=skill_a, skill_b=skill_b,
+                                  plan_a=plan_a, plan_b=plan_b, first=first)
+        x, ctx = self._context(state, state[_HP + 1 - _actor(state)])
+        results = self._turn("ab"[x], ctx)
+        drawn = int(np.searchsorted(self._cumulative("ab"[x], ctx), rng.random(),
+                                    side="right"))
+        result = results[min(drawn, len(results) - 1)][1]
+        values = self._result_values(state, x, self._after_any_turn(state, x), result)
+        return self._land(state, x, result[0], values)
+
+    def _cumulative_uncached(self, actor: str, ctx: TurnContext) -> np.ndarray:
+        weights = np.fromiter((p for p, _ in self._turn(actor, ctx)), dtype=float)
+        return np.cumsum(weights) / weights.sum()
+
+    # -- hit points as counters (GameInfo.fast_paths "counters", solver.counters)
+
+    def counters(self, state: State) -> tuple[int, int]:
+        """The hit points of A and B: they only fall, by what a turn deals, whatever
+        they are; a duellist at 0 is knocked out."""
+        return state.hp_a, state.hp_b
+
+    def core(self, state: State) -> State:
+        """``state`` without its hit points."""
+        return state._replace(hp_a=0, hp_b=0)
+
+    def attach(self, core: State, counters) -> State:
+        return core._replace(hp_a=int(counters[0]), hp_b=int(counters[1]))
+
+    def depleted(self, counter: int) -> State:
+        """The end when ``counter`` (0: A's hit points, 1: B's) reaches 0."""
+        return self._ko[(1 - counter, self.first_blood)]
+
+    def core_transitions(self, core: State):
+        """Every legal joint action at ``core`` with ``(p, next core, (damage to A,
+        damage to B))``; damage is capped at the target's starting hit points."""
+        if core.phase == DECIDE:
+            return [(i, j, [(p, nxt, (0, 0)) for p, nxt in outcomes])
+                    for i, j, outcomes in self.transitions(core)]
+        x, ctx = self._context(core, self.start_hp["ab"[1 - _actor(core)]])
+        base = self._after_any_turn(core, x)
+        chances, kinds, damages, examples = self._turn_kinds(x, ctx)
+        # one next core per kind of result (everything but the damage)
+        made = [State._make(self._result_values(core, x, base, result)) for result in examples]
+        return [(self.wait, self.wait,
+                 list(zip(chances, map(made.__getitem__, kinds), damages, strict=True)))]
+
+    def _turn_kinds_uncached(self, x: int, ctx: TurnContext):
+        """A turn's results as (chances, kind of each, damage vector of each, one
+        result of each kind), the kinds being the results besides the damage."""
+        results = self._turn("ab"[x], ctx)
+        kinds: dict[tuple, int] = {}
+        examples = []
+        for _, result in results:
+            if result[1:] not in kinds:
+                kinds[result[1:]] = len(examples)
+                examples.append(result)
+        return (tuple(p for p, _ in results), tuple(kinds[r[1:]] for _, r in results),
+                tuple((0, r[0]) if x == 0 else (r[0], 0) for _, r in results), examples)
+
+    def _ended(self, state: State, x: int, results: list) -> list[tuple[float, State]]:
         """The last turn of the last round: a knockout, or a draw at the round limit."""
-        actor = "ab"[x]
         win = self._ko[(x, self.first_blood)]
-        ko = sum(p for p, (dmg, *_) in self._turn(actor, ctx) if dmg >= state[_HP + 1 - x])
+        ko = sum(p for p, dmg, _ in results if dmg >= state[_HP + 1 - x])
         out = [(ko, win), (1 - ko, self._draw)]
         return [(p, s) for p, s in out if p > 0]
 

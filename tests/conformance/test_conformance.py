@@ -281,3 +281,65 @@ def test_cli_trains_a_profile_that_plays(system, tmp_path, capsys):
     assert main(["profile", "show", str(profile)]) == 0
     assert main(["odds", *cli_options(system), "--vs", str(profile)]) == 0
     assert capsys.readouterr().out.strip()
+
+
+# --- counters (hit points solved as array axes) ----------------------------------------
+
+COUNTER_SYSTEMS = [s for s in SYSTEMS if envs.spec(s).examples.counters]
+
+
+@pytest.fixture(params=COUNTER_SYSTEMS or [None])
+def counter_game(request) -> Game:
+    if request.param is None:
+        pytest.skip("no system gives a counters example")
+    game = envs.make(request.param, **envs.spec(request.param).examples.counters)
+    assert game.info.has("counters"), "the counters example must declare the fast path"
+    return game
+
+
+def test_core_transitions_equal_outcomes(counter_game):
+    """Every live state's outcomes, rebuilt from its core's transitions: counters
+    lowered by the decrements, or the depleted end where one falls to 0."""
+    game = counter_game
+    for state in live_states(game):
+        hp = np.asarray(game.counters(state))
+        assert game.attach(game.core(state), hp) == state
+        mask_a, mask_b = game.legal_mask(state, "a"), game.legal_mask(state, "b")
+        rebuilt = {}
+        for a, b, outcomes in game.core_transitions(game.core(state)):
+            assert mask_a[a] and mask_b[b]
+            merged: dict = {}
+            for p, core, decrement in outcomes:
+                after = hp - np.asarray(decrement)
+                low = np.flatnonzero(after <= 0)
+                nxt = game.depleted(int(low[0])) if len(low) else game.attach(core, after)
+                merged[nxt] = merged.get(nxt, 0.0) + p
+            rebuilt[a, b] = merged
+        assert set(rebuilt) == set(legal_pairs(game, state))
+        for (a, b), merged in rebuilt.items():
+            expected = dict((s, p) for p, s in game.outcomes(state, a, b))
+            assert merged.keys() == expected.keys()
+            assert np.allclose([merged[s] for s in expected], list(expected.values()))
+
+
+def test_counter_solver_agrees_with_the_state_graph(counter_game):
+    """The same value and maximum-entropy mixes at every reachable state as the generic
+    solver (given the start as a state, which explores the whole graph)."""
+    game = counter_game
+    (_, start), = game.initial_outcomes()
+    fast = solve_game(game)
+    generic = solve_game(game, start=start)
+    assert fast.value == pytest.approx(generic.value, abs=1e-8)
+    for key in ("win", "draw", "loss", "expected_length"):
+        assert getattr(fast, key) == pytest.approx(getattr(generic, key), abs=1e-8), key
+    for label, p in generic.endings.items():
+        assert fast.endings.get(label, 0.0) == pytest.approx(p, abs=1e-8), label
+    assert np.allclose(fast.stage_matrix(start), generic.stage_matrix(start), atol=1e-8,
+                       equal_nan=True)
+    for s, state in enumerate(generic.graph.states):
+        if game.is_terminal(state):
+            continue
+        assert fast.value_at(state) == pytest.approx(generic.values[s], abs=1e-8)
+        mix_a, mix_b = fast.policy(state)
+        assert np.abs(mix_a - generic.mix_a[s]).max() < 1e-8, state
+        assert np.abs(mix_b - generic.mix_b[s]).max() < 1e-8, state

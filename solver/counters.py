@@ -1,0 +1,661 @@
+"""Exact solution of games whose counters only fall (hit points), every counter value
+at once.
+
+A game declares the structure with the fast path ``counters`` (``GameInfo.fast_paths``)
+and these methods:
+
+- ``counters(state)``: the counter values of a live state (positive integers);
+- ``core(state)`` / ``attach(core, counters)``: the state without its counters, and back;
+- ``core_transitions(core)``: every legal joint action ``(i, j, outcomes)`` with outcomes
+  ``(p, next_core, decrements)``, the same whatever the counters (masks too); at most
+  one counter falls in a step;
+- ``depleted(k)``: the terminal state reached when counter ``k`` falls to 0 or below.
+  A state is terminal only that way.
+
+The core graph (states without counters) is explored once. Values are arrays over the
+grid of counter values, solved anti-diagonal by anti-diagonal (the sum of the counters
+falls with every positive decrement, so a layer depends only on earlier layers and on
+itself). Within a layer the steps that change no counter can cycle. The core graph's
+strongly connected components under those steps (``solver.graph``'s schedule) are
+solved in order: an acyclic one at once (value and maximum-entropy mixes from one
+batch of stage games per shape); a cyclic one by value iteration through
+``solver.stages.sweep``, as the generic solver does, from 0 (endless play is worth 0),
+on its choice cores only when the chance steps between them are acyclic (their values
+are then affine in the choice cores'). Win, loss and the expected number of steps
+under the maximum-entropy mixes are carried along as three more channels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import chain
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from .errors import InputError
+from .evaluate import Evaluation
+from .game import Game, State
+from .graph import _heights, _schedule, ranges
+from .matrix import solve_matrices
+from .policy import TabularPolicy
+from .stages import MAX_SWEEPS, TOLERANCE, Convergence, sweep
+
+
+@dataclass
+class _Group:
+    """Cores of one block sharing a stage-game shape: ``pairs`` (k, rows, cols) are
+    positions in the block's pair list, ``rows`` / ``cols`` the actions."""
+
+    members: np.ndarray
+    pairs: np.ndarray
+    rows: np.ndarray
+    cols: np.ndarray
+
+
+@dataclass
+class _Part:
+    """Cores updated together: their pairs, core by core, with the zero-decrement
+    transitions of those pairs (pairs, N) and the stage shapes."""
+
+    cores: np.ndarray
+    pairs: np.ndarray
+    zero: sp.csr_matrix
+    groups: list[_Group]
+    offsets: np.ndarray    # where each core's pairs start in ``pairs``
+
+
+@dataclass
+class _Block:
+    """A strongly connected component of the zero-decrement graph (or a set of acyclic
+    cores at one height); a cyclic block is swept part by part, successors first."""
+
+    cores: np.ndarray
+    cyclic: bool
+    parts: list[_Part]
+    reduced: _Reduced | None = None
+
+
+@dataclass
+class _Reduced:
+    """A cyclic block seen from its choice cores: when the chance cores between them
+    are acyclic and have one joint action each, their values are affine in the choice
+    cores' values ``x``, and the choice cores' stage games are ``base + links @ x``
+    with ``links`` the same at every counter value. Value iteration then sweeps the
+    choice cores only, and the statistics under fixed mixes are one linear solve."""
+
+    choice: _Part
+    chance: list[_Part]      # successors first
+    links: sp.csr_matrix     # (choice pairs, choice cores)
+
+
+class _Move:
+    """The transitions of one decrement vector, into every core (``full``) and into
+    the landing cores only (``matrix``), so that a layer reads only what it needs."""
+
+    def __init__(self, decrement: np.ndarray, full: sp.csr_matrix, landing: np.ndarray):
+        self.decrement = decrement
+        self.full = full
+        self.matrix = full[:, landing]
+
+
+@dataclass
+class CoreGraph:
+    """The states of a counter game without their counters, and their transitions
+    split into those that change no counter (``zero``) and the rest (``moves``: one
+    sparse matrix per decrement vector, into the cores they land on)."""
+
+    cores: list[State]
+    index: dict[State, int]
+    mask_a: np.ndarray
+    mask_b: np.ndarray
+    pair_core: np.ndarray
+    pair_a: np.ndarray
+    pair_b: np.ndarray
+    pair_slices: np.ndarray
+    zero: sp.csr_matrix                                  # (P, N)
+    moves: list[_Move]
+    landing: np.ndarray    # the cores some decrement leads to
+    landed: sp.csr_matrix  # (P, moves x landing cores): the moves side by side
+    blocks: list[_Block]
+
+    @property
+    def size(self) -> int:
+        return len(self.cores)
+
+    def __post_init__(self):
+        #: cores where someone has more than one legal action, and the position of
+        #: each core among them (-1 elsewhere)
+        self.chooses = (self.mask_a.sum(axis=1) > 1) | (self.mask_b.sum(axis=1) > 1)
+        self.choice_index = np.full(self.size, -1)
+        self.choice_index[self.chooses] = np.arange(int(self.chooses.sum()))
+
+
+@dataclass
+class Grid:
+    """Counter values 1..top[k] for every counter, flattened; ``layers`` the points
+    of equal sum, in increasing order. Index ``size + k`` stands for "counter k
+    depleted"."""
+
+    top: tuple[int, ...]
+
+    def __post_init__(self):
+        axes = np.indices(self.top).reshape(len(self.top), -1).T + 1
+        order = np.argsort(axes.sum(axis=1), kind="stable")
+        sums = axes[order].sum(axis=1)
+        cuts = np.flatnonzero(np.diff(sums)) + 1
+        self.points = axes            # (size, k) counter values of each flat index
+        self.layers = np.split(order, cuts)
+
+    @property
+    def size(self) -> int:
+        return len(self.points)
+
+    def flat(self, counters) -> int:
+        counters = tuple(int(c) for c in counters)
+        if len(counters) != len(self.top) or any(not 1 <= c <= t for c, t in
+                                                  zip(counters, self.top, strict=True)):
+            raise KeyError(f"counters {counters} outside 1..{self.top}")
+        return int(np.ravel_multi_index(tuple(c - 1 for c in counters), self.top))
+
+    def shifted(self, points: np.ndarray, decrement: np.ndarray) -> np.ndarray:
+        """Flat indices of ``points`` lowered by ``decrement``; ``size + k`` where
+        counter k falls to 0 or below."""
+        after = self.points[points] - decrement
+        out = np.empty(len(points), dtype=np.int64)
+        live = np.all(after >= 1, axis=1)
+        out[live] = np.ravel_multi_index(tuple((after[live] - 1).T), self.top)
+        out[~live] = self.size + np.argmax(after[~live] < 1, axis=1)
+        return out
+
+
+def explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
+    """The core graph from the game's initial outcomes, the grid up to their counters,
+    and the roots as ``(probability, core, flat point)``."""
+    starts = game.initial_outcomes()
+    top = tuple(int(max(c)) for c in zip(*(game.counters(s) for _, s in starts),
+                                         strict=True))
+    grid = Grid(top)
+    cores: list[State] = []
+    index: dict[State, int] = {}
+
+    def visit(core) -> int:
+        found = index.get(core)
+        if found is None:
+            found = index[core] = len(cores)
+            cores.append(core)
+        return found
+
+    roots = [(p, visit(game.core(s)), grid.flat(game.counters(s))) for p, s in starts]
+    masks_a, masks_b, pair_core, pair_a, pair_b, slices = [], [], [], [], [], [0]
+    # every outcome: its pair, next core, probability and decrement (flat, one entry
+    # per counter), grouped by decrement once the exploration is done
+    counts, targets, probs, decrements = [], [], [], []
+    cursor = 0
+    while cursor < len(cores):
+        core = cores[cursor]
+        sample = game.attach(core, top)
+        masks_a.append(np.asarray(game.legal_mask(sample, "a"), bool))
+        masks_b.append(np.asarray(game.legal_mask(sample, "b"), bool))
+        # a core's outcomes repeat the same next core (one per damage): its object's
+        # identity finds it again without hashing the whole state
+        known: dict[int, int] = {}
+        for i, j, outcomes in game.core_transitions(core):
+            pair_core.append(cursor)
+            pair_a.append(i)
+            pair_b.append(j)
+            counts.append(len(outcomes))
+            chances, nexts, lowered = zip(*outcomes, strict=True)
+            for key, nxt in {id(nxt): nxt for nxt in nexts}.items():
+                if key not in known:
+                    known[key] = visit(nxt)
+            targets.extend(map(known.__getitem__, map(id, nexts)))
+            probs.extend(chances)
+            decrements.extend(chain.from_iterable(lowered))
+        slices.append(len(pair_core))
+        cursor += 1
+    size, pairs = len(cores), len(pair_core)
+    rows = np.repeat(np.arange(pairs), counts)
+    targets = np.asarray(targets, dtype=np.int64)
+    probs = np.asarray(probs, dtype=float)
+    decrements = np.asarray(decrements, dtype=np.int64).reshape(len(targets), len(top))
+    _check_decrements(game, decrements)
+    shape = tuple(decrements.max(axis=0) + 1)
+    codes, kind = np.unique(np.ravel_multi_index(tuple(decrements.T), shape),
+                            return_inverse=True)
+    kinds = np.stack(np.unravel_index(codes, shape), axis=1)
+
+    def matrix(chosen: np.ndarray) -> sp.csr_matrix:
+        return sp.csr_matrix((probs[chosen], (rows[chosen], targets[chosen])),
+                             shape=(pairs, size))
+
+    still = ~decrements.any(axis=1)
+    zero = matrix(still)
+    landing = np.unique(targets[~still])
+    moves = [_Move(decrement, matrix(kind == k), landing)
+             for k, decrement in enumerate(kinds) if decrement.any()]
+    graph = CoreGraph(cores, index, np.asarray(masks_a), np.asarray(masks_b),
+                      np.asarray(pair_core, dtype=np.int64), np.asarray(pair_a, dtype=np.int64),
+                      np.asarray(pair_b, dtype=np.int64), np.asarray(slices, dtype=np.int64),
+                      zero, moves, landing,
+                      sp.hstack([move.matrix for move in moves]).tocsr(), [])
+    graph.blocks = _blocks(graph)
+    return graph, grid, roots
+
+
+def _check_decrements(game: Game, decrements: np.ndarray) -> None:
+    wrong = (decrements < 0).any(axis=1) | ((decrements > 0).sum(axis=1) > 1)
+    if wrong.any():
+        raise InputError(f"{game.info.system}: a step must lower at most one counter and "
+                         f"raise none, got {tuple(decrements[np.argmax(wrong)].tolist())}")
+
+
+def _blocks(graph: CoreGraph) -> list[_Block]:
+    """The zero-decrement graph's strongly connected components in dependency order
+    (``solver.graph``'s schedule, with no terminal core), each with its stage shapes."""
+    schedule = _schedule(np.zeros(graph.size, bool), graph.pair_core, graph.zero, graph.size)
+    blocks = []
+    for cores, cyclic in schedule:
+        parts = [_part(graph, members) for members in _sweep_order(graph, cores, cyclic)]
+        blocks.append(_Block(cores, cyclic, parts, _reduce(graph, cores, parts)))
+    return blocks
+
+
+def _part(graph: CoreGraph, members: np.ndarray) -> _Part:
+    pairs = ranges(graph.pair_slices, members)
+    counts = np.diff(graph.pair_slices)[members]
+    return _Part(members, pairs, graph.zero[pairs], _groups(graph, members),
+                 np.cumsum(counts) - counts)
+
+
+def _reduce(graph: CoreGraph, cores: np.ndarray, parts: list[_Part]) -> _Reduced | None:
+    """The block from its choice cores (see ``_Reduced``), or None where it does not
+    apply (an acyclic block, chance cores in a cycle of their own or with choices)."""
+    chooses = graph.chooses[cores]
+    chance = cores[~chooses]
+    if len(parts) < 2 or not chooses.any() or np.any(
+            np.diff(graph.pair_slices)[chance] != 1):
+        return None
+    choice = cores[chooses]
+    # each core's value as a combination of the choice cores' values (N, choice cores);
+    # cores outside the block are constants, read through the stage games' base
+    expand = sp.csr_matrix((np.ones(len(choice)), (choice, np.arange(len(choice)))),
+                           shape=(graph.size, len(choice)))
+    chance_parts = []
+    for part in parts:
+        members = part.cores[~graph.chooses[part.cores]]
+        if not len(members):
+            continue
+        sub = _part(graph, members)
+        rows = (sub.zero @ expand).tocoo()   # one pair per chance core: pair = core
+        expand = expand + sp.csr_matrix((rows.data, (members[rows.row], rows.col)),
+                                        shape=expand.shape)
+        chance_parts.append(sub)
+    head = _part(graph, choice)
+    return _Reduced(head, chance_parts, (head.zero @ expand).tocsr())
+
+
+def _sweep_order(graph: CoreGraph, cores: np.ndarray, cyclic: bool) -> list[np.ndarray]:
+    """The cores of a block in the order one sweep updates them. In a cyclic block
+    the cores where nobody chooses (chance steps) are updated after their successors
+    when the block without the edges into choice cores is acyclic (Gauss-Seidel: a
+    round of chance steps then costs one sweep instead of one per step); else at once."""
+    if not cyclic or len(cores) == 1:
+        return [cores]
+    local = np.full(graph.size, -1)
+    local[cores] = np.arange(len(cores))
+    pairs = ranges(graph.pair_slices, cores)
+    edges = graph.zero[pairs].tocoo()
+    source = local[graph.pair_core[pairs][edges.row]]
+    target = local[edges.col]
+    kept = (target >= 0) & ~graph.chooses[edges.col]
+    successor = sp.csr_matrix((np.ones(int(kept.sum())), (source[kept], target[kept])),
+                              shape=(len(cores), len(cores)))
+    count, _ = connected_components(successor, directed=True, connection="strong")
+    if count < len(cores) or np.any(source[kept] == target[kept]):
+        return [cores]
+    height = _heights(successor)
+    return [cores[height == level] for level in range(int(height.max()) + 1)]
+
+
+def _groups(graph: CoreGraph, cores: np.ndarray) -> list[_Group]:
+    count_a = graph.mask_a[cores].sum(axis=1)
+    count_b = graph.mask_b[cores].sum(axis=1)
+    # position of each core's first pair in the block's pair list
+    offsets = np.concatenate([[0], np.cumsum(np.diff(graph.pair_slices)[cores])[:-1]])
+    groups = []
+    for rows, cols in sorted(set(zip(count_a.tolist(), count_b.tolist(), strict=True))):
+        members = np.flatnonzero((count_a == rows) & (count_b == cols))
+        chosen = cores[members]
+        # the pairs of a core come as its legal rows times its legal columns, row-major
+        pairs = offsets[members][:, None, None] + np.arange(rows * cols).reshape(rows, cols)
+        got_a = graph.pair_a[graph.pair_slices[chosen][:, None] + np.arange(rows * cols)]
+        got_b = graph.pair_b[graph.pair_slices[chosen][:, None] + np.arange(rows * cols)]
+        row_actions = got_a.reshape(-1, rows, cols)[:, :, 0]
+        col_actions = got_b.reshape(-1, rows, cols)[:, 0, :]
+        if not (np.array_equal(got_a.reshape(-1, rows, cols), np.broadcast_to(
+                row_actions[:, :, None], (len(members), rows, cols))) and np.array_equal(
+                got_b.reshape(-1, rows, cols), np.broadcast_to(
+                col_actions[:, None, :], (len(members), rows, cols)))):
+            raise InputError("core_transitions must list every legal joint action, A's "
+                             "actions in order, B's within each")
+        groups.append(_Group(members, pairs, row_actions, col_actions))
+    return groups
+
+
+class CounterSolution:
+    """The value and maximum-entropy equilibrium of a counter game at every state
+    reachable from its start, as ``solver.backward.Solution`` offers them."""
+
+    def __init__(self, game: Game, graph: CoreGraph, grid: Grid, values: np.ndarray,
+                 mixes: dict[str, np.ndarray], evaluation: Evaluation,
+                 convergence: Convergence):
+        self.game, self.cores, self.grid = game, graph, grid
+        self.values = values        # (grid.size + counters, N) value of every core
+        # player -> (choice cores, grid.size, n_actions), by CoreGraph.choice_index
+        self.mixes = mixes
+        self.evaluation = evaluation
+        self.convergence = convergence
+
+    value = property(lambda self: self.evaluation.value)
+    win = property(lambda self: self.evaluation.win)
+    draw = property(lambda self: self.evaluation.draw)
+    loss = property(lambda self: self.evaluation.loss)
+    expected_length = property(lambda self: self.evaluation.expected_length)
+    endings = property(lambda self: self.evaluation.endings)
+
+    @property
+    def graph(self):
+        raise InputError(f"{self.game.info.system}: per-state tables (such as --by) are not "
+                         "available for a duel solved over every counter value (hit "
+                         "points) at once")
+
+    def _locate(self, state: State) -> tuple[int, int]:
+        try:
+            return self.cores.index[self.game.core(state)], self.grid.flat(
+                self.game.counters(state))
+        except KeyError:
+            raise KeyError(f"state not reachable in this solution: {state!r}") from None
+
+    def value_at(self, state: State) -> float:
+        if self.game.is_terminal(state):
+            return float(self.game.payoff(state))
+        core, point = self._locate(state)
+        return float(self.values[point, core])
+
+    def policy(self, state: State) -> tuple[np.ndarray, np.ndarray]:
+        """The equilibrium mixes of A and B at ``state``."""
+        core, point = self._locate(state)
+        return tuple(self._mix(player, core, point) for player in ("a", "b"))
+
+    def _mix(self, player: str, core: int, point: int) -> np.ndarray:
+        mask = (self.cores.mask_a if player == "a" else self.cores.mask_b)[core]
+        if mask.sum() == 1:
+            return mask.astype(float)
+        return self.mixes[player][self.cores.choice_index[core], point].copy()
+
+    def stage_matrix(self, state: State) -> np.ndarray:
+        """Continuation values to A of every joint action at ``state`` (NaN where illegal)."""
+        core, point = self._locate(state)
+        pairs = np.arange(self.cores.pair_slices[core], self.cores.pair_slices[core + 1])
+        n = len(self.game.info.action_names)
+        matrix = np.full((n, n), np.nan)
+        matrix[self.cores.pair_a[pairs], self.cores.pair_b[pairs]] = _continuation(
+            self.cores, self.grid, pairs, np.array([point]), self.values)[:, 0]
+        return matrix
+
+    def policy_for(self, player: str) -> TabularPolicy:
+        """The equilibrium of ``player`` as a policy on its observations."""
+        table = {}
+        for core in np.flatnonzero(self.cores.chooses):
+            for point in range(self.grid.size):
+                state = self.game.attach(self.cores.cores[core], self.grid.points[point])
+                table[tuple(self.game.observe(state, player))] = self._mix(player, core, point)
+        return TabularPolicy(table, name="equilibrium")
+
+
+def _continuation(graph: CoreGraph, grid: Grid, pairs: np.ndarray, points: np.ndarray,
+                  values: np.ndarray) -> np.ndarray:
+    """(len(pairs), len(points)) expected value after each joint action of ``pairs``
+    at ``points``; ``values`` is indexed by flat point, then core."""
+    total = graph.zero[pairs] @ values[points].T
+    for move in graph.moves:
+        rows = move.full[pairs]
+        if rows.nnz:
+            total = total + rows @ values[grid.shifted(points, move.decrement)].T
+    return np.asarray(total)
+
+
+def matrix_values(matrices: np.ndarray) -> np.ndarray:
+    """Values of a batch of zero-sum matrix games (B, rows, cols), by the batched solver."""
+    return solve_matrices(matrices).value
+
+
+def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
+                   stage_values: Callable[[np.ndarray], np.ndarray] = matrix_values
+                   ) -> CounterSolution:
+    """Solve a game that declares the ``counters`` fast path (see the module).
+    ``stage_values`` solves the stage games of value iteration (benchmarks swap it for
+    a reference solver)."""
+    graph, grid, roots = explore(game)
+    counters = len(grid.top)
+    ends = [game.depleted(k) for k in range(counters)]
+    payoffs = np.array([float(game.payoff(s)) for s in ends])
+    # the value of every core by hit points, and for the landing cores (those a
+    # decrement reaches) with the start's ones, four channels by hit points first (what
+    # a layer reads): 0 the value, 1 A's win, 2 A's loss, 3 the steps still to play
+    values = np.zeros((grid.size + counters, graph.size))
+    values[grid.size:] = payoffs[:, None]
+    # the landing cores first, so that a layer reads them as a slice
+    kept = np.concatenate([graph.landing, np.setdiff1d([core for _, core, _ in roots],
+                                                       graph.landing)]).astype(np.int64)
+    landed = np.zeros((grid.size + counters, len(kept), 4))
+    landed[grid.size:] = np.stack([payoffs, payoffs > 0, payoffs < 0, 0 * payoffs],
+                                  axis=1)[:, None, :]
+    chooses = graph.chooses
+    n = len(game.info.action_names)
+    mixes = {p: np.zeros((int(chooses.sum()), grid.size, n)) for p in ("a", "b")}
+    record = _Record(tolerance)
+    for points in grid.layers:
+        layer, play = _solve_layer(graph, grid, points, landed[:, :len(graph.landing)],
+                                   mixes, chooses, record, tolerance, max_sweeps,
+                                   stage_values)
+        values[points] = layer.T
+        landed[points, :, 0] = layer[kept].T
+        landed[points, :, 1:] = play[kept].transpose(1, 0, 2)
+    start = np.zeros(4)
+    for p, core, point in roots:
+        start += p * landed[point, int(np.flatnonzero(kept == core)[0])]
+    labels: dict[str, float] = {}
+    for k, end in enumerate(ends):
+        label = game.result(end)
+        share = start[1] if payoffs[k] > 0 else start[2] if payoffs[k] < 0 else 0.0
+        labels[label] = max(labels.get(label, 0.0), share)
+    evaluation = Evaluation(value=float(start[0]), win=float(start[1]),
+                            draw=float(max(0.0, 1.0 - start[1] - start[2])),
+                            loss=float(start[2]), expected_length=float(start[3]),
+                            endings=dict(sorted(labels.items(), key=lambda kv: -kv[1])))
+    return CounterSolution(game, graph, grid, values, mixes, evaluation,
+                           record.convergence())
+
+
+class _Record:
+    """The layers' value iterations summed into one ``Convergence``."""
+
+    def __init__(self, tolerance: float):
+        self.tolerance, self.sweeps, self.residual, self.converged = tolerance, 0, 0.0, True
+        self.cyclic = False
+
+    def add(self, convergence: Convergence) -> None:
+        self.sweeps += convergence.sweeps
+        self.residual = max(self.residual, convergence.residual)
+        self.converged = self.converged and convergence.converged
+        self.cyclic = self.cyclic or convergence.cyclic
+
+    def convergence(self) -> Convergence:
+        return Convergence(self.cyclic, self.sweeps, self.residual, self.tolerance,
+                           self.converged)
+
+
+@dataclass
+class _Schedule:
+    """What ``solver.stages.sweep`` reads of a graph: its blocks in order."""
+
+    schedule: list[tuple[np.ndarray, bool]]
+
+    @property
+    def cyclic(self) -> bool:
+        return any(cyclic for _, cyclic in self.schedule)
+
+
+def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.ndarray,
+                 mixes: dict, chooses: np.ndarray, record: _Record, tolerance: float,
+                 max_sweeps: int, matrix_solver: Callable) -> tuple[np.ndarray, np.ndarray]:
+    """The value (cores, points) and the three statistics (cores, points, 3) of every
+    core at ``points``, one layer; the mixes are written into ``mixes``. ``landed``
+    holds the landing cores' four channels by point (earlier layers filled)."""
+    width = len(points)
+    # what the steps that lower a counter bring, known from earlier layers: the value
+    # (channel 0) and the three statistics, kept apart so that each is contiguous
+    targets = np.stack([grid.shifted(points, move.decrement) for move in graph.moves])
+    before = landed[targets].transpose(0, 2, 1, 3)     # (moves, landing, points, 4)
+    fixed = (graph.landed @ before.reshape(-1, width * 4)).reshape(-1, width, 4)
+    known = {"value": np.ascontiguousarray(fixed[:, :, 0]),
+             "play": np.ascontiguousarray(fixed[:, :, 1:]).reshape(-1, width * 3)}
+    layer = {"value": np.zeros((graph.size, width)),
+             "play": np.zeros((graph.size, width * 3))}
+
+    def stage_values(part: _Part, channel: str) -> np.ndarray:
+        return known[channel][part.pairs] + part.zero @ layer[channel]
+
+    def solve_part(part: _Part, continuation: np.ndarray) -> None:
+        for group in part.groups:
+            games = continuation[group.pairs]                      # (k, r, c, L)
+            k, r, c, _ = games.shape
+            if r * c == 1:
+                found = games[:, 0, 0]
+            else:
+                stacked = games.transpose(0, 3, 1, 2).reshape(k * width, r, c)
+                found = matrix_solver(stacked).reshape(k, width)
+            layer["value"][part.cores[group.members]] = found
+
+    def solve(block: _Block) -> None:
+        for part in block.parts:
+            solve_part(part, stage_values(part, "value"))
+
+    def play(block: _Block, weights: list) -> None:
+        """The three statistics under the equilibrium mixes of this layer."""
+        for part, weight in zip(block.parts, weights, strict=True):
+            play_part(part, weight)
+
+    def play_part(part: _Part, weight: np.ndarray | None) -> None:
+        terms = stage_values(part, "play").reshape(-1, width, 3)
+        if weight is not None:
+            terms = np.add.reduceat(terms * weight[:, :, None], part.offsets, axis=0)
+        terms[:, :, 2] += 1.0  # one more step played
+        layer["play"][part.cores] = terms.reshape(len(part.cores), -1)
+
+    def chance_values(reduced: _Reduced, channel: str) -> None:
+        for part in reduced.chance:
+            if channel == "value":
+                layer["value"][part.cores] = stage_values(part, "value")
+            else:
+                play_part(part, None)
+
+    def solve_reduced(block: _Block) -> np.ndarray:
+        """Value iteration on the choice cores only; their final stage games."""
+        reduced = block.reduced
+        head = reduced.choice
+        chance_values(reduced, "value")          # with every choice core still at 0
+        base = stage_values(head, "value")
+        schedule = _Schedule([(head.cores, True)])
+        record.add(sweep(schedule, layer["value"], lambda _: solve_part(
+            head, base + reduced.links @ layer["value"][head.cores]), tolerance,
+            max_sweeps, "the value"))
+        chance_values(reduced, "value")
+        return base + reduced.links @ layer["value"][head.cores]
+
+    def play_reduced(block: _Block, weight: np.ndarray) -> bool:
+        """The statistics of the choice cores by one linear solve per point, then of
+        the chance cores; False if play under the mixes may never end (singular)."""
+        reduced = block.reduced
+        head = reduced.choice
+        chance_values(reduced, "play")
+        base = stage_values(head, "play").reshape(-1, width, 3)
+        owner = np.repeat(np.arange(len(head.cores)), np.diff(head.offsets, append=len(
+            head.pairs)))
+        found = np.empty((len(head.cores), width, 3))
+        for column in range(width):
+            mix = sp.csr_matrix((weight[:, column], (owner, np.arange(len(head.pairs)))),
+                                shape=(len(head.cores), len(head.pairs)))
+            step = (mix @ reduced.links).toarray()
+            constant = mix @ base[:, column, :]
+            constant[:, 2] += 1.0
+            try:
+                found[:, column] = np.linalg.solve(np.eye(len(head.cores)) - step, constant)
+            except np.linalg.LinAlgError:
+                return False
+        if not np.all(np.isfinite(found)):
+            return False
+        layer["play"][head.cores] = found.reshape(len(head.cores), -1)
+        chance_values(reduced, "play")
+        return True
+
+    for block in graph.blocks:
+        schedule = _Schedule([(block.cores, block.cyclic)])
+        if not block.cyclic:
+            # one stage solve per core gives value and mixes at once; the block's cores
+            # depend on earlier blocks only
+            part, = block.parts
+            weight = _equilibrium_mixes(part, stage_values(part, "value"), points, mixes,
+                                        graph.choice_index, layer["value"])
+            play_part(part, weight)
+            continue
+        if block.reduced is not None:
+            head = block.reduced.choice
+            weight = _equilibrium_mixes(head, solve_reduced(block), points, mixes,
+                                        graph.choice_index)
+            if play_reduced(block, weight):
+                continue
+        else:
+            record.add(sweep(schedule, layer["value"], lambda _, b=block: solve(b), tolerance,
+                             max_sweeps, "the value"))
+        weights = [_equilibrium_mixes(part, stage_values(part, "value"), points, mixes,
+                                      graph.choice_index)
+                   for part in block.parts]
+        sweep(schedule, layer["play"], lambda _, b=block, w=weights: play(b, w),
+              tolerance, max_sweeps, "the chances of each ending")
+    return layer["value"], layer["play"].reshape(graph.size, width, 3)
+
+
+def _equilibrium_mixes(part: _Part, continuation: np.ndarray, points: np.ndarray,
+                       mixes: dict, choice_index: np.ndarray,
+                       values: np.ndarray | None = None) -> np.ndarray:
+    """The maximum-entropy mixes of the part's cores at ``points`` (written into
+    ``mixes``), and the probability of each of its pairs under them (pairs, points);
+    with ``values`` (cores, points) the stage games' values are written there too."""
+    width = len(points)
+    weight = np.ones((len(part.pairs), width))
+    for group in part.groups:
+        games = continuation[group.pairs]
+        k, r, c, _ = games.shape
+        cores = part.cores[group.members]
+        if r * c == 1:
+            if values is not None:
+                values[cores] = games[:, 0, 0]
+            continue
+        solved = solve_matrices(games.transpose(0, 3, 1, 2).reshape(k * width, r, c),
+                                max_entropy=True)
+        if values is not None:
+            values[cores] = solved.value.reshape(k, width)
+        row, col = solved.row.reshape(k, width, r), solved.col.reshape(k, width, c)
+        joint = row[:, :, :, None] * col[:, :, None, :]             # (k, L, r, c)
+        weight[group.pairs] = joint.transpose(0, 2, 3, 1)
+        for player, mix, actions in (("a", row, group.rows), ("b", col, group.cols)):
+            full = np.zeros((k, width, mixes[player].shape[2]))
+            np.put_along_axis(full, np.broadcast_to(actions[:, None, :], mix.shape), mix,
+                              axis=2)
+            mixes[player][choice_index[cores][:, None], points[None, :]] = full
+    return weight

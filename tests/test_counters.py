@@ -1,0 +1,146 @@
+"""``solver.counters``: games whose counters only fall, solved over every counter value
+at once, on a toy whose values follow from a hand count."""
+
+from __future__ import annotations
+
+import warnings
+from math import comb
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+from bare import BareGame
+
+from solver import solve_game
+from solver.counters import solve_counters
+from solver.errors import InputError
+from solver.stages import ConvergenceWarning
+
+LANDS = 0.6   # chance that the winner of an exchange hits; else nothing happens
+
+
+class Duel(NamedTuple):
+    hp_a: int
+    hp_b: int
+    ending: int = 0   # 1: B is down, 2: A is down
+
+
+class HitPennies(BareGame):
+    """Matching pennies until someone drops: on a match A hits for ``damage_a``, on a
+    mismatch B hits for 1, each hit landing with chance LANDS (else the exchange is
+    replayed). ``both`` makes a hit lower both counters (not a counter game)."""
+
+    system = "toy_hit_pennies"
+    action_names = ("heads", "tails")
+    observation_fields = ("hp_a", "hp_b", "ending")
+    observation_low = (0, 0, 0)
+    observation_high = (9, 9, 2)
+    may_cycle = True
+    fast_paths = frozenset({"counters"})
+
+    def __init__(self, hp_a: int, hp_b: int, damage_a: int = 2, both: bool = False):
+        self.start, self.damage_a, self.both = Duel(hp_a, hp_b), damage_a, both
+
+    def initial_outcomes(self):
+        return [(1.0, self.start)]
+
+    def legal_mask(self, state, player):
+        return np.array([not self.is_terminal(state)] * 2)
+
+    def is_terminal(self, state):
+        return state.ending != 0
+
+    def payoff(self, state):
+        return {1: 1.0, 2: -1.0}[state.ending]
+
+    def result(self, state):
+        return {1: "B drops", 2: "A drops"}[state.ending]
+
+    def observe(self, state, player):
+        return tuple(state)
+
+    def outcomes(self, state, a, b):
+        out = []
+        for p, _, (down_a, down_b) in self._hits(a, b):
+            hp_a, hp_b = state.hp_a - down_a, state.hp_b - down_b
+            nxt = (Duel(0, 0, 1) if hp_b <= 0 else Duel(0, 0, 2) if hp_a <= 0
+                   else Duel(hp_a, hp_b))
+            out.append((p, nxt))
+        return out
+
+    def _hits(self, a, b):
+        hit = (0, self.damage_a) if a == b else (1, 0)
+        if self.both:
+            hit = (1, 1)
+        return [(LANDS, (), hit), (1 - LANDS, (), (0, 0))]
+
+    # the counters fast path
+    def counters(self, state):
+        return state.hp_a, state.hp_b
+
+    def core(self, state):
+        return ()
+
+    def attach(self, core, counters):
+        return Duel(int(counters[0]), int(counters[1]))
+
+    def depleted(self, counter):
+        return Duel(0, 0, 2 if counter == 0 else 1)
+
+    def core_transitions(self, core):
+        return [(a, b, self._hits(a, b)) for a in (0, 1) for b in (0, 1)]
+
+
+def a_wins(hp_a: int, hp_b: int, damage_a: int) -> float:
+    """A lands ceil(hp_b / damage_a) hits before B lands hp_a: each landed hit is A's
+    with chance 1/2 under the uniform equilibrium (negative binomial count)."""
+    need = -(-hp_b // damage_a)
+    return sum(comb(need - 1 + k, k) * 0.5 ** (need + k) for k in range(hp_a))
+
+
+@pytest.mark.parametrize("hp_a, hp_b", [(1, 1), (2, 2), (1, 3), (2, 3), (3, 5), (4, 2)])
+def test_every_hit_point_pair_has_its_hand_counted_value(hp_a, hp_b):
+    # e.g. (2, 3): A needs 2 hits before B's 2, 1/4 + 2/8 = 1/2, value 0;
+    # (1, 3): A needs 2 hits before B's 1, 1/4, value -1/2
+    solution = solve_counters(HitPennies(4, 5))
+    win = a_wins(hp_a, hp_b, 2)
+    assert solution.value_at(Duel(hp_a, hp_b)) == pytest.approx(2 * win - 1, abs=1e-9)
+    mix_a, mix_b = solution.policy(Duel(hp_a, hp_b))
+    assert np.allclose(mix_a, 0.5) and np.allclose(mix_b, 0.5)
+
+
+def test_the_start_statistics_follow_the_same_count():
+    # from (3, 4): A needs 2 hits before B's 3 -> 1/4 + 2/8 + 3/16 = 11/16; each
+    # exchange lands with chance 0.6, and a duel of n landed hits takes n / 0.6 steps
+    solution = solve_counters(HitPennies(3, 4))
+    assert solution.win == pytest.approx(11 / 16, abs=1e-9)
+    assert solution.loss == pytest.approx(5 / 16, abs=1e-9)
+    assert solution.draw == pytest.approx(0.0, abs=1e-9)
+    # landed hits: A's 2nd with k of B's before it (k = 0, 1, 2), or B's 3rd with j of
+    # A's (j = 0, 1): sum of P * hits
+    hits = (sum(comb(1 + k, k) * 0.5 ** (2 + k) * (2 + k) for k in range(3))
+            + sum(comb(2 + j, j) * 0.5 ** (3 + j) * (3 + j) for j in range(2)))
+    assert solution.expected_length == pytest.approx(hits / LANDS, abs=1e-8)
+    assert solution.endings == pytest.approx({"B drops": 11 / 16, "A drops": 5 / 16})
+    assert solution.convergence.cyclic and solution.convergence.converged
+
+
+def test_solve_game_takes_the_counters_path_and_agrees_with_the_graph():
+    game = HitPennies(3, 4, damage_a=1)
+    fast = solve_game(game)
+    generic = solve_game(game, start=game.start)  # a given start explores the graph
+    assert fast.value == pytest.approx(generic.value, abs=1e-9)
+    assert fast.value == pytest.approx(2 * a_wins(3, 4, 1) - 1, abs=1e-9)
+
+
+def test_stopping_short_warns_and_says_so():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        solution = solve_counters(HitPennies(2, 2), max_sweeps=2)
+    assert any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    assert not solution.convergence.converged
+
+
+def test_a_step_lowering_two_counters_is_refused():
+    with pytest.raises(InputError, match=r"at most one counter.*\(1, 1\)"):
+        solve_counters(HitPennies(2, 2, both=True))
