@@ -255,7 +255,8 @@ def _check_decrements(game: Game, decrements: np.ndarray) -> None:
 def _blocks(graph: CoreGraph) -> list[_Block]:
     """The zero-decrement graph's strongly connected components in dependency order
     (``solver.graph``'s schedule, with no terminal core), each with its stage shapes."""
-    schedule = _schedule(np.zeros(graph.size, bool), graph.pair_core, graph.zero, graph.size)
+    schedule = _schedule(np.zeros(graph.size, bool), graph.pair_core, graph.zero,
+                         graph.pair_slices, graph.size)
     blocks = []
     for cores, cyclic in schedule:
         parts = [_part(graph, members) for members in _sweep_order(graph, cores, cyclic)]

@@ -11,9 +11,13 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from .errors import InputError
 from .game import Game, State, joint_outcomes
 
 _GRAPHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: the most states a counter game may spell out one by one (its cores times its counter
+#: values bound them; beyond, exploring takes many minutes and gigabytes)
+MAX_COUNTED_STATES = 5_000_000
 
 
 @dataclass
@@ -83,10 +87,29 @@ def build_graph(game: Game, roots: list[tuple[float, State]] | None = None) -> S
     if roots is None:
         cached = _GRAPHS.get(game)
         if cached is None:
+            if game.info.has("counters"):
+                _check_counted_size(game)
             cached = game.graph() if game.info.has("graph") else explore(game)
             _GRAPHS[game] = cached
         return cached
     return explore(game, roots)
+
+
+def _check_counted_size(game: Game) -> None:
+    """Refuse, in words, a counter game too large to hold state by state: its solution
+    (``solve_game``) covers every counter value at once, but a best response, a policy's
+    evaluation or training go state by state."""
+    from .counters import explore as explore_cores  # late: solver.counters builds on this
+
+    cores, grid, _ = explore_cores(game)
+    bound = cores.size * grid.size
+    if bound > MAX_COUNTED_STATES:
+        raise InputError(
+            f"this duel has up to {bound:,} states once its counters ({grid.top}) are "
+            f"spelled out ({cores.size:,} without them): more than the {MAX_COUNTED_STATES:,} "
+            "a state-by-state answer (odds against a fixed opponent, a best response, "
+            "training) can hold here; the solution itself covers it, and smaller counters "
+            "or a duel that ends sooner fit")
 
 
 def explore(game: Game, roots: list[tuple[float, State]] | None = None) -> StateGraph:
@@ -182,7 +205,9 @@ def _schedule(terminal: np.ndarray, pair_state: np.ndarray, transitions: sp.csr_
     height = _heights(successor, repeats=True)
     if (height >= 0).all():
         live = ~terminal
-        return [(states, False) for level in range(1, int(height.max(initial=0)) + 1)
+        # from 0: a live state without successors (a counter game's core whose every
+        # step lowers a counter) is a block of its own too
+        return [(states, False) for level in range(int(height.max(initial=0)) + 1)
                 if len(states := np.flatnonzero(live & (height == level)))]
     pairs = len(pair_state)
     successor = sp.csr_matrix((np.ones(pairs), (pair_state, np.arange(pairs))),

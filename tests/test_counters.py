@@ -144,3 +144,15 @@ def test_stopping_short_warns_and_says_so():
 def test_a_step_lowering_two_counters_is_refused():
     with pytest.raises(InputError, match=r"at most one counter.*\(1, 1\)"):
         solve_counters(HitPennies(2, 2, both=True))
+
+
+def test_a_counter_game_too_large_for_the_state_graph_is_refused_in_words(monkeypatch):
+    # 3 x 4 = 12 pairs of counter values, each with at least its one choosing core: a
+    # limit of 11 states is exceeded, one of 10,000 is not
+    import solver.graph as graph_module
+
+    monkeypatch.setattr(graph_module, "MAX_COUNTED_STATES", 11)
+    with pytest.raises(InputError, match=r"counters \(\(3, 4\)\)"):
+        graph_module.build_graph(HitPennies(3, 4))
+    monkeypatch.setattr(graph_module, "MAX_COUNTED_STATES", 10_000)
+    assert not graph_module.build_graph(HitPennies(3, 4)).terminal.all()

@@ -12,6 +12,7 @@ import numpy as np
 from solver import best_response, evaluate, solve_game
 from solver.errors import InputError
 from solver.evaluate import state_chances
+from solver.graph import build_graph
 from solver.policy import MixPolicy
 
 from ..opponents import opponent_policy
@@ -54,6 +55,7 @@ def run(args) -> int:
         return run_hidden_odds(args, game)
     me, them = args.side, ("b" if args.side == "a" else "a")
     opponent = opponent_policy(args.vs, game, them)
+    build_graph(game)  # the best response goes state by state: a duel too large says so now
     equilibrium = solve_game(game).policy_for(me)
     response = best_response(game, opponent, me, safest=equilibrium)
     pair = (equilibrium, opponent) if me == "a" else (opponent, equilibrium)
@@ -84,15 +86,17 @@ def _mine(evaluation: dict, me: str) -> dict:
 
 
 def _plan(game, response, me: str) -> list[dict]:
-    """What to play in every situation the best response reaches, most likely first."""
+    """What to play in every situation the best response reaches where there is a choice,
+    most likely first."""
     graph, visits = response.graph, response.visits
+    choices = (graph.mask_a if me == "a" else graph.mask_b).sum(axis=1) > 1
     mix_a, mix_b = ((response.mixes, response.opponent_mixes) if me == "a"
                     else (response.opponent_mixes, response.mixes))
     chances = state_chances(graph, mix_a, mix_b)
     if me == "b":
         chances = chances[:, ::-1]
     plan = []
-    for s in np.flatnonzero((~graph.terminal) & (visits > 1e-12)):
+    for s in np.flatnonzero(choices & (visits > 1e-12)):
         mix = response.mixes[s]
         state = graph.states[s]
         plan.append({
