@@ -594,3 +594,14 @@ def test_solve_gives_each_initiative_skill_its_chance(capsys):
             assert chances.get(skill, 0.0) == pytest.approx(p)
     assert main(argv) == 0
     assert "initiative skill: you " in capsys.readouterr().out
+
+
+def test_without_a_round_limit_no_round_number_is_claimed():
+    # the state keeps no count of rounds then (round stays 1), so "round 1" would be false
+    game = envs.make("pathfinder", a="fighter", b="rogue", victory="first_blood")
+    (_, start), = game.initial_outcomes()
+    assert game.situation(start, "a").startswith("a new round, choosing")
+    assert game.describe(start).startswith("A new round, decide.")
+    limited = envs.make("pathfinder", a="fighter", b="rogue", max_rounds=3)
+    (_, start), = limited.initial_outcomes()
+    assert limited.situation(start, "a").startswith("round 1 of 3, choosing")

@@ -83,7 +83,7 @@ def solution_report(game, solution, start=None) -> dict:
         "convergence": solution.convergence.as_dict(),
         **_action_parts(game, mix_a, mix_b),
         "next": [{"chance": chance, **_moment(game, solution, later)}
-                 for later, chance in next_moments(solution, state)],
+                 for later, chance in next_moments(game, solution, state)],
     }
 
 
@@ -106,37 +106,34 @@ def _moment(game, solution, state) -> dict:
     }
 
 
-def next_moments(solution, state) -> list[tuple[object, float]]:
+def next_moments(game, solution, state) -> list[tuple[object, float]]:
     """The next states where both sides choose at once, with the chance of reaching
     each when both play the solution's mixes from ``state`` (sequential steps and
-    chance followed through, up to NEXT_STEPS steps), most likely first."""
-    graph = solution.graph
-    legal_a, legal_b = graph.mask_a.sum(axis=1), graph.mask_b.sum(axis=1)
-    weights, found = {graph.index[state]: 1.0}, {}
+    chance followed through, up to NEXT_STEPS steps), most likely first.
+
+    It walks the game through its protocol and asks the solution only for mixes, so it
+    serves every kind of solution (a state graph's, or one over every counter value)."""
+    weights, found = {state: 1.0}, {}
     for _ in range(NEXT_STEPS):
-        following: dict[int, float] = {}
-        for s, weight in weights.items():
-            for pair in range(graph.pair_slices[s], graph.pair_slices[s + 1]):
-                p = weight * solution.mix_a[s, graph.pair_a[pair]] * solution.mix_b[
-                    s, graph.pair_b[pair]]
-                if p <= 0:
-                    continue
-                row = slice(graph.transitions.indptr[pair], graph.transitions.indptr[pair + 1])
-                for t, q in zip(graph.transitions.indices[row], graph.transitions.data[row],
-                                strict=True):
-                    following[int(t)] = following.get(int(t), 0.0) + p * q
+        following: dict = {}
+        for here, weight in weights.items():
+            mix_a, mix_b = solution.policy(here)
+            for i, j in zip(*np.nonzero(np.outer(mix_a, mix_b) > 0), strict=True):
+                p = weight * mix_a[i] * mix_b[j]
+                for q, after in game.outcomes(here, int(i), int(j)):
+                    following[after] = following.get(after, 0.0) + p * q
         weights = {}
-        for t, weight in following.items():
-            if graph.terminal[t]:
+        for after, weight in following.items():
+            if game.is_terminal(after):
                 continue
-            if legal_a[t] > 1 and legal_b[t] > 1:
-                found[t] = found.get(t, 0.0) + weight
+            if all(np.count_nonzero(game.legal_mask(after, side)) > 1 for side in ("a", "b")):
+                found[after] = found.get(after, 0.0) + weight
             else:
-                weights[t] = weight
+                weights[after] = weight
         if not weights:
             break
     ranked = sorted(found.items(), key=lambda item: -item[1])
-    return [(graph.states[t], float(p)) for t, p in ranked]
+    return [(after, float(p)) for after, p in ranked]
 
 
 def _action_parts(game, mix_a, mix_b) -> dict:

@@ -109,11 +109,17 @@ class PathfinderWords(PathfinderGame):
                          f"immune to {_other(side).upper()}'s Demoralize")
         return ", ".join(parts)
 
+    def round_words(self, state: State) -> str:
+        """Without a round limit the state keeps no count of rounds (it would only
+        multiply the states): every round is then "a new round"."""
+        if self.max_rounds:
+            return f"round {state.round} of {self.max_rounds}"
+        return "a new round"
+
     def describe(self, state: State, viewer: str | None = None) -> str:
         if state.phase == OVER:
             return f"The duel is over: {ENDINGS[state.ending]}."
-        rounds = f" of {self.max_rounds}" if self.max_rounds else ""
-        lines = [f"Round {state.round}{rounds}, {PHASES[state.phase]}."]
+        lines = [_capital(f"{self.round_words(state)}, {PHASES[state.phase]}.")]
         lines += [_capital(self.side_words(state, side, viewer)) + "." for side in ("a", "b")]
         if state.phase != DECIDE:
             for side in ("a", "b"):
@@ -168,5 +174,5 @@ class PathfinderWords(PathfinderGame):
         me = self.fighters[player]
         reactions = [f"{skill} {me.skill_text[i]}" + ("" if me.trained[i] else ", no reaction")
                      for i, skill in enumerate(SKILLS)]
-        return (f"round {state.round}, choosing skill, order and plan: {mine}; {his}; "
+        return (f"{self.round_words(state)}, choosing skill, order and plan: {mine}; {his}; "
                 f"your initiative skills: {'; '.join(reactions)}")
