@@ -4,6 +4,8 @@ its own scipy HiGHS ``linprog`` call. Shared by every ``bench_*.py`` script."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from scipy.optimize import linprog
 
@@ -40,3 +42,32 @@ def baseline_solve(game, tolerance: float = 1e-10) -> float:
 
     sweep(graph, values, update, tolerance, what="the linprog baseline")
     return float(graph.start @ values)
+
+
+class OutOfTime(Exception):
+    pass
+
+
+def budgeted_baseline(graph, budget: float) -> dict:
+    """The linprog schedule on ``graph``, stopped after ``budget`` seconds: the stage
+    games it solved, its seconds, and the value if it finished."""
+    values = graph.payoff.astype(float).copy()
+    solved = 0
+    start = time.perf_counter()
+
+    def update(states: np.ndarray) -> None:
+        nonlocal solved
+        for batch in stage_batches(graph, states, values):
+            for k, matrix in enumerate(stage_matrices(batch)):
+                values[batch.states[k]] = linprog_value(matrix)
+                solved += 1
+                if time.perf_counter() - start > budget:
+                    raise OutOfTime
+
+    finished = True
+    try:
+        sweep(graph, values, update, what="the linprog baseline")
+    except OutOfTime:
+        finished = False
+    return {"seconds": time.perf_counter() - start, "stage_games": solved,
+            "finished": finished, "value": float(graph.start @ values) if finished else None}

@@ -25,46 +25,16 @@ import argparse
 import json
 import time
 
-import numpy as np
-from baseline import linprog_value, stage_matrices
+from baseline import budgeted_baseline
 
 import envs
 from solver import solve_game
 from solver.graph import build_graph
-from solver.stages import stage_batches, sweep
 
 DEFAULT = ("prowess=3,sword=3", "prowess=2,sword=4")
 LARGEST = ("prowess=5,sword=5,strength=5,athletics=5,style=10,invokes=1,"
            "bash,bind,blind,feint,lunge,riposte")
 LARGEST_BEATS = 4
-
-
-class _OutOfTime(Exception):
-    pass
-
-
-def baseline(graph, budget: float) -> dict:
-    """The linprog schedule on ``graph``, stopped after ``budget`` seconds."""
-    values = graph.payoff.astype(float).copy()
-    solved = 0
-    start = time.perf_counter()
-
-    def update(states: np.ndarray) -> None:
-        nonlocal solved
-        for batch in stage_batches(graph, states, values):
-            for k, matrix in enumerate(stage_matrices(batch)):
-                values[batch.states[k]] = linprog_value(matrix)
-                solved += 1
-                if time.perf_counter() - start > budget:
-                    raise _OutOfTime
-
-    finished = True
-    try:
-        sweep(graph, values, update, what="the linprog baseline")
-    except _OutOfTime:
-        finished = False
-    return {"seconds": time.perf_counter() - start, "stage_games": solved,
-            "finished": finished, "value": float(graph.start @ values) if finished else None}
 
 
 def measure(case: str, a: str, b: str, max_beats: int, budget: float) -> dict:
@@ -75,7 +45,7 @@ def measure(case: str, a: str, b: str, max_beats: int, budget: float) -> dict:
     solution = solve_game(game)
     total = time.perf_counter() - start
     stage_games = int((~graph.terminal).sum())
-    base = baseline(graph, budget)
+    base = budgeted_baseline(graph, budget)
     ours_rate = stage_games / total
     base_rate = base["stage_games"] / base["seconds"]
     return {"case": case, "max_beats": max_beats, "states": graph.size,

@@ -23,7 +23,7 @@ import json
 import time
 
 import numpy as np
-from baseline import linprog_value, stage_matrices
+from baseline import OutOfTime, budgeted_baseline, linprog_value
 
 import envs
 from solver import solve_game
@@ -53,36 +53,6 @@ def cases(level10_hp: int) -> list[tuple[str, str, str, str, dict]]:
          {"victory": "first_blood"}),
         ("level10-knockout", f"{tenth}, knockout", tenth_a, tenth_b, {}),
     ]
-
-
-class _OutOfTime(Exception):
-    pass
-
-
-def baseline(game, budget: float) -> dict:
-    """The linprog schedule on ``game``'s graph, stopped after ``budget`` seconds."""
-    graph = build_graph(game)
-    values = graph.payoff.astype(float).copy()
-    solved = 0
-    start = time.perf_counter()
-
-    def update(states: np.ndarray) -> None:
-        nonlocal solved
-        for batch in stage_batches(graph, states, values):
-            for k, matrix in enumerate(stage_matrices(batch)):
-                values[batch.states[k]] = linprog_value(matrix)
-                solved += 1
-                if time.perf_counter() - start > budget:
-                    raise _OutOfTime
-
-    finished = True
-    try:
-        sweep(graph, values, update, what="the linprog baseline")
-    except _OutOfTime:
-        finished = False
-    seconds = time.perf_counter() - start
-    return {"seconds": seconds, "stage_games": solved, "finished": finished,
-            "value": float(graph.start @ values) if finished else None}
 
 
 def ours(game) -> dict:
@@ -115,7 +85,7 @@ def measure(name: str, a: str, b: str, options: dict, budget: float) -> dict:
     solution = solve_game(game)
     total = time.perf_counter() - start
     mine = ours(game)
-    base = baseline(game, budget)
+    base = budgeted_baseline(build_graph(game), budget)
     ours_rate = mine["stage_games"] / mine["seconds"]
     base_rate = base["stage_games"] / base["seconds"]
     return {"case": name, "states": graph.size, "core_states": None, "decision_states": int(
@@ -152,7 +122,7 @@ def measure_counters(name: str, game, budget: float) -> dict:
         for matrix in matrices:
             if time.perf_counter() - base_start > budget:
                 inside["seconds"] += time.perf_counter() - entered
-                raise _OutOfTime
+                raise OutOfTime
             found.append(linprog_value(matrix))
             counted["linprog"] += 1
         inside["seconds"] += time.perf_counter() - entered
@@ -161,7 +131,7 @@ def measure_counters(name: str, game, budget: float) -> dict:
     finished, base_value = True, None
     try:
         base_value = solve_counters(game, stage_values=one_by_one).value
-    except _OutOfTime:
+    except OutOfTime:
         finished = False
     base_seconds = inside["seconds"]
     # every (core, hit points) pair a state; the generic graph holds those reachable

@@ -15,44 +15,22 @@ costs more than the training itself.
 from __future__ import annotations
 
 import argparse
-import json
+
+from selfplay_target import add_training_arguments, run_to_target
 
 import envs
-from agents.selfplay import TrainConfig, train
-from solver.graph import build_graph
-
-TARGET = 0.02
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--a", default="fighter")
     parser.add_argument("--b", default="rogue")
     parser.add_argument("--victory", default="first_blood")
-    parser.add_argument("--eval-every", type=int, default=400)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", action="store_true")
+    add_training_arguments(parser, eval_every=400)
     args = parser.parse_args()
     game = envs.make("pathfinder", a=args.a, b=args.b, victory=args.victory)
-    states = build_graph(game).size
-    config = TrainConfig(seed=args.seed, iterations=None, minutes=args.minutes,
-                         eval_every=args.eval_every, distill_steps=0)
-    result = train(game, config, progress=False)
-    reached = next((row for row in result.curve if row["exploitability"] < TARGET), None)
-    report = {"sheets": [args.a, args.b], "victory": args.victory, "states": states,
-              "curve": result.curve, "target": TARGET,
-              "seconds_to_target": None if reached is None else reached["seconds"],
-              "final_exploitability": result.curve[-1]["exploitability"]}
-    if args.json:
-        print(json.dumps(report, indent=2))
-        return
-    print(f"pathfinder {args.a} vs {args.b}, victory={args.victory}: {states} states")
-    print(f"{'seconds':>9}{'steps':>8}{'exploitability':>16}")
-    for row in result.curve:
-        print(f"{row['seconds']:>9.1f}{row['step']:>8}{row['exploitability']:>16.5f}")
-    when = "never" if reached is None else f"after {reached['seconds']:.1f} s"
-    print(f"below {TARGET}: {when}")
+    run_to_target(game, f"pathfinder {args.a} vs {args.b}, victory={args.victory}",
+                  {"sheets": [args.a, args.b], "victory": args.victory}, args)
 
 
 if __name__ == "__main__":
