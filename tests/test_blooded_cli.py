@@ -49,3 +49,19 @@ def test_the_opening_wager_games_follow_the_bids(capsys):
     assert bids.keys() == expected.keys()
     for pair, chance in expected.items():
         assert bids[pair] == pytest.approx(chance, abs=1e-12)
+
+
+def test_moments_past_the_json_limit_are_counted_not_lost(capsys, monkeypatch):
+    import agents.cli.solve as solve
+
+    assert main(["solve", "blooded", *SHEETS, "--json"]) == 0
+    whole = json.loads(capsys.readouterr().out)
+    count, chance = len(whole["next"]), sum(m["chance"] for m in whole["next"])
+    assert count > 3 and whole["next_others"] == {"moments": 0, "chance": 0.0}
+    monkeypatch.setattr(solve, "NEXT_IN_JSON", 2)
+    assert main(["solve", "blooded", *SHEETS, "--json"]) == 0
+    capped = json.loads(capsys.readouterr().out)
+    assert [m["state"] for m in capped["next"]] == [m["state"] for m in whole["next"][:2]]
+    assert capped["next_others"]["moments"] == count - 2
+    assert (sum(m["chance"] for m in capped["next"]) + capped["next_others"]["chance"]
+            == pytest.approx(chance, abs=1e-12))

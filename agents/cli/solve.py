@@ -66,6 +66,8 @@ def run(args) -> int:
 
 #: the next moments where both choose at once shown by ``duel solve`` (all in --json)
 NEXT_SHOWN = 3
+#: the next moments given in full in --json (the others are counted)
+NEXT_IN_JSON = 100
 #: steps followed from a moment to find the next ones where both choose at once
 NEXT_STEPS = 20
 
@@ -82,9 +84,19 @@ def solution_report(game, solution, start=None) -> dict:
         **solution.evaluation.as_dict(),
         "convergence": solution.convergence.as_dict(),
         **_action_parts(game, mix_a, mix_b),
-        "next": [{"chance": chance, **_moment(game, solution, later)}
-                 for later, chance in next_moments(game, solution, state)],
+        **_next_report(game, solution, state),
     }
+
+
+def _next_report(game, solution, state) -> dict:
+    """The next moments in full, the NEXT_IN_JSON most likely; the others counted (a
+    knockout duel has thousands: each in full would cost more than the solution)."""
+    moments = next_moments(game, solution, state)
+    others = moments[NEXT_IN_JSON:]
+    return {"next": [{"chance": chance, **_moment(game, solution, later)}
+                     for later, chance in moments[:NEXT_IN_JSON]],
+            "next_others": {"moments": len(others),
+                            "chance": float(sum(chance for _, chance in others))}}
 
 
 def _moment(game, solution, state) -> dict:
@@ -212,10 +224,13 @@ def _next_text(report: dict, me: str, them: str) -> list[str]:
     for moment in moments[:NEXT_SHOWN]:
         lines += [f"- in {percent(moment['chance'])} of duels, {moment['situation'][me]}:",
                   *_plays_text(moment, me, them)]
-    rest = moments[NEXT_SHOWN:]
-    if rest:
-        lines.append(f"  ({len(rest)} other moment{'s' if len(rest) > 1 else ''}, "
-                     f"{percent(sum(m['chance'] for m in rest))} of duels, in --json)")
+    rest, others = moments[NEXT_SHOWN:], report["next_others"]
+    count = len(rest) + others["moments"]
+    if count:
+        chance = sum(m["chance"] for m in rest) + others["chance"]
+        listed = "in --json" if not others["moments"] else f"the {len(rest)} likeliest in --json"
+        lines.append(f"  ({count} other moment{'s' if count > 1 else ''}, "
+                     f"{percent(chance)} of duels, {listed})")
     return lines
 
 
