@@ -605,3 +605,19 @@ def test_without_a_round_limit_no_round_number_is_claimed():
     limited = envs.make("pathfinder", a="fighter", b="rogue", max_rounds=3)
     (_, start), = limited.initial_outcomes()
     assert limited.situation(start, "a").startswith("round 1 of 3, choosing")
+
+
+def test_play_waits_unasked_through_the_turns(capsys):
+    # one round: the player chooses once; both turns are dice and waiting, so one answer
+    # finishes the duel (before, every turn asked for "wait" and this ran out of answers)
+    from agents.cli import build_parser, play
+
+    answers = iter(["perception-first-strike3"])
+    args = build_parser().parse_args(["play", "pathfinder", "--a", "fighter", "--b", "rogue",
+                                      "-o", "max_rounds=1", "--vs", "uniform", "--seed",
+                                      "5", "--json"])
+    assert play.run(args, read=lambda prompt: next(answers)) == 0
+    import json
+    report = json.loads(capsys.readouterr().out)
+    assert report["finished"] and report["exchanges"][0]["a"] == "perception-first-strike3"
+    assert {row["a"] for row in report["exchanges"][1:]} == {"wait"}

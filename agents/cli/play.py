@@ -66,9 +66,12 @@ def run(args, read=input) -> int:
 
 
 def _ask(game, state, me: str, read, out) -> int | None:
-    """The player's legal action; asks again on anything else, None to quit."""
+    """The player's legal action; asks again on anything else, None to quit. A single
+    legal action (waiting while the other side or the dice act) is played unasked."""
     mask = game.legal_mask(state, me)
     legal = [i for i in range(len(game.info.action_names)) if mask[i]]
+    if len(legal) == 1:
+        return legal[0]
     choices = "  ".join(f"{i + 1}:{game.info.action_names[i]}" for i in legal)
     while True:
         try:
