@@ -38,8 +38,10 @@ class HitPennies(BareGame):
     may_cycle = True
     fast_paths = frozenset({"counters"})
 
-    def __init__(self, hp_a: int, hp_b: int, damage_a: int = 2, both: bool = False):
+    def __init__(self, hp_a: int, hp_b: int, damage_a: int = 2, both: bool = False,
+                 lands: float = LANDS):
         self.start, self.damage_a, self.both = Duel(hp_a, hp_b), damage_a, both
+        self.lands = lands
 
     def initial_outcomes(self):
         return [(1.0, self.start)]
@@ -72,7 +74,9 @@ class HitPennies(BareGame):
         hit = (0, self.damage_a) if a == b else (1, 0)
         if self.both:
             hit = (1, 1)
-        return [(LANDS, (), hit), (1 - LANDS, (), (0, 0))]
+        if self.lands == 1:
+            return [(1.0, (), hit)]  # every exchange lands: no step leaves the counters
+        return [(self.lands, (), hit), (1 - self.lands, (), (0, 0))]
 
     # the counters fast path
     def counters(self, state):
@@ -156,3 +160,13 @@ def test_a_counter_game_too_large_for_the_state_graph_is_refused_in_words(monkey
         graph_module.build_graph(HitPennies(3, 4))
     monkeypatch.setattr(graph_module, "MAX_COUNTED_STATES", 10_000)
     assert not graph_module.build_graph(HitPennies(3, 4)).terminal.all()
+
+
+def test_a_duel_where_every_step_lowers_a_counter_is_solved_without_cycles():
+    # every exchange lands: the core never stays where it is (an acyclic schedule whose
+    # only core lowers a counter at every step); the hand count is the same as above
+    solution = solve_counters(HitPennies(4, 5, lands=1))
+    for hp_a, hp_b in [(1, 1), (2, 3), (4, 5)]:
+        win = a_wins(hp_a, hp_b, 2)
+        assert solution.value_at(Duel(hp_a, hp_b)) == pytest.approx(2 * win - 1, abs=1e-9)
+    assert not solution.convergence.cyclic
