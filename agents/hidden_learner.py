@@ -63,6 +63,7 @@ from solver.hidden import (
 
 from .hidden_checkpoints import load_checkpoint, save_checkpoint
 from .interrupts import deferred_interrupt
+from .selfplay import check_budget, check_int
 
 #: states whose masks and observations are kept (a one-round duel has ~30,000; beyond,
 #: states are recomputed: memory, not correctness)
@@ -97,30 +98,18 @@ class HiddenConfig:
     checkpoint_every: int = 1000       # iterations between checkpoints (and at the end)
 
     def validate(self) -> None:
-        _check_int("seed", self.seed, 0)
-        if self.iterations is None and self.minutes is None:
-            raise InputError("give iterations or minutes (or both) to stop training")
-        if self.iterations is not None:
-            _check_int("iterations", self.iterations, 1)
-        if self.minutes is not None and not (
-                isinstance(self.minutes, int | float) and math.isfinite(self.minutes)
-                and self.minutes > 0):
-            raise InputError(f"minutes must be a finite number > 0, got {self.minutes!r}")
+        check_int("seed", self.seed, 0)
+        check_budget(self.iterations, self.minutes)
         for name in ("eval_every", "branch_depth", "distill_steps", "checkpoint_every"):
-            _check_int(name, getattr(self, name), 0)
+            check_int(name, getattr(self, name), 0)
         for name in ("responder_iterations", "responder_games"):
-            _check_int(name, getattr(self, name), 1)
+            check_int(name, getattr(self, name), 1)
         if not (isinstance(self.exploration, int | float) and 0 < self.exploration <= 1):
             raise InputError(f"exploration must be a number in (0, 1], got "
                              f"{self.exploration!r}")
         if self.measure not in MEASURES:
             raise InputError(f"unknown measure {self.measure!r}; allowed: "
                              f"{', '.join(MEASURES)}")
-
-
-def _check_int(name: str, value: object, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-        raise InputError(f"{name} must be an integer >= {low}, got {value!r}")
 
 
 # -- the tables -------------------------------------------------------------------------

@@ -111,19 +111,12 @@ class TrainConfig:
     learning_rate: float = 1e-2      # of the distillation (Adam)
 
     def validate(self) -> None:
-        _check_int("seed", self.seed, 0)
-        if self.iterations is None and self.minutes is None:
-            raise InputError("give iterations or minutes (or both) to stop training")
-        if self.iterations is not None:
-            _check_int("iterations", self.iterations, 1)
-        if self.minutes is not None and not (
-                isinstance(self.minutes, int | float) and not isinstance(self.minutes, bool)
-                and math.isfinite(self.minutes) and self.minutes > 0):
-            raise InputError(f"minutes must be a finite number > 0, got {self.minutes!r}")
+        check_int("seed", self.seed, 0)
+        check_budget(self.iterations, self.minutes)
         check_choice("discounting", self.discounting, DISCOUNTINGS)
-        _check_int("eval_every", self.eval_every, 0)
-        _check_int("checkpoint_every", self.checkpoint_every, 1)
-        _check_int("distill_steps", self.distill_steps, 0)
+        check_int("eval_every", self.eval_every, 0)
+        check_int("checkpoint_every", self.checkpoint_every, 1)
+        check_int("distill_steps", self.distill_steps, 0)
         if not all(isinstance(h, int) and h > 0 for h in self.layer_sizes):
             raise InputError(f"layer_sizes must be positive integers, got {self.layer_sizes}")
         for name in ("baseline_rate", "exploration"):
@@ -154,9 +147,22 @@ class TrainConfig:
                 "cache_transitions": self.cache_transitions}
 
 
-def _check_int(name: str, value: object, low: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+def check_int(name: str, value: object, low: int) -> None:
+    """An integer setting of a trainer, at least ``low``."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
         raise InputError(f"{name} must be an integer >= {low}, got {value!r}")
+
+
+def check_budget(iterations: int | None, minutes: float | None) -> None:
+    """A trainer's stopping budget: iterations, minutes or both, each positive."""
+    if iterations is None and minutes is None:
+        raise InputError("give iterations or minutes (or both) to stop training")
+    if iterations is not None:
+        check_int("iterations", iterations, 1)
+    if minutes is not None and not (
+            isinstance(minutes, int | float) and not isinstance(minutes, bool)
+            and math.isfinite(minutes) and minutes > 0):
+        raise InputError(f"minutes must be a finite number > 0, got {minutes!r}")
 
 
 @dataclass

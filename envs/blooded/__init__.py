@@ -1009,7 +1009,8 @@ SYSTEM = SystemSpec(
                 _ability("strength", "Strength (Lunge, Bash)"),
                 _ability("athletics", "Athletics (Bash)"),
                 _ability("style", "Style banked in the sword", high=_DEFAULTS["style_bank_cap"]),
-                _ability("invokes", "aspect invokes for this duel (+3 dice each beat)", 50),
+                _ability("invokes", "aspect invokes for this duel (+"
+                         f"{_DEFAULTS['invoke_dice']} dice each beat)", 50),
                 *(Field(m, "flag", f"knows the {m.capitalize()} maneuver",
                         default_key=f"sheet.{m}") for m in MANEUVERS)),
         reference_key="sheets",
