@@ -11,18 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from agents.cli import main
 from agents.cli.dice import register, run
 from envs.d20 import degrees_of_success
 from solver.dice import margin, sum_of_dice
 from solver.errors import InputError
 
-try:
-    from agents.cli import main
-except ImportError:  # the lead's entry point may not be importable yet
-    main = None
-
 ROOT = Path(__file__).resolve().parents[1]
-needs_main = pytest.mark.skipif(main is None, reason="agents.cli.main is not available")
 
 
 def invoke(argv: list[str], capsys) -> str:
@@ -144,7 +139,6 @@ def test_malformed_command_lines_exit_two(argv, capsys):
     assert exit_info.value.code == 2
 
 
-@needs_main
 def test_through_main(capsys):
     assert main(["dice", "2d6", "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
@@ -167,7 +161,6 @@ def duel_command() -> list[str]:
     return [sys.executable, "-c", "import sys; from agents.cli import main; sys.exit(main())"]
 
 
-@needs_main
 @pytest.mark.parametrize("expression", ["4x6", "-3d6", "1001d6"])
 def test_subprocess_bad_input_exits_two_without_traceback(expression):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -184,7 +177,6 @@ def test_subprocess_bad_input_exits_two_without_traceback(expression):
     assert "Traceback" not in result.stderr
 
 
-@needs_main
 def test_subprocess_json_is_one_document():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     result = subprocess.run(

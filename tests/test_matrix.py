@@ -3,6 +3,7 @@ batching with masks, bad input, and the maximum-entropy optimal mixes."""
 
 import warnings
 
+import nashpy
 import numpy as np
 import pytest
 from scipy.optimize import linprog, minimize
@@ -188,7 +189,6 @@ def test_batched_simplex_matches_highs_on_lps():
 
 
 def nashpy_equilibria(A) -> list:
-    nashpy = pytest.importorskip("nashpy")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # nashpy warns that the game is degenerate
         return list(nashpy.Game(np.asarray(A, dtype=float)).support_enumeration())
