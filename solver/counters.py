@@ -10,7 +10,9 @@ and these methods:
   ``(p, next_core, decrements)``, the same whatever the counters (masks too); at most
   one counter falls in a step;
 - ``depleted(k)``: the terminal state reached when counter ``k`` falls to 0 or below.
-  A state is terminal only that way.
+
+Besides depletion, a step may also lead to a terminal core (a duel that ends however
+many points the counters hold): its payoff is the same at every counter value.
 
 The core graph (states without counters) is explored once. Values are arrays over the
 grid of counter values, solved anti-diagonal by anti-diagonal (the sum of the counters
@@ -120,6 +122,8 @@ class CoreGraph:
     landing: np.ndarray    # the cores some decrement leads to
     landed: sp.csr_matrix  # (P, moves x landing cores): the moves side by side
     blocks: list[_Block]
+    terminal: np.ndarray   # (N,) cores that end the game whatever the counters
+    payoff: np.ndarray     # (N,) their payoff to A (0 elsewhere)
 
     @property
     def size(self) -> int:
@@ -129,8 +133,13 @@ class CoreGraph:
         #: cores where someone has more than one legal action, and the position of
         #: each core among them (-1 elsewhere)
         self.chooses = (self.mask_a.sum(axis=1) > 1) | (self.mask_b.sum(axis=1) > 1)
-        self.choice_index = np.full(self.size, -1)
-        self.choice_index[self.chooses] = np.arange(int(self.chooses.sum()))
+        #: where each core's mix of each player starts in a row of the solution's mixes
+        #: (its legal actions in order, only where that player has more than one)
+        self.slots = {}
+        for player, mask in (("a", self.mask_a), ("b", self.mask_b)):
+            count = mask.sum(axis=1)
+            count[count < 2] = 0
+            self.slots[player] = np.concatenate([[0], np.cumsum(count)])
 
 
 @dataclass
@@ -190,6 +199,8 @@ def explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
 
     roots = [(p, visit(game.core(s)), grid.flat(game.counters(s))) for p, s in starts]
     masks_a, masks_b, pair_core, pair_a, pair_b, slices = [], [], [], [], [], [0]
+    terminal, payoff = [], []
+    nothing = np.zeros(len(game.info.action_names), bool)
     # every outcome: its pair, next core, probability and decrement (flat, one entry
     # per counter), grouped by decrement once the exploration is done
     counts, targets, probs, decrements = [], [], [], []
@@ -197,6 +208,14 @@ def explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
     while cursor < len(cores):
         core = cores[cursor]
         sample = game.attach(core, top)
+        terminal.append(bool(game.is_terminal(sample)))
+        payoff.append(float(game.payoff(sample)) if terminal[-1] else 0.0)
+        if terminal[-1]:
+            masks_a.append(nothing)
+            masks_b.append(nothing)
+            slices.append(len(pair_core))
+            cursor += 1
+            continue
         masks_a.append(np.asarray(game.legal_mask(sample, "a"), bool))
         masks_b.append(np.asarray(game.legal_mask(sample, "b"), bool))
         # a core's outcomes repeat the same next core (one per damage): its object's
@@ -240,7 +259,8 @@ def explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
                       np.asarray(pair_core, dtype=np.int64), np.asarray(pair_a, dtype=np.int64),
                       np.asarray(pair_b, dtype=np.int64), np.asarray(slices, dtype=np.int64),
                       zero, moves, landing,
-                      sp.hstack([move.matrix for move in moves]).tocsr(), [])
+                      sp.hstack([move.matrix for move in moves]).tocsr(), [],
+                      np.asarray(terminal, bool), np.asarray(payoff, float))
     graph.blocks = _blocks(graph)
     return graph, grid, roots
 
@@ -255,7 +275,7 @@ def _check_decrements(game: Game, decrements: np.ndarray) -> None:
 def _blocks(graph: CoreGraph) -> list[_Block]:
     """The zero-decrement graph's strongly connected components in dependency order
     (``solver.graph``'s schedule, with no terminal core), each with its stage shapes."""
-    schedule = _schedule(np.zeros(graph.size, bool), graph.pair_core, graph.zero,
+    schedule = _schedule(graph.terminal, graph.pair_core, graph.zero,
                          graph.pair_slices, graph.size)
     blocks = []
     for cores, cyclic in schedule:
@@ -355,7 +375,8 @@ class CounterSolution:
                  convergence: Convergence):
         self.game, self.cores, self.grid = game, graph, grid
         self.values = values        # (grid.size + counters, N) value of every core
-        # player -> (choice cores, grid.size, n_actions), by CoreGraph.choice_index
+        # player -> (grid.size, slots): at each point the mixes of every core where the
+        # player has a choice, over his legal actions, from ``CoreGraph.slots``
         self.mixes = mixes
         self.evaluation = evaluation
         self.convergence = convergence
@@ -395,7 +416,10 @@ class CounterSolution:
         mask = (self.cores.mask_a if player == "a" else self.cores.mask_b)[core]
         if mask.sum() == 1:
             return mask.astype(float)
-        return self.mixes[player][self.cores.choice_index[core], point].copy()
+        first, last = self.cores.slots[player][core:core + 2]
+        full = np.zeros(len(mask))
+        full[mask] = self.mixes[player][point, first:last]
+        return full
 
     def stage_matrix(self, state: State) -> np.ndarray:
         """Continuation values to A of every joint action at ``state`` (NaN where illegal)."""
@@ -456,8 +480,7 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     landed[grid.size:] = np.stack([payoffs, payoffs > 0, payoffs < 0, 0 * payoffs],
                                   axis=1)[:, None, :]
     chooses = graph.chooses
-    n = len(game.info.action_names)
-    mixes = {p: np.zeros((int(chooses.sum()), grid.size, n)) for p in ("a", "b")}
+    mixes = {p: np.zeros((grid.size, int(graph.slots[p][-1]))) for p in ("a", "b")}
     record = _Record(tolerance)
     for points in grid.layers:
         layer, play = _solve_layer(graph, grid, points, landed[:, :len(graph.landing)],
@@ -469,17 +492,32 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     start = np.zeros(4)
     for p, core, point in roots:
         start += p * landed[point, int(np.flatnonzero(kept == core)[0])]
-    labels: dict[str, float] = {}
-    for k, end in enumerate(ends):
-        label = game.result(end)
-        share = start[1] if payoffs[k] > 0 else start[2] if payoffs[k] < 0 else 0.0
-        labels[label] = max(labels.get(label, 0.0), share)
+    labels = _endings(game, graph, grid, ends, start)
     evaluation = Evaluation(value=float(start[0]), win=float(start[1]),
                             draw=float(max(0.0, 1.0 - start[1] - start[2])),
                             loss=float(start[2]), expected_length=float(start[3]),
-                            endings=dict(sorted(labels.items(), key=lambda kv: -kv[1])))
+                            endings=labels)
     return CounterSolution(game, graph, grid, values, mixes, evaluation,
                            record.convergence())
+
+
+def _endings(game: Game, graph: CoreGraph, grid: Grid, ends: list[State],
+             start: np.ndarray) -> dict[str, float]:
+    """The probability of each way the game ends (``game.result``), from A's chances
+    of winning and losing (``start``'s channels 1 and 2): the ends are told apart by the
+    sign of their payoff only, so several labels of one sign share its chance (joined
+    by "or")."""
+    finals = ends + [game.attach(graph.cores[c], grid.top) for c in np.flatnonzero(
+        graph.terminal)]
+    by_sign: dict[int, list[str]] = {}
+    for state in finals:
+        label = game.result(state)
+        sign = int(np.sign(game.payoff(state)))
+        if label not in by_sign.setdefault(sign, []):
+            by_sign[sign].append(label)
+    chance = {1: start[1], -1: start[2], 0: max(0.0, 1.0 - start[1] - start[2])}
+    labels = {" or ".join(names): float(chance[sign]) for sign, names in by_sign.items()}
+    return {k: v for k, v in sorted(labels.items(), key=lambda kv: -kv[1]) if v > 0}
 
 
 class _Record:
@@ -527,6 +565,10 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.nd
              "play": np.ascontiguousarray(fixed[:, :, 1:]).reshape(-1, width * 3)}
     layer = {"value": np.zeros((graph.size, width)),
              "play": np.zeros((graph.size, width * 3))}
+    ends = graph.payoff[graph.terminal]
+    layer["value"][graph.terminal] = ends[:, None]
+    layer["play"][graph.terminal] = np.tile(np.stack([ends > 0, ends < 0, 0 * ends], axis=1),
+                                            width)
 
     def stage_values(part: _Part, channel: str) -> np.ndarray:
         return known[channel][part.pairs] + part.zero @ layer[channel]
@@ -611,20 +653,20 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.nd
             # depend on earlier blocks only
             part, = block.parts
             weight = _equilibrium_mixes(part, stage_values(part, "value"), points, mixes,
-                                        graph.choice_index, layer["value"])
+                                        graph.slots, graph.mask_a, graph.mask_b, layer["value"])
             play_part(part, weight)
             continue
         if block.reduced is not None:
             head = block.reduced.choice
             weight = _equilibrium_mixes(head, solve_reduced(block), points, mixes,
-                                        graph.choice_index)
+                                        graph.slots, graph.mask_a, graph.mask_b)
             if play_reduced(block, weight):
                 continue
         else:
             record.add(sweep(schedule, layer["value"], lambda _, b=block: solve(b), tolerance,
                              max_sweeps, "the value"))
         weights = [_equilibrium_mixes(part, stage_values(part, "value"), points, mixes,
-                                      graph.choice_index)
+                                      graph.slots, graph.mask_a, graph.mask_b)
                    for part in block.parts]
         sweep(schedule, layer["play"], lambda _, b=block, w=weights: play(b, w),
               tolerance, max_sweeps, "the chances of each ending")
@@ -632,7 +674,7 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.nd
 
 
 def _equilibrium_mixes(part: _Part, continuation: np.ndarray, points: np.ndarray,
-                       mixes: dict, choice_index: np.ndarray,
+                       mixes: dict, slots: dict, mask_a: np.ndarray, mask_b: np.ndarray,
                        values: np.ndarray | None = None) -> np.ndarray:
     """The maximum-entropy mixes of the part's cores at ``points`` (written into
     ``mixes``), and the probability of each of its pairs under them (pairs, points);
@@ -654,9 +696,12 @@ def _equilibrium_mixes(part: _Part, continuation: np.ndarray, points: np.ndarray
         row, col = solved.row.reshape(k, width, r), solved.col.reshape(k, width, c)
         joint = row[:, :, :, None] * col[:, :, None, :]             # (k, L, r, c)
         weight[group.pairs] = joint.transpose(0, 2, 3, 1)
-        for player, mix, actions in (("a", row, group.rows), ("b", col, group.cols)):
-            full = np.zeros((k, width, mixes[player].shape[2]))
-            np.put_along_axis(full, np.broadcast_to(actions[:, None, :], mix.shape), mix,
-                              axis=2)
-            mixes[player][choice_index[cores][:, None], points[None, :]] = full
+        for player, mix, actions, mask in (("a", row, group.rows, mask_a),
+                                           ("b", col, group.cols, mask_b)):
+            if actions.shape[1] < 2:
+                continue  # a single legal action: no slot, the mix is the mask
+            # each action's place among its core's legal actions, in order
+            rank = np.take_along_axis(np.cumsum(mask[cores], axis=1) - 1, actions, axis=1)
+            place = slots[player][cores][:, None] + rank                 # (k, r)
+            mixes[player][points[None, :, None], place[:, None, :]] = mix
     return weight
