@@ -29,6 +29,7 @@ under the maximum-entropy mixes are carried along as three more channels.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import chain
@@ -180,9 +181,20 @@ class Grid:
         return out
 
 
+_CORES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
     """The core graph from the game's initial outcomes, the grid up to their counters,
-    and the roots as ``(probability, core, flat point)``."""
+    and the roots as ``(probability, core, flat point)``; explored once per game (the
+    size check of ``solver.graph`` and the solution both need it)."""
+    found = _CORES.get(game)
+    if found is None:
+        found = _CORES[game] = _explore(game)
+    return found
+
+
+def _explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
     starts = game.initial_outcomes()
     top = tuple(int(max(c)) for c in zip(*(game.counters(s) for _, s in starts),
                                          strict=True))

@@ -575,14 +575,17 @@ def test_wagers_that_cannot_matter_are_dropped():
     game = envs.make("blooded", a="prowess=3,sword=3", b="prowess=3,sword=3")
     s = state(phase=CANCEL, victor=0, wv=4, wd=4)
     assert only(act(game, s, "1")) == state(phase=VICTOR, victor=0, wv=3, wd=2)
-    # On the last beat Style no longer matters. A defends and knows Bash, so B's wager
-    # stays (after a Bash B may attack with it); A's beyond what a Feint, the dearest
-    # maneuver (3), 4 Injury wagers (9) and B's 1 wager could use are dropped: 12 -> 10.
-    last = envs.make("blooded", a="prowess=3,sword=3,bash", b="prowess=3,sword=3",
-                     max_beats=1)
-    s = state(phase=CANCEL, aggressor=1, victor=0, wv=12, wd=1)
-    assert only(act(last, s, "0")) == state(phase=VICTOR, aggressor=1, victor=0, wv=10,
-                                            wd=1)
+    # A's bank is full (10), so his wagers can bank no Style. A defends and knows Bash,
+    # so B's wager stays (after a Bash B may attack with it); A's beyond what a Feint,
+    # the dearest maneuver (3), 4 Injury wagers (9) and B's 1 wager could use are
+    # dropped: 12 -> 10. (The last beat is no exception: a beat's states never depend on
+    # the beats left.)
+    for beats in (1, 30):
+        bash = envs.make("blooded", a="prowess=3,sword=3,bash", b="prowess=3,sword=3",
+                         max_beats=beats)
+        s = state(phase=CANCEL, aggressor=1, victor=0, wv=12, wd=1, bank_a=10)
+        assert only(act(bash, s, "0")) == state(phase=VICTOR, aggressor=1, victor=0,
+                                                wv=10, wd=1, bank_a=10)
 
 
 def test_a_finishing_blow_is_played_at_once():

@@ -293,8 +293,9 @@ class BloodedGame:
             observation_low=self.observation_low, observation_high=self.observation_high,
             public_information=True, payoff_bounds=(-1.0, 1.0), may_cycle=False,
             options=options, ruleset_hash=digest,
-            fast_paths=frozenset({"sample", "transitions", "graph"}))
+            fast_paths=frozenset({"sample", "transitions", "graph", "counters"}))
         self._masks: dict = {}
+        self._endless_game: BloodedGame | None = None
         costs = rules.costs
         # the most a victor can pay in one beat after the roll: a Feint, the dearest
         # ending maneuver and an Injury's wagers up to the rank cap
@@ -306,6 +307,57 @@ class BloodedGame:
         """Every reachable state at once, the middle beats copied from one (``beats``)."""
         from .beats import beat_graph
         return beat_graph(self)
+
+    # -- the beats left as a counter (GameInfo.fast_paths "counters", solver.counters)
+    def counters(self, state: State) -> tuple[int]:
+        """The beats left, this one included: it falls by one when a beat ends, and
+        the duel is stopped (a draw) when it reaches 0."""
+        return (self.max_beats - state.beat + 1,)
+
+    def core(self, state: State) -> State:
+        """``state`` without the beats left: the beats with an invoke keep their number,
+        the others are all the first beat without one (``_plain``)."""
+        return state._replace(beat=min(state.beat, self._plain))
+
+    def attach(self, core: State, counters) -> State:
+        """The state of ``core`` with ``counters[0]`` beats left; a beat with an invoke
+        keeps its number (it only exists with its own beats left)."""
+        if core.beat < self._plain:
+            return core
+        return core._replace(beat=max(self._plain, self.max_beats - int(counters[0]) + 1))
+
+    def depleted(self, counter: int) -> State:
+        return self.stopped()
+
+    def core_transitions(self, core: State):
+        """Every legal joint action at ``core`` with ``(p, next core, (beats ended,))``:
+        the rules of a duel without a beat limit (``_endless``), a new beat lowering the
+        counter by one."""
+        plain, beat, out = self._plain, core.beat, []
+        # within a beat the next core is the next state; a new beat past the invokes
+        # is the plain beat again
+        ended, within = (1,), (0,)
+        for i, j, outcomes in self._endless.transitions(core):
+            out.append((i, j, [(p, nxt if nxt.beat <= plain else nxt._replace(beat=plain),
+                                ended if nxt.beat > beat and nxt.phase != OVER else within)
+                               for p, nxt in outcomes]))
+        return out
+
+    @property
+    def _plain(self) -> int:
+        """The first beat without an aspect invoke: from it on, every beat plays by the
+        same rules."""
+        return max(d.invokes for d in self.sheets) + 1
+
+    @property
+    def _endless(self) -> BloodedGame:
+        """This duel without its beat limit, as far as the cores go: the same rules, the
+        draw never reached before beat ``_plain + 1``."""
+        if self._endless_game is None:
+            options = {**self.options, "max_beats": self._plain + 1}
+            self._endless_game = BloodedGame(self.rules, *self.sheets, options,
+                                             self.ruleset_hash)
+        return self._endless_game
 
     # -- setup
     def _pool_bound(self, d: Duellist) -> int:
@@ -355,6 +407,11 @@ class BloodedGame:
     def start(self) -> State:
         a, b = self.sheets
         return State(1, BID, 0, 0, 0, a.style, b.style, 0, 0, 0, 0, 0, 0, 0, 0)
+
+    def stopped(self) -> State:
+        """The draw when the seconds stop the duel after the last beat: one state,
+        whatever the Injuries (the beats left are a counter whose depletion it is)."""
+        return State(self.max_beats, OVER, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, DRAW)
 
     def is_terminal(self, state: State) -> bool:
         return state.phase == OVER
@@ -529,12 +586,9 @@ class BloodedGame:
         return self._settle(base._replace(victor=case[0], wv=case[1], wd=case[2]))
 
     def _risk_base(self, s: State) -> State:
-        """The beat after the roll: Style spent, Feint bonuses and bids used up. On the
-        last beat Style and Feints can no longer matter, so they are dropped (fewer
-        states, the same values)."""
-        if s.beat >= self.max_beats:
-            return s._replace(phase=BLIND, bank_a=0, bank_b=0, feint_a=0, feint_b=0,
-                              bid_a=0, bid_b=0)
+        """The beat after the roll: Style spent, Feint bonuses and bids used up (the same
+        on every beat, the last included: a beat's states never depend on the beats
+        left, which is what ``core_transitions`` relies on)."""
         cap = self.rules.spend_cap
         return s._replace(phase=BLIND, bank_a=s.bank_a - min(s.bank_a, cap),
                           bank_b=s.bank_b - min(s.bank_b, cap), feint_a=0, feint_b=0,
@@ -633,9 +687,14 @@ class BloodedGame:
 
     def _skip_cancel(self, s: State) -> State | None:
         """The next state when every sensible cancellation at ``s`` leads to it (as when
-        the victor finishes the duel whatever is cancelled), else None."""
-        results = {self._cancel_result(s, c) for c in self.sensible_cancels(s)}
-        return results.pop() if len(results) == 1 else None
+        the victor finishes the duel whatever is cancelled), else None. On the last beat
+        the draw would hide what a cancellation does, so the choices are compared as
+        on any other beat (``_endless``): a beat's steps never depend on the beats left."""
+        judge, seen = (self, s) if s.beat < self.max_beats else (self._endless, self.core(s))
+        counts = judge.sensible_cancels(seen)
+        if len({judge._cancel_result(seen, c) for c in counts}) > 1:
+            return None
+        return self._cancel_result(s, counts[0])
 
     def _finishing_blow(self, s: State, options: list[str]) -> str | None:
         """The first Injure, Lunge or Riposte among ``options`` that surely ends the
@@ -661,19 +720,17 @@ class BloodedGame:
         """Wagers that can no longer change anything, dropped (the same values, fewer
         states). The defeated's wagers only bank Style unless the victor may Bash (the
         defeated may then attack with them) or Riposte (he cancels with them): then
-        only whole Style points count, up to the bank's room (none after the last
-        beat). The victor spends at most ``_spend_bound`` on maneuvers and his Injury;
+        only whole Style points count, up to the bank's room. The victor spends at most ``_spend_bound`` on maneuvers and his Injury;
         beyond that, and beyond the Style his bank can take, more wagers change nothing
         (plus the defeated's wagers, which a Riposte's cancellation may take)."""
         v, r = self.sheets[s.victor], self.rules
         uses_wd = v.knows("bash") or (v.knows("riposte") and s.aggressor != s.victor)
-        last = s.beat >= self.max_beats
         banks = (s.bank_a, s.bank_b)
         wd = s.wd
         if not uses_wd:
-            room = 0 if last else r.per_style * max(0, r.bank_cap - banks[1 - s.victor])
+            room = r.per_style * max(0, r.bank_cap - banks[1 - s.victor])
             wd = min(r.per_style * (wd // r.per_style), room)
-        room = 0 if last else r.per_style * max(0, r.bank_cap - banks[s.victor])
+        room = r.per_style * max(0, r.bank_cap - banks[s.victor])
         wv = min(s.wv, self._spend_bound + room + (s.wd if uses_wd else 0))
         return s._replace(wv=wv, wd=wd) if (wv, wd) != (s.wv, s.wd) else s
 
@@ -747,7 +804,7 @@ class BloodedGame:
             elif inj[injured] >= self.rules.mortal_rank:
                 ending = 2 if injured == 0 else 1
         if not ending and s.beat >= self.max_beats:
-            ending = DRAW
+            return self.stopped()
         if ending:
             return State(s.beat, OVER, 0, inj[0], inj[1], 0, 0, 0, 0, 0, 0, 0, 0, 0, ending)
         cap = self.rules.bank_cap
@@ -836,6 +893,8 @@ class BloodedGame:
 
     def describe(self, state: State, viewer: str | None = None) -> str:
         s = state
+        if s.phase == OVER and s.ending == DRAW:
+            return f"After beat {s.beat}: {self.result(s)}."
         if s.phase == OVER:
             return (f"After beat {s.beat}: {self.result(s)}. A is {self._wound(s.inj_a)}, "
                     f"B is {self._wound(s.inj_b)}.")
@@ -875,7 +934,7 @@ class BloodedGame:
                     f"{self._name(n.victor)} chooses the role.")
         elif s.phase == RISK:
             text = (f"A wagers {names[action_a]}, B wagers {names[action_b]}. "
-                    + self._risk_text(s, n))
+                    + self._risk_text(s, n)).rstrip()
         else:
             actor = self._decider(s)
             action = names[action_a if actor == 0 else action_b]
@@ -896,6 +955,8 @@ class BloodedGame:
     def _beat_end_text(self, s: State, n: State) -> str:
         """What a beat that ended at once (a double failure, a forced Parry or Injury)
         changed: Injuries and Style banked."""
+        if n.phase == OVER and n.ending == DRAW:
+            return ""  # the draw follows, in words, and keeps no Injury
         changes = []
         for side, before, after in ((0, s.inj_a, n.inj_a), (1, s.inj_b, n.inj_b)):
             if after > before:
@@ -1018,7 +1079,10 @@ SYSTEM = SystemSpec(
     build=_build,
     examples=Examples(sheet_a="prowess=2,sword=1", sheet_b="prowess=1,sword=2",
                       state="beat=2,phase=risk,aggressor=1,inj_a=2", mix="0:1,1:1,2:2",
-                      quick={"max_beats": 3}),
+                      quick={"max_beats": 3},
+                      counters={"a": "prowess=2,sword=1,feint,riposte",
+                                "b": "prowess=1,sword=2,style=2,bash,blind,bind",
+                                "convention": "first_blood", "max_beats": 3}),
     pairing=None,
     action_words=lambda game, state, name: game.action_words(state, name),
 )
