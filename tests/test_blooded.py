@@ -624,3 +624,40 @@ def test_a_finishing_blow_is_played_at_once():
                       convention="first_blood")
     s = state(phase=CANCEL, victor=0, wv=2, wd=1)
     assert first._settle(s) == state(phase=OVER, inj_b=1, ending=3)
+
+
+def test_a_cancellation_is_judged_by_what_it_does_not_by_the_state_it_leaves():
+    # B, defender and victor, ripostes with 5 wagers against A's 1 (3 for the Riposte,
+    # 2 left). A may cancel 0 or 1: a rank 3 or rank 2 Injury. A already has rank 4, so
+    # both leave the same state (only the highest Injury is kept); the step is offered
+    # all the same (another Injury is another effect: a beat's steps do not depend on
+    # the Injuries), and the two equivalent choices lead to the one next state (A banks
+    # floor(1/2) = floor(0/2) = 0 either way; B, the riposter, attacks next beat).
+    game = envs.make("blooded", a="prowess=3,sword=3", b="prowess=3,sword=3,riposte")
+    victor = state(phase=VICTOR, aggressor=0, victor=1, wv=5, wd=1, inj_a=4)
+    cancel = only(act(game, victor, "riposte"))
+    assert cancel == state(phase=RCANCEL, aggressor=0, victor=1, wv=2, wd=1, inj_a=4)
+    assert legal_names(game, cancel, "a") == ["0", "1"]
+    after = state(beat=2, phase=RISK, aggressor=1, inj_a=4)
+    assert only(act(game, cancel, "0")) == only(act(game, cancel, "1")) == after
+    # unhurt, the two choices differ (rank 3 or 2), as before
+    unhurt = only(act(game, victor._replace(inj_a=0), "riposte"))
+    assert {only(act(game, unhurt, c)).inj_a for c in ("0", "1")} == {3, 2}
+
+
+@pytest.mark.parametrize("options, expected", [
+    # value, win, draw, loss recorded by the generic solver before cancellations were
+    # judged by their effects and before the last beat stopped dropping Style
+    ({"a": "prowess=2,sword=2,feint,bash,riposte,blind,bind,lunge,strength=2,style=3",
+      "b": "prowess=1,sword=2,riposte,bind,invokes=2,style=1", "max_beats": 6},
+     (0.492823528494936, 0.4997289112890586, 0.4933657059168186, 0.006905382794122709)),
+    ({"a": "prowess=3,sword=2,riposte,lunge,strength=2",
+      "b": "prowess=2,sword=3,riposte,bash,blind", "max_beats": 5},
+     (0.00966941259730015, 0.028357005254107944, 0.9529554020890845, 0.01868759265680779)),
+])
+def test_equivalent_choices_change_no_value(options, expected):
+    game = envs.make("blooded", **options)
+    (_, start), = game.initial_outcomes()
+    for solution in (solve_game(game, start=start), solve_game(game)):  # generic, counters
+        got = (solution.value, solution.win, solution.draw, solution.loss)
+        assert got == pytest.approx(expected, abs=1e-12)

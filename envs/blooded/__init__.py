@@ -687,10 +687,15 @@ class BloodedGame:
 
     def _skip_cancel(self, s: State) -> State | None:
         """The next state when every sensible cancellation at ``s`` leads to it (as when
-        the victor finishes the duel whatever is cancelled), else None. On the last beat
-        the draw would hide what a cancellation does, so the choices are compared as
-        on any other beat (``_endless``): a beat's steps never depend on the beats left."""
-        judge, seen = (self, s) if s.beat < self.max_beats else (self._endless, self.core(s))
+        the victor finishes the duel whatever is cancelled), else None.
+
+        The choices are compared by what they do to the beat, not by the states they
+        lead to: as if both were unhurt (an Injury below one already taken leaves the
+        same state, yet it is another Injury), and on the last beat as on any other
+        (``_endless``: the draw would hide everything). So a beat's steps depend neither
+        on the Injuries nor on the beats left; at worst equivalent choices are offered."""
+        judge = self if s.beat < self.max_beats else self._endless
+        seen = (s if judge is self else self.core(s))._replace(inj_a=0, inj_b=0)
         counts = judge.sensible_cancels(seen)
         if len({judge._cancel_result(seen, c) for c in counts}) > 1:
             return None
