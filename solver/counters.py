@@ -194,11 +194,34 @@ def explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
     return found
 
 
-def _explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
+@dataclass
+class CoreWalk:
+    """Every core reachable from the start, as the walk through ``core_transitions``
+    finds them (what a game declaring the ``cores`` fast path returns at once, in any
+    order): per core its mask and whether it ends the game (and how); per legal joint
+    action (``pair_*``, pairs sorted by core, as ``core_transitions`` lists them) its
+    number of outcomes; per outcome the next core (a position in ``cores``), the
+    probability and the decrement of every counter."""
+
+    cores: list[State]
+    terminal: np.ndarray      # (N,) bool
+    payoff: np.ndarray        # (N,) to A where terminal
+    mask_a: np.ndarray        # (N, n_actions) bool, all False where terminal
+    mask_b: np.ndarray
+    pair_core: np.ndarray     # (P,)
+    pair_a: np.ndarray        # (P,)
+    pair_b: np.ndarray        # (P,)
+    counts: np.ndarray        # (P,) outcomes of each pair
+    targets: np.ndarray       # (E,)
+    probs: np.ndarray         # (E,)
+    decrements: np.ndarray    # (E, counters)
+
+
+def walk(game: Game) -> CoreWalk:
+    """The cores from the start's, one by one through ``core_transitions`` (the
+    reference a declared ``cores`` fast path is checked against)."""
     starts = game.initial_outcomes()
-    top = tuple(int(max(c)) for c in zip(*(game.counters(s) for _, s in starts),
-                                         strict=True))
-    grid = Grid(top)
+    top = _top(game, starts)
     cores: list[State] = []
     index: dict[State, int] = {}
 
@@ -209,8 +232,9 @@ def _explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]
             cores.append(core)
         return found
 
-    roots = [(p, visit(game.core(s)), grid.flat(game.counters(s))) for p, s in starts]
-    masks_a, masks_b, pair_core, pair_a, pair_b, slices = [], [], [], [], [], [0]
+    for _, s in starts:
+        visit(game.core(s))
+    masks_a, masks_b, pair_core, pair_a, pair_b = [], [], [], [], []
     terminal, payoff = [], []
     nothing = np.zeros(len(game.info.action_names), bool)
     # every outcome: its pair, next core, probability and decrement (flat, one entry
@@ -225,7 +249,6 @@ def _explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]
         if terminal[-1]:
             masks_a.append(nothing)
             masks_b.append(nothing)
-            slices.append(len(pair_core))
             cursor += 1
             continue
         masks_a.append(np.asarray(game.legal_mask(sample, "a"), bool))
@@ -245,13 +268,31 @@ def _explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]
             targets.extend(map(known.__getitem__, map(id, nexts)))
             probs.extend(chances)
             decrements.extend(chain.from_iterable(lowered))
-        slices.append(len(pair_core))
         cursor += 1
-    size, pairs = len(cores), len(pair_core)
-    rows = np.repeat(np.arange(pairs), counts)
-    targets = np.asarray(targets, dtype=np.int64)
-    probs = np.asarray(probs, dtype=float)
-    decrements = np.asarray(decrements, dtype=np.int64).reshape(len(targets), len(top))
+    whole = np.int64
+    return CoreWalk(cores, np.asarray(terminal, bool), np.asarray(payoff, float),
+                    np.asarray(masks_a), np.asarray(masks_b), np.asarray(pair_core, whole),
+                    np.asarray(pair_a, whole), np.asarray(pair_b, whole),
+                    np.asarray(counts, whole), np.asarray(targets, whole),
+                    np.asarray(probs, float),
+                    np.asarray(decrements, whole).reshape(len(targets), len(top)))
+
+
+def _top(game: Game, starts) -> tuple[int, ...]:
+    return tuple(int(max(c)) for c in zip(*(game.counters(s) for _, s in starts),
+                                          strict=True))
+
+
+def _explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
+    starts = game.initial_outcomes()
+    grid = Grid(_top(game, starts))
+    found = game.cores() if game.info.has("cores") else walk(game)
+    cores = found.cores
+    index = dict(zip(cores, range(len(cores)), strict=True))
+    roots = [(p, index[game.core(s)], grid.flat(game.counters(s))) for p, s in starts]
+    size, pairs = len(cores), len(found.pair_core)
+    rows = np.repeat(np.arange(pairs), found.counts)
+    targets, probs, decrements = found.targets, found.probs, found.decrements
     _check_decrements(game, decrements)
     shape = tuple(decrements.max(axis=0) + 1)
     codes, kind = np.unique(np.ravel_multi_index(tuple(decrements.T), shape),
@@ -267,12 +308,11 @@ def _explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]
     landing = np.unique(targets[~still])
     moves = [_Move(decrement, matrix(kind == k), landing)
              for k, decrement in enumerate(kinds) if decrement.any()]
-    graph = CoreGraph(cores, index, np.asarray(masks_a), np.asarray(masks_b),
-                      np.asarray(pair_core, dtype=np.int64), np.asarray(pair_a, dtype=np.int64),
-                      np.asarray(pair_b, dtype=np.int64), np.asarray(slices, dtype=np.int64),
-                      zero, moves, landing,
+    slices = np.searchsorted(found.pair_core, np.arange(size + 1)).astype(np.int64)
+    graph = CoreGraph(cores, index, found.mask_a, found.mask_b, found.pair_core,
+                      found.pair_a, found.pair_b, slices, zero, moves, landing,
                       sp.hstack([move.matrix for move in moves]).tocsr(), [],
-                      np.asarray(terminal, bool), np.asarray(payoff, float))
+                      found.terminal, found.payoff)
     graph.blocks = _blocks(graph)
     return graph, grid, roots
 

@@ -41,7 +41,7 @@ State = Hashable
 Observation = tuple  # a tuple of ints, named by ``info.observation_fields``
 Outcomes = list[tuple[float, State]]
 #: the optional fast paths a game may declare in ``GameInfo.fast_paths``
-FAST_PATHS = ("sample", "transitions", "graph", "counters")
+FAST_PATHS = ("sample", "transitions", "graph", "counters", "cores")
 
 
 def other(player: str) -> str:
@@ -65,7 +65,10 @@ class GameInfo:
     probabilities the generic exploration would find (the conformance suite compares
     them), in any order; ``counters`` declares counters (hit points) that only fall, by
     amounts that do not depend on them, the game ending when one reaches 0 (the methods
-    are listed in ``solver.counters``, which then solves every counter value at once).
+    are listed in ``solver.counters``, which then solves every counter value at once);
+    ``cores() -> solver.counters.CoreWalk`` gives a counter game's cores at once, as
+    ``solver.counters.walk`` finds them through ``core_transitions`` (the conformance
+    suite compares them).
     """
 
     system: str

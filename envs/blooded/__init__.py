@@ -293,7 +293,7 @@ class BloodedGame:
             observation_low=self.observation_low, observation_high=self.observation_high,
             public_information=True, payoff_bounds=(-1.0, 1.0), may_cycle=False,
             options=options, ruleset_hash=digest,
-            fast_paths=frozenset({"sample", "transitions", "graph", "counters"}))
+            fast_paths=frozenset({"sample", "transitions", "graph", "counters", "cores"}))
         self._masks: dict = {}
         self._endless_game: BloodedGame | None = None
         costs = rules.costs
@@ -342,6 +342,12 @@ class BloodedGame:
                                 ended if nxt.beat > beat and nxt.phase != OVER else within)
                                for p, nxt in outcomes]))
         return out
+
+    def cores(self):
+        """Every core at once, the steps after the dice copied over the Injuries
+        (``cores``)."""
+        from .cores import core_walk
+        return core_walk(self)
 
     @property
     def _plain(self) -> int:

@@ -1,0 +1,393 @@
+"""The cores of a Blooded duel at once: the ``cores`` fast path of ``solver.counters``.
+
+A core is a state without the beats left (``BloodedGame.core``). Most cores are steps
+after the dice (Blind, cancellations, the defeated's Bind, the victor's maneuvers, a
+Riposte's cancellation), and those steps do not depend on the Injuries: the same
+choices, the same chances, the same next steps; only the end of the beat differs,
+where the Injury dealt is kept if it is above the one already taken
+(``BloodedGame._skip_cancel`` judges a cancellation by what it does, never by the state
+it leaves, for that). So the rules run once over the steps of unhurt duellists (the
+*templates*), and every pair of Injuries reached gets a copy made with arrays, each
+next state with its Injuries raised to those of the copy. The rules also run once per
+beat start (a risk, a bid): few states with many joint actions, whose risks come from
+the table every risk with the same dice shares.
+
+States are integers here (``_Codec``: each field a digit of a mixed radix), which
+numpy raises to the Injuries of a copy and finds again by sorting.
+``solver.counters.walk`` (core by core through ``core_transitions``) stays the
+reference: the conformance suite and ``tests/test_blooded_cores.py`` compare the two.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from solver.counters import CoreWalk
+from solver.graph import ranges
+
+from . import BLIND, OVER, RCANCEL, RISK, State, _risk_layout
+
+INJ_A, INJ_B = State._fields.index("inj_a"), State._fields.index("inj_b")
+BEAT, PHASE = State._fields.index("beat"), State._fields.index("phase")
+
+
+class _Codec:
+    """States as int64: every field a digit, its radix the field's bound + 1."""
+
+    def __init__(self, game):
+        r, n = game.rules, game.max_dice
+        bounds = {"beat": game._plain + 1, "phase": OVER, "aggressor": 1,
+                  "inj_a": r.max_rank, "inj_b": r.max_rank, "bank_a": r.bank_cap,
+                  "bank_b": r.bank_cap, "feint_a": 1, "feint_b": 1, "bid_a": n, "bid_b": n,
+                  "victor": 1, "wv": n, "wd": n, "ending": 5}
+        radix = np.array([bounds[f] + 1 for f in State._fields], np.int64)
+        self.radix = radix
+        self.place = np.concatenate([np.cumprod(radix[::-1])[::-1][1:], [1]]).astype(np.int64)
+
+    def one(self, state: State) -> int:
+        return int(np.dot(np.asarray(state, np.int64), self.place))
+
+    def many(self, states: list[State]) -> np.ndarray:
+        if not states:
+            return np.zeros(0, np.int64)
+        return np.asarray(states, np.int64) @ self.place
+
+    def field(self, codes: np.ndarray, k: int) -> np.ndarray:
+        return (codes // self.place[k]) % self.radix[k]
+
+    def states(self, codes: np.ndarray) -> list[State]:
+        digits = (codes[:, None] // self.place[None, :]) % self.radix[None, :]
+        return list(map(State._make, digits.tolist()))
+
+
+def _post_dice(phase: int) -> bool:
+    return BLIND <= phase <= RCANCEL
+
+
+class _Builder:
+    """The walk: beat starts one by one, the steps after the dice as templates."""
+
+    def __init__(self, game):
+        self.game, self.rules = game, game._endless
+        self.plain = game._plain
+        self.codec = _Codec(game)
+        n = len(game.info.action_names)
+        self.n = n
+        # beat starts (and the ends of the duel): their codes, masks and transitions
+        self.starts: dict[int, int] = {}
+        self.start_states: list[State] = []
+        self.start_parts: list[tuple] = []   # (pair_a, pair_b, counts, raw targets, probs)
+        # per start: the templates its risk leads to (ids), and its Injuries
+        self.seeds: list[np.ndarray] = []
+        # templates: unhurt steps after the dice
+        self.templates: dict[State, int] = {}
+        self.template_states: list[State] = []
+        # the templates' transitions, flat: pairs per template, then per pair its
+        # actions and number of outcomes, per outcome its raw target and probability
+        self.template_pairs: list[int] = []
+        self.template_flat: tuple[list, list, list, list, list] = ([], [], [], [], [])
+        self._layouts: dict = {}
+        self._arrays: tuple | None = None  # the templates' arrays, while no template is added
+        self._after: dict = {}
+
+    # -- raw targets: codes as the rules give them (a new beat is beat + 1)
+    def template(self, state: State) -> int:
+        found = self.templates.get(state)
+        if found is None:
+            found = self.templates[state] = len(self.template_states)
+            self.template_states.append(state)
+        return found
+
+    def start(self, code: int) -> bool:
+        """Add the beat start (or end) ``code``; False if it was known."""
+        if code in self.starts:
+            return False
+        self.starts[code] = len(self.start_states)
+        self.start_states.append(None)  # filled when walked
+        return True
+
+    def walk_templates(self, first: int) -> None:
+        """The transitions of the templates from ``first`` on (adding those they reach)."""
+        k = first
+        pair_a, pair_b, counts, targets, probs = self.template_flat
+        while k < len(self.template_states):
+            state = self.template_states[k]
+            found = self.rules.transitions(state)
+            self.template_pairs.append(len(found))
+            nexts = []
+            for i, j, outcomes in found:
+                pair_a.append(i)
+                pair_b.append(j)
+                counts.append(len(outcomes))
+                for p, nxt in outcomes:
+                    if _post_dice(nxt.phase):
+                        self.template(nxt)
+                    nexts.append(nxt)
+                    probs.append(p)
+            targets.append(self.codec.many(nexts))
+            k += 1
+
+    def walk_start(self, code: int, state: State) -> None:
+        """A beat start's transitions: a risk from its dice's table, the rest by the
+        rules; the templates its risk leads to become its seeds."""
+        g = self.rules
+        if state.phase == OVER:
+            self.start_parts.append(None)
+            self.seeds.append(np.zeros(0, np.int64))
+            return
+        if state.phase != RISK:
+            pair_a, pair_b, counts, targets, probs = [], [], [], [], []
+            for i, j, outcomes in g.transitions(state):
+                pair_a.append(i)
+                pair_b.append(j)
+                counts.append(len(outcomes))
+                targets.extend(nxt for _, nxt in outcomes)
+                probs.extend(p for p, _ in outcomes)
+            raw = self.codec.many(targets)
+            self.start_parts.append((np.asarray(pair_a), np.asarray(pair_b),
+                                     np.asarray(counts), raw, np.asarray(probs)))
+            self.seeds.append(np.zeros(0, np.int64))
+            return
+        tie = 1 - state.aggressor if g.rules.risk_tie == "defender" else state.aggressor
+        key = (g.dice_left(state, 0), g.dice_left(state, 1), tie)
+        layout = self._layouts.get(key)
+        if layout is None:
+            wagers_a, wagers_b, counts, which, probs, cases = _risk_layout(
+                *key, g.rules.target, g.rules.sides)
+            layout = self._layouts[key] = (np.asarray(wagers_a), np.asarray(wagers_b),
+                                           np.asarray(counts), np.asarray(which),
+                                           np.asarray(probs), cases)
+        wagers_a, wagers_b, counts, which, probs, cases = layout
+        unhurt = state._replace(inj_a=0, inj_b=0)
+        # what follows the roll depends on the state only through what the roll leaves
+        after_key = (g._risk_base(unhurt), key)
+        after = self._after.get(after_key)
+        if after is None:
+            nexts = g._after_cases(unhurt, cases)
+            seeds = np.array([self.template(s) for s in nexts if _post_dice(s.phase)],
+                             np.int64)
+            after = self._after[after_key] = (self.codec.many(nexts), seeds)
+        raw, seeds = after
+        raised = _raise(self.codec, raw, state.inj_a, state.inj_b)
+        self.start_parts.append((wagers_a, wagers_b, counts, raised[which], probs))
+        self.seeds.append(seeds)
+
+
+def core_walk(game) -> CoreWalk:
+    """Every core of ``game`` (a ``BloodedGame``), as ``solver.counters.walk`` finds them."""
+    b = _Builder(game)
+    codec, plain = b.codec, b.plain
+    (_, first), = game.initial_outcomes()
+    first_core = game.core(first)
+    b.start(codec.one(first_core))
+    b.start_states[0] = first_core
+    walked, templates_walked = 0, 0
+    instances = np.zeros((0, 3), np.int64)   # (template, inj_a, inj_b) reached
+    while True:
+        # beat starts not yet walked
+        while walked < len(b.start_states):
+            state = b.start_states[walked]
+            b.walk_start(codec.one(state), state)
+            walked += 1
+        b.walk_templates(templates_walked)
+        templates_walked = len(b.template_states)
+        instances, ends = _instances(b)
+        fresh = [int(c) for c in ends.tolist() if b.start(int(c))]
+        # beat starts reached from beat starts directly (a double failure, a bid)
+        direct = _start_targets(b)
+        fresh += [int(c) for c in direct.tolist() if b.start(int(c))]
+        if not fresh:
+            break
+        new_states = codec.states(np.asarray(fresh, np.int64))
+        for code, state in zip(fresh, new_states, strict=True):
+            b.start_states[b.starts[code]] = state
+    return _assemble(b, instances)
+
+
+def _to_core(codec: _Codec, codes: np.ndarray, plain: int) -> np.ndarray:
+    """A new beat past the plain one is the plain beat again."""
+    beat = codec.field(codes, BEAT)
+    return codes - np.where(beat > plain, beat - plain, 0) * codec.place[BEAT]
+
+
+def _start_targets(b: _Builder) -> np.ndarray:
+    """Beat starts (and ends) reached from a beat start, not through a template."""
+    codec = b.codec
+    parts = [part[3] for part in b.start_parts if part is not None]
+    if not parts:
+        return np.zeros(0, np.int64)
+    raw = np.unique(np.concatenate(parts))
+    raw = raw[~_post_dice_codes(codec, raw)]
+    return _to_core(codec, raw, b.plain)
+
+
+def _post_dice_codes(codec: _Codec, codes: np.ndarray) -> np.ndarray:
+    phase = codec.field(codes, PHASE)
+    return (phase >= BLIND) & (phase <= RCANCEL)
+
+
+def _template_arrays(b: _Builder):
+    """The templates' transitions as arrays, and the template-to-template successor
+    relation (transposed, for pushing reach)."""
+    flat = b.template_flat
+    if b._arrays is not None and b._arrays[0] == len(flat[0]):
+        return b._arrays[1]
+    pair_a, pair_b, counts = (np.asarray(x, np.int64) for x in flat[:3])
+    targets = np.concatenate(flat[3])
+    probs = np.asarray(flat[4], float)
+    per = np.asarray(b.template_pairs, np.int64)
+    size = len(per)
+    pair_slices = np.concatenate([[0], np.cumsum(per)])
+    entry_slices = np.concatenate([[0], np.cumsum(counts)])
+    inside = _post_dice_codes(b.codec, targets)
+    owner = np.repeat(np.repeat(np.arange(size), per), counts)
+    # a step inside the beat leads to a template (the same beat, unhurt)
+    codes = b.codec.many(b.template_states)
+    order = np.argsort(codes)
+    to = order[np.searchsorted(codes[order], targets[inside])]
+    successor = sp.csr_matrix((np.ones(len(to), np.int8), (to, owner[inside])),
+                              shape=(size, size))
+    arrays = (pair_a, pair_b, counts, targets, probs, pair_slices, entry_slices, inside,
+              successor)
+    b._arrays = (len(flat[0]), arrays)
+    return arrays
+
+
+def _instances(b: _Builder) -> tuple[np.ndarray, np.ndarray]:
+    """(template, inj_a, inj_b) for every copy some beat start reaches, and the beat
+    starts and ends those copies lead to (as cores)."""
+    codec = b.codec
+    if not b.template_states:
+        return np.zeros((0, 3), np.int64), np.zeros(0, np.int64)
+    arrays = _template_arrays(b)
+    counts, targets, inside, successor = arrays[2], arrays[3], arrays[7], arrays[-1]
+    per = np.diff(arrays[5])
+    owner = np.repeat(np.repeat(np.arange(len(b.template_states)), per), counts)
+    end_owner, end_codes = owner[~inside], targets[~inside]
+    ends = []
+    codes = codec.many([s for s in b.start_states])
+    inj_a, inj_b = codec.field(codes, INJ_A), codec.field(codes, INJ_B)
+    top = b.rules.rules.max_rank + 1
+    out = []
+    for pair in np.unique(inj_a * top + inj_b):
+        starts = np.flatnonzero(inj_a * top + inj_b == pair)
+        seeds = np.concatenate([b.seeds[k] for k in starts])
+        reach = np.zeros(len(b.template_states), bool)
+        reach[seeds] = True
+        frontier = reach.copy()
+        while frontier.any():
+            step = (successor @ frontier.astype(np.int8)) > 0
+            frontier = step & ~reach
+            reach |= frontier
+        chosen = np.flatnonzero(reach)
+        out.append(np.stack([chosen, np.full(len(chosen), pair // top),
+                             np.full(len(chosen), pair % top)], axis=1))
+        ends.append(_raise(codec, np.unique(end_codes[reach[end_owner]]), pair // top,
+                           pair % top))
+    if not out:
+        return np.zeros((0, 3), np.int64), np.zeros(0, np.int64)
+    return np.concatenate(out), np.unique(_to_core(codec, np.concatenate(ends), b.plain))
+
+
+class _Lifted:
+    """The copies' transitions: raw targets raised to each copy's Injuries."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+
+def _raise(codec: _Codec, codes: np.ndarray, inj_a: np.ndarray, inj_b: np.ndarray):
+    """``codes`` with each Injury raised to at least ``inj_a`` / ``inj_b``."""
+    have_a, have_b = codec.field(codes, INJ_A), codec.field(codes, INJ_B)
+    return (codes + (np.maximum(have_a, inj_a) - have_a) * codec.place[INJ_A]
+            + (np.maximum(have_b, inj_b) - have_b) * codec.place[INJ_B])
+
+
+def _lift(b: _Builder, instances: np.ndarray) -> _Lifted:
+    codec = b.codec
+    (pair_a, pair_b, counts, targets, probs, pair_slices, entry_slices, inside,
+     _) = _template_arrays(b)
+    template, inj_a, inj_b = instances.T
+    template_codes = codec.many(b.template_states)
+    own = _raise(codec, template_codes[template], inj_a, inj_b)
+    pairs = ranges(pair_slices, template)
+    pair_owner = np.repeat(np.arange(len(instances)), np.diff(pair_slices)[template])
+    entries = ranges(entry_slices, pairs)
+    entry_owner = np.repeat(pair_owner, counts[pairs])
+    raw = _raise(codec, targets[entries], inj_a[entry_owner], inj_b[entry_owner])
+    return _Lifted(codes=own, template=template, pairs=pairs, pair_owner=pair_owner,
+                   pair_a=pair_a[pairs], pair_b=pair_b[pairs], counts=counts[pairs],
+                   entries=entries, raw_targets=raw, probs=probs[entries],
+                   inside=inside[entries])
+
+
+def _assemble(b: _Builder, instances: np.ndarray) -> CoreWalk:
+    codec, plain, game = b.codec, b.plain, b.game
+    if not b.template_states:  # a duel over before any risk: impossible, but say so
+        raise AssertionError("a Blooded duel always rolls dice")
+    lifted = _lift(b, instances)
+    start_codes = codec.many(b.start_states)
+    codes = np.concatenate([start_codes, lifted.codes])
+    order = np.argsort(codes, kind="stable")
+    sorted_codes = codes[order]
+    if len(sorted_codes) > 1 and np.any(np.diff(sorted_codes) == 0):
+        raise AssertionError("a core was reached twice as a beat start and a step")
+
+    def index(raw: np.ndarray) -> np.ndarray:
+        core = _to_core(codec, raw, plain)
+        return order[np.searchsorted(sorted_codes, core)]
+
+    def decrement(raw: np.ndarray, beat: np.ndarray) -> np.ndarray:
+        return ((codec.field(raw, BEAT) > beat) & (codec.field(raw, PHASE) != OVER)
+                ).astype(np.int64)
+
+    n = b.n
+    size_starts = len(b.start_states)
+    terminal = np.zeros(len(codes), bool)
+    payoff = np.zeros(len(codes))
+    mask_a = np.zeros((len(codes), n), bool)
+    mask_b = np.zeros((len(codes), n), bool)
+    pair_core, pair_a, pair_b, counts, targets, probs, lowered = [], [], [], [], [], [], []
+    for k, (state, part) in enumerate(zip(b.start_states, b.start_parts, strict=True)):
+        if part is None:
+            terminal[k] = True
+            payoff[k] = game.payoff(state)
+            continue
+        mask_a[k] = b.rules.legal_mask(state, "a")
+        mask_b[k] = b.rules.legal_mask(state, "b")
+        pa, pb, cnt, raw, pr = part
+        pair_core.append(np.full(len(pa), k, np.int64))
+        pair_a.append(np.asarray(pa, np.int64))
+        pair_b.append(np.asarray(pb, np.int64))
+        counts.append(np.asarray(cnt, np.int64))
+        targets.append(raw)
+        probs.append(np.asarray(pr, float))
+        lowered.append(decrement(raw, np.full(len(raw), state.beat)))
+    # the copies: the templates' masks, pairs and outcomes
+    template_masks_a = np.array([b.rules.legal_mask(s, "a") for s in b.template_states])
+    template_masks_b = np.array([b.rules.legal_mask(s, "b") for s in b.template_states])
+    mask_a[size_starts:] = template_masks_a[lifted.template]
+    mask_b[size_starts:] = template_masks_b[lifted.template]
+    template_beats = codec.field(codec.many(b.template_states), BEAT)
+    entry_beats = template_beats[lifted.template][np.repeat(lifted.pair_owner,
+                                                            lifted.counts)]
+    pair_core.append(size_starts + lifted.pair_owner)
+    pair_a.append(lifted.pair_a)
+    pair_b.append(lifted.pair_b)
+    counts.append(lifted.counts)
+    targets.append(lifted.raw_targets)
+    probs.append(lifted.probs)
+    lowered.append(decrement(lifted.raw_targets, entry_beats))
+    pair_core = np.concatenate(pair_core)
+    raw = np.concatenate(targets)
+    sequence = np.argsort(pair_core, kind="stable")
+    counts = np.concatenate(counts)
+    entry_slices = np.concatenate([[0], np.cumsum(counts)])
+    entries = ranges(entry_slices, sequence)
+    cores = codec.states(codes)
+    return CoreWalk(cores, terminal, payoff, mask_a, mask_b, pair_core[sequence],
+                    np.concatenate(pair_a)[sequence], np.concatenate(pair_b)[sequence],
+                    counts[sequence], index(raw)[entries],
+                    np.concatenate(probs)[entries],
+                    np.concatenate(lowered)[entries][:, None])
