@@ -56,6 +56,9 @@ class _Group:
     pairs: np.ndarray
     rows: np.ndarray
     cols: np.ndarray
+    #: player -> (k, actions): where each core's mix over its legal actions goes in a
+    #: row of the solution's mixes (``CoreGraph.slots``); None for a single action
+    places: dict
 
 
 @dataclass
@@ -414,8 +417,21 @@ def _groups(graph: CoreGraph, cores: np.ndarray) -> list[_Group]:
                 col_actions[:, None, :], (len(members), rows, cols)))):
             raise InputError("core_transitions must list every legal joint action, A's "
                              "actions in order, B's within each")
-        groups.append(_Group(members, pairs, row_actions, col_actions))
+        places = {player: _places(graph, player, chosen, actions)
+                  for player, actions in (("a", row_actions), ("b", col_actions))}
+        groups.append(_Group(members, pairs, row_actions, col_actions, places))
     return groups
+
+
+def _places(graph: CoreGraph, player: str, cores: np.ndarray,
+            actions: np.ndarray) -> np.ndarray | None:
+    """Where the mixes of ``player`` over ``actions`` at ``cores`` are stored."""
+    if actions.shape[1] < 2:
+        return None  # a single legal action: no slot, the mix is the mask
+    mask = graph.mask_a if player == "a" else graph.mask_b
+    # each action's place among its core's legal actions, in order
+    rank = np.take_along_axis(np.cumsum(mask[cores], axis=1) - 1, actions, axis=1)
+    return graph.slots[player][cores][:, None] + rank
 
 
 class CounterSolution:
@@ -705,20 +721,18 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.nd
             # depend on earlier blocks only
             part, = block.parts
             weight = _equilibrium_mixes(part, stage_values(part, "value"), points, mixes,
-                                        graph.slots, graph.mask_a, graph.mask_b, layer["value"])
+                                        layer["value"])
             play_part(part, weight)
             continue
         if block.reduced is not None:
             head = block.reduced.choice
-            weight = _equilibrium_mixes(head, solve_reduced(block), points, mixes,
-                                        graph.slots, graph.mask_a, graph.mask_b)
+            weight = _equilibrium_mixes(head, solve_reduced(block), points, mixes)
             if play_reduced(block, weight):
                 continue
         else:
             record.add(sweep(schedule, layer["value"], lambda _, b=block: solve(b), tolerance,
                              max_sweeps, "the value"))
-        weights = [_equilibrium_mixes(part, stage_values(part, "value"), points, mixes,
-                                      graph.slots, graph.mask_a, graph.mask_b)
+        weights = [_equilibrium_mixes(part, stage_values(part, "value"), points, mixes)
                    for part in block.parts]
         sweep(schedule, layer["play"], lambda _, b=block, w=weights: play(b, w),
               tolerance, max_sweeps, "the chances of each ending")
@@ -726,8 +740,7 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.nd
 
 
 def _equilibrium_mixes(part: _Part, continuation: np.ndarray, points: np.ndarray,
-                       mixes: dict, slots: dict, mask_a: np.ndarray, mask_b: np.ndarray,
-                       values: np.ndarray | None = None) -> np.ndarray:
+                       mixes: dict, values: np.ndarray | None = None) -> np.ndarray:
     """The maximum-entropy mixes of the part's cores at ``points`` (written into
     ``mixes``), and the probability of each of its pairs under them (pairs, points);
     with ``values`` (cores, points) the stage games' values are written there too."""
@@ -748,12 +761,8 @@ def _equilibrium_mixes(part: _Part, continuation: np.ndarray, points: np.ndarray
         row, col = solved.row.reshape(k, width, r), solved.col.reshape(k, width, c)
         joint = row[:, :, :, None] * col[:, :, None, :]             # (k, L, r, c)
         weight[group.pairs] = joint.transpose(0, 2, 3, 1)
-        for player, mix, actions, mask in (("a", row, group.rows, mask_a),
-                                           ("b", col, group.cols, mask_b)):
-            if actions.shape[1] < 2:
-                continue  # a single legal action: no slot, the mix is the mask
-            # each action's place among its core's legal actions, in order
-            rank = np.take_along_axis(np.cumsum(mask[cores], axis=1) - 1, actions, axis=1)
-            place = slots[player][cores][:, None] + rank                 # (k, r)
-            mixes[player][points[None, :, None], place[:, None, :]] = mix
+        for player, mix in (("a", row), ("b", col)):
+            place = group.places[player]
+            if place is not None:
+                mixes[player][points[None, :, None], place[:, None, :]] = mix
     return weight

@@ -731,9 +731,10 @@ class BloodedGame:
         """Wagers that can no longer change anything, dropped (the same values, fewer
         states). The defeated's wagers only bank Style unless the victor may Bash (the
         defeated may then attack with them) or Riposte (he cancels with them): then
-        only whole Style points count, up to the bank's room. The victor spends at most ``_spend_bound`` on maneuvers and his Injury;
-        beyond that, and beyond the Style his bank can take, more wagers change nothing
-        (plus the defeated's wagers, which a Riposte's cancellation may take)."""
+        only whole Style points count, up to the bank's room. The victor spends at most
+        ``_spend_bound`` on maneuvers and his Injury; beyond that, and beyond the Style
+        his bank can take, more wagers change nothing (plus the defeated's wagers, which a
+        Riposte's cancellation may take)."""
         v, r = self.sheets[s.victor], self.rules
         uses_wd = v.knows("bash") or (v.knows("riposte") and s.aggressor != s.victor)
         banks = (s.bank_a, s.bank_b)

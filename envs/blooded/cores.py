@@ -43,15 +43,22 @@ class _Codec:
                   "victor": 1, "wv": n, "wd": n, "ending": 5}
         radix = np.array([bounds[f] + 1 for f in State._fields], np.int64)
         self.radix = radix
+        self.known: dict[State, int] = {}
         self.place = np.concatenate([np.cumprod(radix[::-1])[::-1][1:], [1]]).astype(np.int64)
 
     def one(self, state: State) -> int:
         return int(np.dot(np.asarray(state, np.int64), self.place))
 
     def many(self, states: list[State]) -> np.ndarray:
-        if not states:
-            return np.zeros(0, np.int64)
-        return np.asarray(states, np.int64) @ self.place
+        """The codes of ``states`` (remembered: the same next states recur)."""
+        known, place = self.known, self.place.tolist()
+        out = []
+        for state in states:
+            code = known.get(state)
+            if code is None:
+                code = known[state] = sum(map(int.__mul__, state, place))
+            out.append(code)
+        return np.array(out, np.int64)
 
     def field(self, codes: np.ndarray, k: int) -> np.ndarray:
         return (codes // self.place[k]) % self.radix[k]
@@ -88,6 +95,7 @@ class _Builder:
         self.template_pairs: list[int] = []
         self.template_flat: tuple[list, list, list, list, list] = ([], [], [], [], [])
         self._layouts: dict = {}
+        self.targets_seen = 0  # beat starts whose direct targets were gathered
         self._arrays: tuple | None = None  # the templates' arrays, while no template is added
         self._after: dict = {}
 
@@ -177,7 +185,7 @@ class _Builder:
 def core_walk(game) -> CoreWalk:
     """Every core of ``game`` (a ``BloodedGame``), as ``solver.counters.walk`` finds them."""
     b = _Builder(game)
-    codec, plain = b.codec, b.plain
+    codec = b.codec
     (_, first), = game.initial_outcomes()
     first_core = game.core(first)
     b.start(codec.one(first_core))
@@ -212,9 +220,11 @@ def _to_core(codec: _Codec, codes: np.ndarray, plain: int) -> np.ndarray:
 
 
 def _start_targets(b: _Builder) -> np.ndarray:
-    """Beat starts (and ends) reached from a beat start, not through a template."""
+    """Beat starts (and ends) reached from the beat starts walked since the last call,
+    not through a template."""
     codec = b.codec
-    parts = [part[3] for part in b.start_parts if part is not None]
+    parts = [part[3] for part in b.start_parts[b.targets_seen:] if part is not None]
+    b.targets_seen = len(b.start_parts)
     if not parts:
         return np.zeros(0, np.int64)
     raw = np.unique(np.concatenate(parts))
