@@ -165,21 +165,36 @@ class _Builder:
                 *key, g.rules.target, g.rules.sides)
             layout = self._layouts[key] = (np.asarray(wagers_a), np.asarray(wagers_b),
                                            np.asarray(counts), np.asarray(which),
-                                           np.asarray(probs), cases)
-        wagers_a, wagers_b, counts, which, probs, cases = layout
+                                           np.asarray(probs), cases,
+                                           np.array([self._case_id(c) for c in cases]))
+        wagers_a, wagers_b, counts, which, probs, cases, ids = layout
         unhurt = state._replace(inj_a=0, inj_b=0)
         # what follows the roll depends on the state only through what the roll leaves
-        after_key = (g._risk_base(unhurt), key)
-        after = self._after.get(after_key)
-        if after is None:
-            nexts = g._after_cases(unhurt, cases)
-            seeds = np.array([self.template(s) for s in nexts if _post_dice(s.phase)],
-                             np.int64)
-            after = self._after[after_key] = (self.codec.many(nexts), seeds)
-        raw, seeds = after
-        raised = _raise(self.codec, raw, state.inj_a, state.inj_b)
+        # (``_risk_base``): each result is worked out once per such base
+        base = g._risk_base(unhurt)
+        table = self._after.get(base)
+        if table is None:
+            size = 1 + 2 * (self.game.max_dice + 1) ** 2
+            table = self._after[base] = (np.full(size, -1, np.int64),
+                                         np.full(size, -1, np.int64))
+        codes, templates = table
+        for k in np.flatnonzero(codes[ids] < 0).tolist():
+            nxt = g._after_risk(unhurt, base, cases[k])
+            codes[ids[k]] = self.codec.one(nxt)
+            templates[ids[k]] = self.template(nxt) if _post_dice(nxt.phase) else -1
+        raised = _raise(self.codec, codes[ids], state.inj_a, state.inj_b)
+        seeds = templates[ids]
         self.start_parts.append((wagers_a, wagers_b, counts, raised[which], probs))
-        self.seeds.append(seeds)
+        self.seeds.append(seeds[seeds >= 0])
+
+    def _case_id(self, case) -> int:
+        """A risk's result (None: both failed; else victor, his wagers, the other's)
+        as a position in a base's table."""
+        if case is None:
+            return 0
+        side = self.game.max_dice + 1
+        victor, wv, wd = case
+        return 1 + (victor * side + wv) * side + wd
 
 
 def core_walk(game) -> CoreWalk:
