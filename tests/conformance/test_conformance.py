@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
-from graphs import assert_same_graph
+from graphs import assert_same_cores, assert_same_graph
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import parallel_api_test, parallel_seed_test
 from sampling import chi_square_pvalue, legal_pairs
@@ -23,6 +23,7 @@ import envs
 from agents.cli import main
 from solver import exploitability, solve_game
 from solver.game import Game, check_info
+from solver.counters import walk
 from solver.graph import build_graph, explore
 
 SYSTEMS = [name for name, spec in envs.systems().items() if spec.implemented]
@@ -320,6 +321,14 @@ def test_core_transitions_equal_outcomes(counter_game):
             expected = dict((s, p) for p, s in game.outcomes(state, a, b))
             assert merged.keys() == expected.keys()
             assert np.allclose([merged[s] for s in expected], list(expected.values()))
+
+
+def test_declared_cores_equal_the_walk(counter_game):
+    """The ``cores`` fast path finds what the walk through ``core_transitions`` finds."""
+    game = counter_game
+    if not game.info.has("cores"):
+        pytest.skip(f"{game.info.system} declares no cores fast path")
+    assert_same_cores(game.cores(), walk(game))
 
 
 def test_counter_solver_agrees_with_the_state_graph(counter_game):

@@ -1,0 +1,66 @@
+"""The cores of a Blooded duel (its states without the beats left) built at once, the
+steps after the dice copied over the Injuries (the declared ``cores`` fast path),
+against the walk through ``core_transitions``, the reference; and the counter
+solution against the generic one on the state graph."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from graphs import assert_same_cores
+
+import envs
+from solver import solve_game
+from solver.counters import walk
+
+CASES = [
+    {"a": "prowess=2,sword=2", "b": "prowess=2,sword=3", "max_beats": 5},
+    {"a": "prowess=2,sword=2,feint,bash,riposte,blind,bind,lunge,strength=2,style=3",
+     "b": "prowess=1,sword=2,riposte,bind,invokes=2,style=1", "max_beats": 6},
+    {"a": "prowess=2,sword=1,lunge,strength=3", "b": "prowess=1,sword=2,feint,bash",
+     "max_beats": 6, "bid_every_beat": True, "convention": "first_blood"},
+    {"a": "prowess=1,sword=1,invokes=0", "b": "prowess=1,sword=2,invokes=3", "max_beats": 7},
+    {"a": "prowess=1,sword=1,invokes=0", "b": "prowess=1,sword=1,invokes=0", "max_beats": 2},
+]
+
+
+@pytest.mark.parametrize("options", CASES)
+def test_the_cores_at_once_equal_the_walk(options):
+    fast = envs.make("blooded", **options).cores()
+    assert len(fast.cores) > 100  # Injuries reached, so steps were copied
+    assert_same_cores(fast, walk(envs.make("blooded", **options)))
+
+
+def test_a_copy_is_raised_to_its_injuries():
+    # B already has rank 3. A, aggressor and victor with 3 wagers, Injures with k = 0..3
+    # of them: rank 1 + k = 1, 2, 3, 4; B keeps his highest, 3, 3, 3, 4 (the copy of the
+    # unhurt step, whose next states have B at 1, 2, 3, 4, raised to B's 3).
+    options = {"a": "prowess=3,sword=3", "b": "prowess=3,sword=3", "max_beats": 4}
+    game = envs.make("blooded", **options)
+    found = game.cores()
+    index = {core: k for k, core in enumerate(found.cores)}
+    victor = next(c for c in found.cores if c.phase == 6 and c.inj_b == 3 and c.victor == 0
+                  and c.aggressor == 0 and c.wv == 3 and c.inj_a == 0)
+    k = index[victor]
+    pairs = np.flatnonzero(found.pair_core == k)
+    starts = np.concatenate([[0], np.cumsum(found.counts)])
+    ranks = {}
+    for q in pairs:
+        name = game.action_names[found.pair_a[q]]
+        (target,) = found.targets[starts[q]:starts[q + 1]]
+        ranks[name] = found.cores[target].inj_b
+    assert ranks == {"injure0": 3, "injure1": 3, "injure2": 3, "injure3": 4}
+
+
+def test_the_counter_solution_agrees_with_the_state_graph():
+    # every maneuver, Style banked, a second invoke: the same value and win / draw /
+    # loss as the generic solver on every state of the graph
+    options = CASES[1]
+    game = envs.make("blooded", **options)
+    (_, start), = game.initial_outcomes()
+    fast, generic = solve_game(game), solve_game(game, start=start)
+    for key in ("value", "win", "draw", "loss", "expected_length"):
+        assert getattr(fast, key) == pytest.approx(getattr(generic, key), abs=1e-9), key
+    for s, state in enumerate(generic.graph.states):
+        if not game.is_terminal(state):
+            assert fast.value_at(state) == pytest.approx(generic.values[s], abs=1e-9)
