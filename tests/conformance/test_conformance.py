@@ -22,8 +22,8 @@ from toy_games import OneShotPennies, PenniesDuel
 import envs
 from agents.cli import main
 from solver import exploitability, solve_game
-from solver.game import Game, check_info
 from solver.counters import walk
+from solver.game import Game, check_info
 from solver.graph import build_graph, explore
 
 SYSTEMS = [name for name, spec in envs.systems().items() if spec.implemented]
