@@ -500,11 +500,17 @@ class CounterSolution:
         return matrix
 
     def policy_for(self, player: str) -> TabularPolicy:
-        """The equilibrium of ``player`` as a policy on its observations."""
+        """The equilibrium of ``player`` as a policy on its observations. A core may
+        exist at some counter values only (a game's opening, say): where the state it
+        attaches to reports other counters, that pair is no state of the game and is
+        left out (its mix would overwrite a real state's)."""
         table = {}
         for core in np.flatnonzero(self.cores.chooses):
             for point in range(self.grid.size):
-                state = self.game.attach(self.cores.cores[core], self.grid.points[point])
+                counters = self.grid.points[point]
+                state = self.game.attach(self.cores.cores[core], counters)
+                if tuple(self.game.counters(state)) != tuple(counters.tolist()):
+                    continue
                 table[tuple(self.game.observe(state, player))] = self._mix(player, core, point)
         return TabularPolicy(table, name="equilibrium")
 

@@ -64,3 +64,21 @@ def test_the_counter_solution_agrees_with_the_state_graph():
     for s, state in enumerate(generic.graph.states):
         if not game.is_terminal(state):
             assert fast.value_at(state) == pytest.approx(generic.values[s], abs=1e-9)
+
+
+def test_the_equilibrium_policy_is_the_generic_one_at_every_state():
+    # The cores of the beats after the invoke exist from beat 2 on: at the top counter
+    # (30 beats left, beat 1) they are no state of the duel, and their mixes there must
+    # not stand for beat 2's in the policy (both would be observed at beat 2).
+    game = envs.make("blooded", a="prowess=2,sword=2,feint,riposte", b="prowess=2,sword=3",
+                     max_beats=4)
+    (_, start), = game.initial_outcomes()
+    fast, generic = solve_game(game), solve_game(game, start=start)
+    for player in ("a", "b"):
+        ours, reference = fast.policy_for(player), generic.policy_for(player)
+        for state in generic.graph.states:
+            if game.is_terminal(state):
+                continue
+            seen, mask = game.observe(state, player), game.legal_mask(state, player)
+            assert np.abs(ours.probabilities(seen, mask)
+                          - reference.probabilities(seen, mask)).max() < 1e-9, state
