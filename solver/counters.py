@@ -460,7 +460,7 @@ class CounterSolution:
     def graph(self):
         raise InputError(f"{self.game.info.system}: per-state tables (such as --by) are not "
                          "available for a duel solved over every counter value (hit "
-                         "points) at once")
+                         "points, beats left) at once")
 
     def _locate(self, state: State) -> tuple[int, int]:
         try:
