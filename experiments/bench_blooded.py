@@ -38,7 +38,7 @@ from solver.graph import build_graph
 DEFAULT = ("prowess=3,sword=3", "prowess=2,sword=4")
 LARGEST = ("prowess=5,sword=5,strength=5,athletics=5,style=10,invokes=1,"
            "bash,bind,blind,feint,lunge,riposte")
-LARGEST_BEATS = 30
+LARGEST_BEATS = 12
 #: the most states the baseline's state graph may hold here (memory, and its budget)
 BASELINE_STATES = 2_000_000
 

@@ -20,6 +20,8 @@ reference: the conformance suite and ``tests/test_blooded_cores.py`` compare the
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -68,6 +70,39 @@ class _Codec:
         return list(map(State._make, digits.tolist()))
 
 
+class _Templates(NamedTuple):
+    """The templates' transitions as arrays: per template its pairs
+    (``pair_slices``), per pair its actions and outcomes (``entry_slices``), per
+    outcome its raw target (a code as the rules give it), probability and whether it
+    stays in the beat (``inside``: a template); ``successor`` (template to template,
+    transposed) pushes reach."""
+
+    pair_a: np.ndarray
+    pair_b: np.ndarray
+    counts: np.ndarray
+    targets: np.ndarray
+    probs: np.ndarray
+    pair_slices: np.ndarray
+    entry_slices: np.ndarray
+    inside: np.ndarray
+    successor: sp.csr_matrix
+
+
+class _Copies(NamedTuple):
+    """The copies of the templates over the Injuries reached: each copy's code and
+    template, its pairs (``pair_owner``: the copy of each) and outcomes, their raw
+    targets raised to the copy's Injuries."""
+
+    codes: np.ndarray
+    template: np.ndarray
+    pair_owner: np.ndarray
+    pair_a: np.ndarray
+    pair_b: np.ndarray
+    counts: np.ndarray
+    raw_targets: np.ndarray
+    probs: np.ndarray
+
+
 def _post_dice(phase: int) -> bool:
     return BLIND <= phase <= RCANCEL
 
@@ -96,7 +131,7 @@ class _Builder:
         self.template_flat: tuple[list, list, list, list, list] = ([], [], [], [], [])
         self._layouts: dict = {}
         self.targets_seen = 0  # beat starts whose direct targets were gathered
-        self._arrays: tuple | None = None  # the templates' arrays, while no template is added
+        self._arrays: tuple[int, _Templates] | None = None  # while no template is added
         self._after: dict = {}
 
     # -- raw targets: codes as the rules give them (a new beat is beat + 1)
@@ -136,7 +171,7 @@ class _Builder:
             targets.append(self.codec.many(nexts))
             k += 1
 
-    def walk_start(self, code: int, state: State) -> None:
+    def walk_start(self, state: State) -> None:
         """A beat start's transitions: a risk from its dice's table, the rest by the
         rules; the templates its risk leads to become its seeds."""
         g = self.rules
@@ -211,7 +246,7 @@ def core_walk(game) -> CoreWalk:
         # beat starts not yet walked
         while walked < len(b.start_states):
             state = b.start_states[walked]
-            b.walk_start(codec.one(state), state)
+            b.walk_start(state)
             walked += 1
         b.walk_templates(templates_walked)
         templates_walked = len(b.template_states)
@@ -252,9 +287,8 @@ def _post_dice_codes(codec: _Codec, codes: np.ndarray) -> np.ndarray:
     return (phase >= BLIND) & (phase <= RCANCEL)
 
 
-def _template_arrays(b: _Builder):
-    """The templates' transitions as arrays, and the template-to-template successor
-    relation (transposed, for pushing reach)."""
+def _template_arrays(b: _Builder) -> _Templates:
+    """The templates walked so far as arrays (remembered while none is added)."""
     flat = b.template_flat
     if b._arrays is not None and b._arrays[0] == len(flat[0]):
         return b._arrays[1]
@@ -273,8 +307,8 @@ def _template_arrays(b: _Builder):
     to = order[np.searchsorted(codes[order], targets[inside])]
     successor = sp.csr_matrix((np.ones(len(to), np.int8), (to, owner[inside])),
                               shape=(size, size))
-    arrays = (pair_a, pair_b, counts, targets, probs, pair_slices, entry_slices, inside,
-              successor)
+    arrays = _Templates(pair_a, pair_b, counts, targets, probs, pair_slices, entry_slices,
+                        inside, successor)
     b._arrays = (len(flat[0]), arrays)
     return arrays
 
@@ -285,11 +319,11 @@ def _instances(b: _Builder) -> tuple[np.ndarray, np.ndarray]:
     codec = b.codec
     if not b.template_states:
         return np.zeros((0, 3), np.int64), np.zeros(0, np.int64)
-    arrays = _template_arrays(b)
-    counts, targets, inside, successor = arrays[2], arrays[3], arrays[7], arrays[-1]
-    per = np.diff(arrays[5])
-    owner = np.repeat(np.repeat(np.arange(len(b.template_states)), per), counts)
-    end_owner, end_codes = owner[~inside], targets[~inside]
+    t = _template_arrays(b)
+    per = np.diff(t.pair_slices)
+    owner = np.repeat(np.repeat(np.arange(len(b.template_states)), per), t.counts)
+    end_owner, end_codes = owner[~t.inside], t.targets[~t.inside]
+    successor = t.successor
     ends = []
     codes = codec.many([s for s in b.start_states])
     inj_a, inj_b = codec.field(codes, INJ_A), codec.field(codes, INJ_B)
@@ -315,13 +349,6 @@ def _instances(b: _Builder) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(out), np.unique(_to_core(codec, np.concatenate(ends), b.plain))
 
 
-class _Lifted:
-    """The copies' transitions: raw targets raised to each copy's Injuries."""
-
-    def __init__(self, **fields):
-        self.__dict__.update(fields)
-
-
 def _raise(codec: _Codec, codes: np.ndarray, inj_a: np.ndarray, inj_b: np.ndarray):
     """``codes`` with each Injury raised to at least ``inj_a`` / ``inj_b``."""
     have_a, have_b = codec.field(codes, INJ_A), codec.field(codes, INJ_B)
@@ -329,90 +356,55 @@ def _raise(codec: _Codec, codes: np.ndarray, inj_a: np.ndarray, inj_b: np.ndarra
             + (np.maximum(have_b, inj_b) - have_b) * codec.place[INJ_B])
 
 
-def _lift(b: _Builder, instances: np.ndarray) -> _Lifted:
-    codec = b.codec
-    (pair_a, pair_b, counts, targets, probs, pair_slices, entry_slices, inside,
-     _) = _template_arrays(b)
+def _lift(b: _Builder, instances: np.ndarray) -> _Copies:
+    """The copies ``instances`` (template, inj_a, inj_b) as arrays."""
+    codec, t = b.codec, _template_arrays(b)
     template, inj_a, inj_b = instances.T
-    template_codes = codec.many(b.template_states)
-    own = _raise(codec, template_codes[template], inj_a, inj_b)
-    pairs = ranges(pair_slices, template)
-    pair_owner = np.repeat(np.arange(len(instances)), np.diff(pair_slices)[template])
-    entries = ranges(entry_slices, pairs)
-    entry_owner = np.repeat(pair_owner, counts[pairs])
-    raw = _raise(codec, targets[entries], inj_a[entry_owner], inj_b[entry_owner])
-    return _Lifted(codes=own, template=template, pairs=pairs, pair_owner=pair_owner,
-                   pair_a=pair_a[pairs], pair_b=pair_b[pairs], counts=counts[pairs],
-                   entries=entries, raw_targets=raw, probs=probs[entries],
-                   inside=inside[entries])
+    own = _raise(codec, codec.many(b.template_states)[template], inj_a, inj_b)
+    pairs = ranges(t.pair_slices, template)
+    pair_owner = np.repeat(np.arange(len(instances)), np.diff(t.pair_slices)[template])
+    entries = ranges(t.entry_slices, pairs)
+    entry_owner = np.repeat(pair_owner, t.counts[pairs])
+    raw = _raise(codec, t.targets[entries], inj_a[entry_owner], inj_b[entry_owner])
+    return _Copies(own, template, pair_owner, t.pair_a[pairs], t.pair_b[pairs],
+                   t.counts[pairs], raw, t.probs[entries])
 
 
 def _assemble(b: _Builder, instances: np.ndarray) -> CoreWalk:
-    codec, plain, game = b.codec, b.plain, b.game
-    if not b.template_states:  # a duel over before any risk: impossible, but say so
-        raise AssertionError("a Blooded duel always rolls dice")
-    lifted = _lift(b, instances)
-    start_codes = codec.many(b.start_states)
-    codes = np.concatenate([start_codes, lifted.codes])
-    order = np.argsort(codes, kind="stable")
-    sorted_codes = codes[order]
-    if len(sorted_codes) > 1 and np.any(np.diff(sorted_codes) == 0):
-        raise AssertionError("a core was reached twice as a beat start and a step")
-
-    def index(raw: np.ndarray) -> np.ndarray:
-        core = _to_core(codec, raw, plain)
-        return order[np.searchsorted(sorted_codes, core)]
-
-    def decrement(raw: np.ndarray, beat: np.ndarray) -> np.ndarray:
-        return ((codec.field(raw, BEAT) > beat) & (codec.field(raw, PHASE) != OVER)
-                ).astype(np.int64)
-
-    n = b.n
-    size_starts = len(b.start_states)
+    """The walk: beat starts first, then the copies, their pairs in that order (so
+    sorted by core), each outcome's target found among the cores' codes."""
+    codec, n = b.codec, b.n
+    copies = _lift(b, instances)
+    codes = np.concatenate([codec.many(b.start_states), copies.codes])
+    order = np.argsort(codes)
+    starts = len(b.start_states)
     terminal = np.zeros(len(codes), bool)
     payoff = np.zeros(len(codes))
     mask_a = np.zeros((len(codes), n), bool)
     mask_b = np.zeros((len(codes), n), bool)
-    pair_core, pair_a, pair_b, counts, targets, probs, lowered = [], [], [], [], [], [], []
+    pieces = []  # per part: pair cores, actions, outcome counts, raw targets, probs, beats
     for k, (state, part) in enumerate(zip(b.start_states, b.start_parts, strict=True)):
         if part is None:
-            terminal[k] = True
-            payoff[k] = game.payoff(state)
+            terminal[k], payoff[k] = True, b.game.payoff(state)
             continue
-        mask_a[k] = b.rules.legal_mask(state, "a")
-        mask_b[k] = b.rules.legal_mask(state, "b")
-        pa, pb, cnt, raw, pr = part
-        pair_core.append(np.full(len(pa), k, np.int64))
-        pair_a.append(np.asarray(pa, np.int64))
-        pair_b.append(np.asarray(pb, np.int64))
-        counts.append(np.asarray(cnt, np.int64))
-        targets.append(raw)
-        probs.append(np.asarray(pr, float))
-        lowered.append(decrement(raw, np.full(len(raw), state.beat)))
-    # the copies: the templates' masks, pairs and outcomes
-    template_masks_a = np.array([b.rules.legal_mask(s, "a") for s in b.template_states])
-    template_masks_b = np.array([b.rules.legal_mask(s, "b") for s in b.template_states])
-    mask_a[size_starts:] = template_masks_a[lifted.template]
-    mask_b[size_starts:] = template_masks_b[lifted.template]
-    template_beats = codec.field(codec.many(b.template_states), BEAT)
-    entry_beats = template_beats[lifted.template][np.repeat(lifted.pair_owner,
-                                                            lifted.counts)]
-    pair_core.append(size_starts + lifted.pair_owner)
-    pair_a.append(lifted.pair_a)
-    pair_b.append(lifted.pair_b)
-    counts.append(lifted.counts)
-    targets.append(lifted.raw_targets)
-    probs.append(lifted.probs)
-    lowered.append(decrement(lifted.raw_targets, entry_beats))
-    pair_core = np.concatenate(pair_core)
-    raw = np.concatenate(targets)
-    sequence = np.argsort(pair_core, kind="stable")
-    counts = np.concatenate(counts)
-    entry_slices = np.concatenate([[0], np.cumsum(counts)])
-    entries = ranges(entry_slices, sequence)
-    cores = codec.states(codes)
-    return CoreWalk(cores, terminal, payoff, mask_a, mask_b, pair_core[sequence],
-                    np.concatenate(pair_a)[sequence], np.concatenate(pair_b)[sequence],
-                    counts[sequence], index(raw)[entries],
-                    np.concatenate(probs)[entries],
-                    np.concatenate(lowered)[entries][:, None])
+        mask_a[k], mask_b[k] = b.rules.legal_mask(state, "a"), b.rules.legal_mask(state, "b")
+        pair_a, pair_b, counts, raw, probs = part
+        pieces.append((np.full(len(pair_a), k), pair_a, pair_b, counts, raw, probs,
+                       np.full(len(raw), state.beat)))
+    # the copies: their templates' masks, pairs and outcomes
+    for mask, player in ((mask_a, "a"), (mask_b, "b")):
+        mask[starts:] = np.array([b.rules.legal_mask(t, player)
+                                  for t in b.template_states])[copies.template]
+    beats = codec.field(codec.many(b.template_states), BEAT)[copies.template]
+    pieces.append((starts + copies.pair_owner, copies.pair_a, copies.pair_b, copies.counts,
+                   copies.raw_targets, copies.probs,
+                   beats[np.repeat(copies.pair_owner, copies.counts)]))
+    pair_core, pair_a, pair_b, counts, raw, probs, beat = (
+        np.concatenate([np.asarray(piece[i]) for piece in pieces]) for i in range(7))
+    # a new beat lowers the beats left; the end of the duel does not
+    lowered = (codec.field(raw, BEAT) > beat) & (codec.field(raw, PHASE) != OVER)
+    targets = order[np.searchsorted(codes[order], _to_core(codec, raw, b.plain))]
+    return CoreWalk(codec.states(codes), terminal, payoff, mask_a, mask_b,
+                    pair_core.astype(np.int64), pair_a.astype(np.int64),
+                    pair_b.astype(np.int64), counts.astype(np.int64), targets,
+                    probs.astype(float), lowered.astype(np.int64)[:, None])
