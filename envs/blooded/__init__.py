@@ -11,6 +11,10 @@ Every chance event (the risk, a Bash) is an exact distribution of sums of d6. Ea
 choice made after the dice is a step of the player who makes it (the other waits).
 Choices that can never help (Blind against a foe without wagers or with The Sword 0,
 wagers into an Injury beyond its cap) are not offered: they leave every value as is.
+
+The beats left are a counter (``solver.counters``): once the invokes are spent every
+beat plays by the same rules, the last included, so a state without its beats left (a
+*core*) has the same steps whatever they are; ``cores.py`` builds the cores at once.
 """
 
 from __future__ import annotations

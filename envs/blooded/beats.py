@@ -4,9 +4,11 @@ After the beats with an invoke (and the first, with its strike bid) every beat b
 last plays by the same rules: the transitions of a state at beat t are those of the same
 state at beat t + 1, moved by one beat. So the rules run three times only: over the
 opening beats, over one *core* beat holding every state a middle beat can hold, and over
-the last beat (where the draw comes and Style no longer matters). The middle beats are
-then copies of the core made with arrays, keeping only what the start can reach.
-``solver.graph.explore`` stays the reference; the tests compare the two.
+the last beat (where the draw comes). The middle beats are then copies of the core made
+with arrays, keeping only what the start can reach. ``solver.graph.explore`` stays the
+reference; the tests compare the two. (The solution does not need this graph: the beats
+left are a counter, ``BloodedGame.counters``; what walks the states one by one, odds
+against a fixed opponent, best responses, training, does.)
 """
 
 from __future__ import annotations
