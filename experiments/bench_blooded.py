@@ -1,14 +1,15 @@
 """Speed of the exact Houses of the Blooded solver against the same backward induction
 calling scipy's HiGHS (linprog) once per stage game, measured in one run.
 
-    python experiments/bench_blooded.py [--largest-beats 30] [--baseline-beats 3]
+    python experiments/bench_blooded.py [--largest-beats 12] [--baseline-beats 3]
                                         [--baseline-seconds 60] [--cases default,largest]
                                         [--json]
 
 Cases: the default sheets (``prowess=3,sword=3`` against ``prowess=2,sword=4``, the
 README's example) at the ruleset's 30 beats, and the largest sheets the specification
 allows (Prowess 5, The Sword 5, Style 10 banked, an invoke, every maneuver known,
-Strength and Athletics 5, mortal convention) on both sides at ``--largest-beats``.
+Strength and Athletics 5, mortal convention) on both sides at ``--largest-beats`` (12
+by default, the most that fit in 2 minutes here; 30 take about 3 minutes).
 
 Ours: a fresh game and ``solve_game`` (values, maximum-entropy mixes, win / draw /
 loss), all timed. The beats left are the counter of ``solver.counters``: the states of
