@@ -31,6 +31,15 @@ def test_the_cores_at_once_equal_the_walk(options):
     assert_same_cores(fast, walk(envs.make("blooded", **options)))
 
 
+def test_a_duel_whose_rolls_end_every_beat_at_once():
+    # First blood with tiny pools: every roll either ends the beat or the duel at once
+    # (any Injury is a finishing blow), so there is no step after the dice to copy.
+    options = {"a": "prowess=2,sword=1,invokes=0", "b": "prowess=1,sword=1,invokes=0",
+               "convention": "first_blood", "max_beats": 1}
+    fast = envs.make("blooded", **options).cores()
+    assert_same_cores(fast, walk(envs.make("blooded", **options)))
+
+
 def test_a_copy_is_raised_to_its_injuries():
     # B already has rank 3. A, aggressor and victor with 3 wagers, Injures with k = 0..3
     # of them: rank 1 + k = 1, 2, 3, 4; B keeps his highest, 3, 3, 3, 4 (the copy of the

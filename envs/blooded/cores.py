@@ -293,7 +293,8 @@ def _template_arrays(b: _Builder) -> _Templates:
     if b._arrays is not None and b._arrays[0] == len(flat[0]):
         return b._arrays[1]
     pair_a, pair_b, counts = (np.asarray(x, np.int64) for x in flat[:3])
-    targets = np.concatenate(flat[3])
+    # (no template at all when every roll ends the beat at once: a first blood duel)
+    targets = np.concatenate(flat[3]) if flat[3] else np.zeros(0, np.int64)
     probs = np.asarray(flat[4], float)
     per = np.asarray(b.template_pairs, np.int64)
     size = len(per)
@@ -393,8 +394,8 @@ def _assemble(b: _Builder, instances: np.ndarray) -> CoreWalk:
                        np.full(len(raw), state.beat)))
     # the copies: their templates' masks, pairs and outcomes
     for mask, player in ((mask_a, "a"), (mask_b, "b")):
-        mask[starts:] = np.array([b.rules.legal_mask(t, player)
-                                  for t in b.template_states])[copies.template]
+        masks = [b.rules.legal_mask(t, player) for t in b.template_states]
+        mask[starts:] = np.array(masks, bool).reshape(-1, n)[copies.template]
     beats = codec.field(codec.many(b.template_states), BEAT)[copies.template]
     pieces.append((starts + copies.pair_owner, copies.pair_a, copies.pair_b, copies.counts,
                    copies.raw_targets, copies.probs,
