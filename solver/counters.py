@@ -14,7 +14,10 @@ and these methods:
 Besides depletion, a step may also lead to a terminal core (a duel that ends however
 many points the counters hold): its payoff is the same at every counter value.
 
-The core graph (states without counters) is explored once. Values are arrays over the
+The core graph (states without counters) is explored once: by ``walk``, core by core
+through ``core_transitions``, or at once by the game's own ``cores()`` when it declares
+that fast path (``CoreWalk``: the same cores, masks and outcomes, checked against the
+walk by the conformance suite). Values are arrays over the
 grid of counter values, solved anti-diagonal by anti-diagonal (the sum of the counters
 falls with every positive decrement, so a layer depends only on earlier layers and on
 itself). Within a layer the steps that change no counter can cycle. The core graph's
@@ -134,8 +137,7 @@ class CoreGraph:
         return len(self.cores)
 
     def __post_init__(self):
-        #: cores where someone has more than one legal action, and the position of
-        #: each core among them (-1 elsewhere)
+        #: cores where someone has more than one legal action
         self.chooses = (self.mask_a.sum(axis=1) > 1) | (self.mask_b.sum(axis=1) > 1)
         #: where each core's mix of each player starts in a row of the solution's mixes
         #: (its legal actions in order, only where that player has more than one)
