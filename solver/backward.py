@@ -103,9 +103,17 @@ def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERA
     says how it went.
     """
     require_public(game, "the exact solution")
-    if start is None and game.info.has("counters"):
+    if game.info.has("counters"):
         from .counters import solve_counters  # late: counters imports this module's peers
-        return solve_counters(game, tolerance, max_sweeps)
+        return solve_counters(game, tolerance, max_sweeps, start=start)
+    return solve_graph(game, start, tolerance, max_sweeps)
+
+
+def solve_graph(game: Game, start: State | None = None, tolerance: float = TOLERANCE,
+                max_sweeps: int = MAX_SWEEPS) -> Solution:
+    """``solve_game`` state by state over the reachable state graph, whatever fast
+    paths the game declares (the reference the ``counters`` path is checked against)."""
+    require_public(game, "the exact solution")
     graph = build_graph(game) if start is None else build_graph(game, [(1.0, start)])
     values = graph.payoff.astype(float).copy()
 

@@ -49,6 +49,16 @@ from .matrix import solve_matrices
 from .policy import TabularPolicy
 from .stages import MAX_SWEEPS, TOLERANCE, Convergence, sweep
 
+#: a cyclic block contracts when no joint action stays in it with more than this
+#: close to certainty (a chance of leaving under 1e-9 would need too many sweeps anyway)
+CONTRACTION_MARGIN = 1e-9
+#: the most (landing column, point) entries a layer gathers at once
+CHUNK_ENTRIES = 1 << 23
+#: at most this many policy-evaluation steps before the value iteration of a contracting
+#: block: each solves the stage games once, then the block's values under those mixes
+#: exactly (they stop when the values no longer move; two or three usually do)
+NEWTON_STEPS = 6
+
 
 @dataclass
 class _Group:
@@ -75,6 +85,15 @@ class _Part:
     groups: list[_Group]
     offsets: np.ndarray    # where each core's pairs start in ``pairs``
 
+    def __post_init__(self):
+        #: the cores the pairs' steps that change no counter lead to, and those steps
+        #: (targets, pairs), for pushing the chance of play forward
+        self.targets = np.unique(self.zero.indices)
+        self.inflow = self.zero[:, self.targets].T.tocsr()
+        #: the position in ``cores`` of each pair's core
+        self.owner = np.repeat(np.arange(len(self.cores)), np.diff(self.offsets, append=len(
+            self.pairs)))
+
 
 @dataclass
 class _Block:
@@ -98,16 +117,62 @@ class _Reduced:
     choice: _Part
     chance: list[_Part]      # successors first
     links: sp.csr_matrix     # (choice pairs, choice cores)
+    #: (chance cores of ``chance`` in order, choice cores): the chance of reaching each
+    #: choice core from each chance core through the block's chance steps
+    routes: sp.csr_matrix
+    #: every joint action leaves the block's choice cores with positive probability, so
+    #: its value iteration contracts: the fixed point is unique, whatever the start
+    contracting: bool
 
 
+@dataclass
 class _Move:
-    """The transitions of one decrement vector, into every core (``full``) and into
-    the landing cores only (``matrix``), so that a layer reads only what it needs."""
+    """The transitions of one decrement vector (pairs, cores)."""
 
-    def __init__(self, decrement: np.ndarray, full: sp.csr_matrix, landing: np.ndarray):
-        self.decrement = decrement
-        self.full = full
-        self.matrix = full[:, landing]
+    decrement: np.ndarray
+    full: sp.csr_matrix
+
+
+@dataclass
+class _Landings:
+    """The steps that lower a counter, factored for a layer: a pair's outcomes that
+    reach one core form a little distribution over decrements, and many pairs share
+    the same one (the same dice into the same next core). ``kernels`` holds each
+    distinct one once, over the columns (``column_move``, ``column_landing``: a
+    decrement and a landing core); ``spread`` (pairs, kernels) adds them up per pair.
+    So a layer reads each (decrement, landing core) once and sums each distinct
+    distribution once, instead of once per outcome."""
+
+    spread: sp.csr_matrix    # (P, kernels), 0 / 1
+    kernels: sp.csr_matrix   # (kernels, columns)
+    column_move: np.ndarray
+    column_landing: np.ndarray
+
+    def __post_init__(self):
+        #: where each move's columns start and end (they come sorted by move)
+        self.move_bounds = np.searchsorted(self.column_move, np.arange(
+            self.column_move.max(initial=-1) + 2))
+        self.gather = self.spread.T.tocsr()   # (kernels, P)
+
+
+class _Chunks:
+    """The landing columns cut into runs of whole moves small enough that a run times
+    the widest layer fits in ``CHUNK_ENTRIES`` (a layer never holds every column at
+    every point at once), with the kernels restricted to each run."""
+
+    def __init__(self, landings: _Landings, width: int):
+        bounds = landings.move_bounds
+        size = max(1, CHUNK_ENTRIES // max(width, 1))
+        by_column = landings.kernels.tocsc()
+        self.runs = []
+        first = 0
+        for move in range(len(bounds) - 1):
+            last = move + 1 == len(bounds) - 1
+            if last or bounds[move + 2] - bounds[first] > size:
+                lo, hi = int(bounds[first]), int(bounds[move + 1])
+                block = by_column[:, lo:hi].tocsr()
+                self.runs.append((lo, hi, range(first, move + 1), block, block.T.tocsr()))
+                first = move + 1
 
 
 @dataclass
@@ -127,7 +192,7 @@ class CoreGraph:
     zero: sp.csr_matrix                                  # (P, N)
     moves: list[_Move]
     landing: np.ndarray    # the cores some decrement leads to
-    landed: sp.csr_matrix  # (P, moves x landing cores): the moves side by side
+    landings: _Landings
     blocks: list[_Block]
     terminal: np.ndarray   # (N,) cores that end the game whatever the counters
     payoff: np.ndarray     # (N,) their payoff to A (0 elsewhere)
@@ -189,10 +254,14 @@ class Grid:
 _CORES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
-    """The core graph from the game's initial outcomes, the grid up to their counters,
-    and the roots as ``(probability, core, flat point)``; explored once per game (the
-    size check of ``solver.graph`` and the solution both need it)."""
+def explore(game: Game, starts: list[tuple[float, State]] | None = None
+            ) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
+    """The core graph from ``starts`` (the game's initial outcomes unless given), the
+    grid up to their counters, and the roots as ``(probability, core, flat point)``;
+    from the initial outcomes explored once per game (the size check of
+    ``solver.graph`` and the solution both need it)."""
+    if starts is not None:
+        return _explore(game, starts)
     found = _CORES.get(game)
     if found is None:
         found = _CORES[game] = _explore(game)
@@ -222,10 +291,11 @@ class CoreWalk:
     decrements: np.ndarray    # (E, counters)
 
 
-def walk(game: Game) -> CoreWalk:
-    """The cores from the start's, one by one through ``core_transitions`` (the
-    reference a declared ``cores`` fast path is checked against)."""
-    starts = game.initial_outcomes()
+def walk(game: Game, starts: list[tuple[float, State]] | None = None) -> CoreWalk:
+    """The cores from the starts' (the game's initial outcomes unless given), one by one
+    through ``core_transitions`` (the reference a declared ``cores`` fast path is
+    checked against)."""
+    starts = game.initial_outcomes() if starts is None else starts
     top = _top(game, starts)
     cores: list[State] = []
     index: dict[State, int] = {}
@@ -267,9 +337,9 @@ def walk(game: Game) -> CoreWalk:
             pair_b.append(j)
             counts.append(len(outcomes))
             chances, nexts, lowered = zip(*outcomes, strict=True)
-            for key, nxt in {id(nxt): nxt for nxt in nexts}.items():
-                if key not in known:
-                    known[key] = visit(nxt)
+            new = dict(zip(map(id, nexts), nexts, strict=True))
+            for key in new.keys() - known.keys():
+                known[key] = visit(new[key])
             targets.extend(map(known.__getitem__, map(id, nexts)))
             probs.extend(chances)
             decrements.extend(chain.from_iterable(lowered))
@@ -288,10 +358,12 @@ def _top(game: Game, starts) -> tuple[int, ...]:
                                           strict=True))
 
 
-def _explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
-    starts = game.initial_outcomes()
+def _explore(game: Game, given: list[tuple[float, State]] | None = None
+             ) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
+    starts = game.initial_outcomes() if given is None else given
     grid = Grid(_top(game, starts))
-    found = game.cores() if game.info.has("cores") else walk(game)
+    # the declared fast path gives the cores from the game's start only
+    found = game.cores() if game.info.has("cores") and given is None else walk(game, given)
     cores = found.cores
     index = dict(zip(cores, range(len(cores)), strict=True))
     roots = [(p, index[game.core(s)], grid.flat(game.counters(s))) for p, s in starts]
@@ -299,27 +371,66 @@ def _explore(game: Game) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]
     rows = np.repeat(np.arange(pairs), found.counts)
     targets, probs, decrements = found.targets, found.probs, found.decrements
     _check_decrements(game, decrements)
-    shape = tuple(decrements.max(axis=0) + 1)
-    codes, kind = np.unique(np.ravel_multi_index(tuple(decrements.T), shape),
-                            return_inverse=True)
-    kinds = np.stack(np.unravel_index(codes, shape), axis=1)
-
-    def matrix(chosen: np.ndarray) -> sp.csr_matrix:
-        return sp.csr_matrix((probs[chosen], (rows[chosen], targets[chosen])),
-                             shape=(pairs, size))
-
     still = ~decrements.any(axis=1)
-    zero = matrix(still)
+    zero = sp.csr_matrix((probs[still], (rows[still], targets[still])), shape=(pairs, size))
     landing = np.unique(targets[~still])
-    moves = [_Move(decrement, matrix(kind == k), landing)
-             for k, decrement in enumerate(kinds) if decrement.any()]
+    moves, move = _moves(rows[~still], targets[~still], probs[~still], decrements[~still],
+                         (pairs, size))
+    landings = _factor(rows[~still], np.searchsorted(landing, targets[~still]), move,
+                       probs[~still], pairs, len(landing))
     slices = np.searchsorted(found.pair_core, np.arange(size + 1)).astype(np.int64)
     graph = CoreGraph(cores, index, found.mask_a, found.mask_b, found.pair_core,
-                      found.pair_a, found.pair_b, slices, zero, moves, landing,
-                      sp.hstack([move.matrix for move in moves]).tocsr(), [],
+                      found.pair_a, found.pair_b, slices, zero, moves, landing, landings, [],
                       found.terminal, found.payoff)
     graph.blocks = _blocks(graph)
     return graph, grid, roots
+
+
+def _moves(rows: np.ndarray, targets: np.ndarray, probs: np.ndarray, decrements: np.ndarray,
+           shape: tuple[int, int]) -> tuple[list[_Move], np.ndarray]:
+    """The lowering outcomes as one sparse matrix per decrement vector, and the move
+    of each outcome."""
+    top = tuple(decrements.max(axis=0) + 1) if len(decrements) else (1,) * decrements.shape[1]
+    codes, move = np.unique(np.ravel_multi_index(tuple(decrements.T), top),
+                            return_inverse=True)
+    order = np.argsort(move, kind="stable")
+    bounds = np.searchsorted(move[order], np.arange(len(codes) + 1))
+    moves = []
+    for k, code in enumerate(codes.tolist()):
+        chosen = order[bounds[k]:bounds[k + 1]]
+        moves.append(_Move(np.array(np.unravel_index(code, top)), sp.csr_matrix(
+            (probs[chosen], (rows[chosen], targets[chosen])), shape=shape)))
+    return moves, move
+
+
+def _factor(pair: np.ndarray, landing: np.ndarray, move: np.ndarray, prob: np.ndarray,
+            pairs: int, landings: int) -> _Landings:
+    """The lowering outcomes (pair, landing core position, move, probability) factored
+    into distinct kernels (see ``_Landings``); the sums are the same terms regrouped."""
+    moves = int(move.max(initial=0)) + 1
+    order = np.argsort((pair * landings + landing) * moves + move)
+    pair, landing, move, prob = pair[order], landing[order], move[order], prob[order]
+    cut = np.flatnonzero((np.diff(pair) != 0) | (np.diff(landing) != 0)) + 1
+    bounds = np.concatenate([[0], cut, [len(pair)]])
+    starts, sizes = bounds[:-1], np.diff(bounds)
+    # each (pair, landing core) as one row: the core, the count, then the moves and the
+    # probabilities' bits, padded; equal rows are the same distribution into one core
+    group = np.repeat(np.arange(len(starts)), sizes)
+    slot = np.arange(len(pair)) - starts[group]
+    width = int(sizes.max(initial=0))
+    table = np.zeros((len(starts), 2 + 2 * width), dtype=np.int64)
+    table[:, 0], table[:, 1] = landing[starts], sizes
+    table[group, 2 + slot] = move
+    table[group, 2 + width + slot] = prob.view(np.int64)
+    rows = table.view(np.dtype((np.void, table.shape[1] * table.itemsize))).ravel()
+    _, first, kernel_of_group = np.unique(rows, return_index=True, return_inverse=True)
+    spread = sp.csr_matrix((np.ones(len(starts)), (pair[starts], kernel_of_group)),
+                           shape=(pairs, len(first)))
+    entries = ranges(bounds, first)
+    codes, column = np.unique(move[entries] * landings + landing[entries], return_inverse=True)
+    kernels = sp.csr_matrix((prob[entries], (np.repeat(np.arange(len(first)), sizes[first]),
+                                             column)), shape=(len(first), len(codes)))
+    return _Landings(spread, kernels, codes // landings, codes % landings)
 
 
 def _check_decrements(game: Game, decrements: np.ndarray) -> None:
@@ -372,7 +483,10 @@ def _reduce(graph: CoreGraph, cores: np.ndarray, parts: list[_Part]) -> _Reduced
                                         shape=expand.shape)
         chance_parts.append(sub)
     head = _part(graph, choice)
-    return _Reduced(head, chance_parts, (head.zero @ expand).tocsr())
+    links = (head.zero @ expand).tocsr()
+    staying = float(np.asarray(links.sum(axis=1)).max(initial=0.0))
+    routes = expand.tocsr()[np.concatenate([sub.cores for sub in chance_parts])]
+    return _Reduced(head, chance_parts, links, routes, staying < 1.0 - CONTRACTION_MARGIN)
 
 
 def _sweep_order(graph: CoreGraph, cores: np.ndarray, cyclic: bool) -> list[np.ndarray]:
@@ -440,11 +554,15 @@ class CounterSolution:
     """The value and maximum-entropy equilibrium of a counter game at every state
     reachable from its start, as ``solver.backward.Solution`` offers them."""
 
-    def __init__(self, game: Game, graph: CoreGraph, grid: Grid, values: np.ndarray,
+    def __init__(self, game: Game, graph: CoreGraph, grid: Grid, kept: tuple,
                  mixes: dict[str, np.ndarray], evaluation: Evaluation,
                  convergence: Convergence):
         self.game, self.cores, self.grid = game, graph, grid
-        self.values = values        # (grid.size + counters, N) value of every core
+        # (grid.size + counters, kept cores) the value of the kept cores (``_kept``);
+        # the rows past grid.size are the depleted counters' payoffs
+        kept_cores, self.held = kept
+        self.position = np.full(graph.size, -1)
+        self.position[kept_cores] = np.arange(len(kept_cores))
         # player -> (grid.size, slots): at each point the mixes of every core where the
         # player has a choice, over his legal actions, from ``CoreGraph.slots``
         self.mixes = mixes
@@ -475,7 +593,35 @@ class CounterSolution:
         if self.game.is_terminal(state):
             return float(self.game.payoff(state))
         core, point = self._locate(state)
-        return float(self.values[point, core])
+        return float(self._values_at(np.array([core]), point)[0])
+
+    def _values_at(self, cores: np.ndarray, point: int) -> np.ndarray:
+        """The values of ``cores`` at one flat point (past grid.size: depleted)."""
+        if point >= self.grid.size:
+            return np.full(len(cores), self.held[point, 0])
+        position = self.position[cores]
+        held = position >= 0
+        found = np.empty(len(cores))
+        found[held] = self.held[point, position[held]]
+        if not held.all():   # one joint action each (``_kept``)
+            found[~held] = self._continuation(self.cores.pair_slices[cores[~held]], point)
+        return found
+
+    def _continuation(self, pairs: np.ndarray, point: int) -> np.ndarray:
+        """The expected value after each joint action of ``pairs`` at one point."""
+        graph = self.cores
+        total = np.zeros(len(pairs))
+        steps = [(graph.zero, point)] + [
+            (move.full, int(self.grid.shifted(np.array([point]), move.decrement)[0]))
+            for move in graph.moves]
+        for matrix, after in steps:
+            rows = matrix[pairs]
+            if rows.nnz:
+                reached = np.unique(rows.indices)
+                values = np.zeros(graph.size)
+                values[reached] = self._values_at(reached, after)
+                total += rows @ values
+        return total
 
     def policy(self, state: State) -> tuple[np.ndarray, np.ndarray]:
         """The equilibrium mixes of A and B at ``state``."""
@@ -497,8 +643,8 @@ class CounterSolution:
         pairs = np.arange(self.cores.pair_slices[core], self.cores.pair_slices[core + 1])
         n = len(self.game.info.action_names)
         matrix = np.full((n, n), np.nan)
-        matrix[self.cores.pair_a[pairs], self.cores.pair_b[pairs]] = _continuation(
-            self.cores, self.grid, pairs, np.array([point]), self.values)[:, 0]
+        matrix[self.cores.pair_a[pairs], self.cores.pair_b[pairs]] = self._continuation(
+            pairs, point)
         return matrix
 
     def policy_for(self, player: str) -> TabularPolicy:
@@ -517,63 +663,46 @@ class CounterSolution:
         return TabularPolicy(table, name="equilibrium")
 
 
-def _continuation(graph: CoreGraph, grid: Grid, pairs: np.ndarray, points: np.ndarray,
-                  values: np.ndarray) -> np.ndarray:
-    """(len(pairs), len(points)) expected value after each joint action of ``pairs``
-    at ``points``; ``values`` is indexed by flat point, then core."""
-    total = graph.zero[pairs] @ values[points].T
-    for move in graph.moves:
-        rows = move.full[pairs]
-        if rows.nnz:
-            total = total + rows @ values[grid.shifted(points, move.decrement)].T
-    return np.asarray(total)
-
-
 def matrix_values(matrices: np.ndarray) -> np.ndarray:
     """Values of a batch of zero-sum matrix games (B, rows, cols), by the batched solver."""
     return solve_matrices(matrices).value
 
 
 def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
-                   stage_values: Callable[[np.ndarray], np.ndarray] = matrix_values
-                   ) -> CounterSolution:
-    """Solve a game that declares the ``counters`` fast path (see the module).
+                   stage_values: Callable[[np.ndarray], np.ndarray] = matrix_values,
+                   start: State | None = None) -> CounterSolution:
+    """Solve a game that declares the ``counters`` fast path (see the module), from its
+    initial outcomes or from the live state ``start`` (every state reachable from it).
     ``stage_values`` solves the stage games of value iteration (benchmarks swap it for
     a reference solver)."""
-    graph, grid, roots = explore(game)
+    graph, grid, roots = explore(game, None if start is None else [(1.0, start)])
     counters = len(grid.top)
     ends = [game.depleted(k) for k in range(counters)]
     payoffs = np.array([float(game.payoff(s)) for s in ends])
-    # the value of every core by hit points, and for the landing cores (those a
-    # decrement reaches) with the start's ones, four channels by hit points first (what
-    # a layer reads): 0 the value, 1 A's win, 2 A's loss, 3 the steps still to play
-    values = np.zeros((grid.size + counters, graph.size))
-    values[grid.size:] = payoffs[:, None]
-    # the landing cores first, so that a layer reads them as a slice
-    kept = np.concatenate([graph.landing, np.setdiff1d([core for _, core, _ in roots],
-                                                       graph.landing)]).astype(np.int64)
-    landed = np.zeros((grid.size + counters, len(kept), 4))
-    landed[grid.size:] = np.stack([payoffs, payoffs > 0, payoffs < 0, 0 * payoffs],
-                                  axis=1)[:, None, :]
-    chooses = graph.chooses
+    # the values kept by hit points first: the landing cores (those a decrement
+    # reaches, what a layer reads) first, then those a state's value cannot be
+    # rebuilt from in one step (see CounterSolution); the others are never stored
+    kept = _kept(graph, [core for _, core, _ in roots])
+    held = np.zeros((grid.size + counters, len(kept)))
+    held[grid.size:] = payoffs[:, None]
+    landed = held[:, :len(graph.landing)]
     mixes = {p: np.zeros((grid.size, int(graph.slots[p][-1]))) for p in ("a", "b")}
     record = _Record(tolerance)
+    chunks = _Chunks(graph.landings, max(len(points) for points in grid.layers))
     for points in grid.layers:
-        layer, play = _solve_layer(graph, grid, points, landed[:, :len(graph.landing)],
-                                   mixes, chooses, record, tolerance, max_sweeps,
-                                   stage_values)
-        values[points] = layer.T
-        landed[points, :, 0] = layer[kept].T
-        landed[points, :, 1:] = play[kept].transpose(1, 0, 2)
-    start = np.zeros(4)
-    for p, core, point in roots:
-        start += p * landed[point, int(np.flatnonzero(kept == core)[0])]
-    labels = _endings(game, graph, grid, ends, start)
-    evaluation = Evaluation(value=float(start[0]), win=float(start[1]),
-                            draw=float(max(0.0, 1.0 - start[1] - start[2])),
-                            loss=float(start[2]), expected_length=float(start[3]),
-                            endings=labels)
-    return CounterSolution(game, graph, grid, values, mixes, evaluation,
+        layer = _solve_layer(graph, grid, points, (landed, chunks), mixes, record,
+                             tolerance, max_sweeps, stage_values)
+        held[points] = layer[kept].T
+    win, loss, steps = _play(graph, grid, roots, mixes, payoffs, chunks, tolerance,
+                             max_sweeps)
+    position = {core: at for at, core in enumerate(kept.tolist())}
+    start = np.array([sum(p * held[point, position[core]] for p, core, point in roots),
+                      win, loss, steps])
+    evaluation = Evaluation(value=float(start[0]), win=win,
+                            draw=float(max(0.0, 1.0 - win - loss)), loss=loss,
+                            expected_length=steps,
+                            endings=_endings(game, graph, grid, ends, start))
+    return CounterSolution(game, graph, grid, (kept, held), mixes, evaluation,
                            record.convergence())
 
 
@@ -594,6 +723,154 @@ def _endings(game: Game, graph: CoreGraph, grid: Grid, ends: list[State],
     chance = {1: start[1], -1: start[2], 0: max(0.0, 1.0 - start[1] - start[2])}
     labels = {" or ".join(names): float(chance[sign]) for sign, names in by_sign.items()}
     return {k: v for k, v in sorted(labels.items(), key=lambda kv: -kv[1]) if v > 0}
+
+
+def _kept(graph: CoreGraph, roots: list[int]) -> np.ndarray:
+    """The cores whose values a solution keeps: the landing cores first, then the
+    roots, the cores with more than one joint action and those in cycles. Every other
+    core has one joint action whose steps lead to kept cores or, without a cycle, to
+    cores like it, so its value is rebuilt on demand."""
+    single = np.diff(graph.pair_slices) == 1
+    cyclic = [block.cores for block in graph.blocks if block.cyclic]
+    others = np.union1d(np.flatnonzero(~single), np.concatenate([roots, *cyclic]))
+    return np.concatenate([graph.landing, np.setdiff1d(others, graph.landing)]).astype(
+        np.int64)
+
+
+def _play(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs: np.ndarray,
+          chunks: _Chunks, tolerance: float, max_sweeps: int) -> tuple[float, float, float]:
+    """Play under the maximum-entropy mixes from the roots, pushed forward layer by
+    layer from the top (a step lowers the counters or stays in its layer): A's chances
+    to win and to lose (ending with a positive or a negative payoff: a depleted
+    counter, ``payoffs``, or a terminal core), and the expected number of steps (every
+    live state visited counts one)."""
+    counters = len(grid.top)
+    # the chance of arriving at each landing core by point; row grid.size + k: the
+    # chance of depleting counter k
+    arriving = np.zeros((grid.size + counters, len(graph.landing)))
+    layer_of = np.empty(grid.size, dtype=np.int64)
+    column_of = np.empty(grid.size, dtype=np.int64)
+    for number, points in enumerate(grid.layers):
+        layer_of[points], column_of[points] = number, np.arange(len(points))
+    ending = np.sign(graph.payoff[graph.terminal])
+    steps, win, loss = 0.0, 0.0, 0.0
+    for number in range(len(grid.layers) - 1, -1, -1):
+        points = grid.layers[number]
+        inflow = np.zeros((graph.size, len(points)))
+        inflow[graph.landing] = arriving[points].T
+        for p, core, point in roots:
+            if layer_of[point] == number:
+                inflow[core, column_of[point]] += p
+        flow = _Flow(graph, points, mixes, inflow, tolerance, max_sweeps)
+        for block in reversed(graph.blocks):
+            flow.block(block)
+        steps += float(flow.mass.sum())
+        ended = flow.inflow[graph.terminal].sum(axis=1)
+        win, loss = win + float(ended[ending > 0].sum()), loss + float(ended[ending < 0].sum())
+        _feed(graph, grid, points, flow.pairs, arriving, chunks)
+    depleted = arriving[grid.size:].sum(axis=1)
+    return (win + float(depleted[payoffs > 0].sum()), loss + float(depleted[payoffs < 0].sum()),
+            steps)
+
+
+def _feed(graph: CoreGraph, grid: Grid, points: np.ndarray, played: np.ndarray,
+          arriving: np.ndarray, chunks: _Chunks) -> None:
+    """Add to ``arriving`` (by point, landing core) the chance that the pairs, played
+    with chance ``played`` (pairs, points), lower a counter into each landing core."""
+    land = graph.landings
+    summed = land.gather @ played                              # (kernels, points)
+    targets = _targets(graph, grid, points)
+    for lo, _, moves, _, feeding in chunks.runs:
+        fed = feeding @ summed                                 # (columns, points)
+        for move in moves:
+            start, stop = land.move_bounds[move] - lo, land.move_bounds[move + 1] - lo
+            after, landing = targets[move], land.column_landing[lo + start:lo + stop]
+            live = after < grid.size
+            # distinct (point, core) within a move; the depleted rows take sums
+            arriving[after[live][None, :], landing[:, None]] += fed[start:stop, live]
+            for end in np.unique(after[~live]):
+                arriving[end, 0] += fed[start:stop, after == end].sum()
+
+
+class _Flow:
+    """The chance of play at one layer's points, pushed block by block in the order
+    play goes (predecessors first): ``mass`` (cores, points) of being at each core,
+    ``pairs`` (pairs, points) of playing each joint action; ``inflow`` collects what
+    reaches the cores not yet done."""
+
+    def __init__(self, graph: CoreGraph, points: np.ndarray, mixes: dict,
+                 inflow: np.ndarray, tolerance: float, max_sweeps: int):
+        self.graph, self.points, self.mixes, self.inflow = graph, points, mixes, inflow
+        self.tolerance, self.max_sweeps = tolerance, max_sweeps
+        self.mass = np.zeros_like(inflow)
+        self.pairs = np.zeros((len(graph.pair_core), len(points)))
+
+    def weights(self, part: _Part) -> np.ndarray:
+        """The probability of each of the part's pairs under the mixes (pairs, points)."""
+        weight = np.ones((len(part.pairs), len(self.points)))
+        for group in part.groups:
+            k, rows, cols = group.pairs.shape
+            if rows * cols > 1:
+                mix_a, mix_b = (
+                    np.ones((k, len(self.points), 1)) if place is None else
+                    self.mixes[player][self.points[None, :, None], place[:, None, :]]
+                    for player, place in group.places.items())
+                weight[group.pairs] = (mix_a[:, :, :, None] * mix_b[:, :, None, :]
+                                       ).transpose(0, 2, 3, 1)
+        return weight
+
+    def push(self, part: _Part, mass: np.ndarray, weight: np.ndarray) -> None:
+        """The part's cores hold ``mass``: play their pairs and pass it on."""
+        self.mass[part.cores] = mass
+        played = mass[part.owner] * weight
+        self.pairs[part.pairs] = played
+        self.inflow[part.targets] += part.inflow @ played
+
+    def block(self, block: _Block) -> None:
+        if not block.cyclic:
+            part, = block.parts
+            self.push(part, self.inflow[part.cores], self.weights(part))
+        elif block.reduced is None or not self.reduced(block.reduced):
+            self.cyclic(block)
+
+    def reduced(self, reduced: _Reduced) -> bool:
+        """A cyclic block through its choice cores: what reaches them, directly or
+        through the block's chance steps, solved at every point at once; then the
+        chance steps in play order. False if play there may never end (singular)."""
+        head = reduced.choice
+        chance = np.concatenate([part.cores for part in reduced.chance])
+        weight = self.weights(head)
+        arrive = self.inflow[head.cores] + reduced.routes.T @ self.inflow[chance]
+        step = _steps(head, reduced.links, weight)
+        found = _solve_points(np.eye(len(head.cores)) - step.transpose(0, 2, 1), arrive.T)
+        if found is None:
+            return False
+        self.push(head, found.T, weight)
+        for part in reversed(reduced.chance):
+            self.push(part, self.inflow[part.cores], self.weights(part))
+        return True
+
+    def cyclic(self, block: _Block) -> None:
+        """A cyclic block by sweeps: each core holds what reaches it from outside plus
+        what its predecessors in the block pass on, until nothing moves."""
+        graph = self.graph
+        local = np.full(graph.size, -1)
+        local[block.cores] = np.arange(len(block.cores))
+        outside = self.inflow[block.cores].copy()
+        parts = [(part, self.weights(part)) for part in block.parts]
+        mass = np.zeros_like(outside)
+
+        def update(_) -> None:
+            passed = np.zeros((graph.size, outside.shape[1]))
+            for part, weight in parts:
+                passed[part.targets] += part.inflow @ (mass[local[part.cores]][part.owner]
+                                                       * weight)
+            mass[:] = outside + passed[block.cores]
+
+        sweep(_Schedule([(np.arange(len(block.cores)), True)]), mass, update,
+              self.tolerance, self.max_sweeps, "the chances of each ending")
+        for part, weight in parts:
+            self.push(part, mass[local[part.cores]], weight)
 
 
 class _Record:
@@ -625,29 +902,20 @@ class _Schedule:
         return any(cyclic for _, cyclic in self.schedule)
 
 
-def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.ndarray,
-                 mixes: dict, chooses: np.ndarray, record: _Record, tolerance: float,
-                 max_sweeps: int, matrix_solver: Callable) -> tuple[np.ndarray, np.ndarray]:
-    """The value (cores, points) and the three statistics (cores, points, 3) of every
-    core at ``points``, one layer; the mixes are written into ``mixes``. ``landed``
-    holds the landing cores' four channels by point (earlier layers filled)."""
+def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tuple,
+                 mixes: dict, record: _Record, tolerance: float, max_sweeps: int,
+                 matrix_solver: Callable) -> np.ndarray:
+    """The value (cores, points) of every core at ``points``, one layer; the mixes are
+    written into ``mixes``. ``reading`` is the landing cores' values by point (earlier
+    layers filled) and their ``_Chunks``."""
     width = len(points)
-    # what the steps that lower a counter bring, known from earlier layers: the value
-    # (channel 0) and the three statistics, kept apart so that each is contiguous
-    targets = np.stack([grid.shifted(points, move.decrement) for move in graph.moves])
-    before = landed[targets].transpose(0, 2, 1, 3)     # (moves, landing, points, 4)
-    fixed = (graph.landed @ before.reshape(-1, width * 4)).reshape(-1, width, 4)
-    known = {"value": np.ascontiguousarray(fixed[:, :, 0]),
-             "play": np.ascontiguousarray(fixed[:, :, 1:]).reshape(-1, width * 3)}
-    layer = {"value": np.zeros((graph.size, width)),
-             "play": np.zeros((graph.size, width * 3))}
-    ends = graph.payoff[graph.terminal]
-    layer["value"][graph.terminal] = ends[:, None]
-    layer["play"][graph.terminal] = np.tile(np.stack([ends > 0, ends < 0, 0 * ends], axis=1),
-                                            width)
+    landed, chunks = reading
+    known = _lowered(graph, grid, points, landed, chunks)
+    layer = np.zeros((graph.size, width))
+    layer[graph.terminal] = graph.payoff[graph.terminal][:, None]
 
-    def stage_values(part: _Part, channel: str) -> np.ndarray:
-        return known[channel][part.pairs] + part.zero @ layer[channel]
+    def stage_values(part: _Part) -> np.ndarray:
+        return known[part.pairs] + part.zero @ layer
 
     def solve_part(part: _Part, continuation: np.ndarray) -> None:
         for group in part.groups:
@@ -658,102 +926,158 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.nd
             else:
                 stacked = games.transpose(0, 3, 1, 2).reshape(k * width, r, c)
                 found = matrix_solver(stacked).reshape(k, width)
-            layer["value"][part.cores[group.members]] = found
+            layer[part.cores[group.members]] = found
 
     def solve(block: _Block) -> None:
         for part in block.parts:
-            solve_part(part, stage_values(part, "value"))
+            solve_part(part, stage_values(part))
 
-    def play(block: _Block, weights: list) -> None:
-        """The three statistics under the equilibrium mixes of this layer."""
-        for part, weight in zip(block.parts, weights, strict=True):
-            play_part(part, weight)
-
-    def play_part(part: _Part, weight: np.ndarray | None) -> None:
-        terms = stage_values(part, "play").reshape(-1, width, 3)
-        if weight is not None:
-            terms = np.add.reduceat(terms * weight[:, :, None], part.offsets, axis=0)
-        terms[:, :, 2] += 1.0  # one more step played
-        layer["play"][part.cores] = terms.reshape(len(part.cores), -1)
-
-    def chance_values(reduced: _Reduced, channel: str) -> None:
+    def chance_values(reduced: _Reduced) -> None:
         for part in reduced.chance:
-            if channel == "value":
-                layer["value"][part.cores] = stage_values(part, "value")
-            else:
-                play_part(part, None)
+            layer[part.cores] = stage_values(part)
 
     def solve_reduced(block: _Block) -> np.ndarray:
-        """Value iteration on the choice cores only; their final stage games."""
+        """Value iteration on the choice cores only; their final stage games. A
+        contracting block first takes policy-evaluation steps (Newton's method on the
+        piecewise-linear fixed point): the sweeps then only confirm it."""
         reduced = block.reduced
         head = reduced.choice
-        chance_values(reduced, "value")          # with every choice core still at 0
-        base = stage_values(head, "value")
+        chance_values(reduced)          # with every choice core still at 0
+        base = stage_values(head)
+        if reduced.contracting:
+            # any start reaches the one fixed point: the neighbour one hit point down is
+            # close, and its mixes usually already the right ones
+            layer[head.cores] = _neighbour_values(graph, grid, points, landed, head.cores)
+        for _ in range(NEWTON_STEPS if reduced.contracting else 0):
+            weight = _mix_weights(head, base + reduced.links @ layer[head.cores])
+            found = _policy_values(head, reduced.links, weight, base)
+            if found is None:
+                break
+            moved = np.max(np.abs(found - layer[head.cores]), initial=0.0)
+            layer[head.cores] = found
+            if moved <= tolerance:
+                break
         schedule = _Schedule([(head.cores, True)])
-        record.add(sweep(schedule, layer["value"], lambda _: solve_part(
-            head, base + reduced.links @ layer["value"][head.cores]), tolerance,
+        record.add(sweep(schedule, layer, lambda _: solve_part(
+            head, base + reduced.links @ layer[head.cores]), tolerance,
             max_sweeps, "the value"))
-        chance_values(reduced, "value")
-        return base + reduced.links @ layer["value"][head.cores]
-
-    def play_reduced(block: _Block, weight: np.ndarray) -> bool:
-        """The statistics of the choice cores by one linear solve per point, then of
-        the chance cores; False if play under the mixes may never end (singular)."""
-        reduced = block.reduced
-        head = reduced.choice
-        chance_values(reduced, "play")
-        base = stage_values(head, "play").reshape(-1, width, 3)
-        owner = np.repeat(np.arange(len(head.cores)), np.diff(head.offsets, append=len(
-            head.pairs)))
-        found = np.empty((len(head.cores), width, 3))
-        for column in range(width):
-            mix = sp.csr_matrix((weight[:, column], (owner, np.arange(len(head.pairs)))),
-                                shape=(len(head.cores), len(head.pairs)))
-            step = (mix @ reduced.links).toarray()
-            constant = mix @ base[:, column, :]
-            constant[:, 2] += 1.0
-            try:
-                found[:, column] = np.linalg.solve(np.eye(len(head.cores)) - step, constant)
-            except np.linalg.LinAlgError:
-                return False
-        if not np.all(np.isfinite(found)):
-            return False
-        layer["play"][head.cores] = found.reshape(len(head.cores), -1)
-        chance_values(reduced, "play")
-        return True
+        chance_values(reduced)
+        return base + reduced.links @ layer[head.cores]
 
     for block in graph.blocks:
-        schedule = _Schedule([(block.cores, block.cyclic)])
         if not block.cyclic:
             # one stage solve per core gives value and mixes at once; the block's cores
             # depend on earlier blocks only
             part, = block.parts
-            weight = _equilibrium_mixes(part, stage_values(part, "value"), points, mixes,
-                                        layer["value"])
-            play_part(part, weight)
-            continue
-        if block.reduced is not None:
-            head = block.reduced.choice
-            weight = _equilibrium_mixes(head, solve_reduced(block), points, mixes)
-            if play_reduced(block, weight):
-                continue
+            _equilibrium_mixes(part, stage_values(part), points, mixes, layer)
+        elif block.reduced is not None:
+            _equilibrium_mixes(block.reduced.choice, solve_reduced(block), points, mixes)
         else:
-            record.add(sweep(schedule, layer["value"], lambda _, b=block: solve(b), tolerance,
+            schedule = _Schedule([(block.cores, block.cyclic)])
+            record.add(sweep(schedule, layer, lambda _, b=block: solve(b), tolerance,
                              max_sweeps, "the value"))
-        weights = [_equilibrium_mixes(part, stage_values(part, "value"), points, mixes)
-                   for part in block.parts]
-        sweep(schedule, layer["play"], lambda _, b=block, w=weights: play(b, w),
-              tolerance, max_sweeps, "the chances of each ending")
-    return layer["value"], layer["play"].reshape(graph.size, width, 3)
+            for part in block.parts:
+                _equilibrium_mixes(part, stage_values(part), points, mixes)
+    return layer
+
+
+def _neighbour_values(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.ndarray,
+                      cores: np.ndarray) -> np.ndarray:
+    """(cores, points) the values of ``cores`` one lower on each point's largest counter
+    (from the layer below), where both are known; 0 elsewhere."""
+    guess = np.zeros((len(cores), len(points)))
+    position = np.searchsorted(graph.landing, cores)
+    known = (position < len(graph.landing)) & (
+        graph.landing[np.minimum(position, len(graph.landing) - 1)] == cores)
+    values = grid.points[points]
+    lowered = values - (np.arange(values.shape[1]) == values.argmax(axis=1)[:, None])
+    live = np.all(lowered >= 1, axis=1)
+    if not (known.any() and live.any()):
+        return guess
+    below = np.ravel_multi_index(tuple((lowered[live] - 1).T), grid.top)
+    guess[np.ix_(known, live)] = landed[below][:, position[known]].T
+    return guess
+
+
+def _steps(part: _Part, links: sp.csr_matrix, weight: np.ndarray) -> np.ndarray:
+    """(points, cores, cores): at each point, the chance that a core's play (its pairs
+    with probability ``weight`` (pairs, points)) next reaches each choice core of a
+    reduced block, through ``links``."""
+    cores, pairs, width = len(part.cores), len(part.pairs), weight.shape[1]
+    mix = sp.csr_matrix((weight.T.ravel(), (
+        (np.arange(width)[:, None] * cores + part.owner[None, :]).ravel(),
+        np.tile(np.arange(pairs), width))), shape=(width * cores, pairs))
+    return (mix @ links).toarray().reshape(width, cores, cores)
+
+
+def _policy_values(part: _Part, links: sp.csr_matrix, weight: np.ndarray,
+                   constant: np.ndarray) -> np.ndarray | None:
+    """The values x (cores, points) of a reduced block's choice cores when each plays
+    its pairs with probability ``weight`` (pairs, points): at every point
+    x = M (constant + links x), M the weights summed per core; one linear solve per
+    point. None where play under the weights may never end (singular)."""
+    mixed = np.add.reduceat(weight * constant, part.offsets, axis=0)
+    found = _solve_points(np.eye(len(part.cores)) - _steps(part, links, weight), mixed.T)
+    return None if found is None else found.T
+
+
+def _solve_points(matrices: np.ndarray, right: np.ndarray) -> np.ndarray | None:
+    """Solutions of matrices[i] x = right[i] (points, n); None if one is singular or
+    the answer is not finite."""
+    try:
+        found = np.linalg.solve(matrices, right[:, :, None])[:, :, 0]
+    except np.linalg.LinAlgError:
+        return None
+    return found if np.all(np.isfinite(found)) else None
+
+
+def _mix_weights(part: _Part, continuation: np.ndarray) -> np.ndarray:
+    """The probability of each of the part's pairs (pairs, points) under an optimal
+    mix pair of its stage games (any one: for a policy-evaluation step)."""
+    width = continuation.shape[1]
+    weight = np.ones((len(part.pairs), width))
+    for group in part.groups:
+        games = continuation[group.pairs]
+        k, r, c, _ = games.shape
+        if r * c > 1:
+            solved = solve_matrices(games.transpose(0, 3, 1, 2).reshape(k * width, r, c))
+            weight[group.pairs] = _joint(solved, k, width)
+    return weight
+
+
+def _joint(solved, k: int, width: int) -> np.ndarray:
+    """(k, rows, cols, points) probability of each joint action of k cores' games
+    solved point by point."""
+    row, col = solved.row.reshape(k, width, -1), solved.col.reshape(k, width, -1)
+    return (row[:, :, :, None] * col[:, :, None, :]).transpose(0, 2, 3, 1)
+
+
+def _lowered(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.ndarray,
+             chunks: _Chunks) -> np.ndarray:
+    """What the steps that lower a counter bring each pair at ``points`` (pairs,
+    points), known from earlier layers."""
+    land = graph.landings
+    summed = np.zeros((land.kernels.shape[0], len(points)))
+    targets = _targets(graph, grid, points)
+    for lo, hi, _, kernels, _ in chunks.runs:
+        at = targets[land.column_move[lo:hi]]
+        summed += kernels @ landed[at, land.column_landing[lo:hi, None]]
+    return land.spread @ summed
+
+
+def _targets(graph: CoreGraph, grid: Grid, points: np.ndarray) -> np.ndarray:
+    """(moves, points): the flat point each move leads to from ``points``."""
+    if not graph.moves:
+        return np.zeros((0, len(points)), dtype=np.int64)
+    return np.stack([grid.shifted(points, move.decrement) for move in graph.moves])
 
 
 def _equilibrium_mixes(part: _Part, continuation: np.ndarray, points: np.ndarray,
-                       mixes: dict, values: np.ndarray | None = None) -> np.ndarray:
-    """The maximum-entropy mixes of the part's cores at ``points`` (written into
-    ``mixes``), and the probability of each of its pairs under them (pairs, points);
-    with ``values`` (cores, points) the stage games' values are written there too."""
+                       mixes: dict, values: np.ndarray | None = None) -> None:
+    """The maximum-entropy mixes of the part's cores at ``points``, written into
+    ``mixes``; with ``values`` (cores, points) the stage games' values are written
+    there too."""
     width = len(points)
-    weight = np.ones((len(part.pairs), width))
     for group in part.groups:
         games = continuation[group.pairs]
         k, r, c, _ = games.shape
@@ -767,10 +1091,7 @@ def _equilibrium_mixes(part: _Part, continuation: np.ndarray, points: np.ndarray
         if values is not None:
             values[cores] = solved.value.reshape(k, width)
         row, col = solved.row.reshape(k, width, r), solved.col.reshape(k, width, c)
-        joint = row[:, :, :, None] * col[:, :, None, :]             # (k, L, r, c)
-        weight[group.pairs] = joint.transpose(0, 2, 3, 1)
         for player, mix in (("a", row), ("b", col)):
             place = group.places[player]
             if place is not None:
                 mixes[player][points[None, :, None], place[:, None, :]] = mix
-    return weight

@@ -12,6 +12,7 @@ import pytest
 from bare import BareGame
 
 from solver import solve_game
+from solver.backward import solve_graph
 from solver.counters import solve_counters
 from solver.errors import InputError
 from solver.stages import ConvergenceWarning
@@ -95,6 +96,60 @@ class HitPennies(BareGame):
         return [(a, b, self._hits(a, b)) for a in (0, 1) for b in (0, 1)]
 
 
+class Roll(NamedTuple):
+    hp_a: int
+    hp_b: int
+    roll: int = 0     # 0: both choose; 1: A's hit is being rolled; 2: B's
+    ending: int = 0
+
+
+class RolledPennies(HitPennies):
+    """HitPennies with the landing roll as its own chance step after the choice: the
+    same odds in twice the steps. The cycle choice -> roll -> choice keeps the
+    counters, so the block holds a choosing core and chance cores (solved through its
+    choosing core, and pushed forward the same way)."""
+
+    system = "toy_rolled_pennies"
+    observation_fields = ("hp_a", "hp_b", "roll", "ending")
+    observation_low = (0, 0, 0, 0)
+    observation_high = (9, 9, 2, 2)
+
+    def __init__(self, hp_a: int, hp_b: int):
+        super().__init__(hp_a, hp_b)
+        self.start = Roll(hp_a, hp_b)
+
+    def legal_mask(self, state, player):
+        live = not self.is_terminal(state)
+        return np.array([live, live and state.roll == 0])
+
+    def outcomes(self, state, a, b):
+        out = []
+        for p, core, (down_a, down_b) in self._steps(state.roll, a, b):
+            hp = (state.hp_a - down_a, state.hp_b - down_b)
+            low = [k for k in (0, 1) if hp[k] <= 0]
+            out.append((p, self.depleted(low[0]) if low else self.attach(core, hp)))
+        return out
+
+    def _steps(self, roll, a, b):
+        if roll == 0:
+            return [(1.0, (1 if a == b else 2,), (0, 0))]
+        hit = (0, self.damage_a) if roll == 1 else (1, 0)
+        return [(LANDS, (0,), hit), (1 - LANDS, (0,), (0, 0))]
+
+    def core(self, state):
+        return (state.roll,)
+
+    def attach(self, core, counters):
+        return Roll(int(counters[0]), int(counters[1]), core[0])
+
+    def depleted(self, counter):
+        return Roll(0, 0, 0, 2 if counter == 0 else 1)
+
+    def core_transitions(self, core):
+        pairs = [(0, 0)] if core[0] else [(a, b) for a in (0, 1) for b in (0, 1)]
+        return [(a, b, self._steps(core[0], a, b)) for a, b in pairs]
+
+
 def a_wins(hp_a: int, hp_b: int, damage_a: int) -> float:
     """A lands ceil(hp_b / damage_a) hits before B lands hp_a: each landed hit is A's
     with chance 1/2 under the uniform equilibrium (negative binomial count)."""
@@ -129,12 +184,42 @@ def test_the_start_statistics_follow_the_same_count():
     assert solution.convergence.cyclic and solution.convergence.converged
 
 
+def test_a_chance_step_inside_the_cycle_keeps_the_hand_count():
+    # the same count as HitPennies (the roll only moved to a step of its own): from
+    # (3, 4) A wins 11/16, and every exchange now takes two steps
+    solution = solve_counters(RolledPennies(3, 4))
+    for hp_a, hp_b in [(1, 1), (2, 3), (3, 4), (1, 4)]:
+        win = a_wins(hp_a, hp_b, 2)
+        assert solution.value_at(Roll(hp_a, hp_b)) == pytest.approx(2 * win - 1, abs=1e-9)
+        mix_a, mix_b = solution.policy(Roll(hp_a, hp_b))
+        assert np.allclose(mix_a, 0.5) and np.allclose(mix_b, 0.5)
+    # A's hit being rolled at (2, 3): it lands (B at 1: A needs 1 hit before B's 2,
+    # 3/4) or the exchange is replayed at (2, 3) (1/2)
+    rolled = LANDS * (2 * 0.75 - 1) + (1 - LANDS) * (2 * 0.5 - 1)
+    assert solution.value_at(Roll(2, 3, roll=1)) == pytest.approx(rolled, abs=1e-9)
+    assert solution.win == pytest.approx(11 / 16, abs=1e-9)
+    assert solution.loss == pytest.approx(5 / 16, abs=1e-9)
+    hits = (sum(comb(1 + k, k) * 0.5 ** (2 + k) * (2 + k) for k in range(3))
+            + sum(comb(2 + j, j) * 0.5 ** (3 + j) * (3 + j) for j in range(2)))
+    assert solution.expected_length == pytest.approx(2 * hits / LANDS, abs=1e-8)
+
+
 def test_solve_game_takes_the_counters_path_and_agrees_with_the_graph():
     game = HitPennies(3, 4, damage_a=1)
     fast = solve_game(game)
-    generic = solve_game(game, start=game.start)  # a given start explores the graph
+    generic = solve_graph(game, start=game.start)
     assert fast.value == pytest.approx(generic.value, abs=1e-9)
     assert fast.value == pytest.approx(2 * a_wins(3, 4, 1) - 1, abs=1e-9)
+
+
+def test_solve_game_from_a_given_moment_solves_the_counters_below_it():
+    # from a roll of A's hit at (2, 3): it lands (A then needs 1 hit before B's 2, won
+    # 3/4 of the time) or the exchange is replayed from (2, 3) (won 1/2)
+    solution = solve_game(RolledPennies(4, 5), start=Roll(2, 3, roll=1))
+    assert solution.grid.top == (2, 3)
+    assert solution.win == pytest.approx(LANDS * 0.75 + (1 - LANDS) * 0.5, abs=1e-9)
+    assert solution.value == pytest.approx(2 * solution.win - 1, abs=1e-9)
+    assert solution.value_at(Roll(1, 3)) == pytest.approx(2 * a_wins(1, 3, 2) - 1, abs=1e-9)
 
 
 def test_stopping_short_warns_and_says_so():
