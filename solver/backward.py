@@ -103,17 +103,9 @@ def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERA
     says how it went.
     """
     require_public(game, "the exact solution")
-    if game.info.has("counters"):
+    if start is None and game.info.has("counters"):
         from .counters import solve_counters  # late: counters imports this module's peers
-        return solve_counters(game, tolerance, max_sweeps, start=start)
-    return solve_graph(game, start, tolerance, max_sweeps)
-
-
-def solve_graph(game: Game, start: State | None = None, tolerance: float = TOLERANCE,
-                max_sweeps: int = MAX_SWEEPS) -> Solution:
-    """``solve_game`` state by state over the reachable state graph, whatever fast
-    paths the game declares (the reference the ``counters`` path is checked against)."""
-    require_public(game, "the exact solution")
+        return solve_counters(game, tolerance, max_sweeps)
     graph = build_graph(game) if start is None else build_graph(game, [(1.0, start)])
     values = graph.payoff.astype(float).copy()
 
@@ -135,3 +127,15 @@ def solve_graph(game: Game, start: State | None = None, tolerance: float = TOLER
         mix_b[batch.states] = batch.expand(solved.col, "b", n)
     evaluation = statistics(game, graph, visit_counts(graph, mix_a, mix_b))
     return Solution(game, graph, values, mix_a, mix_b, evaluation, convergence)
+
+
+def solve_moment(game: Game, state: State, tolerance: float = TOLERANCE,
+                 max_sweeps: int = MAX_SWEEPS):
+    """The duel from a given moment: a game declaring the ``counters`` fast path over
+    every counter value up to the moment's (``solver.counters``), any other over the
+    states reachable from it (``solve_game``)."""
+    if game.info.has("counters"):
+        require_public(game, "the exact solution")
+        from .counters import solve_counters  # late: counters imports this module's peers
+        return solve_counters(game, tolerance, max_sweeps, start=state)
+    return solve_game(game, start=state, tolerance=tolerance, max_sweeps=max_sweeps)

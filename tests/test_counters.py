@@ -12,7 +12,7 @@ import pytest
 from bare import BareGame
 
 from solver import solve_game
-from solver.backward import solve_graph
+from solver.backward import solve_moment
 from solver.counters import solve_counters
 from solver.errors import InputError
 from solver.stages import ConvergenceWarning
@@ -207,15 +207,15 @@ def test_a_chance_step_inside_the_cycle_keeps_the_hand_count():
 def test_solve_game_takes_the_counters_path_and_agrees_with_the_graph():
     game = HitPennies(3, 4, damage_a=1)
     fast = solve_game(game)
-    generic = solve_graph(game, start=game.start)
+    generic = solve_game(game, start=game.start)  # a given start explores the graph
     assert fast.value == pytest.approx(generic.value, abs=1e-9)
     assert fast.value == pytest.approx(2 * a_wins(3, 4, 1) - 1, abs=1e-9)
 
 
-def test_solve_game_from_a_given_moment_solves_the_counters_below_it():
+def test_a_given_moment_is_solved_over_the_counters_below_it():
     # from a roll of A's hit at (2, 3): it lands (A then needs 1 hit before B's 2, won
     # 3/4 of the time) or the exchange is replayed from (2, 3) (won 1/2)
-    solution = solve_game(RolledPennies(4, 5), start=Roll(2, 3, roll=1))
+    solution = solve_moment(RolledPennies(4, 5), Roll(2, 3, roll=1))
     assert solution.grid.top == (2, 3)
     assert solution.win == pytest.approx(LANDS * 0.75 + (1 - LANDS) * 0.5, abs=1e-9)
     assert solution.value == pytest.approx(2 * solution.win - 1, abs=1e-9)

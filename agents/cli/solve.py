@@ -7,6 +7,7 @@ import numpy as np
 
 import envs
 from solver import solve_game
+from solver.backward import solve_moment
 from solver.errors import InputError
 from solver.evaluate import visit_counts
 
@@ -53,7 +54,7 @@ def run(args) -> int:
     if args.all_pairings:
         return _run_pairings(args, game)
     start = parse_state(game, args.state) if args.state else None
-    solution = solve_game(game, start=start)
+    solution = solve_game(game) if start is None else solve_moment(game, start)
     report = solution_report(game, solution, start)
     if args.by:
         report["by"] = play_by_field(game, solution, args.by)

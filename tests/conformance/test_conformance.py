@@ -22,7 +22,6 @@ from toy_games import OneShotPennies, PenniesDuel
 import envs
 from agents.cli import main
 from solver import exploitability, solve_game
-from solver.backward import solve_graph
 from solver.counters import walk
 from solver.game import Game, check_info
 from solver.graph import build_graph, explore
@@ -334,11 +333,11 @@ def test_declared_cores_equal_the_walk(counter_game):
 
 def test_counter_solver_agrees_with_the_state_graph(counter_game):
     """The same value and maximum-entropy mixes at every reachable state as the generic
-    solver (state by state over the whole graph)."""
+    solver (given the start as a state, which explores the whole graph)."""
     game = counter_game
     (_, start), = game.initial_outcomes()
     fast = solve_game(game)
-    generic = solve_graph(game, start=start)
+    generic = solve_game(game, start=start)
     assert fast.value == pytest.approx(generic.value, abs=1e-8)
     for key in ("win", "draw", "loss", "expected_length"):
         assert getattr(fast, key) == pytest.approx(getattr(generic, key), abs=1e-8), key
