@@ -330,20 +330,23 @@ def walk(game: Game, starts: list[tuple[float, State]] | None = None) -> CoreWal
         masks_b.append(np.asarray(game.legal_mask(sample, "b"), bool))
         # a core's outcomes repeat the same next core (one per damage): its object's
         # identity finds it again without hashing the whole state
-        known: dict[int, int] = {}
-        for i, j, outcomes in game.core_transitions(core):
-            pair_core.append(cursor)
-            pair_a.append(i)
-            pair_b.append(j)
-            counts.append(len(outcomes))
-            chances, nexts, lowered = zip(*outcomes, strict=True)
-            new = dict(zip(map(id, nexts), nexts, strict=True))
-            for key in new.keys() - known.keys():
-                known[key] = visit(new[key])
-            targets.extend(map(known.__getitem__, map(id, nexts)))
-            probs.extend(chances)
-            decrements.extend(chain.from_iterable(lowered))
+        # (all the core's outcomes at once: a choosing core has hundreds of pairs)
+        transitions = game.core_transitions(core)
+        pair_core.extend([cursor] * len(transitions))
+        pair_a.extend(i for i, _, _ in transitions)
+        pair_b.extend(j for _, j, _ in transitions)
+        counts.extend(len(outcomes) for _, _, outcomes in transitions)
+        every = list(chain.from_iterable(outcomes for _, _, outcomes in transitions))
         cursor += 1
+        if not every:
+            continue
+        chances, nexts, lowered = zip(*every, strict=True)
+        known = dict(zip(map(id, nexts), nexts, strict=True))
+        for key, nxt in known.items():
+            known[key] = visit(nxt)
+        targets.extend(map(known.__getitem__, map(id, nexts)))
+        probs.extend(chances)
+        decrements.extend(chain.from_iterable(lowered))
     whole = np.int64
     return CoreWalk(cores, np.asarray(terminal, bool), np.asarray(payoff, float),
                     np.asarray(masks_a), np.asarray(masks_b), np.asarray(pair_core, whole),
