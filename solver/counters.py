@@ -20,14 +20,21 @@ that fast path (``CoreWalk``: the same cores, masks and outcomes, checked agains
 walk by the conformance suite). Values are arrays over the
 grid of counter values, solved anti-diagonal by anti-diagonal (the sum of the counters
 falls with every positive decrement, so a layer depends only on earlier layers and on
-itself). Within a layer the steps that change no counter can cycle. The core graph's
-strongly connected components under those steps (``solver.graph``'s schedule) are
-solved in order: an acyclic one at once (value and maximum-entropy mixes from one
-batch of stage games per shape); a cyclic one by value iteration through
-``solver.stages.sweep``, as the generic solver does, from 0 (endless play is worth 0),
-on its choice cores only when the chance steps between them are acyclic (their values
-are then affine in the choice cores'). Win, loss and the expected number of steps
-under the maximum-entropy mixes are carried along as three more channels.
+itself). The steps that lower a counter are factored (``_Landings``): each pair's
+outcomes into one core form a distribution over decrements, stored once however many
+pairs share it, so a layer reads each (decrement, landing core) once. Within a layer
+the steps that change no counter can cycle. The core graph's strongly connected
+components under those steps (``solver.graph``'s schedule) are solved in order: an
+acyclic one at once (value and maximum-entropy mixes from one batch of stage games per
+shape); a cyclic one by value iteration through ``solver.stages.sweep``, as the
+generic solver does, from 0 (endless play is worth 0), on its choice cores only when
+the chance steps between them are acyclic (their values are then affine in the choice
+cores'). When no joint action of such a block stays in it for sure, its fixed point is
+unique: policy-evaluation steps from the values one counter lower reach it first, and
+the sweeps confirm it. Win, loss and the expected number of steps under the
+maximum-entropy mixes are then pushed forward from the start, layer by layer. The
+solution keeps the values of the cores a step lowers into, and of the choosing and
+cyclic ones; any other core's value is rebuilt from its one joint action on demand.
 """
 
 from __future__ import annotations
