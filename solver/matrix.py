@@ -37,6 +37,8 @@ UNIQUE_TOL = 1e-9
 #: games whose largest |payoff| is above this (or below its inverse) are solved
 #: rescaled by a power of two (see ``_scales``)
 SCALE_ABOVE = 2.0 ** 500
+#: lines up to this long are reduced column by column (see ``_across``)
+SHORT_LINE = 16
 REAL_KINDS = "real numbers (int or float; not bool, complex, string or other objects)"
 
 
@@ -223,6 +225,10 @@ def _solve(batch: _Batch, max_entropy: bool) -> MatrixSolutions:
     col = np.zeros(batch.cols.shape)
     if len(row) == 0:
         return MatrixSolutions(row, col, np.zeros(0))
+    if 1 in batch.payoffs.shape[1:]:
+        solved = _one_sided(batch)
+        if solved is not None:
+            return solved
     scale = _scales(np.abs(batch.payoffs).max(axis=(1, 2)))
     if (scale != 1.0).any():
         scaled = _Batch(batch.payoffs / scale[:, None, None], batch.rows, batch.cols,
@@ -243,6 +249,61 @@ def _solve(batch: _Batch, max_entropy: bool) -> MatrixSolutions:
         row[hard], col[hard] = _hard_mixes(sub, unit[hard], max_entropy)
     value = (row[:, None, :] @ batch.payoffs @ col[:, :, None])[:, 0, 0]
     return MatrixSolutions(row, col, value)
+
+
+def _one_sided(batch: _Batch) -> MatrixSolutions | None:
+    """Games of one row or one column (their padded shape), in closed form on a line
+    of payoffs: the chooser takes its best legal entries (uniformly over those tied
+    within TIE_TOL of the payoff range), the other player its one action.
+
+    Exactly the answer of ``_normalise`` and ``_trivial_mixes`` (same snapping of
+    near-ties, same tie rule) with a fraction of the array work, which matters when
+    a counter solves millions of one-sided steps a beat. None for games of extreme
+    size, which the general path rescales first.
+    """
+    count, m, n = batch.payoffs.shape
+    rows_choose = n == 1
+    line = batch.payoffs[:, :, 0] if rows_choose else batch.payoffs[:, 0, :]
+    legal = None if batch.full else (batch.rows if rows_choose else batch.cols)
+    if legal is None:
+        low, high = _across(np.minimum, line), _across(np.maximum, line)
+    else:
+        low = np.where(legal, line, np.inf).min(axis=1)
+        high = np.where(legal, line, -np.inf).max(axis=1)
+        line = np.where(legal, line, low[:, None])  # inert: never beyond the best entry
+    magnitude = np.maximum(np.abs(low), np.abs(high))
+    if ((magnitude > SCALE_ABOVE) | ((magnitude > 0) & (magnitude < 1 / SCALE_ABOVE))).any():
+        return None
+    span = high - low
+    constant = span <= CONSTANT_TOL * magnitude
+    stretch = np.where(constant, 1.0, span)[:, None]
+    unit = (line - low[:, None]) / stretch
+    grid = (CONSTANT_TOL * magnitude)[:, None] / stretch
+    snapped = grid > 0
+    unit = np.where(snapped, np.round(unit / np.where(snapped, grid, 1.0)) * grid, unit)
+    # the snap is monotone, so the best unit entry is the snapped best one
+    if rows_choose:
+        best = unit >= (_across(np.maximum, unit) - TIE_TOL)[:, None]
+    else:
+        best = unit <= (_across(np.minimum, unit) + TIE_TOL)[:, None]
+    best |= constant[:, None]
+    if legal is not None:
+        best &= legal
+    mix = best / _across(np.add, best.astype(float))[:, None]
+    value = _across(np.add, mix * line)
+    other = np.ones((count, 1))
+    return MatrixSolutions(mix, other, value) if rows_choose else MatrixSolutions(other, mix, value)
+
+
+def _across(ufunc: np.ufunc, lines: np.ndarray) -> np.ndarray:
+    """``ufunc.reduce(lines, axis=1)``, column by column: numpy reduces a short axis of
+    many rows far slower than it combines a few long columns."""
+    if lines.shape[1] > SHORT_LINE:
+        return ufunc.reduce(lines, axis=1)
+    out = lines[:, 0].copy()
+    for column in range(1, lines.shape[1]):
+        ufunc(out, lines[:, column], out=out)
+    return out
 
 
 def _normalise(batch: _Batch) -> tuple[np.ndarray, np.ndarray]:
