@@ -240,13 +240,13 @@ def _solve(batch: _Batch, max_entropy: bool) -> MatrixSolutions:
     if trivial.all():
         row, col = _trivial_mixes(unit, batch.rows, batch.cols, constant)
     elif not trivial.any():
-        row, col = _hard_mixes(batch, unit, max_entropy)
+        row, col = _distinct_hard_mixes(batch, unit, max_entropy)
     else:
         row[trivial], col[trivial] = _trivial_mixes(unit[trivial], batch.rows[trivial],
                                                     batch.cols[trivial], constant[trivial])
         hard = ~trivial
         sub = _Batch(batch.payoffs[hard], batch.rows[hard], batch.cols[hard], batch.full)
-        row[hard], col[hard] = _hard_mixes(sub, unit[hard], max_entropy)
+        row[hard], col[hard] = _distinct_hard_mixes(sub, unit[hard], max_entropy)
     value = (row[:, None, :] @ batch.payoffs @ col[:, :, None])[:, 0, 0]
     return MatrixSolutions(row, col, value)
 
@@ -355,6 +355,28 @@ def _trivial_mixes(unit: np.ndarray, rmask: np.ndarray, cmask: np.ndarray,
 
 def _uniform(selected: np.ndarray) -> np.ndarray:
     return selected / selected.sum(axis=1, keepdims=True)
+
+
+def _distinct_hard_mixes(batch: _Batch, unit: np.ndarray,
+                         max_entropy: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``_hard_mixes`` solving each distinct game once: the stage games of a duel
+    repeat (in Houses of the Blooded some twenty times over), and a game's answer
+    depends on its payoffs and masks alone."""
+    count = len(unit)
+    if count < 2:
+        return _hard_mixes(batch, unit, max_entropy)
+    parts = [batch.payoffs.reshape(count, -1)]
+    if not batch.full:
+        parts += [batch.rows, batch.cols]
+    keys = np.ascontiguousarray(np.concatenate(
+        [np.ascontiguousarray(part).view(np.uint8).reshape(count, -1) for part in parts], axis=1))
+    keys = keys.view(np.dtype((np.void, keys.shape[1])))[:, 0]
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    if len(first) == count:
+        return _hard_mixes(batch, unit, max_entropy)
+    sub = _Batch(batch.payoffs[first], batch.rows[first], batch.cols[first], batch.full)
+    row, col = _hard_mixes(sub, unit[first], max_entropy)
+    return row[inverse], col[inverse]
 
 
 def _hard_mixes(batch: _Batch, unit: np.ndarray,

@@ -402,3 +402,63 @@ def test_max_entropy_masked_constant_game_is_uniform_over_legal_actions():
     solved = solve_matrices(A, [[True, True, False]], [[True, False, True]], max_entropy=True)
     assert solved.row[0] == pytest.approx([0.5, 0.5, 0])
     assert solved.col[0] == pytest.approx([0.5, 0, 0.5])
+
+
+# --- the batch shortcuts: one-sided games on a line, repeated games solved once -----
+
+
+def test_one_sided_batch_with_masks_by_hand():
+    # one row: B takes the smallest legal columns; the masked column (nan, and 0
+    # smaller than any legal entry) is never chosen. Value 1 = min(3, 1, 1).
+    # one column: A takes the largest legal rows; the masked row 9 is ignored.
+    rows = solve_matrices(np.array([[[3.0, np.nan, 1.0, 1.0]]]), None,
+                          [[True, False, True, True]], max_entropy=True)
+    assert rows.col[0] == pytest.approx([0, 0, 0.5, 0.5]) and rows.row[0] == [1.0]
+    assert rows.value[0] == pytest.approx(1.0)
+    cols = solve_matrices(np.array([[[2.0], [9.0], [-1.0]]]), [[True, False, True]])
+    assert cols.row[0] == pytest.approx([1.0, 0, 0]) and cols.col[0] == [1.0]
+    assert cols.value[0] == pytest.approx(2.0)
+    zero = solve_matrices(np.array([[[0.0, 0.0, -5.0]]]), None, [[True, True, False]])
+    assert zero.col[0] == pytest.approx([0.5, 0.5, 0]) and zero.value[0] == 0.0
+
+
+def test_one_sided_batch_ties_by_hand():
+    # payoffs 1 and 1 + 1e-12 differ by 1e-12 of the range 1: below TIE_TOL (1e-10),
+    # so they tie; 1 + 1e-9 does not. A constant line is uniform over all entries.
+    games = np.array([[[1.0], [1.0 + 1e-12], [0.0]], [[1.0], [1.0 + 1e-9], [0.0]],
+                      [[4.0], [4.0], [4.0]]])
+    solved = solve_matrices(games)
+    assert solved.row[0] == pytest.approx([0.5, 0.5, 0], abs=1e-15)
+    assert solved.row[1] == pytest.approx([0, 1, 0], abs=1e-15)
+    assert solved.row[2] == pytest.approx([1 / 3] * 3)
+    assert solved.value == pytest.approx([1 + 5e-13, 1 + 1e-9, 4.0], abs=1e-15)
+
+
+def test_one_sided_batch_of_extreme_size_by_hand():
+    # payoffs near 1e300 (rescaled before solving) and near 1e-300 (subnormal range)
+    huge = solve_matrices(np.array([[[1e300, 3e300, 3e300]]]))
+    assert huge.col[0] == pytest.approx([1, 0, 0]) and huge.value[0] == 1e300
+    tiny = solve_matrices(np.array([[[1e-300], [3e-300]]]))
+    assert tiny.row[0] == pytest.approx([0, 1]) and tiny.value[0] == pytest.approx(3e-300)
+
+
+def test_repeated_hard_games_each_get_their_own_answer():
+    # the batch repeats two games out of order; each copy must carry its own
+    # max-entropy answer. Matching pennies: (1/2, 1/2) both, value 0. Rock-paper-
+    # scissors with rock doubled: B plays 1/3 each; A's optimal face is x0 + x3 = 1/3,
+    # x1 = x2 = 1/3, whose entropy is largest at x0 = x3 = 1/6; value 0.
+    pennies = np.array([[1.0, -1.0, 0.0], [-1.0, 1.0, 0.0], [0, 0, 0], [0, 0, 0]])
+    rps = np.vstack([RPS, RPS[:1]])
+    games = np.stack([rps, pennies, rps, rps, pennies])
+    rows = np.array([[True] * 4, [True, True, False, False]] + [[True] * 4] * 2
+                    + [[True, True, False, False]])
+    cols = np.array([[True] * 3, [True, True, False]] + [[True] * 3] * 2
+                    + [[True, True, False]])
+    solved = solve_matrices(games, rows, cols, max_entropy=True)
+    for k in (0, 2, 3):
+        assert solved.row[k] == pytest.approx([1 / 6, 1 / 3, 1 / 3, 1 / 6], abs=1e-9)
+        assert solved.col[k] == pytest.approx([1 / 3] * 3, abs=1e-9)
+    for k in (1, 4):
+        assert solved.row[k] == pytest.approx([0.5, 0.5, 0, 0], abs=1e-9)
+        assert solved.col[k] == pytest.approx([0.5, 0.5, 0], abs=1e-9)
+    assert solved.value == pytest.approx([0] * 5, abs=1e-12)
