@@ -79,8 +79,8 @@ class _Templates(NamedTuple):
     """The templates' transitions as arrays: per template its pairs
     (``pair_slices``), per pair its actions and outcomes (``entry_slices``), per
     outcome its raw target (a code as the rules give it), probability and whether it
-    stays in the beat (``inside``: a template); ``successor`` (template to template,
-    transposed) pushes reach."""
+    stays in the beat (``inside``: a template); ``successor`` (template to the
+    templates it leads to, a CSR matrix) pushes reach."""
 
     pair_a: np.ndarray
     pair_b: np.ndarray
@@ -138,6 +138,9 @@ class _Builder:
         self.targets_seen = 0  # beat starts whose direct targets were gathered
         self._arrays: tuple[int, _Templates] | None = None  # while no template is added
         self._after: dict = {}
+        # per pair of Injuries (inj_a * (max_rank + 1) + inj_b): the templates reached
+        self.reach: dict[int, np.ndarray] = {}
+        self.spread = 0  # beat starts whose seeds have spread into ``reach``
 
     # -- raw targets: codes as the rules give them (a new beat is beat + 1)
     def template(self, state: State) -> int:
@@ -330,7 +333,7 @@ def _template_arrays(b: _Builder) -> _Templates:
     codes = b.codec.many(b.template_states)
     order = np.argsort(codes)
     to = order[np.searchsorted(codes[order], targets[inside])]
-    successor = sp.csr_matrix((np.ones(len(to), np.int8), (to, owner[inside])),
+    successor = sp.csr_matrix((np.ones(len(to), np.int8), (owner[inside], to)),
                               shape=(size, size))
     arrays = _Templates(pair_a, pair_b, counts, targets, probs, pair_slices, entry_slices,
                         inside, successor)
@@ -340,38 +343,58 @@ def _template_arrays(b: _Builder) -> _Templates:
 
 def _instances(b: _Builder) -> tuple[np.ndarray, np.ndarray]:
     """(template, inj_a, inj_b) for every copy some beat start reaches, and the beat
-    starts and ends those copies lead to (as cores)."""
+    starts and ends reached by the copies added since the last call (as cores).
+
+    Reach only grows from one call to the next (a template's successors are walked
+    with it), so each pair of Injuries keeps its reach (``b.reach``) and spreads it
+    from its new seeds only; the ends of the copies found earlier are known starts.
+    """
     codec = b.codec
     if not b.template_states:
         return np.zeros((0, 3), np.int64), np.zeros(0, np.int64)
     t = _template_arrays(b)
-    per = np.diff(t.pair_slices)
-    owner = np.repeat(np.repeat(np.arange(len(b.template_states)), per), t.counts)
-    end_owner, end_codes = owner[~t.inside], t.targets[~t.inside]
-    successor = t.successor
-    ends = []
-    codes = codec.many([s for s in b.start_states])
-    inj_a, inj_b = codec.field(codes, INJ_A), codec.field(codes, INJ_B)
+    size = len(b.template_states)
     top = b.rules.rules.max_rank + 1
-    out = []
-    for pair in np.unique(inj_a * top + inj_b):
-        starts = np.flatnonzero(inj_a * top + inj_b == pair)
-        seeds = np.concatenate([b.seeds[k] for k in starts])
-        reach = np.zeros(len(b.template_states), bool)
-        reach[seeds] = True
-        frontier = reach.copy()
-        while frontier.any():
-            step = (successor @ frontier.astype(np.int8)) > 0
-            frontier = step & ~reach
-            reach |= frontier
-        chosen = np.flatnonzero(reach)
-        out.append(np.stack([chosen, np.full(len(chosen), pair // top),
-                             np.full(len(chosen), pair % top)], axis=1))
-        ends.append(_raise(codec, np.unique(end_codes[reach[end_owner]]), pair // top,
-                           pair % top))
-    if not out:
-        return np.zeros((0, 3), np.int64), np.zeros(0, np.int64)
-    return np.concatenate(out), np.unique(_to_core(codec, np.concatenate(ends), b.plain))
+    new_starts = range(b.spread, len(b.start_states))
+    b.spread = len(b.start_states)
+    new_pairs: dict[int, list[int]] = {}
+    for k in new_starts:
+        state = b.start_states[k]
+        new_pairs.setdefault(state.inj_a * top + state.inj_b, []).append(k)
+    ends = []
+    for pair, starts in new_pairs.items():
+        reach = b.reach.get(pair)
+        if reach is None or len(reach) < size:
+            grown = np.zeros(size, bool)
+            if reach is not None:
+                grown[:len(reach)] = reach
+            reach = b.reach[pair] = grown
+        frontier = _unreached(reach, np.concatenate([b.seeds[k] for k in starts]))
+        fresh = []
+        while frontier.size:
+            reach[frontier] = True
+            fresh.append(frontier)
+            frontier = _unreached(reach, t.successor.indices[
+                ranges(t.successor.indptr, frontier)])
+        if fresh:
+            entries = ranges(t.entry_slices, ranges(t.pair_slices, np.concatenate(fresh)))
+            leaving = t.targets[entries[~t.inside[entries]]]
+            ends.append(_raise(codec, np.unique(leaving), pair // top, pair % top))
+    instances = np.concatenate(
+        [np.stack([chosen, np.full(len(chosen), pair // top),
+                   np.full(len(chosen), pair % top)], axis=1)
+         for pair, chosen in ((p, np.flatnonzero(b.reach[p])) for p in sorted(b.reach))]
+        + [np.zeros((0, 3), np.int64)])
+    if not ends:
+        return instances, np.zeros(0, np.int64)
+    return instances, np.unique(_to_core(codec, np.concatenate(ends), b.plain))
+
+
+def _unreached(reach: np.ndarray, found: np.ndarray) -> np.ndarray:
+    """The templates among ``found`` not yet in ``reach``, each once, in order."""
+    mark = np.zeros(len(reach), bool)
+    mark[found] = True
+    return np.flatnonzero(mark & ~reach)
 
 
 def _raise(codec: _Codec, codes: np.ndarray, inj_a: np.ndarray, inj_b: np.ndarray):
@@ -412,20 +435,19 @@ def _assemble(b: _Builder, instances: np.ndarray) -> CoreWalk:
         if part is None:
             terminal[k], payoff[k] = True, b.game.payoff(state)
             continue
-        mask_a[k], mask_b[k] = b.rules.legal_mask(state, "a"), b.rules.legal_mask(state, "b")
         pair_a, pair_b, counts, raw, probs = part
         pieces.append((np.full(len(pair_a), k), pair_a, pair_b, counts, raw, probs,
                        np.full(len(raw), state.beat)))
-    # the copies: their templates' masks, pairs and outcomes
-    for mask, player in ((mask_a, "a"), (mask_b, "b")):
-        masks = [b.rules.legal_mask(t, player) for t in b.template_states]
-        mask[starts:] = np.array(masks, bool).reshape(-1, n)[copies.template]
+    # the copies: their templates' pairs and outcomes
     beats = codec.field(codec.many(b.template_states), BEAT)[copies.template]
     pieces.append((starts + copies.pair_owner, copies.pair_a, copies.pair_b, copies.counts,
                    copies.raw_targets, copies.probs,
                    beats[np.repeat(copies.pair_owner, copies.counts)]))
     pair_core, pair_a, pair_b, counts, raw, probs, beat = (
         np.concatenate([np.asarray(piece[i]) for piece in pieces]) for i in range(7))
+    # a core's pairs are its legal actions times the opponent's, so they give its masks
+    mask_a[pair_core, pair_a] = True
+    mask_b[pair_core, pair_b] = True
     # a new beat lowers the beats left; the end of the duel does not
     lowered = (codec.field(raw, BEAT) > beat) & (codec.field(raw, PHASE) != OVER)
     targets = order[np.searchsorted(codes[order], _to_core(codec, raw, b.plain))]
