@@ -53,6 +53,9 @@ class _Codec:
     def one(self, state: State) -> int:
         return int(np.dot(np.asarray(state, np.int64), self.place))
 
+    def code(self, state: State) -> int:
+        return sum(map(int.__mul__, state, self.place.tolist()))
+
     def many(self, states: list[State]) -> np.ndarray:
         """The codes of ``states`` (remembered: the same next states recur)."""
         known, place = self.known, self.place.tolist()
@@ -130,6 +133,7 @@ class _Builder:
         # templates: unhurt steps after the dice
         self.templates: dict[State, int] = {}
         self.template_states: list[State] = []
+        self.template_codes: list[int] = []
         # the templates' transitions, flat: pairs per template, then per pair its
         # actions and number of outcomes, per outcome its raw target and probability
         self.template_pairs: list[int] = []
@@ -148,6 +152,7 @@ class _Builder:
         if found is None:
             found = self.templates[state] = len(self.template_states)
             self.template_states.append(state)
+            self.template_codes.append(self.codec.code(state))
         return found
 
     def start(self, code: int) -> bool:
@@ -330,7 +335,7 @@ def _template_arrays(b: _Builder) -> _Templates:
     inside = _post_dice_codes(b.codec, targets)
     owner = np.repeat(np.repeat(np.arange(size), per), counts)
     # a step inside the beat leads to a template (the same beat, unhurt)
-    codes = b.codec.many(b.template_states)
+    codes = np.asarray(b.template_codes, np.int64)
     order = np.argsort(codes)
     to = order[np.searchsorted(codes[order], targets[inside])]
     successor = sp.csr_matrix((np.ones(len(to), np.int8), (owner[inside], to)),
@@ -408,7 +413,7 @@ def _lift(b: _Builder, instances: np.ndarray) -> _Copies:
     """The copies ``instances`` (template, inj_a, inj_b) as arrays."""
     codec, t = b.codec, _template_arrays(b)
     template, inj_a, inj_b = instances.T
-    own = _raise(codec, codec.many(b.template_states)[template], inj_a, inj_b)
+    own = _raise(codec, np.asarray(b.template_codes, np.int64)[template], inj_a, inj_b)
     pairs = ranges(t.pair_slices, template)
     pair_owner = np.repeat(np.arange(len(instances)), np.diff(t.pair_slices)[template])
     entries = ranges(t.entry_slices, pairs)
@@ -439,7 +444,7 @@ def _assemble(b: _Builder, instances: np.ndarray) -> CoreWalk:
         pieces.append((np.full(len(pair_a), k), pair_a, pair_b, counts, raw, probs,
                        np.full(len(raw), state.beat)))
     # the copies: their templates' pairs and outcomes
-    beats = codec.field(codec.many(b.template_states), BEAT)[copies.template]
+    beats = codec.field(np.asarray(b.template_codes, np.int64), BEAT)[copies.template]
     pieces.append((starts + copies.pair_owner, copies.pair_a, copies.pair_b, copies.counts,
                    copies.raw_targets, copies.probs,
                    beats[np.repeat(copies.pair_owner, copies.counts)]))
