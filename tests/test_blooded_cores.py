@@ -8,20 +8,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from graphs import assert_same_cores
+from test_blooded_graph import CASES as GRAPH_CASES
 
 import envs
 from solver import solve_game
 from solver.counters import walk
 
-CASES = [
-    {"a": "prowess=2,sword=2", "b": "prowess=2,sword=3", "max_beats": 5},
-    {"a": "prowess=2,sword=2,feint,bash,riposte,blind,bind,lunge,strength=2,style=3",
-     "b": "prowess=1,sword=2,riposte,bind,invokes=2,style=1", "max_beats": 6},
-    {"a": "prowess=2,sword=1,lunge,strength=3", "b": "prowess=1,sword=2,feint,bash",
-     "max_beats": 6, "bid_every_beat": True, "convention": "first_blood"},
-    {"a": "prowess=1,sword=1,invokes=0", "b": "prowess=1,sword=2,invokes=3", "max_beats": 7},
-    {"a": "prowess=1,sword=1,invokes=0", "b": "prowess=1,sword=1,invokes=0", "max_beats": 2},
-]
+# the state graph's duels (every maneuver, invokes, bids every beat, first blood), and one
+# whose every roll ends the beat at once
+CASES = [*GRAPH_CASES,
+         {"a": "prowess=1,sword=1,invokes=0", "b": "prowess=1,sword=1,invokes=0",
+          "max_beats": 2}]
 
 
 @pytest.mark.parametrize("options", CASES)
