@@ -104,12 +104,13 @@ def _check_counted_size(game: Game) -> None:
     cores, grid, _ = explore_cores(game)
     bound = cores.size * grid.size
     if bound > MAX_COUNTED_STATES:
+        held = " and ".join(str(int(value)) for value in grid.top)
         raise InputError(
-            f"this duel has up to {bound:,} states once its counters ({grid.top}) are "
-            f"spelled out ({cores.size:,} without them): more than the {MAX_COUNTED_STATES:,} "
-            "a state-by-state answer (odds against a fixed opponent, a best response, "
-            "training) can hold here; the solution itself covers it, and smaller counters "
-            "or a duel that ends sooner fit")
+            f"this duel is too large to answer situation by situation (odds against a fixed "
+            f"opponent, a best response, training): with its counters at {held} it has up "
+            f"to {bound:,} situations, more than the {MAX_COUNTED_STATES:,} that fit here. "
+            "`duel solve` still solves it whole; a shorter duel fits (lower hit points or "
+            "fewer beats, or a duel that ends sooner)")
 
 
 def explore(game: Game, roots: list[tuple[float, State]] | None = None) -> StateGraph:

@@ -54,8 +54,8 @@ def run(args) -> int:
         from .hidden import run_hidden_odds  # hidden.py imports this module's neighbours
         return run_hidden_odds(args, game)
     me, them = args.side, ("b" if args.side == "a" else "a")
-    opponent = opponent_policy(args.vs, game, them)
     build_graph(game)  # the best response goes state by state: a duel too large says so now
+    opponent = opponent_policy(args.vs, game, them)
     equilibrium = solve_game(game).policy_for(me)
     response = best_response(game, opponent, me, safest=equilibrium)
     pair = (equilibrium, opponent) if me == "a" else (opponent, equilibrium)
