@@ -25,14 +25,13 @@ import json
 import time
 
 import numpy as np
-from baseline import OutOfTime, budgeted_baseline, linprog_value
+from baseline import OutOfTime, budgeted_baseline, linprog_value, timed_schedule
 
 import envs
 from solver import counters, solve_game
 from solver.counters import explore, solve_counters
 from solver.graph import build_graph
 from solver.matrix import solve_matrices
-from solver.stages import stage_batches, sweep
 
 LEVEL10_A = ("hp=150,ac=29,attack=19,damage=2d8+10,perception=18:expert,"
              "intimidation=17:expert,deception=15:trained,will=29,perception_dc=28")
@@ -60,21 +59,10 @@ def cases(level10_hp: int) -> list[tuple[str, str, str, str, dict]]:
 def ours(game) -> dict:
     """solve_game's value iteration (the same ``sweep`` and batched solver), counting
     its stage-game solves."""
-    graph = build_graph(game)
-    values = graph.payoff.astype(float).copy()
-    solved = 0
-    start = time.perf_counter()
+    def solve_batch(batch) -> np.ndarray:
+        return solve_matrices(batch.matrices, batch.row_mask, batch.col_mask).value
 
-    def update(states: np.ndarray) -> None:
-        nonlocal solved
-        for batch in stage_batches(graph, states, values):
-            values[batch.states] = solve_matrices(batch.matrices, batch.row_mask,
-                                                  batch.col_mask).value
-            solved += len(batch.states)
-
-    sweep(graph, values, update, what="the exact solution")
-    return {"seconds": time.perf_counter() - start, "stage_games": solved,
-            "value": float(graph.start @ values)}
+    return timed_schedule(build_graph(game), solve_batch, "the exact solution")
 
 
 def measure(name: str, a: str, b: str, options: dict, budget: float) -> dict:
