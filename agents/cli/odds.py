@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import envs
 from solver import best_response, evaluate, solve_game
 from solver.errors import InputError
 from solver.evaluate import state_chances
@@ -95,6 +96,7 @@ def _plan(game, response, me: str) -> list[dict]:
     chances = state_chances(graph, mix_a, mix_b)
     if me == "b":
         chances = chances[:, ::-1]
+    words = envs.spec(game.info.system).action_words
     plan = []
     for s in np.flatnonzero(choices & (visits > 1e-12)):
         mix = response.mixes[s]
@@ -104,6 +106,10 @@ def _plan(game, response, me: str) -> list[dict]:
             "situation": game.situation(state, me),
             "state": game.state_fields(state),
             "play": {game.info.action_names[i]: float(mix[i]) for i in np.flatnonzero(mix)},
+            "words": {game.info.action_names[i]: ("play " + game.info.action_names[i]
+                                                  if words is None else
+                                                  words(game, state, game.info.action_names[i]))
+                      for i in np.flatnonzero(mix)},
             "win": float(chances[s, 0]), "draw": float(chances[s, 1]),
             "loss": float(chances[s, 2]),
             "value": float(np.nanmax(response.action_values[s])),
@@ -153,8 +159,9 @@ def _render(game, report: dict, limit: int, detail: bool) -> str:
                   f"most likely of {len(plan)}; of equally good plays, the one least likely "
                   "to lose, then the closest to the equilibrium):"]
     for row in plan[:limit]:
-        advice = (f"- {row['situation'][0].upper()}{row['situation'][1:]}: play "
-                  f"{play_text(row['play'])}; you win {percent(row['win'])}, lose "
+        said = {row["words"][action]: p for action, p in row["play"].items()}
+        advice = (f"- {row['situation'][0].upper()}{row['situation'][1:]}: "
+                  f"{play_text(said)}; you win {percent(row['win'])}, lose "
                   f"{percent(row['loss'])} (reached in {percent(row['reach'])} of duels).")
         if detail:
             advice += f" [value {row['value']:+.4f}]"
