@@ -65,3 +65,16 @@ def test_moments_past_the_json_limit_are_counted_not_lost(capsys, monkeypatch):
     assert capped["next_others"]["moments"] == count - 2
     assert (sum(m["chance"] for m in capped["next"]) + capped["next_others"]["chance"]
             == pytest.approx(chance, abs=1e-12))
+
+
+def test_odds_say_each_best_play_in_the_duels_words(capsys):
+    # the opening situation is the strike bid, then a risk: its plays read "bid N" and
+    # "wager N", never a bare number after "play"
+    argv = ["odds", "blooded", "--me", "prowess=3,sword=3", "--them", "prowess=2,sword=4",
+            "-o", "max_beats=3", "--vs", "reckless:0.5", "--limit", "3"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    advice = [line for line in out.splitlines() if line.startswith("- ")]
+    assert advice and "Strike bid" in advice[0] and ": bid " in advice[0]
+    assert any(": wager " in line for line in advice[1:])
+    assert not any(": play " in line for line in advice)
