@@ -266,6 +266,7 @@ class _Uchronia(DeclaredGame):
     """What both modes share: sheets, dice rules, metadata and the common protocol."""
 
     mode: str
+    length_unit: str
     state_type: type
     endings: tuple[str, ...]
 
@@ -302,7 +303,7 @@ class _Uchronia(DeclaredGame):
             observation_high=tuple(max(1, bounds.get(name, 0)) for name in OBSERVATION),
             public_information=True, payoff_bounds=(-1.0, 1.0), may_cycle=False,
             options=self._options, ruleset_hash=ruleset_hash(self.ruleset),
-            fast_paths=frozenset({"transitions", "sample"}))
+            fast_paths=frozenset({"transitions", "sample"}), length_unit=self.length_unit)
 
     def count(self, side: str, atouts: tuple[str, ...]) -> int:
         return sum(bool(self.sheets[side].get(name)) for name in atouts)
@@ -433,6 +434,7 @@ class PistolGame(_Uchronia):
     """The pistol duel of timing."""
 
     mode = "pistol"
+    length_unit = "turn"
     state_type = Shot
     endings = PISTOL_ENDINGS
 
@@ -630,6 +632,10 @@ class PistolGame(_Uchronia):
             return min(self.weapon[side].shots, ammo + self.reload)
         return ammo
 
+    def starts_unit(self, state: Shot) -> bool:
+        """Every moment of a pistol duel comes before a turn."""
+        return not self.is_terminal(state)
+
     def payoff(self, state: Shot) -> float:
         if state.ending in (P_KILLED_A, P_OUT_A):
             return 1.0
@@ -757,6 +763,7 @@ class MeleeGame(_Uchronia):
     """One Confrontation a round."""
 
     mode = "melee"
+    length_unit = "round"
     state_type = Bout
     endings = MELEE_ENDINGS
     bands = ()
@@ -962,6 +969,10 @@ class MeleeGame(_Uchronia):
         is kept, so equal endings merge."""
         ending = how if winner is None else how + (1 if winner == "a" else 5)
         return Bout(0, 0, 0, 0, 0, 0, 0, ending=ending)
+
+    def starts_unit(self, state: Bout) -> bool:
+        """A round opens where both choose; a winner choosing after the roll is in it."""
+        return state.chooser == 0 and not self.is_terminal(state)
 
     def payoff(self, state: Bout) -> float:
         label = MELEE_ENDINGS[state.ending]

@@ -27,8 +27,9 @@ class Solution:
 
     ``value`` (unique) is A's expected payoff under equilibrium play; ``win``, ``draw``
     and ``loss`` are A's probabilities, ``expected_length`` the expected number of
-    steps and ``endings`` the probability of each ``game.result`` label, all under the
-    maximum-entropy equilibrium (``mix_a`` / ``mix_b``, by state index of ``graph``).
+    ``game.info.length_unit`` played (rounds, exchanges) and ``endings`` the
+    probability of each ``game.result`` label, all under the maximum-entropy
+    equilibrium (``mix_a`` / ``mix_b``, by state index of ``graph``).
     ``convergence`` says whether value iteration was needed and how it ended.
     """
 

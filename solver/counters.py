@@ -704,7 +704,7 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
                              tolerance, max_sweeps, stage_values)
         held[points] = layer[kept].T
     win, loss, steps = _play(graph, grid, roots, mixes, payoffs, chunks, tolerance,
-                             max_sweeps)
+                             max_sweeps, _unit_starts(game, graph, grid))
     position = {core: at for at, core in enumerate(kept.tolist())}
     start = np.array([sum(p * held[point, position[core]] for p, core, point in roots),
                       win, loss, steps])
@@ -735,6 +735,14 @@ def _endings(game: Game, graph: CoreGraph, grid: Grid, ends: list[State],
     return {k: v for k, v in sorted(labels.items(), key=lambda kv: -kv[1]) if v > 0}
 
 
+def _unit_starts(game: Game, graph: CoreGraph, grid: Grid) -> np.ndarray:
+    """(cores,) bool: the live cores that open one of the game's length units (the
+    game says so whatever the counters hold)."""
+    return np.fromiter((not dead and game.starts_unit(game.attach(core, grid.top))
+                        for core, dead in zip(graph.cores, graph.terminal.tolist(),
+                                              strict=True)), dtype=bool, count=graph.size)
+
+
 def _kept(graph: CoreGraph, roots: list[int]) -> np.ndarray:
     """The cores whose values a solution keeps: the landing cores first, then the
     roots, the cores with more than one joint action and those in cycles. Every other
@@ -748,12 +756,13 @@ def _kept(graph: CoreGraph, roots: list[int]) -> np.ndarray:
 
 
 def _play(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs: np.ndarray,
-          chunks: _Chunks, tolerance: float, max_sweeps: int) -> tuple[float, float, float]:
+          chunks: _Chunks, tolerance: float, max_sweeps: int,
+          units: np.ndarray) -> tuple[float, float, float]:
     """Play under the maximum-entropy mixes from the roots, pushed forward layer by
     layer from the top (a step lowers the counters or stays in its layer): A's chances
     to win and to lose (ending with a positive or a negative payoff: a depleted
-    counter, ``payoffs``, or a terminal core), and the expected number of steps (every
-    live state visited counts one)."""
+    counter, ``payoffs``, or a terminal core), and the expected length (each visit
+    of a core in ``units`` counts one)."""
     counters = len(grid.top)
     # the chance of arriving at each landing core by point; row grid.size + k: the
     # chance of depleting counter k
@@ -774,7 +783,7 @@ def _play(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs: np.nd
         flow = _Flow(graph, points, mixes, inflow, tolerance, max_sweeps)
         for block in reversed(graph.blocks):
             flow.block(block)
-        steps += float(flow.mass.sum())
+        steps += float(flow.mass[units].sum())
         ended = flow.inflow[graph.terminal].sum(axis=1)
         win, loss = win + float(ended[ending > 0].sum()), loss + float(ended[ending < 0].sum())
         _feed(graph, grid, points, flow.pairs, arriving, chunks)

@@ -25,7 +25,7 @@ class Evaluation:
     win: float
     draw: float
     loss: float
-    expected_length: float
+    expected_length: float    # in the game's ``info.length_unit``
     endings: dict[str, float] = field(default_factory=dict)
 
     def as_dict(self) -> dict:
@@ -103,7 +103,7 @@ def statistics(game: Game, graph: StateGraph, visits: np.ndarray) -> Evaluation:
         win=float(reach[payoff > 0].sum()),
         draw=float(reach[payoff == 0].sum()),
         loss=float(reach[payoff < 0].sum()),
-        expected_length=float(visits[~graph.terminal].sum()),
+        expected_length=float(visits[graph.unit_starts(game)].sum()),
         endings=dict(sorted(endings.items(), key=lambda item: -item[1])))
 
 

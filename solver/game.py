@@ -69,6 +69,8 @@ class GameInfo:
     ``cores() -> solver.counters.CoreWalk`` gives a counter game's cores at once, as
     ``solver.counters.walk`` finds them through ``core_transitions`` (the conformance
     suite compares them).
+    ``length_unit`` names what a duel's length is counted in ("round", "exchange",
+    "beat"): the live states where ``starts_unit`` holds, one per unit played.
     """
 
     system: str
@@ -82,6 +84,7 @@ class GameInfo:
     options: Mapping = field(hash=False, compare=False)
     ruleset_hash: str
     fast_paths: frozenset[str]
+    length_unit: str
 
     def has(self, fast_path: str) -> bool:
         return fast_path in self.fast_paths
@@ -106,6 +109,9 @@ def check_info(info: object) -> GameInfo:
     low, high = info.payoff_bounds
     if not (np.isfinite(low) and np.isfinite(high) and low <= 0 <= high):
         problems.append(f"payoff_bounds must be finite and contain 0, got {info.payoff_bounds}")
+    if not (isinstance(info.length_unit, str) and info.length_unit.isalpha()
+            and info.length_unit.islower()):
+        problems.append(f"length_unit must be one lower-case word, got {info.length_unit!r}")
     unknown = set(info.fast_paths) - set(FAST_PATHS)
     if unknown:
         problems.append(f"unknown fast paths {sorted(unknown)}; allowed: {', '.join(FAST_PATHS)}")
@@ -140,6 +146,11 @@ class Game(Protocol):
 
     def observe(self, state: State, player: str) -> Observation:
         """What ``player`` may see: private information is hidden here and nowhere else."""
+
+    def starts_unit(self, state: State) -> bool:
+        """Whether a live state opens one ``info.length_unit`` (a round, an exchange):
+        a duel's expected length counts these, not its chance steps. With the
+        ``counters`` fast path it must not depend on the counters."""
 
     # -- presentation
     def state_fields(self, state: State) -> dict[str, int]:

@@ -4,7 +4,7 @@ solver, the best response and policy evaluation all work on."""
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -44,6 +44,7 @@ class StateGraph:
     #: strongly connected components by height, a block's values depending only on
     #: earlier blocks and itself
     schedule: list[tuple[np.ndarray, bool]]
+    _unit_starts: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def cyclic(self) -> bool:
@@ -58,6 +59,16 @@ class StateGraph:
     @property
     def size(self) -> int:
         return len(self.states)
+
+    def unit_starts(self, game: Game) -> np.ndarray:
+        """(N,) bool: the states that open one of the game's length units (computed
+        once per graph: training evaluates many policies on one graph)."""
+        if self._unit_starts is None:
+            self._unit_starts = np.fromiter(
+                (not dead and game.starts_unit(s) for s, dead in zip(
+                    self.states, self.terminal.tolist(), strict=True)),
+                dtype=bool, count=self.size)
+        return self._unit_starts
 
     def pairs_of(self, states: np.ndarray) -> np.ndarray:
         """The pairs of ``states``, state by state."""

@@ -24,7 +24,10 @@ class BareGame:
             observation_high=tuple(self.observation_high),
             public_information=self.public_information, payoff_bounds=self.payoff_bounds,
             may_cycle=self.may_cycle, options=self.options, ruleset_hash=self.ruleset_hash,
-            fast_paths=frozenset(self.fast_paths))
+            fast_paths=frozenset(self.fast_paths), length_unit="step")
+
+    def starts_unit(self, state) -> bool:
+        return not self.is_terminal(state)
 
     def state_fields(self, state) -> dict:
         return state._asdict() if hasattr(state, "_asdict") else {"state": repr(state)}

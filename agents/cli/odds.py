@@ -139,7 +139,8 @@ def play_text(play: dict[str, float]) -> str:
 
 def _render(game, report: dict, limit: int, detail: bool) -> str:
     best, eq = report["best_response"], report["equilibrium_against_it"]
-    columns = ["if you play", "win", "draw", "lose"] + (["value", "steps"] if detail else [])
+    columns = ["if you play", "win", "draw", "lose"] + (
+        ["value", game.info.length_unit + "s"] if detail else [])
     rows = []
     for label, r in (("your best play against it", best),
                      ("the least predictable safe play", eq)):

@@ -83,6 +83,7 @@ def solution_report(game, solution, start=None) -> dict:
         "description": game.describe(state),
         "actions": list(game.info.action_names),
         **solution.evaluation.as_dict(),
+        "length_unit": game.info.length_unit,
         "convergence": solution.convergence.as_dict(),
         **_action_parts(game, mix_a, mix_b),
         **_next_report(game, solution, state),
@@ -192,7 +193,8 @@ def render_report(game, report: dict, me: str = "a", detail: bool = False) -> st
              *_parts_text(report.get("action_parts"), me, them), "",
              f"Played that way by both, you win {percent(win)}, draw "
              f"{percent(report['draw'])} and lose {percent(loss)}; a duel lasts "
-             f"{report['expected_length']:.1f} steps on average. The duel is worth "
+             f"{report['expected_length']:.1f} {report['length_unit']}s on average. The "
+             f"duel is worth "
              f"{worth:+.3f} to you (+1 is a sure win, -1 a sure loss).",
              *_next_text(report, me, them), "",
              "How duels end:", format_table(["ending", "chance"], endings)]

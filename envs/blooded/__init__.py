@@ -297,7 +297,8 @@ class BloodedGame:
             observation_low=self.observation_low, observation_high=self.observation_high,
             public_information=True, payoff_bounds=(-1.0, 1.0), may_cycle=False,
             options=options, ruleset_hash=digest,
-            fast_paths=frozenset({"sample", "transitions", "graph", "counters", "cores"}))
+            fast_paths=frozenset({"sample", "transitions", "graph", "counters", "cores"}),
+            length_unit="beat")
         self._masks: dict = {}
         self._endless_game: BloodedGame | None = None
         costs = rules.costs
@@ -425,6 +426,11 @@ class BloodedGame:
 
     def is_terminal(self, state: State) -> bool:
         return state.phase == OVER
+
+    def starts_unit(self, state: State) -> bool:
+        """Each beat has one risk, whether a bid came before it or not; the beat
+        counter cannot tell (the beats left are a counter)."""
+        return state.phase == RISK
 
     def payoff(self, state: State) -> float:
         return _PAYOFF[state.ending]

@@ -137,7 +137,7 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
             observation_high=tuple(f[2] for f in fields),
             public_information=public, payoff_bounds=(-1.0, 1.0), may_cycle=False,
             options=options, ruleset_hash=ruleset_digest,
-            fast_paths=frozenset({"sample", "transitions"}))
+            fast_paths=frozenset({"sample", "transitions"}), length_unit="exchange")
 
     def _history_fields(self) -> list[tuple[str, int, int]]:
         """With hidden levels: this round's card pairs in order (-1 before they are
@@ -189,6 +189,10 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
                rng: np.random.Generator | None = None) -> State:
         self._check_actions(state, action_a, action_b)
         return self._next(state, action_a, action_b)
+
+    def starts_unit(self, state: State) -> bool:
+        """Every moment of the duel comes before an exchange."""
+        return not self.is_terminal(state)
 
     def is_terminal(self, state: State) -> bool:
         return state.ending != 0

@@ -130,7 +130,8 @@ class PathfinderGame(DeclaredGame):
             may_cycle=self.max_rounds == 0, options=options, ruleset_hash=ruleset_digest,
             # hit points are counters when nothing but a knockout ends the duel
             fast_paths=frozenset({"transitions", "sample",
-                                  *(("counters",) if self.max_rounds == 0 else ())}))
+                                  *(("counters",) if self.max_rounds == 0 else ())}),
+            length_unit="round")
         self._wait_mask = np.zeros(len(names), bool)
         self._wait_mask[self.wait] = True
         self._turn = lru_cache(maxsize=None)(self._turn_uncached)
@@ -173,6 +174,10 @@ class PathfinderGame(DeclaredGame):
 
     def payoff(self, state: State) -> float:
         return _PAYOFF[state.ending]
+
+    def starts_unit(self, state: State) -> bool:
+        """A round opens where both choose their skill, order and plan."""
+        return state.phase == DECIDE
 
     def result(self, state: State) -> str:
         return ENDINGS[state.ending] if state.phase == OVER else "the duel goes on"

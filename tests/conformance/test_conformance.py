@@ -12,10 +12,12 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from graphs import assert_same_cores, assert_same_graph
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import parallel_api_test, parallel_seed_test
 from sampling import chi_square_pvalue, legal_pairs
+from scipy.sparse.csgraph import connected_components
 from solver_games import MatrixThenChance
 from toy_games import OneShotPennies, PenniesDuel
 
@@ -124,6 +126,31 @@ def test_declared_sampler_draws_from_outcomes(game):
     for state, a, b in chancy[:: max(1, len(chancy) // 6)]:
         draws = [game.sample(state, a, b, rng) for _ in range(DRAWS)]
         assert chi_square_pvalue(game.outcomes(state, a, b), draws) > 1e-3, (state, a, b)
+
+
+def test_the_length_is_counted_in_units_that_cannot_be_skipped(game):
+    """A duel's length counts its units (rounds, exchanges: ``starts_unit``). No duel
+    ends before its first unit has begun, and within a unit play cannot cycle: every
+    cycle of the state graph passes a unit's start, so a duel that goes on has a
+    length that grows."""
+    graph = build_graph(game)
+    inside = ~graph.terminal & ~graph.unit_starts(game)
+    links = graph.transitions.tocoo()
+    source, target = graph.pair_state[links.row], links.col
+    keep = inside[source] & inside[target]
+    within = sp.csr_matrix((np.ones(keep.sum()), (source[keep], target[keep])),
+                           shape=(graph.size, graph.size))
+    count, _ = connected_components(within, directed=True, connection="strong")
+    assert count == graph.size and not within.diagonal().any(), \
+        "play can cycle without opening a new unit"
+    before = (graph.start > 0) & inside        # reached before any unit has begun
+    while True:
+        grown = before | (within.T @ before > 0)
+        if (grown == before).all():
+            break
+        before = grown
+    ends_early = before[source] & graph.terminal[target]
+    assert not ends_early.any(), "a duel can end before its first unit begins"
 
 
 def test_observations_lie_within_their_declared_bounds(game):

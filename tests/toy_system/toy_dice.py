@@ -48,7 +48,8 @@ class ToyDiceGame(DeclaredGame):
             observation_fields=("round", "own_hp", "opp_hp", "my_choice"),
             observation_low=(1, 0, 0, 0), observation_high=(self.max_rounds, top, top, 2),
             public_information=True, payoff_bounds=(-1.0, 1.0), may_cycle=False,
-            options=options, ruleset_hash=ruleset_hash(ruleset), fast_paths=frozenset())
+            options=options, ruleset_hash=ruleset_hash(ruleset), fast_paths=frozenset(),
+            length_unit="round")
 
     def _hit(self, side: str) -> Fraction:
         needed = self.hit_on - (1 if self.sheets[side]["lucky"] else 0)
@@ -113,6 +114,9 @@ class ToyDiceGame(DeclaredGame):
             if p > 0:
                 merged[s] = merged.get(s, Fraction(0)) + p
         return [(float(p), s) for s, p in merged.items()]
+
+    def starts_unit(self, state: Duel) -> bool:
+        return state.chooser == 0 and not self.is_terminal(state)
 
     def is_terminal(self, state: Duel) -> bool:
         return state.hp_a == 0 or state.hp_b == 0 or state.round > self.max_rounds
