@@ -573,6 +573,37 @@ def test_situation_speaks_from_the_players_side():
     assert "cannot be demoralized again" in text
 
 
+def test_an_action_reads_as_a_game_master_says_it():
+    # the ruleset's plan feint_strike2 is feint, strike, strike; order 1 is "second"
+    game = make()
+    assert game.advice("deception-second-feint-strike2") == (
+        "Deception for initiative, second if you win it; Feint, Strike, Strike")
+    assert game.advice("perception-first-shield-demoralize-strike") == (
+        "Perception for initiative, first if you win it; Raise a Shield, Demoralize, Strike")
+    with pytest.raises(InputError, match="allowed"):
+        game.advice("dance")
+
+
+def test_the_sheets_skills_are_told_with_the_table_not_in_each_situation():
+    game = envs.make("pathfinder", a="fighter", b="rogue,intimidation=2:untrained")
+    (_, start), = game.initial_outcomes()
+    assert "initiative skills" not in game.situation(start, "a")
+    table = game.describe(start, "b")
+    assert "Your initiative skills: deception +7 (trained); intimidation +2 (untrained), " \
+           "no reaction; perception +6 (expert)." in table
+    assert "His initiative skills: deception +3 (trained)" in table
+
+
+def test_odds_say_each_best_play_in_words(capsys):
+    from agents.cli import main
+    argv = ["odds", "pathfinder", "--me", "fighter,hp=4", "--them", "rogue,hp=4",
+            "--vs", "uniform", "--limit", "3"]
+    assert main(argv) == 0
+    advice = [line for line in capsys.readouterr().out.splitlines() if line.startswith("- ")]
+    assert advice and all(" for initiative, " in line for line in advice)
+    assert not any(": play " in line for line in advice)
+
+
 def test_solve_gives_each_initiative_skill_its_chance(capsys):
     # the chance of a skill is the total weight of the actions that name it first
     import json

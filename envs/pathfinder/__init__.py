@@ -93,6 +93,7 @@ SYSTEM = SystemSpec(
                       counters={"a": "fighter,hp=4", "b": "rogue,hp=3"}),
     pairing=None,
     action_parts=_action_parts,
+    action_words=lambda game, state, name: game.advice(name),
 )
 
 __all__ = ["SYSTEM", "PathfinderGame", "State"]

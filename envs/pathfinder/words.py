@@ -21,6 +21,9 @@ from .game import (
 )
 from .rules import SKILLS
 
+#: the plan steps as the Player Core names them
+_STEP_NAMES = {"strike": "Strike", "shield": "Raise a Shield", "demoralize": "Demoralize",
+               "feint": "Feint"}
 _OFF_GUARD = ("", "off-guard until his own next turn", "off-guard in the foe's next turn",
               "off-guard until his own next turn and in the foe's next turn")
 
@@ -90,6 +93,10 @@ class PathfinderWords(PathfinderGame):
     def _name(self, side: str, viewer: str | None = None) -> str:
         return "you" if viewer == side else "he" if viewer else side.upper()
 
+    def _whose(self, side: str, viewer: str | None = None) -> str:
+        name = self._name(side, viewer)
+        return {"you": "your", "he": "his"}.get(name, f"{name}'s")
+
     def side_words(self, state: State, side: str, viewer: str | None = None) -> str:
         """One duellist's position: HP, frightened, shield, off-guard, immunity."""
         get = state._asdict()
@@ -121,7 +128,10 @@ class PathfinderWords(PathfinderGame):
             return f"The duel is over: {ENDINGS[state.ending]}."
         lines = [_capital(f"{self.round_words(state)}, {PHASES[state.phase]}.")]
         lines += [_capital(self.side_words(state, side, viewer)) + "." for side in ("a", "b")]
-        if state.phase != DECIDE:
+        if state.phase == DECIDE:
+            lines += [f"{_capital(self._whose(side, viewer))} initiative skills: "
+                      f"{self.skills_words(side)}." for side in ("a", "b")]
+        else:
             for side in ("a", "b"):
                 get = state._asdict()
                 plan = self.rules.plan_names[get[f"plan_{side}"]]
@@ -140,6 +150,20 @@ class PathfinderWords(PathfinderGame):
         steps = " + ".join(self.rules.plans[plan])
         return (f"rolls {SKILLS[skill]} for initiative, wants to act "
                 f"{('first', 'second')[order]}, plans {steps}")
+
+    def advice(self, name: str) -> str:
+        """An action as a game master says it to his player: "Intimidation for
+        initiative, first if you win it; Demoralize, Strike, Strike"."""
+        if name not in self.info.action_names:
+            raise InputError(f"unknown action {name!r}; allowed: "
+                             f"{', '.join(self.info.action_names)}")
+        action = self.info.action_names.index(name)
+        if action == self.wait:
+            return "wait"
+        skill, order, plan = split_action(action, self.n_plans)
+        steps = ", ".join(_STEP_NAMES.get(step, step) for step in self.rules.plans[plan])
+        return (f"{_capital(SKILLS[skill])} for initiative, "
+                f"{('first', 'second')[order]} if you win it; {steps}")
 
     def narrate(self, state: State, action_a: int, action_b: int, next_state: State) -> str:
         if state.phase == DECIDE:
@@ -171,8 +195,11 @@ class PathfinderWords(PathfinderGame):
         if state.phase != DECIDE:
             who = "you act" if self.acting(state) == player else "he acts"
             return f"{'first' if state.phase == FIRST else 'second'} turn, {who}: {mine}; {his}"
-        me = self.fighters[player]
-        reactions = [f"{skill} {me.skill_text[i]}" + ("" if me.trained[i] else ", no reaction")
-                     for i, skill in enumerate(SKILLS)]
-        return (f"{self.round_words(state)}, choosing skill, order and plan: {mine}; {his}; "
-                f"your initiative skills: {'; '.join(reactions)}")
+        return f"{self.round_words(state)}, choosing skill, order and plan: {mine}; {his}"
+
+    def skills_words(self, side: str) -> str:
+        """A duellist's initiative skills, and those that unlock no reaction (untrained):
+        the same all duel long, so told with the table, not in every situation."""
+        fighter = self.fighters[side]
+        return "; ".join(f"{skill} {fighter.skill_text[i]}" + (
+            "" if fighter.trained[i] else ", no reaction") for i, skill in enumerate(SKILLS))
