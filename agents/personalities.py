@@ -79,6 +79,16 @@ class Condition:
     def fields(self) -> list[str]:
         return [self.field] + ([self.value] if isinstance(self.value, str) else [])
 
+    def columns(self, fields: Sequence[str]) -> Callable[[np.ndarray], np.ndarray]:
+        """The same test on many observations at once (rows of an array)."""
+        compare = _OPERATORS[self.op]
+        left = fields.index(self.field)
+        if isinstance(self.value, str):
+            right = fields.index(self.value)
+            return lambda rows: compare(rows[:, left], rows[:, right])
+        constant = self.value
+        return lambda rows: compare(rows[:, left], constant)
+
     def bind(self, fields: Sequence[str]) -> Callable[[Observation], bool]:
         """A test on observation tuples laid out as ``fields``."""
         compare = _OPERATORS[self.op]
@@ -167,11 +177,15 @@ class TemperamentPolicy:
         self.name = f"temperament {temperament.name}"
         self.base = _weights(temperament.base, action_names, temperament.default, where)
         self.adjustments = []
+        #: the same adjustments as tests on arrays of observations
+        self.batched = []
         for adjustment in temperament.adjustments:
             _check_fields(adjustment.conditions, observation_fields, where)
             scale = _weights(adjustment.scale, action_names, 1.0, where)
             self.adjustments.append((_matcher(adjustment.conditions, observation_fields),
                                      scale))
+            self.batched.append(([condition.columns(observation_fields)
+                                  for condition in adjustment.conditions], scale))
 
     def weights(self, observation: Observation) -> np.ndarray:
         weights = self.base.copy()
@@ -184,6 +198,22 @@ class TemperamentPolicy:
         weights = self.weights(observation) * np.asarray(mask, dtype=bool)
         total = weights.sum()
         return weights / total if total > 0 else uniform_over(mask)
+
+    def batch_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``probabilities`` for many observations at once (the adjustments applied in
+        the same order, so the same numbers): a large duel has hundreds of thousands."""
+        rows = np.asarray(observations)
+        masks = np.asarray(masks, dtype=bool)
+        weights = np.tile(self.base, (len(rows), 1))
+        for tests, scale in self.batched:
+            hold = np.ones(len(rows), dtype=bool)
+            for test in tests:
+                hold &= test(rows)
+            weights[hold] *= scale
+        weights = weights * masks
+        total = weights.sum(axis=1, keepdims=True)
+        uniform = masks / np.maximum(masks.sum(axis=1, keepdims=True), 1)
+        return np.where(total > 0, weights / np.where(total > 0, total, 1.0), uniform)
 
 
 def _weights(raw: Mapping[str, float], action_names: Sequence[str], default: float,

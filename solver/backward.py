@@ -9,6 +9,7 @@ is well defined.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -105,8 +106,7 @@ def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERA
     """
     require_public(game, "the exact solution")
     if start is None and game.info.has("counters"):
-        from .counters import solve_counters  # late: counters imports this module's peers
-        return solve_counters(game, tolerance, max_sweeps)
+        return _counter_solution(game, tolerance, max_sweeps)
     graph = build_graph(game) if start is None else build_graph(game, [(1.0, start)])
     values = graph.payoff.astype(float).copy()
 
@@ -128,6 +128,21 @@ def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERA
         mix_b[batch.states] = batch.expand(solved.col, "b", n)
     evaluation = statistics(game, graph, visit_counts(graph, mix_a, mix_b))
     return Solution(game, graph, values, mix_a, mix_b, evaluation, convergence)
+
+
+#: a counter game's solution, once per game and tolerance: the answers against a fixed
+#: opponent (``duel odds``, a personality's calibration) ask for the equilibrium of
+#: the same large duel several times
+_COUNTER_SOLUTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _counter_solution(game: Game, tolerance: float, max_sweeps: int):
+    from .counters import solve_counters  # late: counters imports this module's peers
+
+    known = _COUNTER_SOLUTIONS.setdefault(game, {})
+    if (tolerance, max_sweeps) not in known:
+        known[tolerance, max_sweeps] = solve_counters(game, tolerance, max_sweeps)
+    return known[tolerance, max_sweeps]
 
 
 def solve_moment(game: Game, state: State, tolerance: float = TOLERANCE,

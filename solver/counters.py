@@ -42,6 +42,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import chain
 
 import numpy as np
@@ -52,8 +53,8 @@ from .errors import InputError
 from .evaluate import Evaluation
 from .game import Game, State
 from .graph import _heights, _schedule, ranges
-from .matrix import solve_matrices
 from .policy import TabularPolicy
+from .stage_rules import Equilibrium, StageRule, matrix_values
 from .stages import MAX_SWEEPS, TOLERANCE, Convergence, sweep
 
 #: a cyclic block contracts when no joint action stays in it with more than this
@@ -566,7 +567,7 @@ class CounterSolution:
 
     def __init__(self, game: Game, graph: CoreGraph, grid: Grid, kept: tuple,
                  mixes: dict[str, np.ndarray], evaluation: Evaluation,
-                 convergence: Convergence):
+                 convergence: Convergence, visits: tuple | None = None):
         self.game, self.cores, self.grid = game, graph, grid
         # (grid.size + counters, kept cores) the value of the kept cores (``_kept``);
         # the rows past grid.size are the depleted counters' payoffs
@@ -578,6 +579,10 @@ class CounterSolution:
         self.mixes = mixes
         self.evaluation = evaluation
         self.convergence = convergence
+        #: (grid.size, choosing cores) the chance that play under the mixes reaches each
+        #: core where someone chooses (``cores.chooses``), by point; (cores,) the
+        #: expected visits of every core, all points together
+        self.visits, self.core_visits = (None, None) if visits is None else visits
 
     value = property(lambda self: self.evaluation.value)
     win = property(lambda self: self.evaluation.win)
@@ -657,11 +662,16 @@ class CounterSolution:
             pairs, point)
         return matrix
 
-    def policy_for(self, player: str) -> TabularPolicy:
-        """The equilibrium of ``player`` as a policy on its observations. A core may
-        exist at some counter values only (a game's opening, say): where the state it
-        attaches to reports other counters, that pair is no state of the game and is
-        left out (its mix would overwrite a real state's)."""
+    def policy_for(self, player: str, name: str = "equilibrium") -> CounterPolicy:
+        """The mixes of ``player`` (the equilibrium, or the rule's play) as a policy on
+        its observations."""
+        return CounterPolicy(self, player, name)
+
+    def table(self, player: str) -> dict:
+        """The mixes of ``player`` by observation. A core may exist at some counter
+        values only (a game's opening, say): where the state it attaches to reports
+        other counters, that pair is no state of the game and is left out (its mix
+        would overwrite a real state's)."""
         table = {}
         for core in np.flatnonzero(self.cores.chooses):
             for point in range(self.grid.size):
@@ -670,50 +680,73 @@ class CounterSolution:
                 if tuple(self.game.counters(state)) != tuple(counters.tolist()):
                     continue
                 table[tuple(self.game.observe(state, player))] = self._mix(player, core, point)
-        return TabularPolicy(table, name="equilibrium")
+        return table
 
 
-def matrix_values(matrices: np.ndarray) -> np.ndarray:
-    """Values of a batch of zero-sum matrix games (B, rows, cols), by the batched solver."""
-    return solve_matrices(matrices).value
+class CounterPolicy(TabularPolicy):
+    """A play solved over a game's counters, as a policy on observations (its table is
+    built when first asked); it keeps its mixes in the solver's layout, so the same game
+    reads them back without observing every state again
+    (``solver.counter_play.counter_mixes``)."""
+
+    def __init__(self, solution: CounterSolution, player: str, name: str):
+        self.solution, self.game, self.player, self.name = solution, solution.game, player, name
+        self.mixes = solution.mixes[player]
+
+    @cached_property
+    def table(self) -> dict:
+        return self.solution.table(self.player)
 
 
 def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
                    stage_values: Callable[[np.ndarray], np.ndarray] = matrix_values,
-                   start: State | None = None) -> CounterSolution:
+                   start: State | None = None, rule: StageRule | None = None,
+                   statistics: bool = True) -> CounterSolution:
     """Solve a game that declares the ``counters`` fast path (see the module), from its
     initial outcomes or from the live state ``start`` (every state reachable from it).
-    ``stage_values`` solves the stage games of value iteration (benchmarks swap it for
-    a reference solver)."""
+    ``rule`` settles each stage (``solver.stage_rules``: the maximum-entropy
+    equilibrium by default, whose value iteration ``stage_values`` solves: benchmarks
+    swap it for a reference solver; or a best reply, a fixed pair, a regularised
+    player). Without ``statistics`` the play is not pushed forward (win, loss, length
+    and ``visits`` are left at 0)."""
+    rule = Equilibrium(stage_values) if rule is None else rule
     graph, grid, roots = explore(game, None if start is None else [(1.0, start)])
     counters = len(grid.top)
     ends = [game.depleted(k) for k in range(counters)]
     payoffs = np.array([float(game.payoff(s)) for s in ends])
+    scored = payoffs if rule.scores is None else rule.scores(payoffs)
+    finals = graph.payoff[graph.terminal]
+    finals = finals if rule.scores is None else rule.scores(finals)
     # the values kept by hit points first: the landing cores (those a decrement
     # reaches, what a layer reads) first, then those a state's value cannot be
     # rebuilt from in one step (see CounterSolution); the others are never stored
     kept = _kept(graph, [core for _, core, _ in roots])
     held = np.zeros((grid.size + counters, len(kept)))
-    held[grid.size:] = payoffs[:, None]
+    held[grid.size:] = scored[:, None]
     landed = held[:, :len(graph.landing)]
     mixes = {p: np.zeros((grid.size, int(graph.slots[p][-1]))) for p in ("a", "b")}
     record = _Record(tolerance)
     chunks = _Chunks(graph.landings, max(len(points) for points in grid.layers))
     for points in grid.layers:
-        layer = _solve_layer(graph, grid, points, (landed, chunks), mixes, record,
-                             tolerance, max_sweeps, stage_values)
+        layer = _solve_layer(graph, grid, points, (landed, chunks, finals), mixes, record,
+                             tolerance, max_sweeps, rule)
         held[points] = layer[kept].T
+    # the chance of play reaching each core where someone chooses, by point; the
+    # expected visits of every core
+    visits = (np.zeros((grid.size, int(graph.chooses.sum()))), np.zeros(graph.size))
     win, loss, steps = _play(graph, grid, roots, mixes, payoffs, chunks, tolerance,
-                             max_sweeps, _unit_starts(game, graph, grid))
+                             max_sweeps, _unit_starts(game, graph, grid), visits
+                             ) if statistics else (0.0, 0.0, 0.0)
     position = {core: at for at, core in enumerate(kept.tolist())}
     start = np.array([sum(p * held[point, position[core]] for p, core, point in roots),
                       win, loss, steps])
     evaluation = Evaluation(value=float(start[0]), win=win,
                             draw=float(max(0.0, 1.0 - win - loss)), loss=loss,
                             expected_length=steps,
-                            endings=_endings(game, graph, grid, ends, start))
+                            endings=_endings(game, graph, grid, ends, start)
+                            if statistics else {})
     return CounterSolution(game, graph, grid, (kept, held), mixes, evaluation,
-                           record.convergence())
+                           record.convergence(), visits)
 
 
 def _endings(game: Game, graph: CoreGraph, grid: Grid, ends: list[State],
@@ -757,12 +790,15 @@ def _kept(graph: CoreGraph, roots: list[int]) -> np.ndarray:
 
 def _play(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs: np.ndarray,
           chunks: _Chunks, tolerance: float, max_sweeps: int,
-          units: np.ndarray) -> tuple[float, float, float]:
+          units: np.ndarray, visits: tuple[np.ndarray, np.ndarray] | None = None
+          ) -> tuple[float, float, float]:
     """Play under the maximum-entropy mixes from the roots, pushed forward layer by
     layer from the top (a step lowers the counters or stays in its layer): A's chances
     to win and to lose (ending with a positive or a negative payoff: a depleted
     counter, ``payoffs``, or a terminal core), and the expected length (each visit
-    of a core in ``units`` counts one)."""
+    of a core in ``units`` counts one). ``visits``, when given, receives the chance of
+    reaching each core where someone chooses by point (points, choosing cores) and the
+    expected visits of every core over all points (cores,)."""
     counters = len(grid.top)
     # the chance of arriving at each landing core by point; row grid.size + k: the
     # chance of depleting counter k
@@ -784,6 +820,9 @@ def _play(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs: np.nd
         for block in reversed(graph.blocks):
             flow.block(block)
         steps += float(flow.mass[units].sum())
+        if visits is not None:
+            visits[0][points] = flow.mass[graph.chooses].T
+            visits[1][:] += flow.mass.sum(axis=1)
         ended = flow.inflow[graph.terminal].sum(axis=1)
         win, loss = win + float(ended[ending > 0].sum()), loss + float(ended[ending < 0].sum())
         _feed(graph, grid, points, flow.pairs, arriving, chunks)
@@ -923,29 +962,23 @@ class _Schedule:
 
 def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tuple,
                  mixes: dict, record: _Record, tolerance: float, max_sweeps: int,
-                 matrix_solver: Callable) -> np.ndarray:
-    """The value (cores, points) of every core at ``points``, one layer; the mixes are
-    written into ``mixes``. ``reading`` is the landing cores' values by point (earlier
-    layers filled) and their ``_Chunks``."""
-    width = len(points)
-    landed, chunks = reading
+                 rule: StageRule) -> np.ndarray:
+    """The value (cores, points) of every core at ``points``, one layer, each stage
+    settled by ``rule``; the mixes are written into ``mixes``. ``reading`` is the landing
+    cores' values by point (earlier layers filled), their ``_Chunks`` and the terminal
+    cores' payoffs (as the rule scores them)."""
+    landed, chunks, ends = reading
     known = _lowered(graph, grid, points, landed, chunks)
-    layer = np.zeros((graph.size, width))
-    layer[graph.terminal] = graph.payoff[graph.terminal][:, None]
+    layer = np.zeros((graph.size, len(points)))
+    layer[graph.terminal] = ends[:, None]
 
     def stage_values(part: _Part) -> np.ndarray:
         return known[part.pairs] + part.zero @ layer
 
     def solve_part(part: _Part, continuation: np.ndarray) -> None:
         for group in part.groups:
-            games = continuation[group.pairs]                      # (k, r, c, L)
-            k, r, c, _ = games.shape
-            if r * c == 1:
-                found = games[:, 0, 0]
-            else:
-                stacked = games.transpose(0, 3, 1, 2).reshape(k * width, r, c)
-                found = matrix_solver(stacked).reshape(k, width)
-            layer[part.cores[group.members]] = found
+            layer[part.cores[group.members]] = _stage(rule.values, group, continuation,
+                                                      points)
 
     def solve(block: _Block) -> None:
         for part in block.parts:
@@ -968,8 +1001,9 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tupl
             # close, and its mixes usually already the right ones
             layer[head.cores] = _neighbour_values(graph, grid, points, landed, head.cores)
         for _ in range(NEWTON_STEPS if reduced.contracting else 0):
-            weight = _mix_weights(head, base + reduced.links @ layer[head.cores])
-            found = _policy_values(head, reduced.links, weight, base)
+            weight, extra = _mix_weights(head, base + reduced.links @ layer[head.cores],
+                                         points, rule)
+            found = _policy_values(head, reduced.links, weight, base, extra)
             if found is None:
                 break
             moved = np.max(np.abs(found - layer[head.cores]), initial=0.0)
@@ -988,16 +1022,26 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tupl
             # one stage solve per core gives value and mixes at once; the block's cores
             # depend on earlier blocks only
             part, = block.parts
-            _equilibrium_mixes(part, stage_values(part), points, mixes, layer)
+            _settle(part, stage_values(part), points, mixes, rule, layer)
         elif block.reduced is not None:
-            _equilibrium_mixes(block.reduced.choice, solve_reduced(block), points, mixes)
+            _settle(block.reduced.choice, solve_reduced(block), points, mixes, rule)
         else:
             schedule = _Schedule([(block.cores, block.cyclic)])
             record.add(sweep(schedule, layer, lambda _, b=block: solve(b), tolerance,
                              max_sweeps, "the value"))
             for part in block.parts:
-                _equilibrium_mixes(part, stage_values(part), points, mixes)
+                _settle(part, stage_values(part), points, mixes, rule)
     return layer
+
+
+def _stage(method: Callable, group: _Group, continuation: np.ndarray,
+           points: np.ndarray) -> np.ndarray:
+    """(k, points) what a rule's ``method`` makes of the group's stage games; a stage
+    with one joint action is worth its continuation whatever the rule."""
+    games = continuation[group.pairs]                      # (k, r, c, L)
+    if games.shape[1] * games.shape[2] == 1:
+        return games[:, 0, 0]
+    return method(games, group.places, points)
 
 
 def _neighbour_values(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.ndarray,
@@ -1030,12 +1074,15 @@ def _steps(part: _Part, links: sp.csr_matrix, weight: np.ndarray) -> np.ndarray:
 
 
 def _policy_values(part: _Part, links: sp.csr_matrix, weight: np.ndarray,
-                   constant: np.ndarray) -> np.ndarray | None:
+                   constant: np.ndarray, extra: np.ndarray | None = None) -> np.ndarray | None:
     """The values x (cores, points) of a reduced block's choice cores when each plays
-    its pairs with probability ``weight`` (pairs, points): at every point
-    x = M (constant + links x), M the weights summed per core; one linear solve per
-    point. None where play under the weights may never end (singular)."""
+    its pairs with probability ``weight`` (pairs, points) and gains ``extra`` (cores,
+    points; none if None) besides: at every point x = M (constant + links x) + extra, M
+    the weights summed per core; one linear solve per point. None where play under the
+    weights may never end (singular)."""
     mixed = np.add.reduceat(weight * constant, part.offsets, axis=0)
+    if extra is not None:
+        mixed = mixed + extra
     found = _solve_points(np.eye(len(part.cores)) - _steps(part, links, weight), mixed.T)
     return None if found is None else found.T
 
@@ -1050,25 +1097,23 @@ def _solve_points(matrices: np.ndarray, right: np.ndarray) -> np.ndarray | None:
     return found if np.all(np.isfinite(found)) else None
 
 
-def _mix_weights(part: _Part, continuation: np.ndarray) -> np.ndarray:
-    """The probability of each of the part's pairs (pairs, points) under an optimal
-    mix pair of its stage games (any one: for a policy-evaluation step)."""
+def _mix_weights(part: _Part, continuation: np.ndarray, points: np.ndarray,
+                 rule: StageRule) -> tuple[np.ndarray, np.ndarray | None]:
+    """The probability of each of the part's pairs (pairs, points) under the rule's play
+    of its stage games (for a policy-evaluation step), and what that play adds to each
+    core's value besides (cores, points; None: nothing)."""
     width = continuation.shape[1]
     weight = np.ones((len(part.pairs), width))
+    extra = None
     for group in part.groups:
         games = continuation[group.pairs]
         k, r, c, _ = games.shape
         if r * c > 1:
-            solved = solve_matrices(games.transpose(0, 3, 1, 2).reshape(k * width, r, c))
-            weight[group.pairs] = _joint(solved, k, width)
-    return weight
-
-
-def _joint(solved, k: int, width: int) -> np.ndarray:
-    """(k, rows, cols, points) probability of each joint action of k cores' games
-    solved point by point."""
-    row, col = solved.row.reshape(k, width, -1), solved.col.reshape(k, width, -1)
-    return (row[:, :, :, None] * col[:, :, None, :]).transpose(0, 2, 3, 1)
+            weight[group.pairs], added = rule.weights(games, group.places, points)
+            if added is not None:
+                extra = np.zeros((len(part.cores), width)) if extra is None else extra
+                extra[group.members] = added
+    return weight, extra
 
 
 def _lowered(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.ndarray,
@@ -1091,26 +1136,12 @@ def _targets(graph: CoreGraph, grid: Grid, points: np.ndarray) -> np.ndarray:
     return np.stack([grid.shifted(points, move.decrement) for move in graph.moves])
 
 
-def _equilibrium_mixes(part: _Part, continuation: np.ndarray, points: np.ndarray,
-                       mixes: dict, values: np.ndarray | None = None) -> None:
-    """The maximum-entropy mixes of the part's cores at ``points``, written into
-    ``mixes``; with ``values`` (cores, points) the stage games' values are written
-    there too."""
-    width = len(points)
+def _settle(part: _Part, continuation: np.ndarray, points: np.ndarray, mixes: dict,
+            rule: StageRule, values: np.ndarray | None = None) -> None:
+    """The rule's final mixes of the part's cores at ``points``, written into ``mixes``;
+    with ``values`` (cores, points) the stage games' values are written there too."""
     for group in part.groups:
-        games = continuation[group.pairs]
-        k, r, c, _ = games.shape
-        cores = part.cores[group.members]
-        if r * c == 1:
-            if values is not None:
-                values[cores] = games[:, 0, 0]
-            continue
-        solved = solve_matrices(games.transpose(0, 3, 1, 2).reshape(k * width, r, c),
-                                max_entropy=True)
+        found = _stage(lambda *stage: rule.settle(*stage, mixes), group, continuation,
+                       points)
         if values is not None:
-            values[cores] = solved.value.reshape(k, width)
-        row, col = solved.row.reshape(k, width, r), solved.col.reshape(k, width, c)
-        for player, mix in (("a", row), ("b", col)):
-            place = group.places[player]
-            if place is not None:
-                mixes[player][points[None, :, None], place[:, None, :]] = mix
+            values[part.cores[group.members]] = found

@@ -12,7 +12,7 @@ import scipy.sparse.linalg as spla
 
 from .errors import InputError
 from .game import BatchPolicy, Game, Policy, State, policy_mix, renormalise
-from .graph import StateGraph, build_graph
+from .graph import StateGraph, answers_on_counters, build_graph
 from .policy import resolve_policy
 from .stages import sweep
 
@@ -109,7 +109,11 @@ def statistics(game: Game, graph: StateGraph, visits: np.ndarray) -> Evaluation:
 
 def evaluate(game: Game, policy_a: Policy, policy_b: Policy,
              start: State | None = None) -> Evaluation:
-    """Exact value and outcome probabilities of ``policy_a`` against ``policy_b``."""
+    """Exact value and outcome probabilities of ``policy_a`` against ``policy_b`` (over
+    the counters of a counter game too large for the state graph)."""
+    if answers_on_counters(game, start):
+        from .counter_play import counter_evaluate  # late: it builds on this module
+        return counter_evaluate(game, policy_a, policy_b)
     graph = build_graph(game) if start is None else build_graph(game, [(1.0, start)])
     mix_a = mixes_of(game, graph, policy_a, "a")
     mix_b = mixes_of(game, graph, policy_b, "b")

@@ -98,30 +98,47 @@ def build_graph(game: Game, roots: list[tuple[float, State]] | None = None) -> S
     if roots is None:
         cached = _GRAPHS.get(game)
         if cached is None:
-            if game.info.has("counters"):
-                _check_counted_size(game)
+            require_states(game)
             cached = game.graph() if game.info.has("graph") else explore(game)
             _GRAPHS[game] = cached
         return cached
     return explore(game, roots)
 
 
-def _check_counted_size(game: Game) -> None:
-    """Refuse, in words, a counter game too large to hold state by state: its solution
-    (``solve_game``) covers every counter value at once, but a best response, a policy's
-    evaluation or training go state by state."""
+def fits_state_graph(game: Game) -> bool:
+    """Whether a counter game's states may be held one by one: its cores times its
+    counter values (a bound on its states) are at most ``MAX_COUNTED_STATES``."""
+    from .counters import explore as explore_cores  # late: solver.counters builds on this
+
+    cores, grid, _ = explore_cores(game)
+    return cores.size * grid.size <= MAX_COUNTED_STATES
+
+
+def answers_on_counters(game: Game, start: State | None = None) -> bool:
+    """Whether a question about ``game`` from its start is answered over its counters
+    (``solver.counter_play``): it declares them and its state graph would be refused as
+    too large. Below that size the state graph's answers keep their per-state tables."""
+    return start is None and game.info.has("counters") and not fits_state_graph(game)
+
+
+def require_states(game: Game) -> None:
+    """Refuse, in words and before any work, a counter game too large to hold state by
+    state: its solution (``solve_game``) and the answers against a fixed policy
+    (``solver.counter_play``) cover every counter value at once, but training and a
+    profile's tables go state by state."""
+    if not game.info.has("counters") or fits_state_graph(game):
+        return
     from .counters import explore as explore_cores  # late: solver.counters builds on this
 
     cores, grid, _ = explore_cores(game)
     bound = cores.size * grid.size
-    if bound > MAX_COUNTED_STATES:
-        held = " and ".join(str(int(value)) for value in grid.top)
-        raise InputError(
-            f"this duel is too large to answer situation by situation (odds against a fixed "
-            f"opponent, a best response, training): with its counters at {held} it has up "
-            f"to {bound:,} situations, more than the {MAX_COUNTED_STATES:,} that fit here. "
-            "`duel solve` still solves it whole; a shorter duel fits (lower hit points or "
-            "fewer beats, or a duel that ends sooner)")
+    held = " and ".join(str(int(value)) for value in grid.top)
+    raise InputError(
+        f"this duel is too large to take situation by situation (training, a profile's "
+        f"table of every situation): with its counters at {held} it has up to {bound:,} "
+        f"situations, more than the {MAX_COUNTED_STATES:,} that fit here. `duel solve` "
+        "and `duel odds` still answer it whole; a shorter duel fits (lower hit points or "
+        "fewer beats, or a duel that ends sooner)")
 
 
 def explore(game: Game, roots: list[tuple[float, State]] | None = None) -> StateGraph:

@@ -27,7 +27,7 @@ import numpy as np
 
 from .evaluate import mixes_of, require_public
 from .game import Game, Policy, renormalise
-from .graph import StateGraph, build_graph
+from .graph import StateGraph, answers_on_counters, build_graph
 from .matrix import solve_matrices
 from .policy import TabularPolicy, observation_table
 from .stages import MAX_SWEEPS, TOLERANCE, Convergence, stage_batches, sweep
@@ -44,6 +44,11 @@ _CENTRED = 1e-2
 #: a Newton decrement below this (relative) takes the full step without a line search
 _FULL_STEP = 1e-12
 _MAX_NEWTON = 1000
+#: a warm start is taken by games whose entries moved by at most this (relative to the
+#: payoff scale) since they were last solved, with a barrier weight this fraction of
+#: their change (values that suited Pathfinder's regularised duels)
+_WARM_CHANGE = 1e-4
+_WARM_MU = 1e-2
 _MAX_HALVINGS = 60
 
 
@@ -70,12 +75,16 @@ class StageSolutions:
 
 def regularized_maxmin(matrices: np.ndarray, beta: float, priors: np.ndarray,
                        rows: np.ndarray | None = None,
-                       cols: np.ndarray | None = None) -> StageSolutions:
+                       cols: np.ndarray | None = None,
+                       warm: tuple[np.ndarray, np.ndarray] | None = None) -> StageSolutions:
     """``max_x min_y x^T Q y - beta KL(x || p)`` for each ``Q`` of a (B, n, m) batch.
 
     ``rows`` / ``cols`` are boolean masks of the legal actions (all legal by default);
     ``priors`` (B, n) is renormalised over the legal rows, uniform where it gives them
-    no weight.
+    no weight. ``warm`` = (opponent mixes (B, m), barrier weights (B,)) starts the
+    barrier method there instead of at the uniform mix and the payoff scale: from the
+    solution of nearly the same games, with a weight about their change, it settles in
+    a few steps (the duality gap still decides when a game is solved).
     """
     Q = np.asarray(matrices, dtype=float)
     if Q.ndim == 2:
@@ -93,7 +102,7 @@ def regularized_maxmin(matrices: np.ndarray, beta: float, priors: np.ndarray,
         return StageSolutions(solved.row, solved.col, solved.value, np.zeros(count))
     if np.isinf(beta):
         return _prior_play(Q, p, cols)
-    y = _barrier_newton(Q, p, cols, beta)
+    y = _barrier_newton(Q, p, cols, beta, warm)
     x = _gibbs(Q, p, y, beta)
     value = _guaranteed(Q, x, p, cols, beta)
     return StageSolutions(x, y, value, _dual(Q, p, y, beta) - value)
@@ -136,7 +145,7 @@ def _guaranteed(Q, x, p, cols, beta) -> np.ndarray:
     return payoff.min(axis=1) - beta * _kl(x, p)
 
 
-def _barrier_newton(Q, p, cols, beta) -> np.ndarray:
+def _barrier_newton(Q, p, cols, beta, warm=None) -> np.ndarray:
     """The opponent mix minimising the dual, by a barrier method: for a shrinking
     weight mu, Newton steps on dual(y) - mu * sum log y_j over the simplex. At the
     barrier optimum the duality gap is at most (legal columns) * mu; each state leaves
@@ -145,6 +154,14 @@ def _barrier_newton(Q, p, cols, beta) -> np.ndarray:
     y = legal / legal.sum(axis=1, keepdims=True)
     scale = max(float(np.abs(Q).max(initial=0.0)), 1e-3)
     mu = np.full(len(Q), scale)
+    if warm is not None:
+        # only games that barely moved start from their last answer (strictly inside
+        # the simplex, as the barrier needs), with a weight well below their change;
+        # from further away the cold start's centring path is faster
+        near = warm[1] <= _WARM_CHANGE * scale
+        start = np.where(cols, np.maximum(warm[0], 1e-16), 0.0)
+        y[near] = (start / start.sum(axis=1, keepdims=True))[near]
+        mu[near] = np.maximum(_WARM_MU * warm[1][near], _MU_FLOOR * scale)
     active = np.arange(len(Q))
     for _ in range(_MAX_NEWTON):
         if not active.size:
@@ -155,13 +172,14 @@ def _barrier_newton(Q, p, cols, beta) -> np.ndarray:
                                           decrement)
         # a step that rounding stops from improving counts as centred at this mu
         centred = (decrement <= _CENTRED * mu[active]) | stalled
-        settled = active[centred]
-        gap = _dual(Q[settled], p[settled], y[settled], beta) - _guaranteed(
-            Q[settled], _gibbs(Q[settled], p[settled], y[settled], beta), p[settled],
-            cols[settled], beta)
-        done = (gap <= GAP_TOLERANCE * scale) | (mu[settled] <= _MU_FLOOR * scale)
-        mu[settled[~done]] /= _MU_SHRINK
-        active = np.setdiff1d(active, settled[done], assume_unique=True)
+        # a certified gap ends a game's search, centred or not (a warm start is often
+        # certified at once)
+        gap = _dual(Q[active], p[active], y[active], beta) - _guaranteed(
+            Q[active], _gibbs(Q[active], p[active], y[active], beta), p[active],
+            cols[active], beta)
+        done = (gap <= GAP_TOLERANCE * scale) | (centred & (mu[active] <= _MU_FLOOR * scale))
+        mu[active[centred & ~done]] /= _MU_SHRINK
+        active = active[~done]
     return y
 
 
@@ -260,13 +278,18 @@ def solve_regularized(game: Game, player: str, prior: Policy, beta: float,
     """Backward induction of the regularised game: ``player`` stays within ``beta`` KL of
     ``prior`` (a policy on its observations), the other side best-responds.
 
-    Cyclic parts of the graph use value iteration (``solver.stages.sweep``).
+    Cyclic parts of the graph use value iteration (``solver.stages.sweep``). A counter
+    game too large for the state graph is solved over its counters
+    (``solver.counter_play.CounterRegularized``: the same value and policy).
     """
     require_public(game, "the regularised solution")
     if player not in ("a", "b"):
         raise ValueError(f"player must be 'a' or 'b', got {player!r}")
     if beta < 0 or np.isnan(beta):
         raise ValueError(f"beta must be >= 0, got {beta}")
+    if answers_on_counters(game):
+        from .counter_play import counter_regularized  # late: it builds on this module
+        return counter_regularized(game, player, prior, beta, tolerance, max_sweeps)
     graph = build_graph(game)
     priors = mixes_of(game, graph, prior, player)
     values = graph.payoff.astype(float).copy()  # from A's side while solving

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from .errors import InputError
 from .evaluate import Evaluation, evaluate, mixes_of, require_public, statistics, visit_counts
 from .game import Game, Policy, other
-from .graph import StateGraph, build_graph
+from .graph import StateGraph, answers_on_counters, build_graph
 from .policy import TabularPolicy, observation_table
 from .stages import MAX_SWEEPS, TOLERANCE, Convergence, sweep
 
@@ -52,10 +52,16 @@ def best_response(game: Game, policy: Policy, responder: str,
     equilibrium) the play is instead the safest of them: the lowest probability of
     losing, then as close to ``safest`` as possible (its mix restricted to the actions
     still tied, or an even split where it plays none of them).
+
+    A counter game too large for the state graph is answered over its counters
+    (``solver.counter_play.CounterResponse``: the same value, policy and evaluation).
     """
     require_public(game, "the exact best response")
     if not isinstance(responder, str) or responder not in ("a", "b"):
         raise InputError(f"unknown responder {responder!r}; allowed: a, b")
+    if answers_on_counters(game):
+        from .counter_play import counter_best_response  # late: it builds on this module's peers
+        return counter_best_response(game, policy, responder, tolerance, max_sweeps, safest)
     graph = build_graph(game)
     fixed = mixes_of(game, graph, policy, other(responder))
     sign = 1.0 if responder == "a" else -1.0

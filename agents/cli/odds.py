@@ -11,10 +11,12 @@ import numpy as np
 
 import envs
 from solver import best_response, evaluate, solve_game
+from solver.counter_play import counter_chances
 from solver.errors import InputError
 from solver.evaluate import state_chances
-from solver.graph import build_graph
+from solver.graph import answers_on_counters, build_graph
 from solver.policy import MixPolicy
+from solver.response import BestResponse
 
 from ..opponents import opponent_policy
 from .common import (
@@ -55,7 +57,8 @@ def run(args) -> int:
         from .hidden import run_hidden_odds  # hidden.py imports this module's neighbours
         return run_hidden_odds(args, game)
     me, them = args.side, ("b" if args.side == "a" else "a")
-    build_graph(game)  # the best response goes state by state: a duel too large says so now
+    if not answers_on_counters(game):
+        build_graph(game)  # state by state: a duel that cannot be held says so now
     opponent = opponent_policy(args.vs, game, them)
     equilibrium = solve_game(game).policy_for(me)
     response = best_response(game, opponent, me, safest=equilibrium)
@@ -89,20 +92,13 @@ def _mine(evaluation: dict, me: str) -> dict:
 def _plan(game, response, me: str) -> list[dict]:
     """What to play in every situation the best response reaches where there is a choice,
     most likely first."""
-    graph, visits = response.graph, response.visits
-    choices = (graph.mask_a if me == "a" else graph.mask_b).sum(axis=1) > 1
-    mix_a, mix_b = ((response.mixes, response.opponent_mixes) if me == "a"
-                    else (response.opponent_mixes, response.mixes))
-    chances = state_chances(graph, mix_a, mix_b)
-    if me == "b":
-        chances = chances[:, ::-1]
+    found = (_graph_decisions if isinstance(response, BestResponse) else
+             _counter_decisions)(response, me)
     words = envs.spec(game.info.system).action_words
     plan = []
-    for s in np.flatnonzero(choices & (visits > 1e-12)):
-        mix = response.mixes[s]
-        state = graph.states[s]
+    for state, reach, mix, value, (win, draw, loss) in found:
         plan.append({
-            "reach": float(visits[s]),
+            "reach": reach,
             "situation": game.situation(state, me),
             "state": game.state_fields(state),
             "play": {game.info.action_names[i]: float(mix[i]) for i in np.flatnonzero(mix)},
@@ -110,17 +106,42 @@ def _plan(game, response, me: str) -> list[dict]:
                                                   if words is None else
                                                   words(game, state, game.info.action_names[i]))
                       for i in np.flatnonzero(mix)},
-            "win": float(chances[s, 0]), "draw": float(chances[s, 1]),
-            "loss": float(chances[s, 2]),
-            "value": float(np.nanmax(response.action_values[s])),
+            "win": win, "draw": draw, "loss": loss, "value": value,
         })
     plan.sort(key=lambda row: -row["reach"])
     return plan
 
 
+def _graph_decisions(response, me: str):
+    """(state, reach, my mix, my value, my win / draw / loss) where I choose, on the
+    state graph."""
+    graph, visits = response.graph, response.visits
+    choices = (graph.mask_a if me == "a" else graph.mask_b).sum(axis=1) > 1
+    mix_a, mix_b = ((response.mixes, response.opponent_mixes) if me == "a"
+                    else (response.opponent_mixes, response.mixes))
+    chances = state_chances(graph, mix_a, mix_b)
+    if me == "b":
+        chances = chances[:, ::-1]
+    for s in np.flatnonzero(choices & (visits > 1e-12)):
+        yield (graph.states[s], float(visits[s]), response.mixes[s],
+               float(np.nanmax(response.action_values[s])),
+               tuple(float(c) for c in chances[s]))
+
+
+def _counter_decisions(response, me: str):
+    """The same over a counter game's counters (``solver.counter_play``)."""
+    chances = counter_chances(response.play)
+    for state, reach, mix, value in response.decisions():
+        win, draw, loss = chances.at(state)
+        yield state, reach, mix, value, ((win, draw, loss) if me == "a" else (loss, draw, win))
+
+
 def _fallback(response, mix: MixPolicy, them: str) -> dict:
     """How often the mix had none of its actions legal (and played uniformly)."""
-    graph, visits = response.graph, response.visits
+    if isinstance(response, BestResponse):
+        graph, visits = response.graph, response.visits
+    else:   # over counters: each core's visits at every point together
+        graph, visits = response.play.cores, response.play.core_visits
     masks = graph.mask_b if them == "b" else graph.mask_a
     live = np.flatnonzero(~graph.terminal)
     uncovered = [s for s in live if not mix.covers(masks[s])]

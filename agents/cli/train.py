@@ -21,6 +21,7 @@ from pathlib import Path
 from solver.backward import solve_game
 from solver.errors import InputError
 from solver.game import other
+from solver.graph import require_states
 from solver.regularized import regularized_value, solve_regularized, strength_to_beta
 
 from ..metrics import profile_metrics
@@ -110,6 +111,9 @@ def _check_out(out: Path) -> None:
 def run(args) -> int:
     settings = _settings(args)
     game = make_game(args)
+    # a profile holds a mix for every situation, and the trainer goes state by state: a
+    # duel too large for that says so before any work
+    require_states(game)
     args.npc = other(args.side)  # the side the profile plays
     _check_out(Path(args.out))
     if game.info.public_information and not args.network:

@@ -1,0 +1,213 @@
+"""Answers against fixed policies over a counter game's counters: best response,
+evaluation of a pair, win / draw / loss from every moment, and the regularised
+(personality) solution, each one ``solver.counters`` solve with its stage rule
+(``solver.stage_rules``), every counter value at once.
+
+A fixed policy lives in the solver's own layout: ``mixes[player]`` of shape (grid
+points, the player's slots), each choosing core's mix over its legal actions
+(``CoreGraph.slots``), read from any policy by observing ``game.attach(core,
+counters)`` at every choosing core and point. ``solver.response``,
+``solver.evaluate`` and ``solver.regularized`` come here for a game that declares
+the ``counters`` fast path and whose state graph would be refused (``answers_on_counters``);
+below that size the state graph's answers keep their per-state tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+import numpy as np
+
+from .counters import CounterPolicy, CounterSolution, explore, solve_counters
+from .evaluate import Evaluation
+from .game import BatchPolicy, Game, Policy, State, renormalise
+from .policy import TabularPolicy, resolve_policy
+from .stage_rules import BestReply, FixedPair, Regularized
+from .stages import MAX_SWEEPS, TOLERANCE, Convergence
+
+#: a decision reached less often than this is left out of a plan
+MIN_REACH = 1e-12
+
+
+def counter_mixes(game: Game, policy: Policy | str, player: str) -> np.ndarray:
+    """(grid points, slots) what ``policy`` plays as ``player`` at every choosing core
+    and point of ``game``'s counters, from the player's observations only."""
+    policy = resolve_policy(policy, game, player)
+    if isinstance(policy, CounterPolicy) and policy.game is game and policy.player == player:
+        return policy.mixes
+    graph, grid, _ = explore(game)
+    slots = graph.slots[player]
+    masks = graph.mask_a if player == "a" else graph.mask_b
+    cores = np.flatnonzero(np.diff(slots) > 0)
+    mixes = np.zeros((grid.size, int(slots[-1])))
+    if not len(cores):
+        return mixes
+    observations = [[tuple(game.observe(game.attach(graph.cores[core], counters), player))
+                     for counters in grid.points] for core in cores]
+    for core, seen in zip(cores, observations, strict=True):
+        legal = masks[core]
+        mixes[:, slots[core]:slots[core + 1]] = _mixes(policy, seen, legal)[:, legal]
+    return mixes
+
+
+def _mixes(policy: Policy, observations: list[tuple], mask: np.ndarray) -> np.ndarray:
+    """(observations, actions) the policy's mixes, renormalised over ``mask``; each
+    distinct observation asked once (a table looked up directly, as its
+    ``probabilities`` would)."""
+    distinct = list(dict.fromkeys(observations))
+    if isinstance(policy, BatchPolicy):
+        masks = np.broadcast_to(mask, (len(distinct), len(mask)))
+        raw = policy.batch_probabilities(np.asarray(distinct), masks)
+    elif isinstance(policy, TabularPolicy):
+        uniform = mask / mask.sum()
+        raw = np.array([policy.table.get(seen, uniform) for seen in distinct])
+    else:
+        raw = np.array([policy.probabilities(seen, mask) for seen in distinct])
+    found = renormalise(raw, mask)
+    where = {seen: row for row, seen in enumerate(distinct)}
+    return found[[where[seen] for seen in observations]]
+
+
+def _signed_loss(responder: str):
+    """The payoffs scored as the responder's loss, in A's terms (A maximises, B
+    minimises): A's loss counts -1 for A, A's win counts +1 against B."""
+    if responder == "a":
+        return lambda payoff: -(np.asarray(payoff) < 0).astype(float)
+    return lambda payoff: (np.asarray(payoff) > 0).astype(float)
+
+
+@dataclass
+class CounterResponse:
+    """``solver.response.BestResponse`` over counters: ``value`` is the responder's,
+    ``evaluation`` the resulting play from A's side; ``values`` holds the best
+    response's values (to A) at every state, ``play`` the play's mixes of both sides
+    (the safest tie-break's when asked) and its visits."""
+
+    responder: str
+    value: float
+    evaluation: Evaluation
+    values: CounterSolution
+    play: CounterSolution
+    convergence: Convergence
+
+    @cached_property
+    def policy(self) -> TabularPolicy:
+        return self.play.policy_for(self.responder, f"best response of {self.responder}")
+
+    def decisions(self) -> list[tuple[State, float, np.ndarray, float]]:
+        """Every state where the responder chooses that the play reaches (at least
+        ``MIN_REACH``): the state, its chance of being reached, the responder's mix over
+        the action list and his value there."""
+        solution, game = self.play, self.play.game
+        graph, grid = solution.cores, solution.grid
+        masks = graph.mask_a if self.responder == "a" else graph.mask_b
+        sign = 1.0 if self.responder == "a" else -1.0
+        choosing = np.flatnonzero(graph.chooses)
+        found = []
+        for column, core in enumerate(choosing):
+            if masks[core].sum() < 2:
+                continue
+            for point in np.flatnonzero(solution.visits[:, column] > MIN_REACH):
+                counters = grid.points[point]
+                state = game.attach(graph.cores[core], counters)
+                if tuple(game.counters(state)) != tuple(counters.tolist()):
+                    continue   # not a state of the game (see CounterSolution.policy_for)
+                found.append((state, float(solution.visits[point, column]),
+                              solution._mix(self.responder, core, point),
+                              sign * self.values.value_at(state)))
+        return found
+
+
+def counter_best_response(game: Game, policy: Policy | str, responder: str,
+                          tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
+                          safest: Policy | None = None) -> CounterResponse:
+    """``solver.response.best_response`` over counters: one solve with the best reply
+    as the stage rule; with ``safest`` a second one among the tied actions only, with
+    the responder's chance of losing as the payoff, whose ties are then played as
+    ``safest`` plays them (evenly where it plays none)."""
+    graph, _, _ = explore(game)
+    other = "b" if responder == "a" else "a"
+    fixed = counter_mixes(game, policy, other)
+    slots = int(graph.slots[responder][-1])
+    best = BestReply(responder, fixed, slots)
+    values = solve_counters(game, tolerance, max_sweeps, rule=best,
+                            statistics=safest is None)
+    play = values
+    if safest is not None:
+        reference = counter_mixes(game, safest, responder)
+        play = solve_counters(game, tolerance, max_sweeps, rule=BestReply(
+            responder, fixed, slots, allowed=best.tied, reference=reference,
+            scores=_signed_loss(responder)))
+    sign = 1.0 if responder == "a" else -1.0
+    # the safest play keeps the best value (its actions are all tied for it)
+    evaluation = replace(play.evaluation, value=values.value)
+    return CounterResponse(responder, sign * values.value, evaluation, values, play,
+                           values.convergence)
+
+
+def pair_mixes(game: Game, policy_a: Policy | str, policy_b: Policy | str) -> dict:
+    return {"a": counter_mixes(game, policy_a, "a"), "b": counter_mixes(game, policy_b, "b")}
+
+
+def counter_evaluate(game: Game, policy_a: Policy | str, policy_b: Policy | str,
+                     tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS
+                     ) -> Evaluation:
+    """``solver.evaluate.evaluate`` over counters: the fixed pair as the stage rule."""
+    rule = FixedPair(pair_mixes(game, policy_a, policy_b))
+    return solve_counters(game, tolerance, max_sweeps, rule=rule).evaluation
+
+
+@dataclass
+class CounterChances:
+    """A's chances of winning and losing from every state under fixed mixes."""
+
+    win: CounterSolution
+    loss: CounterSolution
+
+    def at(self, state: State) -> tuple[float, float, float]:
+        """A's (win, draw, loss) from ``state``."""
+        win, loss = self.win.value_at(state), self.loss.value_at(state)
+        return win, max(0.0, 1.0 - win - loss), loss
+
+
+def counter_chances(solution: CounterSolution, tolerance: float = TOLERANCE,
+                    max_sweeps: int = MAX_SWEEPS) -> CounterChances:
+    """Under the mixes of ``solution``, A's chances of winning and losing from every
+    state: two evaluations whose payoffs are the indicators of A's win and loss."""
+    game, fixed = solution.game, solution.mixes
+    found = [solve_counters(game, tolerance, max_sweeps, statistics=False, rule=FixedPair(
+        fixed, scores=lambda payoff, s=sign: (s * np.asarray(payoff) > 0).astype(float)))
+        for sign in (1.0, -1.0)]
+    return CounterChances(*found)
+
+
+@dataclass
+class CounterRegularized:
+    """``solver.regularized.RegularizedSolution`` over counters."""
+
+    game: Game
+    player: str
+    beta: float
+    solution: CounterSolution
+    gap: float
+    convergence: Convergence
+
+    @property
+    def value(self) -> float:
+        """The regularised value to ``player`` (payoff minus beta times the expected KL
+        divergence, against a best responder)."""
+        return (1.0 if self.player == "a" else -1.0) * self.solution.value
+
+    def policy(self, name: str = "regularized") -> TabularPolicy:
+        return self.solution.policy_for(self.player, name)
+
+
+def counter_regularized(game: Game, player: str, prior: Policy, beta: float,
+                        tolerance: float = TOLERANCE,
+                        max_sweeps: int = MAX_SWEEPS) -> CounterRegularized:
+    """``solver.regularized.solve_regularized`` over counters: the regularised stage
+    problem as the rule, the prior read in the solver's layout."""
+    rule = Regularized(player, counter_mixes(game, prior, player), beta)
+    solution = solve_counters(game, tolerance, max_sweeps, rule=rule, statistics=False)
+    return CounterRegularized(game, player, beta, solution, rule.gap, solution.convergence)

@@ -1,0 +1,257 @@
+"""How one stage of a counter game is settled: the rule ``solver.counters`` applies to
+every group of stage games it meets, so that the same layer-by-layer solver answers
+four questions.
+
+A rule sees a group's stage games ``games`` (k cores, rows = A's legal actions,
+cols = B's, points), continuation values **to A**, with ``places`` (player -> (k,
+actions) or None for a single action: where each core's mix over its legal actions
+lives in the solver's mixes, ``mixes[player]`` of shape (grid points, slots)) and the
+flat ``points``. It gives
+
+- ``values``: the value of each stage game (value iteration);
+- ``weights``: the probability of each joint action under the rule's play, and what
+  the play adds to a core's value beside its payoff (None, or (k, points): the KL
+  penalty of a regularised player), for policy-evaluation (Newton) steps;
+- ``settle``: the final values, writing both players' mixes into ``mixes``.
+
+``scores`` maps the payoffs of the game's ends before solving (the safest best
+response minimises the chance of losing: the payoff becomes a loss indicator).
+
+The rules: ``Equilibrium`` (the maximum-entropy equilibrium), ``BestReply`` (one side
+against the other's fixed mixes), ``FixedPair`` (both mixes fixed: an evaluation) and
+``Regularized`` (``solver.regularized``'s stage problem against a best responder).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+import numpy as np
+
+from .matrix import solve_matrices
+from .regularized import regularized_maxmin
+
+#: best-response actions whose values are this close count as tied (as on the state graph)
+TIE_TOLERANCE = 1e-9
+
+
+class StageRule(Protocol):
+    """What ``solver.counters`` asks of a rule (see the module)."""
+
+    scores: Callable[[np.ndarray], np.ndarray] | None
+
+    def values(self, games: np.ndarray, places: dict, points: np.ndarray) -> np.ndarray: ...
+
+    def weights(self, games: np.ndarray, places: dict, points: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray | None]: ...
+
+    def settle(self, games: np.ndarray, places: dict, points: np.ndarray,
+               mixes: dict) -> np.ndarray: ...
+
+
+def matrix_values(matrices: np.ndarray) -> np.ndarray:
+    """Values of a batch of zero-sum matrix games (B, rows, cols), by the batched solver."""
+    return solve_matrices(matrices).value
+
+
+def gather(mixes: np.ndarray, place: np.ndarray | None, points: np.ndarray,
+           k: int) -> np.ndarray:
+    """(k, points, actions) the mixes of a group's cores at ``points``; a single legal
+    action (``place`` None) plays it for sure."""
+    if place is None:
+        return np.ones((k, len(points), 1))
+    return mixes[points[None, :, None], place[:, None, :]]
+
+
+def scatter(mixes: np.ndarray, place: np.ndarray | None, points: np.ndarray,
+            mix: np.ndarray) -> None:
+    """Write (k, points, actions) mixes of a group's cores (nothing for a single action)."""
+    if place is not None:
+        mixes[points[None, :, None], place[:, None, :]] = mix
+
+
+def joint(row: np.ndarray, col: np.ndarray) -> np.ndarray:
+    """(k, rows, cols, points) probability of each joint action from both mixes
+    (k, points, rows) and (k, points, cols)."""
+    return (row[:, :, :, None] * col[:, :, None, :]).transpose(0, 2, 3, 1)
+
+
+def _stacked(games: np.ndarray) -> np.ndarray:
+    k, r, c, width = games.shape
+    return games.transpose(0, 3, 1, 2).reshape(k * width, r, c)
+
+
+class Equilibrium:
+    """Today's rule: values by ``stage_values`` (the batched matrix solver, or a
+    benchmark's reference), any optimal pair for Newton steps, maximum-entropy mixes."""
+
+    scores = None
+
+    def __init__(self, stage_values: Callable[[np.ndarray], np.ndarray] = matrix_values):
+        self.stage_values = stage_values
+
+    def values(self, games, places, points) -> np.ndarray:
+        k, _, _, width = games.shape
+        return self.stage_values(_stacked(games)).reshape(k, width)
+
+    def weights(self, games, places, points):
+        k, _, _, width = games.shape
+        solved = solve_matrices(_stacked(games))
+        return joint(solved.row.reshape(k, width, -1), solved.col.reshape(k, width, -1)), None
+
+    def settle(self, games, places, points, mixes) -> np.ndarray:
+        k, r, c, width = games.shape
+        solved = solve_matrices(_stacked(games), max_entropy=True)
+        scatter(mixes["a"], places["a"], points, solved.row.reshape(k, width, r))
+        scatter(mixes["b"], places["b"], points, solved.col.reshape(k, width, c))
+        return solved.value.reshape(k, width)
+
+
+class FixedPair:
+    """Both sides play fixed mixes (``fixed[player]`` in the solver's layout): the
+    value of each stage is the mixes' expectation, a policy evaluation."""
+
+    def __init__(self, fixed: dict[str, np.ndarray],
+                 scores: Callable[[np.ndarray], np.ndarray] | None = None):
+        self.fixed, self.scores = fixed, scores
+
+    def _mixes(self, games, places, points):
+        k = games.shape[0]
+        return (gather(self.fixed["a"], places["a"], points, k),
+                gather(self.fixed["b"], places["b"], points, k))
+
+    def values(self, games, places, points) -> np.ndarray:
+        row, col = self._mixes(games, places, points)
+        return np.einsum("kijl,kli,klj->kl", games, row, col)
+
+    def weights(self, games, places, points):
+        return joint(*self._mixes(games, places, points)), None
+
+    def settle(self, games, places, points, mixes) -> np.ndarray:
+        row, col = self._mixes(games, places, points)
+        scatter(mixes["a"], places["a"], points, row)
+        scatter(mixes["b"], places["b"], points, col)
+        return np.einsum("kijl,kli,klj->kl", games, row, col)
+
+
+class BestReply:
+    """``responder`` maximises his own payoff against the other side's fixed mixes
+    (``fixed``, the solver's layout). ``allowed`` (points, responder's slots; None: all)
+    restricts his actions. ``settle`` records in ``tied`` (points, slots) the actions
+    within ``TIE_TOLERANCE`` of his best and plays them as ``reference`` (points,
+    slots) weighs them, evenly where it gives them nothing."""
+
+    def __init__(self, responder: str, fixed: np.ndarray, slots: int,
+                 allowed: np.ndarray | None = None, reference: np.ndarray | None = None,
+                 scores: Callable[[np.ndarray], np.ndarray] | None = None):
+        self.responder, self.fixed, self.scores = responder, fixed, scores
+        self.sign = 1.0 if responder == "a" else -1.0
+        self.allowed, self.reference = allowed, reference
+        self.tied = np.zeros((fixed.shape[0], slots), bool)
+
+    def _own(self, games, places, points):
+        """(k, points, actions) the responder's value of each own action (allowed ones;
+        -inf elsewhere) and the fixed side's mixes (k, points, actions)."""
+        k = games.shape[0]
+        other = "b" if self.responder == "a" else "a"
+        fixed = gather(self.fixed, places[other], points, k)
+        if self.responder == "a":
+            own = np.einsum("kijl,klj->kli", games, fixed)
+        else:
+            own = -np.einsum("kijl,kli->klj", games, fixed)
+        place = places[self.responder]
+        if self.allowed is not None and place is not None:
+            own = np.where(gather(self.allowed, place, points, k), own, -np.inf)
+        return own, fixed
+
+    def values(self, games, places, points) -> np.ndarray:
+        own, _ = self._own(games, places, points)
+        return self.sign * own.max(axis=2)
+
+    def _pair(self, reply: np.ndarray, fixed: np.ndarray):
+        return (reply, fixed) if self.responder == "a" else (fixed, reply)
+
+    def weights(self, games, places, points):
+        own, fixed = self._own(games, places, points)
+        reply = (own == own.max(axis=2, keepdims=True)).astype(float)
+        reply /= reply.sum(axis=2, keepdims=True)
+        return joint(*self._pair(reply, fixed)), None
+
+    def settle(self, games, places, points, mixes) -> np.ndarray:
+        own, fixed = self._own(games, places, points)
+        best = own.max(axis=2, keepdims=True)
+        tied = np.isfinite(own) & (own >= best - TIE_TOLERANCE)
+        place = places[self.responder]
+        weights = tied.astype(float)
+        if place is not None:
+            scatter(self.tied, place, points, tied)
+            if self.reference is not None:
+                preferred = np.where(tied, gather(self.reference, place, points, len(own)), 0.0)
+                weights = np.where(preferred.sum(axis=2, keepdims=True) > 0, preferred, tied)
+        reply = weights / weights.sum(axis=2, keepdims=True)
+        other = "b" if self.responder == "a" else "a"
+        scatter(mixes[self.responder], place, points, reply)
+        scatter(mixes[other], places[other], points, fixed)
+        return self.sign * best[:, :, 0]
+
+
+class Regularized:
+    """``player`` plays ``max_x min_y x^T Q y - beta KL(x || prior)`` at every stage
+    (``solver.regularized.regularized_maxmin``, ``priors`` in the solver's layout), the
+    other side a minimising reply."""
+
+    scores = None
+
+    def __init__(self, player: str, priors: np.ndarray, beta: float):
+        self.player, self.priors, self.beta = player, priors, beta
+        self.sign = 1.0 if player == "a" else -1.0
+        #: the largest duality gap of a stage problem settled
+        self.gap = 0.0
+        #: group -> its stage problems last solved at this layer and their answer: a
+        #: layer solves nearly the same problems several times (policy-evaluation steps,
+        #: sweeps, the final mixes), so each starts from the last (``warm``)
+        self.last: dict = {}
+
+    def _solve(self, games, places, points):
+        """The stage problems from the player's side: rows are his actions."""
+        k, _, _, width = games.shape
+        own = _stacked(games if self.player == "a" else -games.transpose(0, 2, 1, 3))
+        prior = gather(self.priors, places[self.player], points, k).reshape(k * width, -1)
+        layer = (int(points[0]), len(points))
+        if self.last.get("layer") != layer:
+            self.last = {"layer": layer}   # only this layer's problems come back
+        key = id(places)
+        known = self.last.get(key)
+        warm = None
+        if known is not None and known[0].shape == own.shape:
+            before, reply = known
+            warm = (reply, np.abs(own - before).max(axis=(1, 2)))
+        solved = regularized_maxmin(own, self.beta, prior, warm=warm)
+        self.last[key] = (own, solved.col)
+        return solved, k, width
+
+    def values(self, games, places, points) -> np.ndarray:
+        solved, k, width = self._solve(games, places, points)
+        return self.sign * solved.value.reshape(k, width)
+
+    def _mixes(self, solved, k, width):
+        mine, reply = solved.row.reshape(k, width, -1), solved.col.reshape(k, width, -1)
+        return (mine, reply) if self.player == "a" else (reply, mine)
+
+    def weights(self, games, places, points):
+        solved, k, width = self._solve(games, places, points)
+        # the value under these mixes is their payoff minus the KL penalty: x^T Q y is
+        # what the weights give, the rest is (value - x^T Q y)
+        own = games if self.player == "a" else -games.transpose(0, 2, 1, 3)
+        payoff = np.einsum("bij,bi,bj->b", _stacked(own), solved.row, solved.col)
+        extra = self.sign * (solved.value - payoff).reshape(k, width)
+        return joint(*self._mixes(solved, k, width)), extra
+
+    def settle(self, games, places, points, mixes) -> np.ndarray:
+        solved, k, width = self._solve(games, places, points)
+        self.gap = max(self.gap, float(solved.gap.max(initial=0.0)))
+        row, col = self._mixes(solved, k, width)
+        scatter(mixes["a"], places["a"], points, row)
+        scatter(mixes["b"], places["b"], points, col)
+        return self.sign * solved.value.reshape(k, width)

@@ -1,0 +1,195 @@
+"""Answers against fixed policies over counters (``solver.counter_play``): on knockout
+duels small enough for the state graph they agree with the state graph's answers (which
+have their own hand and second-library tests) at every state; one toy case is counted
+by hand; and ``duel odds`` answers the same way when the state graph is refused."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from test_counters import LANDS, Duel, HitPennies
+
+import envs
+import solver.graph as graph_module
+from agents.cli import main
+from agents.personalities import temperament
+from solver import best_response, evaluate, exploitability, solve_game
+from solver.counter_play import (
+    CounterResponse,
+    counter_best_response,
+    counter_chances,
+    counter_evaluate,
+    counter_regularized,
+)
+from solver.graph import build_graph
+from solver.policy import MixPolicy
+from solver.regularized import solve_regularized
+
+AGREE = 1e-8
+SMALL = {"a": "fighter,hp=3", "b": "rogue,hp=3"}
+
+
+@pytest.fixture(scope="module")
+def small():
+    game = envs.make("pathfinder", **SMALL)
+    graph = build_graph(game)
+    return game, graph, np.flatnonzero(~graph.terminal)
+
+
+def _responder_values(response, graph, live):
+    return np.nanmax(response.action_values[live], axis=1)
+
+
+@pytest.mark.parametrize("responder", ["a", "b"])
+@pytest.mark.parametrize("opponent", ["uniform", "equilibrium"])
+def test_the_best_response_agrees_with_the_state_graph_at_every_state(small, responder,
+                                                                      opponent):
+    game, graph, live = small
+    safest = solve_game(game).policy_for(responder) if opponent == "equilibrium" else None
+    on_graph = best_response(game, opponent, responder, safest=safest)
+    on_counters = counter_best_response(game, opponent, responder, safest=safest)
+    sign = 1.0 if responder == "a" else -1.0
+    values = np.array([sign * on_counters.values.value_at(graph.states[s]) for s in live])
+    assert np.abs(values - _responder_values(on_graph, graph, live)).max() < AGREE
+    side = 0 if responder == "a" else 1
+    mixes = np.array([on_counters.play.policy(graph.states[s])[side] for s in live])
+    assert np.abs(mixes - on_graph.mixes[live]).max() < AGREE
+    assert on_counters.value == pytest.approx(on_graph.value, abs=AGREE)
+    for key in ("win", "draw", "loss", "expected_length"):
+        assert getattr(on_counters.evaluation, key) == pytest.approx(
+            getattr(on_graph.evaluation, key), abs=AGREE)
+
+
+def test_evaluation_and_chances_from_every_state_agree_with_the_state_graph(small):
+    game, graph, live = small
+    prior = temperament("pathfinder", "bully").policy(game)
+    on_graph = evaluate(game, prior, "uniform")
+    on_counters = counter_evaluate(game, prior, "uniform")
+    for key in ("value", "win", "draw", "loss", "expected_length"):
+        assert getattr(on_counters, key) == pytest.approx(getattr(on_graph, key), abs=AGREE)
+    assert on_counters.endings.keys() == on_graph.endings.keys()
+    # win / draw / loss from every state under a best response and its opponent
+    response = best_response(game, "uniform", "b")
+    chances = counter_chances(counter_best_response(game, "uniform", "b").play)
+    from solver.evaluate import state_chances
+    expected = state_chances(graph, response.opponent_mixes, response.mixes)
+    found = np.array([chances.at(graph.states[s]) for s in live])
+    assert np.abs(found - expected[live]).max() < AGREE
+
+
+def test_exploitability_over_counters_agrees_with_the_state_graph(small, monkeypatch):
+    game, _, _ = small
+    prior = temperament("pathfinder", "bully").policy(game)
+    on_graph = exploitability(game, prior, "uniform")
+    # the same call, with the state graph refused: every part goes over the counters
+    monkeypatch.setattr(graph_module, "MAX_COUNTED_STATES", 10)
+    assert isinstance(best_response(game, "uniform", "a"), CounterResponse)
+    on_counters = exploitability(game, prior, "uniform")
+    for key in ("value", "gain_a", "gain_b", "pair_value"):
+        assert getattr(on_counters, key) == pytest.approx(getattr(on_graph, key), abs=AGREE)
+
+
+@pytest.mark.parametrize("beta", [0.3])
+def test_the_regularised_solution_agrees_with_the_state_graph(small, beta):
+    game, graph, live = small
+    prior = temperament("pathfinder", "bully").policy(game)
+    on_graph = solve_regularized(game, "b", prior, beta)
+    on_counters = counter_regularized(game, "b", prior, beta)
+    values = np.array([-on_counters.solution.value_at(graph.states[s]) for s in live])
+    assert np.abs(values - on_graph.values[live]).max() < AGREE
+    mixes = np.array([on_counters.solution.policy(graph.states[s])[1] for s in live])
+    assert np.abs(mixes - on_graph.mix[live]).max() < AGREE
+    assert on_counters.value == pytest.approx(on_graph.value, abs=AGREE)
+
+
+def test_a_best_response_to_a_fixed_mix_counted_by_hand():
+    # B plays heads 70% of the time. A's best reply is heads: a landed hit is then his
+    # with chance 0.7 (a match), else B's; A needs ceil(3 / 2) = 2 hits before B lands
+    # 2: 0.7^2 + 2 * 0.7^2 * 0.3 = 0.784, worth 2 * 0.784 - 1 = 0.568 to A. From (1, 1)
+    # the next landed hit decides: 0.7, worth 0.4. An exchange lands with chance LANDS,
+    # so the duel lasts (landed hits) / LANDS exchanges:
+    # 2 * 0.49 + 3 * 0.294 (A wins) + 2 * 0.09 + 3 * 2 * 0.7 * 0.09 (B wins) = 2.42.
+    game = HitPennies(2, 3)
+    response = counter_best_response(game, MixPolicy({"heads": 0.7, "tails": 0.3},
+                                                     game.action_names), "a")
+    assert response.value == pytest.approx(0.568, abs=1e-9)
+    assert response.values.value_at(Duel(1, 1)) == pytest.approx(0.4, abs=1e-9)
+    assert response.evaluation.win == pytest.approx(0.784, abs=1e-9)
+    assert response.evaluation.expected_length == pytest.approx(2.42 / LANDS, abs=1e-8)
+    assert response.play.policy(Duel(2, 3))[0] == pytest.approx([1.0, 0.0])
+
+
+def _odds(capsys, *extra):
+    argv = ["odds", "pathfinder", "--a", SMALL["a"], "--b", SMALL["b"], *extra, "--json"]
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("extra", [["--vs", "equilibrium"],
+                                   ["--vs", "mix=intimidation-first-strike3:1", "--side", "b"]])
+def test_duel_odds_over_counters_answers_as_on_the_state_graph(capsys, monkeypatch, extra):
+    on_graph = _odds(capsys, *extra)
+    monkeypatch.setattr(graph_module, "MAX_COUNTED_STATES", 10)
+    on_counters = _odds(capsys, *extra)
+    for row in ("best_response", "equilibrium_against_it"):
+        for key in ("value", "win", "draw", "loss", "expected_length"):
+            assert on_counters[row][key] == pytest.approx(on_graph[row][key], abs=AGREE)
+    if "mix_fallback" in on_graph:
+        for key in ("steps_per_duel", "share_of_steps"):
+            assert on_counters["mix_fallback"][key] == pytest.approx(
+                on_graph["mix_fallback"][key], abs=AGREE)
+    by_state = {json.dumps(row["state"], sort_keys=True): row for row in on_graph["plan"]}
+    assert len(on_counters["plan"]) == len(by_state)
+    for row in on_counters["plan"]:
+        expected = by_state[json.dumps(row["state"], sort_keys=True)]
+        assert row["situation"] == expected["situation"]
+        assert row["words"] == expected["words"]
+        for key in ("reach", "win", "draw", "loss", "value"):
+            assert row[key] == pytest.approx(expected[key], abs=AGREE)
+        for action, p in expected["play"].items():
+            assert row["play"].get(action, 0.0) == pytest.approx(p, abs=AGREE)
+
+
+def test_duel_odds_answers_a_duel_too_large_for_the_state_graph(capsys):
+    # 11 and 10 hit points: 110 pairs times the 45,622 cores pass the state graph's
+    # 5,000,000, so the whole answer goes over the counters
+    sheets = ["--a", "fighter,hp=11", "--b", "rogue,hp=10"]
+    assert graph_module.answers_on_counters(envs.make("pathfinder", a=sheets[1], b=sheets[3]))
+    assert main(["odds", "pathfinder", *sheets, "--vs", "equilibrium", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    best, steady = report["best_response"], report["equilibrium_against_it"]
+    # nothing beats a best response against the same opponent
+    assert best["value"] >= steady["value"] - 1e-9
+    for row in (best, steady):
+        assert row["win"] + row["draw"] + row["loss"] == pytest.approx(1.0, abs=1e-9)
+    # the first decision is the opening at full hit points, reached once per duel
+    opening = max(report["plan"], key=lambda row: row["reach"])
+    assert (opening["state"]["hp_a"], opening["state"]["hp_b"]) == (11, 10)
+    assert sum(opening["play"].values()) == pytest.approx(1.0, abs=1e-9)
+
+
+def test_training_a_duel_too_large_for_the_state_graph_is_refused_before_any_work(capsys,
+                                                                                  tmp_path):
+    argv = ["train", "pathfinder", "--a", "fighter", "--b", "rogue", "--out",
+            str(tmp_path / "npc.json")]
+    assert main(argv) == 2
+    error = capsys.readouterr().err
+    assert "too large to take situation by situation" in error
+    assert "20 and 17" in error and "`duel odds`" in error
+    assert not (tmp_path / "npc.json").exists()
+
+
+def test_a_temperament_mixes_many_observations_as_it_mixes_each(small):
+    # the batched mixes (what a large duel reads) against the one-by-one rule, at every
+    # state of the small duel, for both sides of every Pathfinder temperament
+    game, graph, live = small
+    from agents.personalities import personality_names
+    for name in personality_names("pathfinder"):
+        prior = temperament("pathfinder", name).policy(game)
+        for player, masks in (("a", graph.mask_a), ("b", graph.mask_b)):
+            seen = np.array([game.observe(graph.states[s], player) for s in live])
+            one = np.array([prior.probabilities(o, m) for o, m in zip(seen, masks[live],
+                                                                      strict=True)])
+            assert np.abs(prior.batch_probabilities(seen, masks[live]) - one).max() < 1e-15
