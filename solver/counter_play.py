@@ -114,7 +114,7 @@ class CounterResponse:
                 if tuple(game.counters(state)) != tuple(counters.tolist()):
                     continue   # not a state of the game (see CounterSolution.policy_for)
                 found.append((state, float(solution.visits[point, column]),
-                              solution._mix(self.responder, core, point),
+                              solution.mix_at(self.responder, core, point),
                               sign * self.values.value_at(state)))
         return found
 

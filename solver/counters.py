@@ -641,9 +641,10 @@ class CounterSolution:
     def policy(self, state: State) -> tuple[np.ndarray, np.ndarray]:
         """The equilibrium mixes of A and B at ``state``."""
         core, point = self._locate(state)
-        return tuple(self._mix(player, core, point) for player in ("a", "b"))
+        return tuple(self.mix_at(player, core, point) for player in ("a", "b"))
 
-    def _mix(self, player: str, core: int, point: int) -> np.ndarray:
+    def mix_at(self, player: str, core: int, point: int) -> np.ndarray:
+        """The mix of ``player`` over the action list at a core and flat point."""
         mask = (self.cores.mask_a if player == "a" else self.cores.mask_b)[core]
         if mask.sum() == 1:
             return mask.astype(float)
@@ -679,7 +680,7 @@ class CounterSolution:
                 state = self.game.attach(self.cores.cores[core], counters)
                 if tuple(self.game.counters(state)) != tuple(counters.tolist()):
                     continue
-                table[tuple(self.game.observe(state, player))] = self._mix(player, core, point)
+                table[tuple(self.game.observe(state, player))] = self.mix_at(player, core, point)
         return table
 
 
