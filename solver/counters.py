@@ -35,6 +35,12 @@ the sweeps confirm it. Win, loss and the expected number of steps under the
 maximum-entropy mixes are then pushed forward from the start, layer by layer. The
 solution keeps the values of the cores a step lowers into, and of the choosing and
 cyclic ones; any other core's value is rebuilt from its one joint action on demand.
+
+Each stage game is settled by a rule passed to ``solve_counters``
+(``solver.stage_rules``): the maximum-entropy equilibrium by default, or a best reply
+to fixed mixes, a fixed pair, a regularised player (``solver.counter_play`` answers
+with them); the layers, the policy-evaluation steps and the sweeps are the same for
+every rule.
 """
 
 from __future__ import annotations
