@@ -208,6 +208,6 @@ def counter_regularized(game: Game, player: str, prior: Policy, beta: float,
                         max_sweeps: int = MAX_SWEEPS) -> CounterRegularized:
     """``solver.regularized.solve_regularized`` over counters: the regularised stage
     problem as the rule, the prior read in the solver's layout."""
-    rule = Regularized(player, counter_mixes(game, prior, player), beta)
+    rule = Regularized(player, counter_mixes(game, prior, player), beta, explore(game)[1])
     solution = solve_counters(game, tolerance, max_sweeps, rule=rule, statistics=False)
     return CounterRegularized(game, player, beta, solution, rule.gap, solution.convergence)

@@ -44,11 +44,10 @@ _CENTRED = 1e-2
 #: a Newton decrement below this (relative) takes the full step without a line search
 _FULL_STEP = 1e-12
 _MAX_NEWTON = 1000
-#: a warm start is taken by games whose entries moved by at most this (relative to the
-#: payoff scale) since they were last solved, with a barrier weight this fraction of
-#: their change (values that suited Pathfinder's regularised duels)
-_WARM_CHANGE = 1e-4
-_WARM_MU = 1e-2
+#: a warm start begins at this barrier weight (relative to the payoff scale): from a
+#: nearby answer, Newton steps at a weight this small settle in a few steps, where the
+#: cold start's centring path takes about 44 (Pathfinder's regularised duels)
+_WARM_MU = 1e-15
 _MAX_HALVINGS = 60
 
 
@@ -76,15 +75,15 @@ class StageSolutions:
 def regularized_maxmin(matrices: np.ndarray, beta: float, priors: np.ndarray,
                        rows: np.ndarray | None = None,
                        cols: np.ndarray | None = None,
-                       warm: tuple[np.ndarray, np.ndarray] | None = None) -> StageSolutions:
+                       start: np.ndarray | None = None) -> StageSolutions:
     """``max_x min_y x^T Q y - beta KL(x || p)`` for each ``Q`` of a (B, n, m) batch.
 
     ``rows`` / ``cols`` are boolean masks of the legal actions (all legal by default);
     ``priors`` (B, n) is renormalised over the legal rows, uniform where it gives them
-    no weight. ``warm`` = (opponent mixes (B, m), barrier weights (B,)) starts the
-    barrier method there instead of at the uniform mix and the payoff scale: from the
-    solution of nearly the same games, with a weight about their change, it settles in
-    a few steps (the duality gap still decides when a game is solved).
+    no weight. ``start`` (B, m) gives opponent mixes to start the barrier method from
+    (rows of NaN start cold, at the uniform mix): the answers of nearby games (the same
+    games a moment before, or a neighbour's) settle in a few steps, the duality gap
+    still deciding when a game is solved.
     """
     Q = np.asarray(matrices, dtype=float)
     if Q.ndim == 2:
@@ -102,7 +101,7 @@ def regularized_maxmin(matrices: np.ndarray, beta: float, priors: np.ndarray,
         return StageSolutions(solved.row, solved.col, solved.value, np.zeros(count))
     if np.isinf(beta):
         return _prior_play(Q, p, cols)
-    y = _barrier_newton(Q, p, cols, beta, warm)
+    y = _barrier_newton(Q, p, cols, beta, start)
     x = _gibbs(Q, p, y, beta)
     value = _guaranteed(Q, x, p, cols, beta)
     return StageSolutions(x, y, value, _dual(Q, p, y, beta) - value)
@@ -145,7 +144,7 @@ def _guaranteed(Q, x, p, cols, beta) -> np.ndarray:
     return payoff.min(axis=1) - beta * _kl(x, p)
 
 
-def _barrier_newton(Q, p, cols, beta, warm=None) -> np.ndarray:
+def _barrier_newton(Q, p, cols, beta, start=None) -> np.ndarray:
     """The opponent mix minimising the dual, by a barrier method: for a shrinking
     weight mu, Newton steps on dual(y) - mu * sum log y_j over the simplex. At the
     barrier optimum the duality gap is at most (legal columns) * mu; each state leaves
@@ -154,14 +153,12 @@ def _barrier_newton(Q, p, cols, beta, warm=None) -> np.ndarray:
     y = legal / legal.sum(axis=1, keepdims=True)
     scale = max(float(np.abs(Q).max(initial=0.0)), 1e-3)
     mu = np.full(len(Q), scale)
-    if warm is not None:
-        # only games that barely moved start from their last answer (strictly inside
-        # the simplex, as the barrier needs), with a weight well below their change;
-        # from further away the cold start's centring path is faster
-        near = warm[1] <= _WARM_CHANGE * scale
-        start = np.where(cols, np.maximum(warm[0], 1e-16), 0.0)
-        y[near] = (start / start.sum(axis=1, keepdims=True))[near]
-        mu[near] = np.maximum(_WARM_MU * warm[1][near], _MU_FLOOR * scale)
+    if start is not None:
+        # strictly inside the simplex, as the barrier needs
+        warm = ~np.isnan(start).any(axis=1)
+        inside = np.where(cols, np.maximum(np.nan_to_num(start), 1e-16), 0.0)
+        y[warm] = (inside / inside.sum(axis=1, keepdims=True))[warm]
+        mu[warm] = _WARM_MU * scale
     active = np.arange(len(Q))
     for _ in range(_MAX_NEWTON):
         if not active.size:

@@ -203,15 +203,18 @@ class Regularized:
 
     scores = None
 
-    def __init__(self, player: str, priors: np.ndarray, beta: float):
+    def __init__(self, player: str, priors: np.ndarray, beta: float, grid=None):
         self.player, self.priors, self.beta = player, priors, beta
         self.sign = 1.0 if player == "a" else -1.0
         #: the largest duality gap of a stage problem settled
         self.gap = 0.0
-        #: group -> its stage problems last solved at this layer and their answer: a
-        #: layer solves nearly the same problems several times (policy-evaluation steps,
-        #: sweeps, the final mixes), so each starts from the last (``warm``)
+        #: group -> its last answers at this layer: a layer solves nearly the same
+        #: problems several times (policy-evaluation steps, sweeps, the final mixes),
+        #: so each starts from the last
         self.last: dict = {}
+        #: group -> (points, answers) of its last layer, where the first solve of the
+        #: next layer starts (a neighbour one counter lower), given the ``grid``
+        self.grid, self.below = grid, {}
 
     def _solve(self, games, places, points):
         """The stage problems from the player's side: rows are his actions."""
@@ -223,13 +226,28 @@ class Regularized:
             self.last = {"layer": layer}   # only this layer's problems come back
         key = id(places)
         known = self.last.get(key)
-        warm = None
-        if known is not None and known[0].shape == own.shape:
-            before, reply = known
-            warm = (reply, np.abs(own - before).max(axis=(1, 2)))
-        solved = regularized_maxmin(own, self.beta, prior, warm=warm)
-        self.last[key] = (own, solved.col)
+        start = known if known is not None else self._from_below(key, points, k)
+        solved = regularized_maxmin(own, self.beta, prior, start=start)
+        self.last[key] = solved.col
+        self.below[key] = (points, solved.col.reshape(k, width, -1))
         return solved, k, width
+
+    def _from_below(self, key, points: np.ndarray, k: int) -> np.ndarray | None:
+        """Where to start a layer's first solve of a group: at each point, the answer
+        at its neighbour one lower on its largest counter, solved at the layer before
+        (NaN where there is none)."""
+        if self.grid is None or key not in self.below:
+            return None
+        below, reply = self.below[key]
+        values = self.grid.points[points]
+        lowered = values - (np.arange(values.shape[1]) == values.argmax(axis=1)[:, None])
+        live = np.all(lowered >= 1, axis=1)
+        flat = np.full(len(points), -1)
+        flat[live] = np.ravel_multi_index(tuple((lowered[live] - 1).T), self.grid.top)
+        where = {int(p): i for i, p in enumerate(below)}
+        at = np.array([where.get(int(f), -1) for f in flat])
+        start = np.where((at >= 0)[None, :, None], reply[:, np.maximum(at, 0)], np.nan)
+        return start.reshape(k * len(points), -1)
 
     def values(self, games, places, points) -> np.ndarray:
         solved, k, width = self._solve(games, places, points)
