@@ -1,7 +1,8 @@
 """Answers against fixed policies over counters (``solver.counter_play``): on knockout
 duels small enough for the state graph they agree with the state graph's answers (which
-have their own hand and second-library tests) at every state; one toy case is counted
-by hand; and ``duel odds`` answers the same way when the state graph is refused."""
+have their own hand and second-library tests) at every state, and on toy duels of
+several hits; one toy case is counted by hand; and ``duel odds`` answers the same way
+when the state graph is refused."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import json
 
 import numpy as np
 import pytest
-from test_counters import LANDS, Duel, HitPennies
+from test_counters import LANDS, Duel, HitPennies, RolledPennies
 
 import envs
 import solver.graph as graph_module
@@ -193,3 +194,29 @@ def test_a_temperament_mixes_many_observations_as_it_mixes_each(small):
             one = np.array([prior.probabilities(o, m) for o, m in zip(seen, masks[live],
                                                                       strict=True)])
             assert np.abs(prior.batch_probabilities(seen, masks[live]) - one).max() < 1e-15
+
+
+@pytest.mark.parametrize("game", [HitPennies(4, 5), RolledPennies(3, 4)],
+                         ids=["hits", "rolled"])
+def test_over_several_hits_the_answers_agree_with_the_state_graph(game):
+    # Pathfinder's small duels above end at the first hit (every hit deals 5 or more);
+    # these toys take several hits, so the counters' layers, their cycles (and, rolled,
+    # the chance cores inside them) all matter. A fixed mix that leans on heads:
+    graph = build_graph(game)
+    live = np.flatnonzero(~graph.terminal)
+    leaning = MixPolicy({"heads": 0.8, "tails": 0.2}, game.action_names)
+    for responder in ("a", "b"):
+        fixed = leaning if responder == "b" else "uniform"
+        on_graph = best_response(game, fixed, responder)
+        on_counters = counter_best_response(game, fixed, responder)
+        sign = 1.0 if responder == "a" else -1.0
+        values = np.array([sign * on_counters.values.value_at(graph.states[s]) for s in live])
+        assert np.abs(values - _responder_values(on_graph, graph, live)).max() < AGREE
+        assert on_counters.evaluation.expected_length == pytest.approx(
+            on_graph.evaluation.expected_length, abs=AGREE)
+    assert counter_evaluate(game, leaning, "uniform").value == pytest.approx(
+        evaluate(game, leaning, "uniform").value, abs=AGREE)
+    on_graph = solve_regularized(game, "a", leaning, 0.2)
+    on_counters = counter_regularized(game, "a", leaning, 0.2)
+    values = np.array([on_counters.solution.value_at(graph.states[s]) for s in live])
+    assert np.abs(values - on_graph.values[live]).max() < AGREE
