@@ -22,7 +22,8 @@ grid of counter values, solved anti-diagonal by anti-diagonal (the sum of the co
 falls with every positive decrement, so a layer depends only on earlier layers and on
 itself). The steps that lower a counter are factored (``_Landings``): each pair's
 outcomes into one core form a distribution over decrements, stored once however many
-pairs share it, so a layer reads each (decrement, landing core) once. Within a layer
+pairs share it, so a layer reads each (decrement, landing core) once, as one run of
+columns of the core's row (``Grid.column``: the points layer after layer). Within a layer
 the steps that change no counter can cycle. The core graph's strongly connected
 components under those steps (``solver.graph``'s schedule) are solved in order: an
 acyclic one at once (value and maximum-entropy mixes from one batch of stage games per
@@ -242,6 +243,18 @@ class Grid:
         cuts = np.flatnonzero(np.diff(sums)) + 1
         self.points = axes            # (size, k) counter values of each flat index
         self.layers = np.split(order, cuts)
+        # a solution's tables hold a core's values by point in one row: the layers one
+        # after the other (each in the order above), between margins as wide as the
+        # widest layer; ``column`` is each point's place there. With one or two counters
+        # a move takes a layer's live points (those it depletes no counter of) to
+        # consecutive points of an earlier layer: one run of columns, a window (the
+        # margins keep each window inside the row)
+        # (the last columns: each counter depleted, ``size + k``)
+        self.margin = max(len(points) for points in self.layers)
+        self.columns = self.size + 2 * self.margin + len(self.top)
+        self.column = np.empty(self.size + len(self.top), dtype=np.int64)
+        self.column[order] = self.margin + np.arange(self.size)
+        self.column[self.size:] = self.columns - len(self.top) + np.arange(len(self.top))
 
     @property
     def size(self) -> int:
@@ -263,6 +276,49 @@ class Grid:
         out[live] = np.ravel_multi_index(tuple((after[live] - 1).T), self.top)
         out[~live] = self.size + np.argmax(after[~live] < 1, axis=1)
         return out
+
+
+@dataclass
+class _Windows:
+    """A layer's moves: their targets (moves, points) and which are live, where each
+    move's window starts, and whether its live targets are one run of columns (always
+    with one or two counters; else they are read point by point)."""
+
+    targets: np.ndarray
+    live: np.ndarray
+    start: np.ndarray
+    runs: np.ndarray
+    #: each move's depleted points (a slice where they are consecutive)
+    dead: list
+
+    @classmethod
+    def of(cls, grid: Grid, points: np.ndarray, moves: list[_Move]) -> _Windows:
+        """The windows of ``moves`` from the layer ``points``."""
+        targets = _targets(moves, grid, points)
+        live = targets < grid.size
+        start = np.full(len(targets), grid.margin, dtype=np.int64)
+        runs = np.ones(len(targets), bool)
+        dead = [slice(0, 0)] * len(targets)
+        for move in np.flatnonzero(live.any(axis=1)):
+            index = np.flatnonzero(live[move])
+            found = grid.column[targets[move, index]]
+            start[move] = found[0] - index[0]
+            runs[move] = np.array_equal(found, start[move] + index)
+        for move in np.flatnonzero(~live.all(axis=1)):
+            index = np.flatnonzero(~live[move])
+            # with one or two counters the depleted points come first or last
+            dead[move] = (slice(index[0], index[-1] + 1) if index[-1] - index[0] + 1 == len(
+                index) else index)
+        return cls(targets, live, start, runs, dead)
+
+
+def _view(table: np.ndarray, width: int) -> np.ndarray:
+    """(rows, starts, width) every run of ``width`` columns of ``table``'s rows (a view:
+    writing into it writes into ``table``)."""
+    rows, columns = table.shape
+    step = table.strides[1]
+    return np.lib.stride_tricks.as_strided(table, (rows, columns - width + 1, width),
+                                           (table.strides[0], step, step))
 
 
 _CORES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -575,8 +631,8 @@ class CounterSolution:
                  mixes: dict[str, np.ndarray], evaluation: Evaluation,
                  convergence: Convergence, visits: tuple | None = None):
         self.game, self.cores, self.grid = game, graph, grid
-        # (grid.size + counters, kept cores) the value of the kept cores (``_kept``);
-        # the rows past grid.size are the depleted counters' payoffs
+        # (kept cores, grid.columns) the value of the kept cores (``_kept``) at each
+        # point's ``Grid.column``; the depleted counters' columns hold their payoffs
         kept_cores, self.held = kept
         self.position = np.full(graph.size, -1)
         self.position[kept_cores] = np.arange(len(kept_cores))
@@ -618,12 +674,13 @@ class CounterSolution:
 
     def _values_at(self, cores: np.ndarray, point: int) -> np.ndarray:
         """The values of ``cores`` at one flat point (past grid.size: depleted)."""
+        column = self.grid.column[point]
         if point >= self.grid.size:
-            return np.full(len(cores), self.held[point, 0])
+            return np.full(len(cores), self.held[0, column])
         position = self.position[cores]
         held = position >= 0
         found = np.empty(len(cores))
-        found[held] = self.held[point, position[held]]
+        found[held] = self.held[position[held], column]
         if not held.all():   # one joint action each (``_kept``)
             found[~held] = self._continuation(self.cores.pair_slices[cores[~held]], point)
         return found
@@ -728,16 +785,16 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     # reaches, what a layer reads) first, then those a state's value cannot be
     # rebuilt from in one step (see CounterSolution); the others are never stored
     kept = _kept(graph, [core for _, core, _ in roots])
-    held = np.zeros((grid.size + counters, len(kept)))
-    held[grid.size:] = scored[:, None]
-    landed = held[:, :len(graph.landing)]
+    held = np.zeros((len(kept), grid.columns))
+    held[:, grid.column[grid.size:]] = scored
+    landed = held[:len(graph.landing)]
     mixes = {p: np.zeros((grid.size, int(graph.slots[p][-1]))) for p in ("a", "b")}
     record = _Record(tolerance)
     chunks = _Chunks(graph.landings, max(len(points) for points in grid.layers))
     for points in grid.layers:
         layer = _solve_layer(graph, grid, points, (landed, chunks, finals), mixes, record,
                              tolerance, max_sweeps, rule)
-        held[points] = layer[kept].T
+        held[:, grid.column[points]] = layer[kept]
     # the chance of play reaching each core where someone chooses, by point; the
     # expected visits of every core
     visits = (np.zeros((grid.size, int(graph.chooses.sum()))), np.zeros(graph.size))
@@ -745,7 +802,8 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
                              max_sweeps, _unit_starts(game, graph, grid), visits
                              ) if statistics else (0.0, 0.0, 0.0)
     position = {core: at for at, core in enumerate(kept.tolist())}
-    start = np.array([sum(p * held[point, position[core]] for p, core, point in roots),
+    start = np.array([sum(p * held[position[core], grid.column[point]]
+                          for p, core, point in roots),
                       win, loss, steps])
     evaluation = Evaluation(value=float(start[0]), win=win,
                             draw=float(max(0.0, 1.0 - win - loss)), loss=loss,
@@ -806,10 +864,9 @@ def _play(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs: np.nd
     of a core in ``units`` counts one). ``visits``, when given, receives the chance of
     reaching each core where someone chooses by point (points, choosing cores) and the
     expected visits of every core over all points (cores,)."""
-    counters = len(grid.top)
-    # the chance of arriving at each landing core by point; row grid.size + k: the
-    # chance of depleting counter k
-    arriving = np.zeros((grid.size + counters, len(graph.landing)))
+    # the chance of arriving at each landing core by point (``Grid.column``); row 0's
+    # column of counter k depleted: the chance of depleting it
+    arriving = np.zeros((len(graph.landing), grid.columns))
     layer_of = np.empty(grid.size, dtype=np.int64)
     column_of = np.empty(grid.size, dtype=np.int64)
     for number, points in enumerate(grid.layers):
@@ -819,7 +876,7 @@ def _play(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs: np.nd
     for number in range(len(grid.layers) - 1, -1, -1):
         points = grid.layers[number]
         inflow = np.zeros((graph.size, len(points)))
-        inflow[graph.landing] = arriving[points].T
+        inflow[graph.landing] = arriving[:, grid.column[points]]
         for p, core, point in roots:
             if layer_of[point] == number:
                 inflow[core, column_of[point]] += p
@@ -833,28 +890,36 @@ def _play(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs: np.nd
         ended = flow.inflow[graph.terminal].sum(axis=1)
         win, loss = win + float(ended[ending > 0].sum()), loss + float(ended[ending < 0].sum())
         _feed(graph, grid, points, flow.pairs, arriving, chunks)
-    depleted = arriving[grid.size:].sum(axis=1)
+    depleted = arriving[:, grid.column[grid.size:]].sum(axis=0)
     return (win + float(depleted[payoffs > 0].sum()), loss + float(depleted[payoffs < 0].sum()),
             steps)
 
 
 def _feed(graph: CoreGraph, grid: Grid, points: np.ndarray, played: np.ndarray,
           arriving: np.ndarray, chunks: _Chunks) -> None:
-    """Add to ``arriving`` (by point, landing core) the chance that the pairs, played
-    with chance ``played`` (pairs, points), lower a counter into each landing core."""
+    """Add to ``arriving`` (landing cores, ``Grid.column``; the depleted columns in row
+    0) the chance that the pairs, played with chance ``played`` (pairs, points), lower
+    a counter into each landing core."""
     land = graph.landings
     summed = land.gather @ played                              # (kernels, points)
-    targets = _targets(graph, grid, points)
+    windows = _Windows.of(grid, points, graph.moves)
+    view = _view(arriving, len(points))
     for lo, _, moves, _, feeding in chunks.runs:
         fed = feeding @ summed                                 # (columns, points)
         for move in moves:
             start, stop = land.move_bounds[move] - lo, land.move_bounds[move + 1] - lo
-            after, landing = targets[move], land.column_landing[lo + start:lo + stop]
-            live = after < grid.size
-            # distinct (point, core) within a move; the depleted rows take sums
-            arriving[after[live][None, :], landing[:, None]] += fed[start:stop, live]
-            for end in np.unique(after[~live]):
-                arriving[end, 0] += fed[start:stop, after == end].sum()
+            rows, part = land.column_landing[lo + start:lo + stop], fed[start:stop]
+            live, targets, dead = windows.live[move], windows.targets[move], windows.dead[move]
+            if len(targets[dead]):
+                # a move lowers one counter: its depleted points all deplete that one
+                arriving[0, grid.column[targets[dead][0]]] += part[:, dead].sum()
+            if windows.runs[move]:
+                # a core once per move: the windows do not overlap (the depleted
+                # points' places in them take 0)
+                part[:, dead] = 0.0
+                view[rows, windows.start[move]] += part
+            else:
+                arriving[rows[:, None], grid.column[targets[live]][None, :]] += part[:, live]
 
 
 class _Flow:
@@ -1065,7 +1130,7 @@ def _neighbour_values(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: 
     if not (known.any() and live.any()):
         return guess
     below = np.ravel_multi_index(tuple((lowered[live] - 1).T), grid.top)
-    guess[np.ix_(known, live)] = landed[below][:, position[known]].T
+    guess[np.ix_(known, live)] = landed[np.ix_(position[known], grid.column[below])]
     return guess
 
 
@@ -1126,21 +1191,35 @@ def _mix_weights(part: _Part, continuation: np.ndarray, points: np.ndarray,
 def _lowered(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.ndarray,
              chunks: _Chunks) -> np.ndarray:
     """What the steps that lower a counter bring each pair at ``points`` (pairs,
-    points), known from earlier layers."""
+    points), known from earlier layers (``landed``: the landing cores' rows of the
+    solution's table, ``Grid.column``)."""
     land = graph.landings
     summed = np.zeros((land.kernels.shape[0], len(points)))
-    targets = _targets(graph, grid, points)
-    for lo, hi, _, kernels, _ in chunks.runs:
-        at = targets[land.column_move[lo:hi]]
-        summed += kernels @ landed[at, land.column_landing[lo:hi, None]]
+    windows = _Windows.of(grid, points, graph.moves)
+    view = _view(landed, len(points))
+    for lo, hi, moves, kernels, _ in chunks.runs:
+        # each (move, landing core) column's values as one window of its core's row
+        read = view[land.column_landing[lo:hi], windows.start[land.column_move[lo:hi]]]
+        for move in moves:
+            live = windows.live[move]
+            if windows.runs[move] and live.all():
+                continue
+            rows = slice(land.move_bounds[move] - lo, land.move_bounds[move + 1] - lo)
+            where = grid.column[windows.targets[move]]
+            if not windows.runs[move]:
+                read[rows] = landed[land.column_landing[lo:hi][rows, None], where[None, :]]
+            else:   # the depleted points' payoffs, the same in every row
+                dead = windows.dead[move]
+                read[rows, dead] = landed[0, where[dead]][None, :]
+        summed += kernels @ read
     return land.spread @ summed
 
 
-def _targets(graph: CoreGraph, grid: Grid, points: np.ndarray) -> np.ndarray:
+def _targets(moves: list[_Move], grid: Grid, points: np.ndarray) -> np.ndarray:
     """(moves, points): the flat point each move leads to from ``points``."""
-    if not graph.moves:
+    if not moves:
         return np.zeros((0, len(points)), dtype=np.int64)
-    return np.stack([grid.shifted(points, move.decrement) for move in graph.moves])
+    return np.stack([grid.shifted(points, move.decrement) for move in moves])
 
 
 def _settle(part: _Part, continuation: np.ndarray, points: np.ndarray, mixes: dict,

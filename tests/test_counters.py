@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 from bare import BareGame
 
+import envs
 from solver import solve_game
 from solver.backward import solve_moment
-from solver.counters import solve_counters
+from solver.counters import Grid, _Chunks, _lowered, _Move, _Windows, explore, solve_counters
 from solver.errors import InputError
 from solver.stages import ConvergenceWarning
 
@@ -255,3 +256,53 @@ def test_a_duel_where_every_step_lowers_a_counter_is_solved_without_cycles():
         win = a_wins(hp_a, hp_b, 2)
         assert solution.value_at(Duel(hp_a, hp_b)) == pytest.approx(2 * win - 1, abs=1e-9)
     assert not solution.convergence.cyclic
+
+
+def test_a_layer_reads_each_move_as_one_window_of_an_earlier_layer():
+    # counters up to (3, 2), points (a, b) layer by layer, a margin of 2 (the widest
+    # layer) first: (1,1) -> column 2; (1,2), (2,1) -> 3, 4; (2,2), (3,1) -> 5, 6;
+    # (3,2) -> 7; then 2 columns of margin, then "A depleted" 10, "B depleted" 11
+    grid = Grid((3, 2))
+    assert grid.columns == 12
+    assert grid.column.tolist() == [2, 3, 4, 5, 6, 7, 10, 11]
+    layer = grid.layers[2]          # (2, 2), (3, 1)
+    moves = [_Move(np.array(step), None) for step in [(1, 0), (0, 1), (2, 0)]]
+    windows = _Windows.of(grid, layer, moves)
+    # (1, 0): (1, 2), (2, 1) -> columns 3, 4; (0, 1): (2, 1) -> 4, then B depleted;
+    # (2, 0): A depleted, then (1, 1) -> 2, so the window starts one column earlier
+    assert windows.start.tolist() == [3, 4, 1]
+    assert windows.runs.all()
+    assert windows.live.tolist() == [[True, True], [True, False], [False, True]]
+    assert [windows.dead[k] for k in (1, 2)] == [slice(1, 2), slice(0, 1)]
+
+
+@pytest.mark.parametrize("game", [
+    HitPennies(5, 4), RolledPennies(4, 6),
+    # thousands of landing cores, damage up to the cap, both counters lowered
+    envs.make("pathfinder", a="fighter,hp=7", b="rogue,hp=6")], ids=["hit", "rolled",
+                                                                      "pathfinder"])
+def test_the_damage_sums_read_through_windows_match_each_outcome_summed(game):
+    # every landing core gets values that are a known function of its counters (the
+    # depleted ends their payoffs); each pair's sum over its lowering outcomes is then
+    # recomputed outcome by outcome from the moves' transition matrices
+    graph, grid, _ = explore(game)
+    rng = np.random.default_rng(3)
+    values = rng.normal(size=(len(graph.landing),) + grid.top)
+    payoffs = [game.payoff(game.depleted(k)) for k in range(len(grid.top))]
+    table = np.zeros((len(graph.landing), grid.columns))
+    for point, counters in enumerate(grid.points):
+        table[:, grid.column[point]] = values[(slice(None),) + tuple(counters - 1)]
+    table[:, grid.column[grid.size:]] = payoffs
+    chunks = _Chunks(graph.landings, grid.margin)
+    for points in grid.layers:
+        found = _lowered(graph, grid, points, table, chunks)
+        for column, counters in enumerate(grid.points[points]):
+            expected = np.zeros(len(graph.pair_core))
+            for move in graph.moves:
+                after = counters - move.decrement
+                low = np.flatnonzero(after < 1)
+                landed = np.zeros(graph.size)
+                landed[graph.landing] = (payoffs[low[0]] if len(low) else
+                                         values[(slice(None),) + tuple(after - 1)])
+                expected += move.full @ landed
+            assert np.allclose(found[:, column], expected, atol=1e-12)
