@@ -329,8 +329,12 @@ def _normalise(batch: _Batch) -> tuple[np.ndarray, np.ndarray]:
     # Payoffs closer than CONSTANT_TOL * scale are ties: rounding noise in them would
     # otherwise be stretched with a small span past the tolerances (and split ties the
     # maximum-entropy mix depends on). Snapping to that grid costs at most that much.
+    # (a grid of 0 means every payoff is 0: unit is 0 already, and stays so)
     grid = (CONSTANT_TOL * scale)[:, None, None] / stretch
-    unit = np.where(grid > 0, np.round(unit / np.where(grid > 0, grid, 1.0)) * grid, unit)
+    grid[grid == 0] = 1.0
+    unit /= grid
+    np.round(unit, out=unit)
+    unit *= grid
     if not batch.full:
         unit = np.where(legal, unit, 0.0)
     return unit, constant
