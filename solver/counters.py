@@ -903,7 +903,6 @@ def _feed(graph: CoreGraph, grid: Grid, points: np.ndarray, played: np.ndarray,
     land = graph.landings
     summed = land.gather @ played                              # (kernels, points)
     windows = _Windows.of(grid, points, graph.moves)
-    view = _view(arriving, len(points))
     for lo, _, moves, _, feeding in chunks.runs:
         fed = feeding @ summed                                 # (columns, points)
         for move in moves:
@@ -917,7 +916,8 @@ def _feed(graph: CoreGraph, grid: Grid, points: np.ndarray, played: np.ndarray,
                 # a core once per move: the windows do not overlap (the depleted
                 # points' places in them take 0)
                 part[:, dead] = 0.0
-                view[rows, windows.start[move]] += part
+                start = windows.start[move]
+                arriving[rows, start:start + len(points)] += part
             else:
                 arriving[rows[:, None], grid.column[targets[live]][None, :]] += part[:, live]
 
