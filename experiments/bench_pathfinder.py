@@ -3,6 +3,7 @@ HiGHS (linprog) once per stage game, measured in one run.
 
     python experiments/bench_pathfinder.py [--baseline-seconds 60] [--level10-hp 150]
                                            [--cases one,first,...] [--json]
+    /usr/bin/time -v python experiments/bench_pathfinder.py --cases knockout,level10-knockout
 
 Cases: the reference sheets (fighter against rogue) one round (the state graph), to
 first blood and to knockout at full hit points (20 and 17), and level-10-like sheets
@@ -15,13 +16,17 @@ the same layered schedule with each value-iteration stage game solved by its own
 linprog call (``experiments/baseline.py``), its rate counted on its time inside linprog
 only, so the ratio is a lower bound. Where the baseline would take more than
 ``--baseline-seconds`` it is stopped and its rate (stage games per second) is taken
-from the part it solved, so the speed ratio is still measured in the same run.
+from the part it solved, so the speed ratio is still measured in the same run. For
+whole duels it also prints where the time went (exploring the cores, the stage games,
+the damage sums read back and pushed forward, the rest of the forward push) and the
+run's peak resident memory.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import time
 
 import numpy as np
@@ -104,12 +109,18 @@ def measure_counters(name: str, game, budget: float) -> dict:
         return batched(matrices, *args, **kwargs)
 
     counters.solve_matrices = counting
+    phases = {"explore": built}
+    timed = {phase: getattr(counters, phase) for phase in PHASES}
+    for phase, function in timed.items():
+        setattr(counters, phase, _timer(function, phases, phase))
     try:
         start = time.perf_counter()
         solution = solve_counters(game)
         # the exploration above is kept with the game and reused: count it in
         total = built + time.perf_counter() - start
     finally:
+        for phase, function in timed.items():
+            setattr(counters, phase, function)
         counters.solve_matrices = batched
     base_start = time.perf_counter()
     inside = {"seconds": 0.0}  # the baseline's time in linprog only: a generous rate
@@ -144,16 +155,44 @@ def measure_counters(name: str, game, budget: float) -> dict:
             "stage_games_per_second_ours": ours_rate,
             "stage_games_per_second_linprog": base_rate, "speedup": ours_rate / base_rate,
             "baseline_finished": finished, "value": solution.value,
-            "value_gap": None if base_value is None else abs(base_value - solution.value)}
+            "value_gap": None if base_value is None else abs(base_value - solution.value),
+            "phases": _breakdown(phases, total)}
+
+
+#: the parts of ``solve_counters`` timed on their own (see ``_breakdown``)
+PHASES = ("solve_matrices", "_lowered", "_feed", "_play")
+
+
+def _timer(function, phases: dict, name: str):
+    def timed(*args, **kwargs):
+        entered = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            phases[name] = phases.get(name, 0.0) + time.perf_counter() - entered
+    return timed
+
+
+def _breakdown(phases: dict, total: float) -> dict:
+    """Seconds of each part of a whole duel's solution: exploring the cores, the stage
+    games (value iteration, policy steps, maximum-entropy mixes), the damage sums read
+    back (``_lowered``) and pushed forward (``_feed``), the rest of the forward push
+    (win, loss, length) and the rest (stage values, policy evaluation, bookkeeping)."""
+    parts = {"explore": phases["explore"], "stage games": phases.get("solve_matrices", 0.0),
+             "damage back": phases.get("_lowered", 0.0),
+             "damage forward": phases.get("_feed", 0.0),
+             "push forward": phases.get("_play", 0.0) - phases.get("_feed", 0.0)}
+    parts["rest"] = total - sum(parts.values())
+    return parts
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline-seconds", type=float, default=60.0,
                         help="stop the linprog baseline after this long per case")
-    parser.add_argument("--level10-hp", type=int, default=30,
+    parser.add_argument("--level10-hp", type=int, default=150,
                         help="hit points of the level-10 sheets in their knockout case "
-                        "(default 30; 150, the full sheets, took 19 minutes and 8.7 GB)")
+                        "(default 150 / 140, the full sheets; 30 or 60 for a short run)")
     parser.add_argument("--cases", default="one,first,knockout,level10,level10-knockout",
                         help="groups of cases to run (one, first, knockout, level10, "
                         "level10-knockout)")
@@ -162,8 +201,9 @@ def main() -> None:
     chosen = set(args.cases.split(","))
     rows = [measure(name, a, b, options, args.baseline_seconds)
             for group, name, a, b, options in cases(args.level10_hp) if group in chosen]
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20   # KiB -> GiB
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps({"cases": rows, "peak_resident_gib": peak}, indent=2))
         return
     print(f"{'case':<34}{'states':>10}{'cores':>7}{'decide':>9}{'sweeps':>8}{'build s':>9}"
           f"{'total s':>9}{'states/s':>10}{'ours games/s':>14}{'linprog games/s':>17}"
@@ -180,6 +220,13 @@ def main() -> None:
           " ratio: stage games solved per second (ours, batched, everything included) "
           "over the linprog baseline's (whole duels: its time inside linprog only), on "
           "the same schedule; |dv|: value difference when the baseline finished")
+    timed = [r for r in rows if r.get("phases")]
+    if timed:
+        names = list(timed[0]["phases"])
+        print(f"\n{'where the seconds went':<34}" + "".join(f"{n:>15}" for n in names))
+        for r in timed:
+            print(f"{r['case']:<34}" + "".join(f"{r['phases'][n]:>15.1f}" for n in names))
+    print(f"peak resident memory of this run: {peak:.2f} GiB")
 
 
 if __name__ == "__main__":
