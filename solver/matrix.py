@@ -37,6 +37,8 @@ UNIQUE_TOL = 1e-9
 #: games whose largest |payoff| is above this (or below its inverse) are solved
 #: rescaled by a power of two (see ``_scales``)
 SCALE_ABOVE = 2.0 ** 500
+#: the most games whose simplex tableaux pivot together (``_hard_mixes_in_parts``)
+HARD_PART = 512
 #: lines up to this long are reduced column by column (see ``_across``)
 SHORT_LINE = 16
 REAL_KINDS = "real numbers (int or float; not bool, complex, string or other objects)"
@@ -377,10 +379,27 @@ def _distinct_hard_mixes(batch: _Batch, unit: np.ndarray,
     keys = keys.view(np.dtype((np.void, keys.shape[1])))[:, 0]
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     if len(first) == count:
-        return _hard_mixes(batch, unit, max_entropy)
+        return _hard_mixes_in_parts(batch, unit, max_entropy)
     sub = _Batch(batch.payoffs[first], batch.rows[first], batch.cols[first], batch.full)
-    row, col = _hard_mixes(sub, unit[first], max_entropy)
+    row, col = _hard_mixes_in_parts(sub, unit[first], max_entropy)
     return row[inverse], col[inverse]
+
+
+def _hard_mixes_in_parts(batch: _Batch, unit: np.ndarray,
+                         max_entropy: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``_hard_mixes`` on parts of at most HARD_PART games: a part's tableaux stay in
+    the processor's cache over its pivots (a game's answer does not depend on the
+    others in its batch, so the answers are the same)."""
+    count = len(unit)
+    if count <= HARD_PART:
+        return _hard_mixes(batch, unit, max_entropy)
+    row, col = np.zeros(batch.rows.shape), np.zeros(batch.cols.shape)
+    for lo in range(0, count, HARD_PART):
+        part = slice(lo, lo + HARD_PART)
+        row[part], col[part] = _hard_mixes(
+            _Batch(batch.payoffs[part], batch.rows[part], batch.cols[part], batch.full),
+            unit[part], max_entropy)
+    return row, col
 
 
 def _hard_mixes(batch: _Batch, unit: np.ndarray,
