@@ -462,3 +462,22 @@ def test_repeated_hard_games_each_get_their_own_answer():
         assert solved.row[k] == pytest.approx([0.5, 0.5, 0, 0], abs=1e-9)
         assert solved.col[k] == pytest.approx([0.5, 0.5, 0], abs=1e-9)
     assert solved.value == pytest.approx([0] * 5, abs=1e-12)
+
+
+@pytest.mark.parametrize("max_entropy", [False, True])
+def test_a_batch_solved_in_parts_gives_every_game_its_own_equilibrium(monkeypatch,
+                                                                      max_entropy):
+    # parts of 3 games for 10 games of different shapes (padded, masked): each game's
+    # value is HiGHS's, and its mixes leave neither player a better pure reply
+    import solver.matrix as matrix_module
+
+    monkeypatch.setattr(matrix_module, "HARD_PART", 3)
+    rng = np.random.default_rng(11)
+    games = [rng.normal(size=(rng.integers(2, 6), rng.integers(2, 6))) for _ in range(10)]
+    solved = solve_matrices(games, max_entropy=max_entropy)
+    for k, game in enumerate(games):
+        m, n = game.shape
+        row, col = solved.row[k, :m], solved.col[k, :n]
+        assert solved.value[k] == pytest.approx(highs_value(game), abs=1e-9)
+        assert (game @ col).max() <= solved.value[k] + 1e-9
+        assert (row @ game).min() >= solved.value[k] - 1e-9
