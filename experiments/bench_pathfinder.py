@@ -33,7 +33,7 @@ import numpy as np
 from baseline import OutOfTime, budgeted_baseline, linprog_value, timed_schedule
 
 import envs
-from solver import counters, solve_game
+from solver import counters, solve_game, stage_rules
 from solver.counters import explore, solve_counters
 from solver.graph import build_graph
 from solver.matrix import solve_matrices
@@ -100,7 +100,7 @@ def measure_counters(name: str, game, budget: float) -> dict:
     cores, grid, _ = explore(game)
     built = time.perf_counter() - start
     counted = {"ours": 0, "linprog": 0}
-    batched = counters.solve_matrices
+    batched = stage_rules.solve_matrices
 
     def counting(matrices: np.ndarray, *args, **kwargs):
         # every stage game the batched solver solves: value iteration, policy steps
@@ -108,20 +108,20 @@ def measure_counters(name: str, game, budget: float) -> dict:
         counted["ours"] += len(matrices)
         return batched(matrices, *args, **kwargs)
 
-    counters.solve_matrices = counting
+    stage_rules.solve_matrices = counting
     phases = {"explore": built}
-    timed = {phase: getattr(counters, phase) for phase in PHASES}
-    for phase, function in timed.items():
-        setattr(counters, phase, _timer(function, phases, phase))
+    timed = {(module, phase): getattr(module, phase) for module, phase in PHASES}
+    for (module, phase), function in timed.items():
+        setattr(module, phase, _timer(function, phases, phase))
     try:
         start = time.perf_counter()
         solution = solve_counters(game)
         # the exploration above is kept with the game and reused: count it in
         total = built + time.perf_counter() - start
     finally:
-        for phase, function in timed.items():
-            setattr(counters, phase, function)
-        counters.solve_matrices = batched
+        for (module, phase), function in timed.items():
+            setattr(module, phase, function)
+        stage_rules.solve_matrices = batched
     base_start = time.perf_counter()
     inside = {"seconds": 0.0}  # the baseline's time in linprog only: a generous rate
 
@@ -160,7 +160,8 @@ def measure_counters(name: str, game, budget: float) -> dict:
 
 
 #: the parts of ``solve_counters`` timed on their own (see ``_breakdown``)
-PHASES = ("solve_matrices", "_lowered", "_feed", "_play")
+PHASES = ((stage_rules, "solve_matrices"), (counters, "_lowered"), (counters, "_feed"),
+          (counters, "_play"))
 
 
 def _timer(function, phases: dict, name: str):
