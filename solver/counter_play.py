@@ -34,9 +34,12 @@ def counter_mixes(game: Game, policy: Policy | str, player: str) -> np.ndarray:
     """(grid points, slots) what ``policy`` plays as ``player`` at every choosing core
     and point of ``game``'s counters, from the player's observations only."""
     policy = resolve_policy(policy, game, player)
-    if isinstance(policy, CounterPolicy) and policy.game is game and policy.player == player:
-        return policy.mixes
     graph, grid, _ = explore(game)
+    # a solution from a given moment (``solve_moment``) lays its mixes out on its own
+    # cores and points: only one from the game's start is read back as it is
+    if isinstance(policy, CounterPolicy) and policy.player == player and (
+            policy.solution.cores is graph and policy.solution.grid is grid):
+        return policy.mixes
     slots = graph.slots[player]
     masks = graph.mask_a if player == "a" else graph.mask_b
     cores = np.flatnonzero(np.diff(slots) > 0)

@@ -32,8 +32,9 @@ generic solver does, from 0 (endless play is worth 0), on its choice cores only 
 the chance steps between them are acyclic (their values are then affine in the choice
 cores'). When no joint action of such a block stays in it for sure, its fixed point is
 unique: policy-evaluation steps from the values one counter lower reach it first, and
-the sweeps confirm it. Win, loss and the expected number of steps under the
-maximum-entropy mixes are then pushed forward from the start, layer by layer. The
+the sweeps confirm it. Win, loss and the expected length (in the game's
+``length_unit``) under the rule's mixes are then pushed forward from the start, layer
+by layer. The
 solution keeps the values of the cores a step lowers into, and of the choosing and
 cyclic ones; any other core's value is rebuilt from its one joint action on demand.
 
@@ -805,8 +806,8 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     start = np.array([sum(p * held[position[core], grid.column[point]]
                           for p, core, point in roots),
                       win, loss, steps])
-    evaluation = Evaluation(value=float(start[0]), win=win,
-                            draw=float(max(0.0, 1.0 - win - loss)), loss=loss,
+    draw = float(max(0.0, 1.0 - win - loss)) if statistics else 0.0
+    evaluation = Evaluation(value=float(start[0]), win=win, draw=draw, loss=loss,
                             expected_length=steps,
                             endings=_endings(game, graph, grid, ends, start)
                             if statistics else {})
@@ -857,7 +858,7 @@ def _play(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs: np.nd
           chunks: _Chunks, tolerance: float, max_sweeps: int,
           units: np.ndarray, visits: tuple[np.ndarray, np.ndarray] | None = None
           ) -> tuple[float, float, float]:
-    """Play under the maximum-entropy mixes from the roots, pushed forward layer by
+    """Play under the solved mixes from the roots, pushed forward layer by
     layer from the top (a step lowers the counters or stays in its layer): A's chances
     to win and to lose (ending with a positive or a negative payoff: a depleted
     counter, ``payoffs``, or a terminal core), and the expected length (each visit

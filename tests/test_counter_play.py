@@ -17,15 +17,17 @@ import solver.graph as graph_module
 from agents.cli import main
 from agents.personalities import temperament
 from solver import best_response, evaluate, exploitability, solve_game
+from solver.backward import solve_moment
 from solver.counter_play import (
     CounterResponse,
     counter_best_response,
     counter_chances,
     counter_evaluate,
+    counter_mixes,
     counter_regularized,
 )
 from solver.graph import build_graph
-from solver.policy import MixPolicy
+from solver.policy import MixPolicy, TabularPolicy
 from solver.regularized import solve_regularized
 
 AGREE = 1e-8
@@ -39,7 +41,17 @@ def small():
     return game, graph, np.flatnonzero(~graph.terminal)
 
 
-def _responder_values(response, graph, live):
+def test_a_play_solved_from_a_moment_is_read_at_the_whole_duels_points(small):
+    # a solution from a given moment lays its mixes out on the cores and points below
+    # it: read back as they are, they would stand for other points of the whole duel
+    game, _, _ = small
+    played = solve_moment(game, game.state_from({"hp_a": 2, "hp_b": 3})).policy_for("b")
+    observed = TabularPolicy(played.table, "the same table")
+    assert np.array_equal(counter_mixes(game, played, "b"),
+                          counter_mixes(game, observed, "b"))
+
+
+def _responder_values(response, live):
     return np.nanmax(response.action_values[live], axis=1)
 
 
@@ -53,7 +65,7 @@ def test_the_best_response_agrees_with_the_state_graph_at_every_state(small, res
     on_counters = counter_best_response(game, opponent, responder, safest=safest)
     sign = 1.0 if responder == "a" else -1.0
     values = np.array([sign * on_counters.values.value_at(graph.states[s]) for s in live])
-    assert np.abs(values - _responder_values(on_graph, graph, live)).max() < AGREE
+    assert np.abs(values - _responder_values(on_graph, live)).max() < AGREE
     side = 0 if responder == "a" else 1
     mixes = np.array([on_counters.play.policy(graph.states[s])[side] for s in live])
     assert np.abs(mixes - on_graph.mixes[live]).max() < AGREE
@@ -211,7 +223,7 @@ def test_over_several_hits_the_answers_agree_with_the_state_graph(game):
         on_counters = counter_best_response(game, fixed, responder)
         sign = 1.0 if responder == "a" else -1.0
         values = np.array([sign * on_counters.values.value_at(graph.states[s]) for s in live])
-        assert np.abs(values - _responder_values(on_graph, graph, live)).max() < AGREE
+        assert np.abs(values - _responder_values(on_graph, live)).max() < AGREE
         assert on_counters.evaluation.expected_length == pytest.approx(
             on_graph.evaluation.expected_length, abs=AGREE)
     assert counter_evaluate(game, leaning, "uniform").value == pytest.approx(
