@@ -268,6 +268,16 @@ class Grid:
             raise KeyError(f"counters {counters} outside 1..{self.top}")
         return int(np.ravel_multi_index(tuple(c - 1 for c in counters), self.top))
 
+    def lowered(self, points: np.ndarray) -> np.ndarray:
+        """Flat index of each point's neighbour one lower on its largest counter (where
+        a layer's first guesses come from); -1 where that counter is already at 1."""
+        values = self.points[points]
+        after = values - (np.arange(values.shape[1]) == values.argmax(axis=1)[:, None])
+        out = np.full(len(points), -1, dtype=np.int64)
+        live = np.all(after >= 1, axis=1)
+        out[live] = np.ravel_multi_index(tuple((after[live] - 1).T), self.top)
+        return out
+
     def shifted(self, points: np.ndarray, decrement: np.ndarray) -> np.ndarray:
         """Flat indices of ``points`` lowered by ``decrement``; ``size + k`` where
         counter k falls to 0 or below."""
@@ -1125,13 +1135,11 @@ def _neighbour_values(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: 
     position = np.searchsorted(graph.landing, cores)
     known = (position < len(graph.landing)) & (
         graph.landing[np.minimum(position, len(graph.landing) - 1)] == cores)
-    values = grid.points[points]
-    lowered = values - (np.arange(values.shape[1]) == values.argmax(axis=1)[:, None])
-    live = np.all(lowered >= 1, axis=1)
+    below = grid.lowered(points)
+    live = below >= 0
     if not (known.any() and live.any()):
         return guess
-    below = np.ravel_multi_index(tuple((lowered[live] - 1).T), grid.top)
-    guess[np.ix_(known, live)] = landed[np.ix_(position[known], grid.column[below])]
+    guess[np.ix_(known, live)] = landed[np.ix_(position[known], grid.column[below[live]])]
     return guess
 
 

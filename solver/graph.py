@@ -105,13 +105,19 @@ def build_graph(game: Game, roots: list[tuple[float, State]] | None = None) -> S
     return explore(game, roots)
 
 
-def fits_state_graph(game: Game) -> bool:
-    """Whether a counter game's states may be held one by one: its cores times its
-    counter values (a bound on its states) are at most ``MAX_COUNTED_STATES``."""
+def _counted_bound(game: Game) -> tuple[int, tuple[int, ...]]:
+    """A counter game's cores times its counter values (a bound on its states), and
+    the counters' values at the start."""
     from .counters import explore as explore_cores  # late: solver.counters builds on this
 
     cores, grid, _ = explore_cores(game)
-    return cores.size * grid.size <= MAX_COUNTED_STATES
+    return cores.size * grid.size, grid.top
+
+
+def fits_state_graph(game: Game) -> bool:
+    """Whether a counter game's states may be held one by one: its bound is at most
+    ``MAX_COUNTED_STATES``."""
+    return _counted_bound(game)[0] <= MAX_COUNTED_STATES
 
 
 def answers_on_counters(game: Game, start: State | None = None) -> bool:
@@ -126,13 +132,12 @@ def require_states(game: Game) -> None:
     state: its solution (``solve_game``) and the answers against a fixed policy
     (``solver.counter_play``) cover every counter value at once, but training and a
     profile's tables go state by state."""
-    if not game.info.has("counters") or fits_state_graph(game):
+    if not game.info.has("counters"):
         return
-    from .counters import explore as explore_cores  # late: solver.counters builds on this
-
-    cores, grid, _ = explore_cores(game)
-    bound = cores.size * grid.size
-    held = " and ".join(str(int(value)) for value in grid.top)
+    bound, top = _counted_bound(game)
+    if bound <= MAX_COUNTED_STATES:
+        return
+    held = " and ".join(str(int(value)) for value in top)
     raise InputError(
         f"this duel is too large to take situation by situation (training, a profile's "
         f"table of every situation): with its counters at {held} it has up to {bound:,} "

@@ -239,13 +239,10 @@ class Regularized:
         if self.grid is None or key not in self.below:
             return None
         below, reply = self.below[key]
-        values = self.grid.points[points]
-        lowered = values - (np.arange(values.shape[1]) == values.argmax(axis=1)[:, None])
-        live = np.all(lowered >= 1, axis=1)
-        flat = np.full(len(points), -1)
-        flat[live] = np.ravel_multi_index(tuple((lowered[live] - 1).T), self.grid.top)
-        where = {int(p): i for i, p in enumerate(below)}
-        at = np.array([where.get(int(f), -1) for f in flat])
+        where = np.full(self.grid.size, -1)
+        where[below] = np.arange(len(below))
+        flat = self.grid.lowered(points)
+        at = np.where(flat >= 0, where[np.maximum(flat, 0)], -1)
         start = np.where((at >= 0)[None, :, None], reply[:, np.maximum(at, 0)], np.nan)
         return start.reshape(k * len(points), -1)
 

@@ -306,3 +306,12 @@ def test_the_damage_sums_read_through_windows_match_each_outcome_summed(game):
                                          values[(slice(None),) + tuple(after - 1)])
                 expected += move.full @ landed
             assert np.allclose(found[:, column], expected, atol=1e-12)
+
+
+def test_a_points_neighbour_is_one_lower_on_its_largest_counter():
+    # by hand on counters 1..3 and 1..2: (3, 2) -> (2, 2); (1, 2) -> (1, 1); a tie
+    # (2, 2) lowers the first counter -> (1, 2); (1, 1) has no neighbour below
+    grid = Grid((3, 2))
+    points = [grid.flat(p) for p in ((3, 2), (1, 2), (2, 2), (1, 1))]
+    expected = [grid.flat((2, 2)), grid.flat((1, 1)), grid.flat((1, 2)), -1]
+    assert grid.lowered(np.array(points)).tolist() == expected
