@@ -577,9 +577,9 @@ def test_an_action_reads_as_a_game_master_says_it():
     # the ruleset's plan feint_strike2 is feint, strike, strike; order 1 is "second"
     game = make()
     assert game.advice("deception-second-feint-strike2") == (
-        "Deception for initiative, second if you win it; Feint, Strike, Strike")
+        "Deception for initiative, second on winning it; Feint, Strike, Strike")
     assert game.advice("perception-first-shield-demoralize-strike") == (
-        "Perception for initiative, first if you win it; Raise a Shield, Demoralize, Strike")
+        "Perception for initiative, first on winning it; Raise a Shield, Demoralize, Strike")
     with pytest.raises(InputError, match="allowed"):
         game.advice("dance")
 

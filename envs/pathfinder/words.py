@@ -153,7 +153,8 @@ class PathfinderWords(PathfinderGame):
 
     def advice(self, name: str) -> str:
         """An action as a game master says it to his player: "Intimidation for
-        initiative, first if you win it; Demoralize, Strike, Strike"."""
+        initiative, first on winning it; Demoralize, Strike, Strike"; the same words
+        for either side (the table says "you" and "them")."""
         if name not in self.info.action_names:
             raise InputError(f"unknown action {name!r}; allowed: "
                              f"{', '.join(self.info.action_names)}")
@@ -163,7 +164,7 @@ class PathfinderWords(PathfinderGame):
         skill, order, plan = split_action(action, self.n_plans)
         steps = ", ".join(_STEP_NAMES.get(step, step) for step in self.rules.plans[plan])
         return (f"{_capital(SKILLS[skill])} for initiative, "
-                f"{('first', 'second')[order]} if you win it; {steps}")
+                f"{('first', 'second')[order]} on winning it; {steps}")
 
     def narrate(self, state: State, action_a: int, action_b: int, next_state: State) -> str:
         if state.phase == DECIDE:
