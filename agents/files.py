@@ -11,15 +11,20 @@ the first still writes it). ``read_json`` turns everything a malformed file can 
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 import os
 import tempfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
 from solver.errors import InputError
 
+#: the first bytes of a gzip stream
+GZIP_MAGIC = b"\x1f\x8b"
 #: deeper than any file the agents write (a checkpoint is 5 levels, a profile 6), far
 #: below the depth at which Python's own recursion (json, repr, ==) would fail
 MAX_DEPTH = 32
@@ -58,15 +63,38 @@ def _ordinary_mode() -> int:
 
 
 def read_json(path: str | Path, what: str) -> Any:
-    """The JSON document at ``path``; ``what`` names the kind of file in errors."""
+    """The JSON document at ``path``, plain or gzip-compressed (told by its first
+    bytes, whatever its name); ``what`` names the kind of file in errors."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
+        if raw.startswith(GZIP_MAGIC):
+            raw = gzip.decompress(raw)
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise InputError(f"{what} file not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as error:
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as error:
         raise InputError(f"cannot read {what} {path}: {error}") from None
     return parse_json(text, f"{what} {path}")
+
+
+def write_json(path: str | Path, document: Any, indent: int | None = 1) -> Path:
+    """``document`` as JSON at ``path``, atomically; gzip-compressed when the name ends
+    in ``.gz`` (a profile of every hit-point pair holds a hundred thousand mixes)."""
+    def dump(handle) -> None:
+        json.dump(document, handle, indent=indent, allow_nan=False)
+        handle.write("\n")
+
+    if not Path(path).name.endswith(".gz"):
+        return write_atomically(path, dump)
+
+    def packed(raw) -> None:
+        # no name and no time in the header: the same document gives the same bytes
+        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as stream, \
+                io.TextIOWrapper(stream, encoding="utf-8") as text:
+            dump(text)
+
+    return write_atomically(path, packed, binary=True)
 
 
 def parse_json(text: str, where: str) -> Any:

@@ -15,10 +15,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from solver.backward import solve_game
+from solver.counter_play import counter_decisions, counter_mixes, counter_visits
 from solver.errors import InputError
-from solver.evaluate import Evaluation, evaluate, mixes_of, visit_counts
+from solver.evaluate import Evaluation, mixes_of, statistics, visit_counts
 from solver.game import Game, Policy, other
-from solver.graph import build_graph
+from solver.graph import answers_on_counters, build_graph
 from solver.response import best_response
 
 from .hidden_learner import HiddenConfig
@@ -33,38 +34,40 @@ WEIGHTING = ("each situation weighted by how often it arises when the profile pl
 #: a situation class that holds in more of the decisions than this tells a GM nothing
 #: beyond "overall", so reports leave it out
 TELLS_NOTHING = 0.9
+#: shares of actions this close are tied for the most frequent
+TIE = 1e-12
 
 
 def profile_metrics(game: Game, policy: Policy, side: str,
                     opponent: Policy | None = None, config: HiddenConfig | None = None) -> dict:
     """The ``metrics`` object of a profile of ``policy`` playing ``side``.
 
-    Exact where the game is of public information. With hidden information
-    (``agents.hidden_metrics``): exact where the exact solver can unroll the game, with
-    the tendencies against its equilibrium; otherwise estimated by a trained best
-    responder (``config`` says how), ``opponent`` being the profile's training partner.
+    Exact where the game is of public information (over the counters of a counter game
+    too large for the state graph). With hidden information (``agents.hidden_metrics``):
+    exact where the exact solver can unroll the game, with the tendencies against its
+    equilibrium; otherwise estimated by a trained best responder (``config`` says how),
+    ``opponent`` being the profile's training partner.
     """
     if not game.info.public_information:
         return _hidden_metrics(game, policy, side, opponent, config)
     solution = solve_game(game)
     sign = 1.0 if side == "a" else -1.0
     response = best_response(game, policy, other(side))
-    equilibrium = solution.policy_for(other(side))
-    against = _evaluate(game, policy, equilibrium, side)
+    seen = decisions(game, policy, solution.policy_for(other(side)), side)
     game_value = sign * solution.value
     exploited = -response.value
-    visits_eq = _visits(game, policy, equilibrium, side)
+    mine = seen.mixes(policy, side)
     return {
         "exact": True,
         "game_value": game_value,
         "value_against_best_response": exploited,
         "exploitability": max(0.0, game_value - exploited),
-        "against_equilibrium": _outcome(against, side),
+        "against_equilibrium": _outcome(seen.evaluation, side),
         "against_best_response": _outcome(response.evaluation, side),
         "tendencies_against": "the equilibrium",
         "weighting": WEIGHTING,
-        "situations": tendencies(game, policy, side, visits_eq),
-        "exploit": exploit(game, policy, side, response.mixes, visits_eq),
+        "situations": tendencies(game, seen, mine),
+        "exploit": exploit(game, seen, mine, seen.response_mixes(response)),
     }
 
 
@@ -74,9 +77,9 @@ def _hidden_metrics(game: Game, policy: Policy, side: str, opponent: Policy | No
     # where the game unrolls its graph can be listed too; the tendencies are weighted by
     # the equilibrium as a policy on observations, which needs them to recall everything
     if solution is not None and solution.perfect_recall[other(side)]:
-        visits = _visits(game, policy, solution.policy_for(other(side)), side)
+        seen = decisions(game, policy, solution.policy_for(other(side)), side)
         metrics.update(tendencies_against="the equilibrium", weighting=WEIGHTING,
-                       situations=tendencies(game, policy, side, visits))
+                       situations=tendencies(game, seen, seen.mixes(policy, side)))
     return metrics
 
 
@@ -89,79 +92,119 @@ def _outcome(evaluation: Evaluation, side: str) -> dict:
             "loss": evaluation.win}
 
 
-def _evaluate(game: Game, policy: Policy, opponent: Policy, side: str) -> Evaluation:
-    return evaluate(game, policy, opponent) if side == "a" else evaluate(game, opponent, policy)
+class _GraphDecisions:
+    """The live states of the state graph, each with the side's observation and its
+    expected visits when ``policy`` (the side's) plays ``opponent``; ``live`` is their
+    sum (a situation's reach is its share of it)."""
+
+    def __init__(self, game: Game, policy: Policy, opponent: Policy, side: str):
+        self.game, self.graph = game, build_graph(game)
+        self.states = np.flatnonzero(~self.graph.terminal)
+        theirs = mixes_of(game, self.graph, opponent, other(side))
+        mine = mixes_of(game, self.graph, policy, side)
+        pair = (mine, theirs) if side == "a" else (theirs, mine)
+        visits = visit_counts(self.graph, *pair)
+        self.evaluation = statistics(game, self.graph, visits)
+        self.visits = visits[self.states]
+        self.live = float(self.visits.sum())
+        self.observations = np.asarray([game.observe(self.graph.states[s], side)
+                                        for s in self.states], dtype=np.int64)
+
+    def mixes(self, policy: Policy, player: str) -> np.ndarray:
+        return mixes_of(self.game, self.graph, policy, player)[self.states]
+
+    def response_mixes(self, response) -> np.ndarray:
+        return response.mixes[self.states]
 
 
-def _pair(game: Game, policy: Policy, opponent_mixes: np.ndarray, side: str):
-    mine = mixes_of(game, build_graph(game), policy, side)
-    return (mine, opponent_mixes) if side == "a" else (opponent_mixes, mine)
+class _CounterDecisions:
+    """The same over a counter game's counters: the states where someone chooses
+    (``solver.counter_play.counter_decisions``; the forced ones report no tendency), the
+    reach's denominator counting every live state as on the state graph."""
+
+    def __init__(self, game: Game, policy: Policy, opponent: Policy, side: str):
+        self.game, self.side = game, side
+        self.every = counter_decisions(game)
+        pair = (policy, opponent) if side == "a" else (opponent, policy)
+        played = counter_visits(game, *pair)
+        self.evaluation = played.evaluation
+        self.visits = played.visits[self.every.point, self.every.column]
+        self.live = float(played.core_visits[~played.cores.terminal].sum())
+        self.observations = np.asarray([game.observe(state, side)
+                                        for state in self.every.states], dtype=np.int64)
+
+    def mixes(self, policy: Policy, player: str) -> np.ndarray:
+        return self.every.rows(self.game, counter_mixes(self.game, policy, player), player)
+
+    def response_mixes(self, response) -> np.ndarray:
+        solution = response.play
+        return self.every.rows(self.game, solution.mixes[response.responder],
+                               response.responder)
 
 
-def _visits(game: Game, policy: Policy, opponent: Policy, side: str) -> np.ndarray:
-    graph = build_graph(game)
-    theirs = mixes_of(game, graph, opponent, other(side))
-    return visit_counts(graph, *_pair(game, policy, theirs, side))
+def decisions(game: Game, policy: Policy, opponent: Policy, side: str):
+    """Where ``side``'s play is reported and how often ``policy`` gets there against
+    ``opponent`` (``WEIGHTING``): the state graph's live states, or over the counters
+    of a counter game too large for it."""
+    if answers_on_counters(game):
+        return _CounterDecisions(game, policy, opponent, side)
+    return _GraphDecisions(game, policy, opponent, side)
 
 
-def _members(game: Game, side: str, situation: Situation) -> np.ndarray:
-    """Non-terminal states whose observation by ``side`` is in the situation."""
-    graph = build_graph(game)
-    matches = situation.matcher(game)
-    return np.asarray([s for s in np.flatnonzero(~graph.terminal)
-                       if matches(tuple(game.observe(graph.states[s], side)))], dtype=int)
+def _average(mixes: np.ndarray, members: np.ndarray, visits: np.ndarray) -> np.ndarray:
+    """Visit-weighted mean mix (of decisions the play reaches)."""
+    weights = visits[members]
+    return weights @ mixes[members] / weights.sum()
 
 
-def _average(mixes: np.ndarray, states: np.ndarray, visits: np.ndarray) -> np.ndarray:
-    """Visit-weighted mean mix; the plain mean where the play never gets there."""
-    weights = visits[states]
-    if weights.sum() <= 0:
-        weights = np.ones(len(states))
-    return weights @ mixes[states] / weights.sum()
+def _most(mix: np.ndarray) -> int:
+    """The most frequent action, the first of those tied to rounding (uniform play sums
+    its shares in different orders on the state graph and over the counters)."""
+    return int(np.flatnonzero(mix >= mix.max() - TIE)[0])
 
 
 def _named(game: Game, mix: np.ndarray) -> dict[str, float]:
     return {a: float(p) for a, p in zip(game.info.action_names, mix, strict=True)}
 
 
-def tendencies(game: Game, policy: Policy, side: str, visits: np.ndarray,
+def _members(game: Game, seen, situation: Situation) -> np.ndarray:
+    """The decisions whose observation is in the situation."""
+    return np.flatnonzero(situation.rows(game)(seen.observations)) if len(
+        seen.observations) else np.zeros(0, dtype=np.int64)
+
+
+def tendencies(game: Game, seen, mixes: np.ndarray,
                classes: Sequence[Situation] | None = None) -> list[dict]:
-    """For each situation class: its share of the profile's decisions (``reach``) and
-    how often the profile plays each action there, weighted by ``visits``."""
-    graph = build_graph(game)
-    mixes = mixes_of(game, graph, policy, side)
-    live = visits[~graph.terminal].sum()
+    """For each situation class the play reaches: its share of the profile's decisions
+    (``reach``) and how often the profile plays each action there (``mixes``, by
+    decision), weighted by the decisions' visits (``seen``, from ``decisions``)."""
     rows = []
     for situation in classes or situations(game.info.system):
-        states = _members(game, side, situation)
-        if not len(states):
+        members = _members(game, seen, situation)
+        if not len(members) or seen.visits[members].sum() <= 0:
             continue
-        mix = _average(mixes, states, visits)
+        mix = _average(mixes, members, seen.visits)
         rows.append({"name": situation.name, "text": situation.text,
-                     "reach": float(visits[states].sum() / live) if live > 0 else 0.0,
+                     "reach": float(seen.visits[members].sum() / seen.live),
                      "frequencies": _named(game, mix),
-                     "most_frequent": game.info.action_names[int(np.argmax(mix))]})
+                     "most_frequent": game.info.action_names[_most(mix)]})
     return rows
 
 
-def exploit(game: Game, policy: Policy, side: str, response_mixes: np.ndarray,
-            visits: np.ndarray) -> list[dict]:
+def exploit(game: Game, seen, mixes: np.ndarray, response_mixes: np.ndarray) -> list[dict]:
     """How to exploit the profile: by situation, its most frequent action and the best
-    responder's answer there, with a sentence; weighted by ``visits`` (the tendencies'
-    weights, so the two agree)."""
-    graph = build_graph(game)
-    mixes = mixes_of(game, graph, policy, side)
-    live = visits[~graph.terminal].sum()
+    responder's answer there, with a sentence; weighted as the tendencies are."""
     rows = []
+    names = game.info.action_names
     for situation in situations(game.info.system):
-        states = _members(game, side, situation)
-        if not len(states) or visits[states].sum() <= 0:
+        members = _members(game, seen, situation)
+        if not len(members) or seen.visits[members].sum() <= 0:
             continue
-        mine = _average(mixes, states, visits)
-        answer = _average(response_mixes, states, visits)
-        top, reply = int(np.argmax(mine)), int(np.argmax(answer))
-        names = game.info.action_names
-        rows.append({"name": situation.name, "reach": float(visits[states].sum() / live),
+        mine = _average(mixes, members, seen.visits)
+        answer = _average(response_mixes, members, seen.visits)
+        top, reply = _most(mine), _most(answer)
+        rows.append({"name": situation.name,
+                     "reach": float(seen.visits[members].sum() / seen.live),
                      "most_frequent": names[top],
                      "its_frequency": float(mine[top]), "answer": names[reply],
                      "answer_frequency": float(answer[reply]),
@@ -178,9 +221,9 @@ def _sentence(text: str) -> str:
 
 def frequencies(game: Game, policy: Policy, side: str) -> dict[str, float]:
     """How often ``policy`` plays each action over the whole duel (``WEIGHTING``)."""
-    equilibrium = solve_game(game).policy_for(other(side))
-    visits = _visits(game, policy, equilibrium, side)
-    return tendencies(game, policy, side, visits, classes=(_OVERALL,))[0]["frequencies"]
+    seen = decisions(game, policy, solve_game(game).policy_for(other(side)), side)
+    return tendencies(game, seen, seen.mixes(policy, side),
+                      classes=(_OVERALL,))[0]["frequencies"]
 
 
 def characteristic_action(game: Game, policy: Policy, side: str) -> dict:

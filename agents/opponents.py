@@ -19,7 +19,7 @@ DEFAULT_STRENGTH = 0.5
 def accepted_forms(game) -> str:
     names = list(personality_names_or_none(game.info.system))
     forms = ["uniform", "equilibrium", "mix=ACTION:WEIGHT,... (actions: "
-             f"{', '.join(game.info.action_names)})", "a profile file (FILE.json)"]
+             f"{', '.join(game.info.action_names)})", "a profile file (FILE.json or FILE.json.gz)"]
     if names:
         forms.append(f"a personality NAME[:STRENGTH] ({', '.join(names)}; strength 0..1, "
                      f"default {DEFAULT_STRENGTH})")
@@ -64,4 +64,4 @@ def _number(text: str) -> float:
 
 
 def opponent_label(spec: str) -> str:
-    return Path(spec).name if spec.endswith(".json") else spec
+    return Path(spec).name if is_profile_path(spec) else spec

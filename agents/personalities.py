@@ -291,6 +291,21 @@ class Situation:
         _check_fields(self.conditions, game.info.observation_fields, f"situation {self.name!r}")
         return _matcher(self.conditions, game.info.observation_fields)
 
+    def rows(self, game: Game) -> Callable[[np.ndarray], np.ndarray]:
+        """Which observations (rows of an array laid out as the game's
+        ``observation_fields``) are in the situation."""
+        _check_fields(self.conditions, game.info.observation_fields, f"situation {self.name!r}")
+        tests = [condition.columns(game.info.observation_fields)
+                 for condition in self.conditions]
+
+        def members(rows: np.ndarray) -> np.ndarray:
+            found = np.ones(len(rows), bool)
+            for test in tests:
+                found &= test(rows)
+            return found
+
+        return members
+
 
 OVERALL = Situation("overall", "anywhere in the duel", ())
 

@@ -18,10 +18,11 @@ import numpy as np
 import torch
 from torch import nn
 
+from solver.counter_play import counter_table
 from solver.errors import InputError
 from solver.evaluate import mixes_of
 from solver.game import Game, Observation
-from solver.graph import build_graph
+from solver.graph import answers_on_counters, build_graph
 
 SPEC_KIND = "masked-mlp"
 SPEC_VERSION = 1
@@ -262,7 +263,10 @@ def _reset(net: nn.Module) -> None:
 
 def tabulate(game: Game, policy, player: str) -> dict[Observation, np.ndarray]:
     """``policy``'s mix (over the whole action list, zero where illegal) at every
-    observation ``player`` can make on a reachable, non-terminal state."""
+    observation ``player`` can make on a reachable, non-terminal state (over the
+    counters of a counter game too large for the state graph: where someone chooses)."""
+    if answers_on_counters(game):
+        return counter_table(game, policy, player)
     graph = build_graph(game)
     masks = graph.mask_a if player == "a" else graph.mask_b
     table: dict[Observation, np.ndarray] = {}

@@ -24,7 +24,7 @@ from solver.errors import InputError
 from solver.game import Game, Observation, Policy, observation_key
 from solver.policy import uniform_over
 
-from .files import MAX_DEPTH, nesting_depth, read_json, write_atomically
+from .files import MAX_DEPTH, nesting_depth, read_json, write_json
 
 SCHEMA = "duel-profile/1"
 #: a mix's probabilities may miss 1 by this much (JSON floats are exact; the slack is
@@ -65,6 +65,14 @@ def package_version() -> str:
 
 
 # -- building and saving
+
+def file_stem(path: str | Path) -> str:
+    """A profile's default name: its file name without ``.gz`` and ``.json``."""
+    name = Path(path).name
+    for suffix in (".gz", ".json"):
+        name = name.removesuffix(suffix)
+    return name
+
 
 def build_profile(game: Game, policy: Policy, side: str, *,
                   personality: Mapping | None = None, metrics: Mapping | None = None,
@@ -132,14 +140,10 @@ def keyed_table(game: Game, table: Mapping[Observation, np.ndarray]) -> dict:
 
 def save_profile(path: str | Path, document: Mapping) -> Path:
     """Validate ``document`` and write it to ``path`` atomically (``agents.files``), so
-    a reader never sees half a profile and two writers never share a temporary file."""
+    a reader never sees half a profile and two writers never share a temporary file;
+    gzip-compressed when the name ends in ``.gz``."""
     validate_document(document, str(path))
-
-    def write(handle) -> None:
-        json.dump(document, handle, indent=1, allow_nan=False)
-        handle.write("\n")
-
-    return write_atomically(path, write)
+    return write_json(path, document)
 
 
 def _jsonable(value: Any) -> Any:
@@ -364,7 +368,7 @@ class Profile:
         self.metrics: dict = document["metrics"]
         self.kind: str = document["policy"]["kind"]
         self.source: str = document["policy"].get("source", "")
-        self.name = document.get("name") or (self.path.stem if self.path else "profile")
+        self.name = document.get("name") or (file_stem(self.path) if self.path else "profile")
         self.table: dict[Observation, np.ndarray] = {}
         self.network = None
         if self.kind == "tabular":
@@ -457,6 +461,10 @@ def load_profile(path: str | Path) -> Profile:
     return Profile(validate_profile(path), path)
 
 
+#: the file names a command-line opponent that is a profile ends with
+PROFILE_SUFFIXES = (".json", ".json.gz")
+
+
 def is_profile_path(text: object) -> bool:
-    """Whether a command-line opponent names a profile file (ends in .json)."""
-    return isinstance(text, str | Path) and str(text).lower().endswith(".json")
+    """Whether a command-line opponent names a profile file (ends in .json or .json.gz)."""
+    return isinstance(text, str | Path) and str(text).lower().endswith(PROFILE_SUFFIXES)

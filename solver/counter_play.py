@@ -14,6 +14,7 @@ below that size the state graph's answers keep their per-state tables.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -28,6 +29,82 @@ from .stages import MAX_SWEEPS, TOLERANCE, Convergence
 
 #: a decision reached less often than this is left out of a plan
 MIN_REACH = 1e-12
+
+
+@dataclass
+class CounterDecisions:
+    """The states of a counter game where someone chooses, every counter value at once:
+    for each, its choosing core, that core's column among the choosing cores (the
+    solver's ``visits`` are (points, choosing cores)), its grid point and the state. A
+    core may exist at some counter values only (a game's opening, say): where the state
+    it attaches to reports other counters, that pair is no state of the game and is
+    left out."""
+
+    core: np.ndarray
+    column: np.ndarray
+    point: np.ndarray
+    states: list[State]
+
+    def rows(self, game: Game, mixes: np.ndarray, player: str) -> np.ndarray:
+        """(decisions, actions) ``player``'s mix over the action list at each decision,
+        from ``mixes`` in the solver's layout (grid points, the player's slots)."""
+        graph, _, _ = explore(game)
+        masks = graph.mask_a if player == "a" else graph.mask_b
+        slots = graph.slots[player]
+        found = masks[self.core].astype(float)   # a single legal action: played
+        for core in np.unique(self.core):
+            first, last = slots[core:core + 2]
+            if last > first:
+                at = np.flatnonzero(self.core == core)
+                found[np.ix_(at, np.flatnonzero(masks[core]))] = mixes[self.point[at], first:last]
+        return found
+
+
+_DECISIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def counter_decisions(game: Game) -> CounterDecisions:
+    """Every state of ``game`` where someone chooses (see ``CounterDecisions``), found
+    once per game."""
+    found = _DECISIONS.get(game)
+    if found is None:
+        found = _DECISIONS[game] = _find_decisions(game)
+    return found
+
+
+def _find_decisions(game: Game) -> CounterDecisions:
+    graph, grid, _ = explore(game)
+    cores, columns, points, states = [], [], [], []
+    for column, core in enumerate(np.flatnonzero(graph.chooses).tolist()):
+        for point, counters in enumerate(grid.points.tolist()):
+            state = game.attach(graph.cores[core], counters)
+            if list(game.counters(state)) == counters:
+                cores.append(core)
+                columns.append(column)
+                points.append(point)
+                states.append(state)
+    whole = np.int64
+    return CounterDecisions(np.asarray(cores, whole), np.asarray(columns, whole),
+                            np.asarray(points, whole), states)
+
+
+def counter_table(game: Game, policy: Policy | str, player: str) -> dict:
+    """``policy``'s mix (over the action list) at every observation ``player`` makes
+    where someone chooses, over the counters (a profile's table; elsewhere the player
+    has one legal action, which a missing observation plays anyway)."""
+    decisions = counter_decisions(game)
+    rows = decisions.rows(game, counter_mixes(game, policy, player), player)
+    return {tuple(int(x) for x in game.observe(state, player)): mix
+            for state, mix in zip(decisions.states, rows, strict=True)}
+
+
+def counter_visits(game: Game, policy_a: Policy | str, policy_b: Policy | str,
+                   tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS
+                   ) -> CounterSolution:
+    """The fixed pair played over the counters, with its statistics: ``evaluation``,
+    ``visits`` (points, choosing cores) and ``core_visits``."""
+    return solve_counters(game, tolerance, max_sweeps,
+                          rule=FixedPair(pair_mixes(game, policy_a, policy_b)))
 
 
 def counter_mixes(game: Game, policy: Policy | str, player: str) -> np.ndarray:
@@ -103,23 +180,15 @@ class CounterResponse:
         ``MIN_REACH``): the state, its chance of being reached, the responder's mix over
         the action list and his value there."""
         solution, game = self.play, self.play.game
-        graph, grid = solution.cores, solution.grid
+        graph = solution.cores
         masks = graph.mask_a if self.responder == "a" else graph.mask_b
         sign = 1.0 if self.responder == "a" else -1.0
-        choosing = np.flatnonzero(graph.chooses)
-        found = []
-        for column, core in enumerate(choosing):
-            if masks[core].sum() < 2:
-                continue
-            for point in np.flatnonzero(solution.visits[:, column] > MIN_REACH):
-                counters = grid.points[point]
-                state = game.attach(graph.cores[core], counters)
-                if tuple(game.counters(state)) != tuple(counters.tolist()):
-                    continue   # not a state of the game (see CounterSolution.policy_for)
-                found.append((state, float(solution.visits[point, column]),
-                              solution.mix_at(self.responder, core, point),
-                              sign * self.values.value_at(state)))
-        return found
+        every = counter_decisions(game)
+        reach = solution.visits[every.point, every.column]
+        kept = np.flatnonzero((masks[every.core].sum(axis=1) > 1) & (reach > MIN_REACH))
+        mixes = every.rows(game, solution.mixes[self.responder], self.responder)
+        return [(every.states[k], float(reach[k]), mixes[k],
+                 sign * self.values.value_at(every.states[k])) for k in kept.tolist()]
 
 
 def counter_best_response(game: Game, policy: Policy | str, responder: str,
@@ -157,8 +226,7 @@ def counter_evaluate(game: Game, policy_a: Policy | str, policy_b: Policy | str,
                      tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS
                      ) -> Evaluation:
     """``solver.evaluate.evaluate`` over counters: the fixed pair as the stage rule."""
-    rule = FixedPair(pair_mixes(game, policy_a, policy_b))
-    return solve_counters(game, tolerance, max_sweeps, rule=rule).evaluation
+    return counter_visits(game, policy_a, policy_b, tolerance, max_sweeps).evaluation
 
 
 @dataclass

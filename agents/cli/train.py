@@ -26,12 +26,14 @@ from solver.regularized import regularized_value, solve_regularized, strength_to
 
 from ..metrics import profile_metrics
 from ..personalities import calibration, check_strength, personality, temperament
-from ..profiles import build_profile, save_profile
+from ..profiles import build_profile, file_stem, save_profile
 from .common import add_game_args, add_json, emit_json, format_table, make_game
 
 #: the exact policy is kept unless the trained one beats its regularised value by more
 #: than this (it cannot, up to rounding: the exact one is optimal by construction)
 CHOICE_TOLERANCE = 1e-9
+#: a profile this many megabytes or more is reported with its size
+LARGE_MB = 10.0
 
 
 def register(subparsers) -> None:
@@ -111,13 +113,12 @@ def _check_out(out: Path) -> None:
 def run(args) -> int:
     settings = _settings(args)
     game = make_game(args)
-    # a profile holds a mix for every situation, and the trainer goes state by state: a
-    # duel too large for that says so before any work
-    require_states(game)
     args.npc = other(args.side)  # the side the profile plays
     _check_out(Path(args.out))
     if game.info.public_information and not args.network:
         return _exact(game, args, settings)
+    # the trainer goes state by state: a duel too large for that says so before any work
+    require_states(game)
     if not game.info.public_information and not args.personality:
         from .train_hidden import run_hidden_training
 
@@ -149,7 +150,7 @@ def _exact(game, args, settings: dict) -> int:
     metrics = profile_metrics(game, policy, side)
     document = build_profile(game, policy, side, personality=_record(args, settings),
                              metrics=metrics, training=training, source="exact",
-                             name=args.name or out.stem)
+                             name=args.name or file_stem(out))
     save_profile(out, document)
     _report(args, out, document, {}, "exact")
     return 0
@@ -189,7 +190,7 @@ def _trained(game, args, settings: dict) -> int:
     document = build_profile(game, chosen["policy"], side, personality=_record(args, settings),
                              metrics=metrics, training=training, source=stored,
                              tabular=not network,
-                             name=args.name or out.stem)
+                             name=args.name or file_stem(out))
     save_profile(out, document)
     _report(args, out, document, candidates, stored)
     return 0
@@ -305,10 +306,20 @@ def _report(args, out: Path, document: dict, candidates: dict, stored: str) -> N
     if metrics.get("exact"):
         lines.append(f"Exploitability (value lost to a best responder): "
                      f"{metrics['exploitability']:.4f}")
-    files = [str(out)] + [str(out.with_name(training[k])) for k in ("curve_csv", "curve_png")
-                          if training.get(k)]
+    files = [_written(out)] + [str(out.with_name(training[k])) for k in ("curve_csv", "curve_png")
+                               if training.get(k)]
     lines.append(f"Wrote {', '.join(files)}")
     print("\n".join(lines))
+
+
+def _written(out: Path) -> str:
+    """The profile's name, with its size where it is large (a duel over every pair of hit
+    points holds a mix for each), and how to have it compressed."""
+    size = out.stat().st_size / 1e6
+    if size < LARGE_MB:
+        return str(out)
+    hint = "" if out.name.endswith(".gz") else f"; name it {out.name}.gz to have it compressed"
+    return f"{out} ({size:.1f} MB{hint})"
 
 
 def _fmt(value) -> str:

@@ -18,7 +18,7 @@ from solver.game import other, renormalise
 from ..curves import write_curve
 from ..hidden_learner import HiddenConfig, HiddenResult, LearnedPolicy, exact_tree, train_hidden
 from ..metrics import profile_metrics
-from ..profiles import build_profile, save_profile
+from ..profiles import build_profile, file_stem, save_profile
 from .common import emit_json, format_table
 
 METHOD = ("self-play by Monte-Carlo CFR over information sets keyed on the perfect-recall "
@@ -38,7 +38,7 @@ def run_hidden_training(game, args, settings: dict) -> int:
                               config=config)
     document = build_profile(game, stored, side, metrics=metrics, source="trained",
                              training=_training(result, settings, out, args.network),
-                             name=args.name or out.stem, tabular=not args.network,
+                             name=args.name or file_stem(out), tabular=not args.network,
                              **_table(game, policy, side, tree, args.network))
     save_profile(out, document)
     _report(args, out, document)
