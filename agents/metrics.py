@@ -10,10 +10,11 @@ one table is "RR 56%" in the other.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
+import envs
 from solver.backward import solve_game
 from solver.counter_play import counter_decisions, counter_mixes, counter_visits
 from solver.errors import InputError
@@ -113,6 +114,9 @@ class _GraphDecisions:
     def mixes(self, policy: Policy, player: str) -> np.ndarray:
         return mixes_of(self.game, self.graph, policy, player)[self.states]
 
+    def state(self, k: int):
+        return self.graph.states[self.states[k]]
+
     def response_mixes(self, response) -> np.ndarray:
         return response.mixes[self.states]
 
@@ -135,6 +139,9 @@ class _CounterDecisions:
 
     def mixes(self, policy: Policy, player: str) -> np.ndarray:
         return self.every.rows(self.game, counter_mixes(self.game, policy, player), player)
+
+    def state(self, k: int):
+        return self.every.states[k]
 
     def response_mixes(self, response) -> np.ndarray:
         solution = response.play
@@ -203,16 +210,27 @@ def exploit(game: Game, seen, mixes: np.ndarray, response_mixes: np.ndarray) -> 
         mine = _average(mixes, members, seen.visits)
         answer = _average(response_mixes, members, seen.visits)
         top, reply = _most(mine), _most(answer)
+        # in words at the situation's likeliest moment (Blooded's "3" is a bid or a wager)
+        words = _words(game, seen.state(int(members[np.argmax(seen.visits[members])])))
         rows.append({"name": situation.name,
                      "reach": float(seen.visits[members].sum() / seen.live),
                      "most_frequent": names[top],
                      "its_frequency": float(mine[top]), "answer": names[reply],
                      "answer_frequency": float(answer[reply]),
                      "best_response": _named(game, answer),
-                     "text": f"{_sentence(situation.text)}, it plays {names[top]} "
-                             f"{mine[top]:.0%} of the time: answer {names[reply]} "
+                     "text": f"{_sentence(situation.text)}, it plays {words(names[top])} "
+                             f"{mine[top]:.0%} of the time: answer {words(names[reply])} "
                              f"({answer[reply]:.0%} of the best response there)."})
     return rows
+
+
+def _words(game: Game, state) -> Callable[[str], str]:
+    """An action in the system's words at ``state`` (``SystemSpec.action_words``), or
+    its name where the system reads its names as they are."""
+    known = envs.systems().get(game.info.system)
+    spoken = known.action_words if known is not None and known.implemented else None
+    return (lambda name: name) if spoken is None else (
+        lambda name: spoken(game, state, name))
 
 
 def _sentence(text: str) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import envs
+
 from ..metrics import TELLS_NOTHING
 from ..personalities import personality_names
 from ..profiles import load_profile
@@ -157,16 +159,40 @@ def _tendencies(profile) -> list[str]:
     rows_in = _telling(profile.metrics.get("situations") or [])
     if not rows_in:
         return []
-    names = list(profile.action_names)
-    rows = [[row["name"], percent(row["reach"]),
-             *(f"{100 * row['frequencies'].get(a, 0.0):.0f}%" for a in names),
-             row["most_frequent"]] for row in rows_in]
     lines = ["", f"Tendencies by situation (how often it plays each action; {_weighting(profile)};"
              " reach = share of its decisions; situations that hold in more than "
-             f"{TELLS_NOTHING:.0%} of them are left out):",
-             format_table(["situation", "reach", *names, "mostly"], rows), ""]
+             f"{TELLS_NOTHING:.0%} of them are left out):"]
+    for title, columns in _columns(profile, rows_in):
+        rows = [[row["name"], percent(row["reach"]),
+                 *(f"{100 * share:.0f}%" for share in _shares(row, columns).values()),
+                 *([row["most_frequent"]] if title is None else [])] for row in rows_in]
+        header = ["situation", "reach", *columns, *(["mostly"] if title is None else [])]
+        lines += [*([f"{title}:"] if title else []), format_table(header, rows), ""]
     lines += [f"  {row['name']}: {row['text']}" for row in rows_in]
     return lines
+
+
+def _columns(profile, rows: list[dict]) -> list[tuple[str | None, dict[str, list[str]]]]:
+    """The tables' columns: each action, or, for a system whose actions have parts
+    (Pathfinder's initiative skill, order and plan: thirty actions), one table per part
+    with a column per value, each the actions that have it. Actions never played in
+    any situation are left out."""
+    played = [a for a in profile.action_names if any(row["frequencies"].get(a, 0.0) > 0
+                                                     for row in rows)]
+    known = envs.systems().get(profile.system)
+    split = known.action_parts if known is not None else None
+    if split is None:
+        return [(None, {action: [action] for action in played})]
+    tables: dict[str, dict[str, list[str]]] = {}
+    for action in played:
+        for part, value in split(action).items():
+            tables.setdefault(part, {}).setdefault(value, []).append(action)
+    return list(tables.items())
+
+
+def _shares(row: dict, columns: dict[str, list[str]]) -> dict[str, float]:
+    return {name: sum(row["frequencies"].get(a, 0.0) for a in actions)
+            for name, actions in columns.items()}
 
 
 def _exploit(profile) -> list[str]:
