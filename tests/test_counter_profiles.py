@@ -117,3 +117,23 @@ def test_a_damaged_compressed_profile_is_one_clear_error(tmp_path):
     path.write_bytes(gzip.compress(b'{"schema": "duel-profile/1"')[:-6])
     with pytest.raises(InputError, match="broken.json.gz"):
         load_profile(path)
+
+
+def test_profile_show_groups_pathfinders_actions_by_part(capsys, tmp_path):
+    # each part's columns add up the actions that have that value (read from the JSON
+    # metrics), and every row's shares of one part cover all its decisions
+    path = tmp_path / "npc.json"
+    main(["train", "pathfinder", *SMALL, "--personality", "trickster", "--out", str(path)])
+    capsys.readouterr()
+    assert main(["profile", "show", str(path)]) == 0
+    text = capsys.readouterr().out
+    situations = json.loads(path.read_text())["metrics"]["situations"]
+    overall = next(row for row in situations if row["name"] == "overall")["frequencies"]
+    table = text.split("initiative skill:\n")[1].split("\n\n")[0].splitlines()
+    header, row = table[0].split(), next(line.split() for line in table if
+                                        line.startswith("overall"))
+    for skill in ("deception", "intimidation", "perception"):
+        expected = sum(p for action, p in overall.items() if action.startswith(skill + "-"))
+        shown = row[header.index(skill)]
+        assert shown == f"{100 * expected:.0f}%"
+    assert "order:" in text and "plan:" in text and "wait" not in text.split("Tendencies")[1]
