@@ -158,6 +158,12 @@ def play_text(play: dict[str, float]) -> str:
                       sorted(play.items(), key=lambda item: -item[1]))
 
 
+def _times(reach: float) -> str:
+    """How often a situation comes up: its expected visits, which can pass one where a
+    round can come back to the same situation (nobody hurt), so not "in x% of duels"."""
+    return f"comes up {100 * reach:.3g} times in 100 duels"
+
+
 def _render(game, report: dict, limit: int, detail: bool) -> str:
     best, eq = report["best_response"], report["equilibrium_against_it"]
     columns = ["if you play", "win", "draw", "lose"] + (
@@ -184,7 +190,7 @@ def _render(game, report: dict, limit: int, detail: bool) -> str:
         said = {row["words"][action]: p for action, p in row["play"].items()}
         advice = (f"- {row['situation'][0].upper()}{row['situation'][1:]}: "
                   f"{play_text(said)}; you win {percent(row['win'])}, lose "
-                  f"{percent(row['loss'])} (reached in {percent(row['reach'])} of duels).")
+                  f"{percent(row['loss'])} ({_times(row['reach'])}).")
         if detail:
             advice += f" [value {row['value']:+.4f}]"
         lines.append(advice)
