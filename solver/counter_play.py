@@ -21,6 +21,7 @@ from functools import cached_property
 import numpy as np
 
 from .counters import CounterPolicy, CounterSolution, explore, solve_counters
+from .errors import InputError
 from .evaluate import Evaluation
 from .game import BatchPolicy, Game, Policy, State, renormalise
 from .policy import TabularPolicy, resolve_policy
@@ -88,10 +89,30 @@ def _find_decisions(game: Game) -> CounterDecisions:
                             np.asarray(points, whole), states)
 
 
+#: the most decisions (choosing cores times counter values) a table over the counters
+#: may list: a profile holds a mix for each (fighter against rogue: 112,880)
+MAX_TABLE_DECISIONS = 1_000_000
+
+
+def require_table(game: Game) -> None:
+    """Refuse, in words and before the solving, a counter game with too many decisions
+    to list one mix each (a profile's table)."""
+    graph, grid, _ = explore(game)
+    bound = int(graph.chooses.sum()) * grid.size
+    if bound > MAX_TABLE_DECISIONS:
+        held = " and ".join(str(int(value)) for value in grid.top)
+        raise InputError(
+            f"this duel has too many decisions for a profile's table: with its counters at "
+            f"{held} up to {bound:,}, more than the {MAX_TABLE_DECISIONS:,} a profile may "
+            "hold. `duel solve` and `duel odds` still answer it whole; a shorter duel fits "
+            "(lower hit points or fewer beats, or a duel that ends sooner)")
+
+
 def counter_table(game: Game, policy: Policy | str, player: str) -> dict:
     """``policy``'s mix (over the action list) at every observation ``player`` makes
     where someone chooses, over the counters (a profile's table; elsewhere the player
     has one legal action, which a missing observation plays anyway)."""
+    require_table(game)
     decisions = counter_decisions(game)
     rows = decisions.rows(game, counter_mixes(game, policy, player), player)
     return {tuple(int(x) for x in game.observe(state, player)): mix

@@ -137,3 +137,15 @@ def test_profile_show_groups_pathfinders_actions_by_part(capsys, tmp_path):
         shown = row[header.index(skill)]
         assert shown == f"{100 * expected:.0f}%"
     assert "order:" in text and "plan:" in text and "wait" not in text.split("Tendencies")[1]
+
+
+def test_a_duel_with_too_many_decisions_for_a_table_is_refused_before_solving(
+        capsys, monkeypatch, tmp_path):
+    import solver.counter_play as counter_play
+    monkeypatch.setattr(graph_module, "MAX_COUNTED_STATES", 10)
+    monkeypatch.setattr(counter_play, "MAX_TABLE_DECISIONS", 100)
+    path = tmp_path / "npc.json"
+    assert main(["train", "pathfinder", *SMALL, "--out", str(path)]) == 2
+    error = capsys.readouterr().err
+    assert "too many decisions for a profile's table" in error and "3 and 3" in error
+    assert "`duel odds`" in error and not path.exists()

@@ -19,9 +19,10 @@ import time
 from pathlib import Path
 
 from solver.backward import solve_game
+from solver.counter_play import require_table
 from solver.errors import InputError
 from solver.game import other
-from solver.graph import require_states
+from solver.graph import answers_on_counters, require_states
 from solver.regularized import regularized_value, solve_regularized, strength_to_beta
 
 from ..metrics import profile_metrics
@@ -116,6 +117,8 @@ def run(args) -> int:
     args.npc = other(args.side)  # the side the profile plays
     _check_out(Path(args.out))
     if game.info.public_information and not args.network:
+        if answers_on_counters(game):
+            require_table(game)   # before the solves, not after them
         return _exact(game, args, settings)
     # the trainer goes state by state: a duel too large for that says so before any work
     require_states(game)
