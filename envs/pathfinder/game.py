@@ -143,7 +143,7 @@ class PathfinderGame(DeclaredGame):
             may_cycle=self.max_rounds == 0, options=options, ruleset_hash=ruleset_digest,
             # hit points are counters when nothing but a knockout ends the duel
             fast_paths=frozenset({"transitions", "sample",
-                                  *(("counters",) if self.max_rounds == 0 else ())}),
+                                  *(("counters", "cores") if self.max_rounds == 0 else ())}),
             length_unit="round")
         self._wait_mask = np.zeros(len(names), bool)
         self._wait_mask[self.wait] = True
@@ -416,6 +416,11 @@ class PathfinderGame(DeclaredGame):
         lowered = [(0, d) for d in damage] if x == 0 else [(d, 0) for d in damage]
         return [(self.wait, self.wait, list(zip(turn.chance.tolist(), map(
             made.__getitem__, turn.kind.tolist()), lowered, strict=True)))]
+
+    def cores(self):
+        """Every core at once, as ``solver.counters.walk`` finds them (``cores.py``)."""
+        from .cores import core_walk
+        return core_walk(self)
 
     def _turn_kinds_uncached(self, x: int, ctx: TurnContext) -> Turn:
         found = turn_kinds(self.fighters["ab"[x]], self.fighters["ab"[1 - x]], ctx, self.rules)
