@@ -69,28 +69,35 @@ class _Piece(NamedTuple):
 
 
 class _Turns:
-    """The turns of every context met so far, flat: per context its kinds of result and
-    its results (``Turn``), in ``bounds`` (kinds, results)."""
+    """The turns of every context met so far (``PathfinderGame._turn_kinds``), flat: per
+    context its kinds of result (``kind_bounds``, ``kinds``) and its results
+    (``entry_bounds``; ``kind`` a position among the context's kinds)."""
 
     def __init__(self, game):
         self.game = game
+        fr = game.max_frightened + 1
+        self.shape = (2, game.n_plans, 3, 3, fr, fr, 2, 2)
         self.known: dict[int, int] = {}
         self.found: list = []
         self._flatten()
 
-    def ids(self, codes: np.ndarray, contexts: np.ndarray) -> np.ndarray:
-        """The positions of these contexts (codes, and rows of ``_Builder.context``),
-        resolving the new ones."""
+    def ids(self, contexts: np.ndarray) -> np.ndarray:
+        """The position of each context (rows: actor, plan, actor's skill, target's
+        skill, actor's frightened, target's, target off-guard, target's shield), the
+        new ones resolved."""
+        codes, first, inverse = np.unique(np.ravel_multi_index(tuple(contexts.T), self.shape),
+                                          return_index=True, return_inverse=True)
         fresh = [k for k, code in enumerate(codes.tolist()) if code not in self.known]
         for k in fresh:
-            x, plan, skill_x, skill_y, fr_x, fr_y, off_guard, shield = contexts[k].tolist()
+            x, plan, skill_x, skill_y, fr_x, fr_y, off_guard, shield = contexts[
+                first[k]].tolist()
             ctx = TurnContext(plan, skill_x, skill_y, fr_x, fr_y, bool(off_guard), bool(shield),
                               cap=self.game.start_hp["ab"[1 - x]])
             self.known[int(codes[k])] = len(self.found)
             self.found.append(self.game._turn_kinds(x, ctx))
         if fresh:
             self._flatten()
-        return np.array([self.known[code] for code in codes.tolist()], np.int64)
+        return np.array([self.known[code] for code in codes.tolist()], np.int64)[inverse]
 
     def _flatten(self):
         def bounds(sizes):
@@ -106,6 +113,9 @@ class _Turns:
 
 
 class _Builder:
+    """The tables the rules give once (masks, initiative, what each plan leaves) and
+    the outcomes of a batch of new cores of one step from them."""
+
     def __init__(self, game):
         self.game, self.codec = game, _Codec(game)
         n = len(game.info.action_names)
@@ -119,26 +129,27 @@ class _Builder:
         self.win = np.array([[[[game.initiative(State(fr_a=fa, fr_b=fb), sa, sb)
                                 for fb in frightened] for fa in frightened]
                               for sb in range(3)] for sa in range(3)])
+        # by both immunity flags (2 * A's + B's): a decision's joint actions, A's legal
+        # actions times B's, A's outer (as ``transitions`` lists them)
+        tables = [(np.flatnonzero(self.masks["a"][i]), np.flatnonzero(self.masks["b"][j]))
+                  for i in (0, 1) for j in (0, 1)]
+        self.pair_bounds = np.cumsum([0] + [len(a) * len(b) for a, b in tables])
+        self.pair_a = np.concatenate([np.repeat(a, len(b)) for a, b in tables])
+        self.pair_b = np.concatenate([np.tile(b, len(a)) for a, b in tables])
         self.split = np.array(game._split, np.int64)   # action -> (skill, order, plan)
         steps = game._plan_steps
         self.shields = np.array(["shield" in s for s in steps], np.int64)
         self.scares = np.array(["demoralize" in s for s in steps], np.int64)
-        self.turns = _Turns(game)
+        self.contexts = _Turns(game)
 
     def decisions(self, codes: np.ndarray) -> _Piece:
-        """A decision's joint actions, A's legal actions times B's (A's outer, as
-        ``transitions`` lists them); each to A acting first or second."""
+        """A decision's joint actions, each to A acting first or second."""
         rows = self.codec.rows(codes)
         dem_a, dem_b = rows[:, _DEM], rows[:, _DEM + 1]
-        tables = [(np.flatnonzero(self.masks["a"][i]), np.flatnonzero(self.masks["b"][j]))
-                  for i in (0, 1) for j in (0, 1)]
-        sizes = np.array([len(a) * len(b) for a, b in tables])
-        first_a = np.concatenate([np.repeat(a, len(b)) for a, b in tables])
-        first_b = np.concatenate([np.tile(b, len(a)) for a, b in tables])
         table = dem_a * 2 + dem_b
-        chosen = ranges(np.concatenate([[0], np.cumsum(sizes)]), table)
-        owner = np.repeat(np.arange(len(codes)), sizes[table])
-        pair_a, pair_b = first_a[chosen], first_b[chosen]
+        chosen = ranges(self.pair_bounds, table)
+        owner = np.repeat(np.arange(len(codes)), np.diff(self.pair_bounds)[table])
+        pair_a, pair_b = self.pair_a[chosen], self.pair_b[chosen]
         (skill_a, order_a, plan_a), (skill_b, order_b, plan_b) = (self.split[pair_a].T,
                                                                   self.split[pair_b].T)
         win = self.win[skill_a, skill_b, rows[owner, _FR], rows[owner, _FR + 1]]
@@ -147,6 +158,7 @@ class _Builder:
         chances = np.stack([p_a, 1 - p_a], axis=1)
         kept = chances > 0
         place = self.codec.place
+        # a decision's skills, plans and order are 0: the first turn's are added
         turn = (codes[owner] + (FIRST - DECIDE) * place[PHASE] + skill_a * place[_SKILL]
                 + skill_b * place[_SKILL + 1] + plan_a * place[_PLAN]
                 + plan_b * place[_PLAN + 1])
@@ -155,7 +167,7 @@ class _Builder:
                       pair_b, kept.sum(axis=1), links, np.arange(len(links)), chances[kept],
                       np.zeros((len(links), 2), np.int64))
 
-    def turns_of(self, codes: np.ndarray) -> _Piece:
+    def turns(self, codes: np.ndarray) -> _Piece:
         """A turn's one joint action (both wait) and its results, from its context's."""
         rows = self.codec.rows(codes)
         at = np.arange(len(codes))
@@ -164,10 +176,8 @@ class _Builder:
         context = np.stack([x, rows[at, _PLAN + x], rows[at, _SKILL + x], rows[at, _SKILL + y],
                             rows[at, _FR + x], rows[at, _FR + y], rows[at, _OG + y] != 0,
                             rows[at, _SH + y]], axis=1)
-        codes_of, first, inverse = np.unique(self.codec_context(context), return_index=True,
-                                             return_inverse=True)
-        t = self.turns
-        ctx = t.ids(codes_of, context[first])[inverse.ravel()]
+        t = self.contexts
+        ctx = t.ids(context)
         # one next core per (core, kind of result), from the values any result leaves
         base = self.after_any_turn(rows, at, x)
         kind_of = ranges(t.kind_bounds, ctx)
@@ -184,11 +194,6 @@ class _Builder:
         masks = np.broadcast_to(self.wait, (len(codes), len(self.wait)))
         return _Piece(codes, masks, masks, at, wait, wait, counts, self.codec.codes(nxt), link,
                       t.chance[entry], decrements)
-
-    def codec_context(self, context: np.ndarray) -> np.ndarray:
-        fr = self.game.max_frightened + 1
-        return np.ravel_multi_index(tuple(context.T), (2, self.game.n_plans, 3, 3, fr, fr,
-                                                       2, 2))
 
     def after_any_turn(self, rows, at, x) -> np.ndarray:
         """``PathfinderGame._after_any_turn`` for every row (``x`` the actor): his
@@ -230,7 +235,7 @@ def core_walk(game) -> CoreWalk:
     phase = DECIDE
     while len(fresh):
         seen[phase] = np.union1d(seen[phase], fresh)
-        piece = b.decisions(fresh) if phase == DECIDE else b.turns_of(fresh)
+        piece = b.decisions(fresh) if phase == DECIDE else b.turns(fresh)
         pieces.append(piece)
         phase = (phase + 1) % 3
         found = np.unique(piece.links)

@@ -331,7 +331,8 @@ class PathfinderGame(DeclaredGame):
     def _after_any_turn(self, state: State, x: int) -> list | None:
         """What the turn changes whatever the dice: the actor's frightened decays, his
         shield is up if he raised it, Demoralize leaves its immunity; then the next
-        phase (None when the round limit ends the duel)."""
+        phase (None when the round limit ends the duel). ``cores.py`` does the same with
+        arrays (the conformance suite compares the two)."""
         steps = self._plan_steps[state[_PLAN + x]]
         base = list(state)
         base[_FR + x] = max(0, state[_FR + x] - 1)
@@ -347,7 +348,7 @@ class PathfinderGame(DeclaredGame):
                        kind: tuple) -> list | None:
         """The next state's values after one kind of turn result (``Turn.kinds``; hit
         points not yet lowered); the actor's own "until my next turn" off-guard ended
-        when the turn began."""
+        when the turn began. ``cores.py`` does the same with arrays."""
         if base is None:
             return None
         fright, linger, crit, fumble = kind
