@@ -546,6 +546,9 @@ def test_bad_options():
         make(max_rounds=-1)
     with pytest.raises(InputError, match="allowed"):
         make(ruleset={"plans": {"strike3": ["dance"]}})
+    # the turn caps the hits' sum once, which needs no hit to heal
+    with pytest.raises(InputError, match="minimum_damage"):
+        make(ruleset={"strike": {"minimum_damage": -1}})
 
 
 def test_illegal_action_is_an_input_error():

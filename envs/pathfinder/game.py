@@ -43,6 +43,7 @@ from .rules import (
     TurnContext,
     initiative_first,
     resolve_turn,
+    turn_kinds,
 )
 
 DECIDE, FIRST, SECOND, OVER = range(4)
@@ -81,6 +82,18 @@ _HP, _FR, _DEM, _OG, _SH, _SKILL, _PLAN = (STATE_FIELDS.index(f"{name}_a") for n
     "hp", "fr", "dem", "og", "sh", "skill", "plan"))
 #: the state fields that belong to one side, without their ``_a`` / ``_b`` suffix
 SIDE_FIELDS = ("hp", "fr", "dem", "og", "sh", "skill", "plan")
+
+
+class Turn(NamedTuple):
+    """One turn's results (``rules.turn_kinds``) as arrays: the kinds of result (all but
+    the damage: the target's frightened after, Sense Weakness lingering, Feint critical
+    success, Feint critical failure) and for each result its kind (a position in
+    ``kinds``), damage to the target (capped) and chance."""
+
+    kinds: list[tuple]
+    kind: np.ndarray
+    damage: np.ndarray
+    chance: np.ndarray
 
 
 def action_names(rules: Rules) -> tuple[str, ...]:
@@ -130,7 +143,7 @@ class PathfinderGame(DeclaredGame):
             may_cycle=self.max_rounds == 0, options=options, ruleset_hash=ruleset_digest,
             # hit points are counters when nothing but a knockout ends the duel
             fast_paths=frozenset({"transitions", "sample",
-                                  *(("counters",) if self.max_rounds == 0 else ())}),
+                                  *(("counters", "cores") if self.max_rounds == 0 else ())}),
             length_unit="round")
         self._wait_mask = np.zeros(len(names), bool)
         self._wait_mask[self.wait] = True
@@ -311,14 +324,15 @@ class PathfinderGame(DeclaredGame):
         and every result ``(p, damage to the target capped at cap, next values)``."""
         x, ctx = self._context(state, cap)
         base = self._after_any_turn(state, x)
-        results = [(p, result[0], self._result_values(state, x, base, result))
+        results = [(p, result[0], self._result_values(state, x, base, result[1:]))
                    for p, result in self._turn("ab"[x], ctx)]
         return x, base, results
 
     def _after_any_turn(self, state: State, x: int) -> list | None:
         """What the turn changes whatever the dice: the actor's frightened decays, his
         shield is up if he raised it, Demoralize leaves its immunity; then the next
-        phase (None when the round limit ends the duel)."""
+        phase (None when the round limit ends the duel). ``cores.py`` does the same with
+        arrays (the conformance suite compares the two)."""
         steps = self._plan_steps[state[_PLAN + x]]
         base = list(state)
         base[_FR + x] = max(0, state[_FR + x] - 1)
@@ -331,12 +345,13 @@ class PathfinderGame(DeclaredGame):
         return self._next_round(base)
 
     def _result_values(self, state: State, x: int, base: list | None,
-                       result: tuple) -> list | None:
-        """The next state's values after one turn result (hit points not yet lowered);
-        the actor's own "until my next turn" off-guard ended when the turn began."""
+                       kind: tuple) -> list | None:
+        """The next state's values after one kind of turn result (``Turn.kinds``; hit
+        points not yet lowered); the actor's own "until my next turn" off-guard ended
+        when the turn began. ``cores.py`` does the same with arrays."""
         if base is None:
             return None
-        _, fright, linger, crit, fumble = result
+        fright, linger, crit, fumble = kind
         y = 1 - x
         values = base.copy()
         values[_FR + y] = fright
@@ -362,7 +377,7 @@ class PathfinderGame(DeclaredGame):
         drawn = int(np.searchsorted(self._cumulative("ab"[x], ctx), rng.random(),
                                     side="right"))
         result = results[min(drawn, len(results) - 1)][1]
-        values = self._result_values(state, x, self._after_any_turn(state, x), result)
+        values = self._result_values(state, x, self._after_any_turn(state, x), result[1:])
         return self._land(state, x, result[0], values)
 
     def _cumulative_uncached(self, actor: str, ctx: TurnContext) -> np.ndarray:
@@ -395,24 +410,25 @@ class PathfinderGame(DeclaredGame):
                     for i, j, outcomes in self.transitions(core)]
         x, ctx = self._context(core, self.start_hp["ab"[1 - _actor(core)]])
         base = self._after_any_turn(core, x)
-        chances, kinds, damages, examples = self._turn_kinds(x, ctx)
+        turn = self._turn_kinds(x, ctx)
         # one next core per kind of result (everything but the damage)
-        made = [State._make(self._result_values(core, x, base, result)) for result in examples]
-        return [(self.wait, self.wait,
-                 list(zip(chances, map(made.__getitem__, kinds), damages, strict=True)))]
+        made = [State._make(self._result_values(core, x, base, kind)) for kind in turn.kinds]
+        damage = turn.damage.tolist()
+        lowered = [(0, d) for d in damage] if x == 0 else [(d, 0) for d in damage]
+        return [(self.wait, self.wait, list(zip(turn.chance.tolist(), map(
+            made.__getitem__, turn.kind.tolist()), lowered, strict=True)))]
 
-    def _turn_kinds_uncached(self, x: int, ctx: TurnContext):
-        """A turn's results as (chances, kind of each, damage vector of each, one
-        result of each kind), the kinds being the results besides the damage."""
-        results = self._turn("ab"[x], ctx)
-        kinds: dict[tuple, int] = {}
-        examples = []
-        for _, result in results:
-            if result[1:] not in kinds:
-                kinds[result[1:]] = len(examples)
-                examples.append(result)
-        return (tuple(p for p, _ in results), tuple(kinds[r[1:]] for _, r in results),
-                tuple((0, r[0]) if x == 0 else (r[0], 0) for _, r in results), examples)
+    def cores(self):
+        """Every core at once, as ``solver.counters.walk`` finds them (``cores.py``)."""
+        from .cores import core_walk
+        return core_walk(self)
+
+    def _turn_kinds_uncached(self, x: int, ctx: TurnContext) -> Turn:
+        found = turn_kinds(self.fighters["ab"[x]], self.fighters["ab"[1 - x]], ctx, self.rules)
+        return Turn([kind for kind, _, _ in found],
+                    np.repeat(np.arange(len(found)), [len(d) for _, d, _ in found]),
+                    np.concatenate([d for _, d, _ in found]),
+                    np.concatenate([c for _, _, c in found]))
 
     def _ended(self, state: State, x: int, results: list) -> list[tuple[float, State]]:
         """The last turn of the last round: a knockout, or a draw at the round limit."""

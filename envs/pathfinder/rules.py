@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
+import numpy as np
+
 from solver.dice import parse_expression
 from solver.errors import InputError
 
@@ -79,6 +81,8 @@ def compile_rules(ruleset: Mapping) -> Rules:
             if step not in STEPS:
                 raise InputError(f"ruleset plans.{name}: unknown step {step!r}; "
                                  f"allowed: {', '.join(STEPS)}")
+    if strike["minimum_damage"] < 0:
+        raise InputError("ruleset strike.minimum_damage must be at least 0 (a hit never heals)")
     press, side, sense = (reactions["bullying_press"], reactions["deceptive_sidestep"],
                           reactions["sense_weakness"])
     return Rules(
@@ -291,25 +295,43 @@ def resolve_turn(actor: Fighter, target: Fighter, ctx: TurnContext,
     """The exact distribution of one turn: probability, then (damage capped at
     ``ctx.cap``, target's frightened after, Sense Weakness lingering, Feint critical
     success, Feint critical failure)."""
+    return [(p, (dmg, *kind)) for kind, damage, chances in turn_kinds(actor, target, ctx, rules)
+            for dmg, p in zip(damage.tolist(), chances.tolist(), strict=True)]
+
+
+def turn_kinds(actor: Fighter, target: Fighter, ctx: TurnContext, rules: Rules
+               ) -> list[tuple[tuple[int, bool, bool, bool], np.ndarray, np.ndarray]]:
+    """``resolve_turn`` by kind of result: each (target's frightened after, Sense
+    Weakness lingering, Feint critical success, Feint critical failure) with the damages
+    it comes with and their probabilities (positive). The checks are walked first,
+    keeping only which Strikes hit and how; the damage of those hits together is one
+    convolution, shared by every turn (walking every damage along would multiply the
+    checks' outcomes by the damage values)."""
     trained = actor.trained
     press = trained[rules.press_skill] and ctx.actor_skill == rules.press_skill
     sense = trained[rules.sense_skill] and ctx.actor_skill == rules.sense_skill
     sidestep = (target.trained[rules.sidestep_skill]
                 and ctx.target_skill == rules.sidestep_skill)
-    # (damage, target frightened, feint next, feint crit, linger, feint fumble,
-    #  sidestep ready, strikes made) -> probability
-    frontier = {(0, ctx.target_frightened, False, False, False, False, sidestep, 0): 1.0}
+    # (hits so far, target frightened, feint next, feint crit, linger, feint fumble,
+    #  sidestep ready, strikes made) -> probability; a hit is (off-guard, critical)
+    frontier = {((), ctx.target_frightened, False, False, False, False, sidestep, 0): 1.0}
     for step in rules.plans[ctx.plan]:
         nxt: dict[tuple, float] = {}
         for key, p in frontier.items():
             for q, after in _step(step, key, actor, target, ctx, rules, press, sense):
                 nxt[after] = nxt.get(after, 0.0) + p * q
         frontier = nxt
-    out: dict[tuple, float] = {}
-    for (dmg, fright, _, crit, linger, fumble, _, _), p in frontier.items():
-        key = (dmg, fright, linger, crit, fumble)
-        out[key] = out.get(key, 0.0) + p
-    return [(p, key) for key, p in out.items() if p > 0]
+    by_kind: dict[tuple, dict[tuple, float]] = {}
+    for (hits, fright, _, crit, linger, fumble, _, _), p in frontier.items():
+        weights = by_kind.setdefault((fright, linger, crit, fumble), {})
+        weights[hits] = weights.get(hits, 0.0) + p
+    out = []
+    for kind, weights in by_kind.items():
+        damages = np.stack([_hits_damage(actor, hits, ctx.cap, rules) for hits in weights])
+        chances = np.fromiter(weights.values(), float, len(weights)) @ damages
+        dealt = np.flatnonzero(chances > 0)
+        out.append((kind, dealt, chances[dealt]))
+    return out
 
 
 def _step(step: str, key: tuple, actor: Fighter, target: Fighter, ctx: TurnContext,
@@ -324,29 +346,29 @@ def _step(step: str, key: tuple, actor: Fighter, target: Fighter, ctx: TurnConte
 
 
 def _demoralize(key, actor, target, ctx, rules):
-    dmg, fright, *rest = key
+    hits, fright, *rest = key
     modifier = actor.skill_mod[INTIMIDATION] - ctx.actor_frightened
     probs = degree_probabilities(modifier, target.will - fright, rules.margin)
     scared = {CRIT: rules.demoralize_critical, SUCCESS: rules.demoralize_success}
-    return [(p, (dmg, max(fright, scared.get(d, 0)), *rest)) for d, p in enumerate(probs) if p]
+    return [(p, (hits, max(fright, scared.get(d, 0)), *rest)) for d, p in enumerate(probs) if p]
 
 
 def _feint(key, actor, target, ctx, rules):
-    dmg, fright, nxt, crit, linger, fumble, ready, made = key
+    hits, fright, nxt, crit, linger, fumble, ready, made = key
     modifier = actor.skill_mod[DECEPTION] - ctx.actor_frightened
     probs = degree_probabilities(modifier, target.perception_dc - fright, rules.margin)
     out = []
     for d, p in enumerate(probs):
         if not p:
             continue
-        state = (dmg, fright, nxt or d == SUCCESS, crit or d == CRIT, linger,
+        state = (hits, fright, nxt or d == SUCCESS, crit or d == CRIT, linger,
                  fumble or d == CRIT_FAIL, ready, made)
         out.append((p, state))
     return out
 
 
 def _strike(key, actor, target, ctx, rules, press, sense):
-    dmg, fright, feint_next, crit, linger, fumble, ready, made = key
+    hits, fright, feint_next, crit, linger, fumble, ready, made = key
     first = made == 0
     sensed = sense and first
     if sensed and ctx.target_skill == rules.sense_against:
@@ -359,17 +381,16 @@ def _strike(key, actor, target, ctx, rules, press, sense):
     reroll = modifier - rules.sidestep_penalty * (ctx.actor_skill == rules.sidestep_against)
     out = []
     for found, spent, p in strike_degrees(modifier, ac, ready, reroll, rules.margin):
-        hit_fright = fright
-        if press and first and found >= SUCCESS:
-            boost = (rules.press_frightened_stronger if ctx.target_skill == rules.press_against
-                     else rules.press_frightened)
-            hit_fright = max(fright, boost)
-        base = (hit_fright, False, crit, linger, fumble, ready and not spent, made + 1)
-        if found < SUCCESS:
-            out.append((p, (dmg, *base)))
-            continue
-        for hit, q in _hit_damage(actor, off_guard, found == CRIT, rules).items():
-            out.append((p * q, (min(ctx.cap, dmg + hit), *base)))
+        after, hit_fright = hits, fright
+        if found >= SUCCESS:
+            # the hits as a sorted tuple: the same hits in another order deal the same
+            after = tuple(sorted((*hits, (bool(off_guard), found == CRIT))))
+            if press and first:
+                boost = (rules.press_frightened_stronger
+                         if ctx.target_skill == rules.press_against else rules.press_frightened)
+                hit_fright = max(fright, boost)
+        out.append((p, (after, hit_fright, False, crit, linger, fumble, ready and not spent,
+                        made + 1)))
     return out
 
 
@@ -380,6 +401,23 @@ def _hit_cache(dice, bonus, sneak, off_guard, critical, rules):
     return damage_distribution(dice, bonus, critical, rules)
 
 
-def _hit_damage(actor: Fighter, off_guard: bool, critical: bool, rules: Rules) -> dict:
-    return _hit_cache(actor.dice, actor.damage_bonus, actor.sneak, bool(off_guard), critical,
-                      rules)
+def _hits_damage(actor: Fighter, hits: tuple, cap: int, rules: Rules) -> np.ndarray:
+    """P(damage = 0..cap) of ``hits`` ((off-guard, critical) each) together."""
+    return _hits_cache(actor.dice, actor.damage_bonus, actor.sneak, hits, cap, rules)
+
+
+@cache
+def _hits_cache(dice, bonus, sneak, hits, cap, rules) -> np.ndarray:
+    # no hit deals less than 0 (``compile_rules``), so capping the sum once is capping
+    # it after every hit
+    total = np.ones(1)
+    for off_guard, critical in hits:
+        one = _hit_cache(dice, bonus, sneak, off_guard, critical, rules)
+        single = np.zeros(max(one) + 1)
+        single[list(one)] = list(one.values())
+        total = np.convolve(total, single)
+    capped = np.zeros(cap + 1)
+    capped[:len(total)] = total[:cap + 1]
+    capped[cap] += total[cap + 1:].sum()
+    capped.flags.writeable = False  # shared by every turn with these hits
+    return capped
