@@ -11,6 +11,7 @@ one table is "RR 56%" in the other.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,12 +24,13 @@ from solver.game import Game, Policy, other
 from solver.graph import answers_on_counters, build_graph
 from solver.response import best_response
 
-from .hidden_learner import HiddenConfig
-from .hidden_metrics import hidden_metrics
 from .personalities import OVERALL as _OVERALL
 from .personalities import Situation, situations
 from .personalities import personality as compute_personality
 from .profiles import Profile, build_profile
+
+if TYPE_CHECKING:  # the hidden-level learner needs torch: imported only when used
+    from .hidden_learner import HiddenConfig
 
 WEIGHTING = ("each situation weighted by how often it arises when the profile plays "
              "against the equilibrium")
@@ -74,6 +76,8 @@ def profile_metrics(game: Game, policy: Policy, side: str,
 
 def _hidden_metrics(game: Game, policy: Policy, side: str, opponent: Policy | None,
                     config: HiddenConfig | None) -> dict:
+    from .hidden_metrics import hidden_metrics
+
     metrics, solution = hidden_metrics(game, policy, side, opponent, config)
     # where the game unrolls its graph can be listed too; the tendencies are weighted by
     # the equilibrium as a policy on observations, which needs them to recall everything
