@@ -55,7 +55,8 @@ def run(args) -> int:
         return _run_pairings(args, game)
     start = parse_state(game, args.state) if args.state else None
     solution = solve_game(game) if start is None else solve_moment(game, start)
-    report = solution_report(game, solution, start)
+    # the text shows a few next moments: only --json gives (and pays for) the rest in full
+    report = solution_report(game, solution, start, NEXT_IN_JSON if args.json else NEXT_SHOWN)
     if args.by:
         report["by"] = play_by_field(game, solution, args.by)
     if args.json:
@@ -73,7 +74,9 @@ NEXT_IN_JSON = 100
 NEXT_STEPS = 20
 
 
-def solution_report(game, solution, start=None) -> dict:
+def solution_report(game, solution, start=None, full: int = NEXT_IN_JSON) -> dict:
+    """The solved duel from its start (or ``start``) as one document: the moment, its
+    statistics and the next moments where both choose, the ``full`` likeliest in full."""
     state = start if start is not None else _single_start(game)
     mix_a, mix_b = solution.policy(state)
     return {
@@ -86,17 +89,17 @@ def solution_report(game, solution, start=None) -> dict:
         "length_unit": game.info.length_unit,
         "convergence": solution.convergence.as_dict(),
         **_action_parts(game, mix_a, mix_b),
-        **_next_report(game, solution, state),
+        **_next_report(game, solution, state, full),
     }
 
 
-def _next_report(game, solution, state) -> dict:
-    """The next moments in full, the NEXT_IN_JSON most likely; the others counted (a
+def _next_report(game, solution, state, full: int) -> dict:
+    """The next moments in full, the ``full`` most likely; the others counted (a
     knockout duel has thousands: each in full would cost more than the solution)."""
     moments = next_moments(game, solution, state)
-    others = moments[NEXT_IN_JSON:]
+    others = moments[full:]
     return {"next": [{"chance": chance, **_moment(game, solution, later)}
-                     for later, chance in moments[:NEXT_IN_JSON]],
+                     for later, chance in moments[:full]],
             "next_others": {"moments": len(others),
                             "chance": float(sum(chance for _, chance in others))}}
 
@@ -231,7 +234,8 @@ def _next_text(report: dict, me: str, them: str) -> list[str]:
     count = len(rest) + others["moments"]
     if count:
         chance = sum(m["chance"] for m in rest) + others["chance"]
-        listed = "in --json" if not others["moments"] else f"the {len(rest)} likeliest in --json"
+        in_json = min(count, NEXT_IN_JSON - NEXT_SHOWN)
+        listed = "in --json" if in_json == count else f"the {in_json} likeliest in --json"
         lines.append(f"  ({count} other moment{'s' if count > 1 else ''}, "
                      f"{percent(chance)} of duels, {listed})")
     return lines
