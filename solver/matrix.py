@@ -65,15 +65,26 @@ def solve_matrix(A, max_entropy: bool = False) -> tuple[np.ndarray, np.ndarray, 
     return sol.row[0], sol.col[0], float(sol.value[0])
 
 
-def solve_matrices(matrices, row_masks=None, col_masks=None,
-                   max_entropy: bool = False) -> MatrixSolutions:
+def solve_matrices(matrices, row_masks=None, col_masks=None, max_entropy: bool = False,
+                   start: tuple[np.ndarray, np.ndarray] | None = None) -> MatrixSolutions:
     """Many games at once.
 
     ``matrices`` is a list of 2-D arrays of possibly different shapes, or a padded
     array (B, m, n) with optional boolean masks (B, m) / (B, n) saying which rows
     and columns exist; masked entries are ignored and may hold anything, nan included.
+    ``start`` (row mixes (B, m), column mixes (B, n); nan rows where there are none)
+    are answers to nearby games, typically the same games a step earlier: each game
+    first tries the equilibrium on its start's supports (``_on_supports``), kept only
+    where it is certainly the one equilibrium; the others are solved as without it.
     """
-    return _solve(_as_batch(matrices, row_masks, col_masks), max_entropy)
+    batch = _as_batch(matrices, row_masks, col_masks)
+    if start is not None:
+        start = tuple(np.asarray(mix, dtype=float) for mix in start)
+        if start[0].shape != batch.rows.shape or start[1].shape != batch.cols.shape:
+            raise InputError(f"start mixes have shapes {start[0].shape} and "
+                             f"{start[1].shape}, expected {batch.rows.shape} and "
+                             f"{batch.cols.shape}")
+    return _solve(batch, max_entropy, start)
 
 
 class _Batch(NamedTuple):
@@ -222,7 +233,7 @@ def _easy_game(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, float] | Non
     return None
 
 
-def _solve(batch: _Batch, max_entropy: bool) -> MatrixSolutions:
+def _solve(batch: _Batch, max_entropy: bool, start: tuple | None = None) -> MatrixSolutions:
     row = np.zeros(batch.rows.shape)
     col = np.zeros(batch.cols.shape)
     if len(row) == 0:
@@ -235,20 +246,22 @@ def _solve(batch: _Batch, max_entropy: bool) -> MatrixSolutions:
     if (scale != 1.0).any():
         scaled = _Batch(batch.payoffs / scale[:, None, None], batch.rows, batch.cols,
                         batch.full)
-        solved = _solve(scaled, max_entropy)
+        solved = _solve(scaled, max_entropy, start)
         return MatrixSolutions(solved.row, solved.col, solved.value * scale)
     unit, constant = _normalise(batch)
     trivial = constant | (batch.rows.sum(1) == 1) | (batch.cols.sum(1) == 1)
     if trivial.all():
         row, col = _trivial_mixes(unit, batch.rows, batch.cols, constant)
     elif not trivial.any():
-        row, col = _distinct_hard_mixes(batch, unit, max_entropy)
+        row, col = _started_hard_mixes(batch, unit, max_entropy, start)
     else:
         row[trivial], col[trivial] = _trivial_mixes(unit[trivial], batch.rows[trivial],
                                                     batch.cols[trivial], constant[trivial])
         hard = ~trivial
         sub = _Batch(batch.payoffs[hard], batch.rows[hard], batch.cols[hard], batch.full)
-        row[hard], col[hard] = _distinct_hard_mixes(sub, unit[hard], max_entropy)
+        row[hard], col[hard] = _started_hard_mixes(
+            sub, unit[hard], max_entropy, None if start is None else (
+                start[0][hard], start[1][hard]))
     value = (row[:, None, :] @ batch.payoffs @ col[:, :, None])[:, 0, 0]
     return MatrixSolutions(row, col, value)
 
@@ -361,6 +374,86 @@ def _trivial_mixes(unit: np.ndarray, rmask: np.ndarray, cmask: np.ndarray,
 
 def _uniform(selected: np.ndarray) -> np.ndarray:
     return selected / selected.sum(axis=1, keepdims=True)
+
+
+def _started_hard_mixes(batch: _Batch, unit: np.ndarray, max_entropy: bool,
+                        start: tuple | None) -> tuple[np.ndarray, np.ndarray]:
+    """``_distinct_hard_mixes`` for the games that ``_on_supports`` does not settle from
+    their ``start``."""
+    if start is None:
+        return _distinct_hard_mixes(batch, unit, max_entropy)
+    row, col, settled = _on_supports(unit, batch.rows, batch.cols, (
+        (start[0] > UNIQUE_TOL) & batch.rows, (start[1] > UNIQUE_TOL) & batch.cols))
+    rest = np.flatnonzero(~settled)
+    if rest.size:
+        sub = _Batch(batch.payoffs[rest], batch.rows[rest], batch.cols[rest], batch.full)
+        row[rest], col[rest] = _distinct_hard_mixes(sub, unit[rest], max_entropy)
+    return row, col
+
+
+def _on_supports(unit: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+                 supports: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, ...]:
+    """The equilibrium of each game (payoffs ``unit`` on [0, 1]) on the given supports
+    S (rows) and T (columns) of equal size, and where it is certainly the only one.
+
+    Both mixes and the value solve the square system A_ST y = v, x A_ST = v, sum = 1.
+    The pair is the unique equilibrium when, beyond UNIQUE_TOL, both mixes are
+    positive on S and T, every other legal row scores below v against y and every
+    other legal column above v against x (then each optimal mix lives on S and meets
+    the same equations, whose solution is unique): the maximum-entropy pair too. A
+    pair that is merely optimal (a tie off the supports, a weight of 0 on them) is
+    refused, as it may not be the maximum-entropy one.
+    """
+    row, col = np.zeros(rows.shape), np.zeros(cols.shape)
+    size = supports[0].sum(axis=1)
+    settled = (size > 0) & (size == supports[1].sum(axis=1))
+    for s in np.unique(size[settled]).tolist():
+        which = np.flatnonzero(settled & (size == s))
+        on_rows = np.argsort(~supports[0][which], axis=1, kind="stable")[:, :s]
+        on_cols = np.argsort(~supports[1][which], axis=1, kind="stable")[:, :s]
+        block = unit[which[:, None, None], on_rows[:, :, None], on_cols[:, None, :]]
+        x, y, solved = _square_equilibria(block)
+        row[which[:, None], on_rows], col[which[:, None], on_cols] = x, y
+        settled[which] = solved
+    settled &= _strict(unit, rows, cols, row, col, supports)
+    return row, col, settled
+
+
+def _square_equilibria(block: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The mixes equalising each square game (G, s, s) for both players, from the
+    inverse of its payoffs shifted by 1 (so a positive value: the shifted matrix is
+    then invertible exactly when the equalising mixes are unique); and which games
+    have them (not singular)."""
+    shifted = block + 1.0
+    try:
+        inverse = np.linalg.inv(shifted)
+        solved = np.ones(len(block), dtype=bool)
+    except np.linalg.LinAlgError:   # some are singular: those are refused
+        solved = np.linalg.slogdet(shifted)[0] != 0
+        inverse = np.zeros(shifted.shape)
+        inverse[solved] = np.linalg.inv(shifted[solved])
+    y, x = inverse.sum(axis=2), inverse.sum(axis=1)
+    total = y.sum(axis=1, keepdims=True)
+    solved &= np.isfinite(total[:, 0]) & (total[:, 0] != 0)
+    total[~solved] = 1.0
+    return x / total, y / total, solved
+
+
+def _strict(unit: np.ndarray, rows: np.ndarray, cols: np.ndarray, row: np.ndarray,
+            col: np.ndarray, supports: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Where the pair (row, col) on the ``supports`` is strictly complementary, beyond
+    UNIQUE_TOL (see ``_on_supports``), and its equalities hold to REGRET_TOL."""
+    row_scores = (unit @ col[:, :, None])[:, :, 0]
+    col_scores = (row[:, None, :] @ unit)[:, 0, :]
+    value = (row * row_scores).sum(axis=1, keepdims=True)
+    on_rows, on_cols = supports
+    positive = np.all((row > UNIQUE_TOL) | ~on_rows, axis=1) & np.all(
+        (col > UNIQUE_TOL) | ~on_cols, axis=1)
+    below = np.where(rows & ~on_rows, row_scores - value, -np.inf).max(axis=1)
+    above = np.where(cols & ~on_cols, col_scores - value, np.inf).min(axis=1)
+    equal = np.maximum(np.where(on_rows, np.abs(row_scores - value), 0.0).max(axis=1),
+                       np.where(on_cols, np.abs(col_scores - value), 0.0).max(axis=1))
+    return positive & (below < -UNIQUE_TOL) & (above > UNIQUE_TOL) & (equal <= REGRET_TOL)
 
 
 def _distinct_hard_mixes(batch: _Batch, unit: np.ndarray,
