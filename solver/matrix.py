@@ -357,7 +357,8 @@ def _bounds(batch: _Batch) -> tuple[np.ndarray, np.ndarray]:
     """The least and the greatest legal payoff of each game."""
     payoffs = batch.payoffs
     if batch.full:
-        return payoffs.min(axis=(1, 2)), payoffs.max(axis=(1, 2))
+        flat = payoffs.reshape(len(payoffs), -1)
+        return flat.min(axis=1), flat.max(axis=1)
     legal = batch.rows[:, :, None] & batch.cols[:, None, :]
     return (np.where(legal, payoffs, np.inf).min(axis=(1, 2)),
             np.where(legal, payoffs, -np.inf).max(axis=(1, 2)))
@@ -477,13 +478,14 @@ def _try_saddles(batch: _Batch, which: np.ndarray, at: tuple[np.ndarray, np.ndar
     saddle point."""
     payoffs, (rows_at, cols_at) = batch.payoffs, at
     value = payoffs[which, rows_at, cols_at]
-    column, line = payoffs[which, :, cols_at], payoffs[which, rows_at, :]
+    # (actions, games): numpy reduces the first axis of many games far faster
+    column, line = payoffs[which, :, cols_at].T.copy(), payoffs[which, rows_at, :].T.copy()
     games = np.arange(len(which))
-    column[games, rows_at], line[games, cols_at] = -np.inf, np.inf
+    column[rows_at, games], line[cols_at, games] = -np.inf, np.inf
     if not batch.full:
-        column[~batch.rows[which]], line[~batch.cols[which]] = -np.inf, np.inf
+        column[~batch.rows[which].T], line[~batch.cols[which].T] = -np.inf, np.inf
     margin = scale.margin[which]
-    ok = (column.max(axis=1) < value - margin) & (line.min(axis=1) > value + margin)
+    ok = (column.max(axis=0) < value - margin) & (line.min(axis=0) > value + margin)
     ok &= ~scale.unit_map[-1][which]
     found.row[which[ok], rows_at[ok]] = found.col[which[ok], cols_at[ok]] = 1.0
     found.value[which[ok]] = value[ok]
