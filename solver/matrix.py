@@ -459,16 +459,15 @@ def _try_supports(batch: _Batch, which: np.ndarray, supports: tuple[np.ndarray, 
     (their closed form decides).
     """
     size = np.count_nonzero(supports[0], axis=1)
-    tried = (size > 0) & (size == np.count_nonzero(supports[1], axis=1))
+    tried = size == np.count_nonzero(supports[1], axis=1)
     settled = np.zeros(len(which), dtype=bool)
-    for s in np.unique(size[tried]).tolist():
-        at = np.flatnonzero(tried & (size == s))
-        on = supports[0][at], supports[1][at]
-        if s == 1:
-            settled[at] = _try_saddles(batch, which[at], (on[0].argmax(axis=1),
-                                                          on[1].argmax(axis=1)), scale, found)
-        else:
-            settled[at] = _try_mixed(batch, which[at], on, scale, found)
+    pure, mixed = np.flatnonzero(tried & (size == 1)), np.flatnonzero(tried & (size > 1))
+    if pure.size:
+        settled[pure] = _try_saddles(batch, which[pure], (
+            supports[0][pure].argmax(axis=1), supports[1][pure].argmax(axis=1)), scale, found)
+    if mixed.size:
+        settled[mixed] = _try_mixed(batch, which[mixed], (supports[0][mixed],
+                                                          supports[1][mixed]), scale, found)
     return settled
 
 
@@ -507,14 +506,17 @@ def _saddle_points(batch: _Batch, which: np.ndarray) -> tuple[np.ndarray, np.nda
 
 def _try_mixed(batch: _Batch, which: np.ndarray, supports: tuple[np.ndarray, np.ndarray],
                scale: _Scale, found: MatrixSolutions) -> np.ndarray:
-    """``_try_supports`` for supports of one size s > 1: the square system is solved
-    on the payoffs mapped as ``_normalise`` maps them (the simplex's own system)."""
-    s = int(supports[0][0].sum())
-    on_rows = np.nonzero(supports[0])[1].reshape(-1, s)
-    on_cols = np.nonzero(supports[1])[1].reshape(-1, s)
+    """``_try_supports`` for supports of more than one action: the square system is
+    solved on the payoffs mapped as ``_normalise`` maps them (the simplex's own
+    system), padded to the largest support."""
+    size = np.count_nonzero(supports[0], axis=1)
+    active = np.arange(size.max()) < size[:, None]
+    # each support's actions first, in order (then others, inactive)
+    on_rows = np.argsort(~supports[0], axis=1, kind="stable")[:, :active.shape[1]]
+    on_cols = np.argsort(~supports[1], axis=1, kind="stable")[:, :active.shape[1]]
     block = batch.payoffs[which[:, None, None], on_rows[:, :, None], on_cols[:, None, :]]
     x, y, ok = _square_equilibria(_to_unit(block, [part[which] for part in
-                                                    scale.unit_map[:3]]))
+                                                    scale.unit_map[:3]]), active)
     ok &= ~scale.unit_map[-1][which]
     games = np.arange(len(which))[:, None]
     row = np.zeros((len(which), batch.rows.shape[1]))
@@ -530,13 +532,16 @@ def _try_mixed(batch: _Batch, which: np.ndarray, supports: tuple[np.ndarray, np.
     return ok
 
 
-def _square_equilibria(block: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The mixes equalising each square game (G, s, s) of payoffs in [0, 1] for both
-    players, from the inverse of its payoffs shifted by 1 (the value is then positive,
-    and the shifted matrix invertible exactly when the equalising mixes are unique);
-    and where they are found to within rounding (not singular, nor so close to it
-    that its inverse exceeds INVERSE_LIMIT)."""
-    shifted = block + 1.0
+def _square_equilibria(block: np.ndarray,
+                       active: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The mixes equalising each square game (G, s, s) of payoffs in [0, 1] on its
+    ``active`` rows and columns (G, s; the first ones) for both players, from the
+    inverse of its payoffs shifted by 1 (the value is then positive, and the shifted
+    matrix invertible exactly when the equalising mixes are unique), padded with the
+    identity; and where they are found to within rounding (not singular, nor so close
+    to it that its inverse exceeds INVERSE_LIMIT)."""
+    shifted = np.where(active[:, :, None] & active[:, None, :], block + 1.0,
+                       np.eye(block.shape[1]))
     try:
         inverse = np.linalg.inv(shifted)
         solved = np.ones(len(block), dtype=bool)
@@ -544,7 +549,9 @@ def _square_equilibria(block: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nd
         solved = np.linalg.slogdet(shifted)[0] != 0
         inverse = np.zeros(shifted.shape)
         inverse[solved] = np.linalg.inv(shifted[solved])
-    y, x = inverse.sum(axis=2), inverse.sum(axis=1)
+    # the padding is the identity: its rows and columns of the inverse are apart
+    y = np.where(active, inverse.sum(axis=2), 0.0)
+    x = np.where(active, inverse.sum(axis=1), 0.0)
     solved &= np.abs(inverse).sum(axis=2).max(axis=1) <= INVERSE_LIMIT
     total = np.where(solved, y.sum(axis=1), 1.0)[:, None]
     return x / total, y / total, solved
