@@ -8,6 +8,13 @@ pivots) is re-solved from its final basis, then if need be by HiGHS, so a return
 pair is an equilibrium to within REGRET_TOL. With ``max_entropy=True`` each
 player's mix is the maximum-entropy one among all its optimal mixes (see
 ``solver.entropy``).
+
+A batch may come with a start: earlier answers to nearby games. Most games of a
+layer of a counter game keep their supports from one solve to the next, so each game
+first tries the equilibrium on its start's supports (a square linear system; for one
+action each, a saddle point checked on its row and column), then on its own saddle
+point, and keeps it only where it is strictly complementary, hence the only
+equilibrium and the maximum-entropy one; the simplex solves the rest.
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ UNIQUE_TOL = 1e-9
 #: rescaled by a power of two (see ``_scales``)
 SCALE_ABOVE = 2.0 ** 500
 #: a square game whose payoffs, shifted onto [1, 2], have an inverse larger than this
-#: (max row sum) is too close to singular for its equalising mixes (``_on_supports``)
+#: (max row sum) is too close to singular for its equalising mixes (``_try_supports``)
 INVERSE_LIMIT = 1e5
 #: the most games whose simplex tableaux pivot together (``_hard_mixes_in_parts``)
 HARD_PART = 512
@@ -77,8 +84,9 @@ def solve_matrices(matrices, row_masks=None, col_masks=None, max_entropy: bool =
     and columns exist; masked entries are ignored and may hold anything, nan included.
     ``start`` (row mixes (B, m), column mixes (B, n); nan rows where there are none)
     are answers to nearby games, typically the same games a step earlier: each game
-    first tries the equilibrium on its start's supports (``_on_supports``), kept only
-    where it is certainly the one equilibrium; the others are solved as without it.
+    first tries the equilibrium on its start's supports, then its saddle point, kept
+    only where it is certainly the one equilibrium (``_try_supports``: so the answers
+    are those without a start, to rounding); the others are solved as without it.
     """
     batch = _as_batch(matrices, row_masks, col_masks)
     if start is not None:
