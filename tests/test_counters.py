@@ -16,6 +16,7 @@ from solver import solve_game
 from solver.backward import solve_moment
 from solver.counters import Grid, _Chunks, _lowered, _Move, _Windows, explore, solve_counters
 from solver.errors import InputError
+from solver.stage_rules import WarmStarts
 from solver.stages import ConvergenceWarning
 
 LANDS = 0.6   # chance that the winner of an exchange hits; else nothing happens
@@ -322,8 +323,6 @@ def test_warm_starts_come_from_the_layer_then_from_the_neighbour_below():
     # lower on the largest counter are (1, 2) and (1, 2) (a tie lowers the first):
     # the layer of sum 3 is (1, 2), (2, 1), whose answers were (10, 11) and (20, 21)
     # for two cores
-    from solver.stage_rules import WarmStarts
-
     grid = Grid((2, 3))
     starts = WarmStarts(grid)
     below = np.array([grid.flat((1, 2)), grid.flat((2, 1))])
