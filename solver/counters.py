@@ -62,7 +62,7 @@ from .evaluate import Evaluation
 from .game import Game, State
 from .graph import _heights, _schedule, ranges
 from .policy import TabularPolicy
-from .stage_rules import Equilibrium, StageRule, matrix_values
+from .stage_rules import Equilibrium, StageRule
 from .stages import MAX_SWEEPS, TOLERANCE, Convergence, sweep
 
 #: a cyclic block contracts when no joint action stays in it with more than this
@@ -774,7 +774,7 @@ class CounterPolicy(TabularPolicy):
 
 
 def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
-                   stage_values: Callable[[np.ndarray], np.ndarray] = matrix_values,
+                   stage_values: Callable[[np.ndarray], np.ndarray] | None = None,
                    start: State | None = None, rule: StageRule | None = None,
                    statistics: bool = True) -> CounterSolution:
     """Solve a game that declares the ``counters`` fast path (see the module), from its
@@ -784,8 +784,8 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     swap it for a reference solver; or a best reply, a fixed pair, a regularised
     player). Without ``statistics`` the play is not pushed forward (win, loss, length
     and ``visits`` are left at 0)."""
-    rule = Equilibrium(stage_values) if rule is None else rule
     graph, grid, roots = explore(game, None if start is None else [(1.0, start)])
+    rule = Equilibrium(stage_values, grid) if rule is None else rule
     counters = len(grid.top)
     ends = [game.depleted(k) for k in range(counters)]
     payoffs = np.array([float(game.payoff(s)) for s in ends])

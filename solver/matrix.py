@@ -8,6 +8,13 @@ pivots) is re-solved from its final basis, then if need be by HiGHS, so a return
 pair is an equilibrium to within REGRET_TOL. With ``max_entropy=True`` each
 player's mix is the maximum-entropy one among all its optimal mixes (see
 ``solver.entropy``).
+
+A batch may come with a start: earlier answers to nearby games. Most games of a
+layer of a counter game keep their supports from one solve to the next, so each game
+first tries the equilibrium on its start's supports (a square linear system; for one
+action each, a saddle point checked on its row and column), then on its own saddle
+point, and keeps it only where it is strictly complementary, hence the only
+equilibrium and the maximum-entropy one; the simplex solves the rest.
 """
 
 from __future__ import annotations
@@ -37,6 +44,9 @@ UNIQUE_TOL = 1e-9
 #: games whose largest |payoff| is above this (or below its inverse) are solved
 #: rescaled by a power of two (see ``_scales``)
 SCALE_ABOVE = 2.0 ** 500
+#: a square game whose payoffs, shifted onto [1, 2], have an inverse larger than this
+#: (max row sum) is too close to singular for its equalising mixes (``_try_supports``)
+INVERSE_LIMIT = 1e5
 #: the most games whose simplex tableaux pivot together (``_hard_mixes_in_parts``)
 HARD_PART = 512
 #: lines up to this long are reduced column by column (see ``_across``)
@@ -65,15 +75,27 @@ def solve_matrix(A, max_entropy: bool = False) -> tuple[np.ndarray, np.ndarray, 
     return sol.row[0], sol.col[0], float(sol.value[0])
 
 
-def solve_matrices(matrices, row_masks=None, col_masks=None,
-                   max_entropy: bool = False) -> MatrixSolutions:
+def solve_matrices(matrices, row_masks=None, col_masks=None, max_entropy: bool = False,
+                   start: tuple[np.ndarray, np.ndarray] | None = None) -> MatrixSolutions:
     """Many games at once.
 
     ``matrices`` is a list of 2-D arrays of possibly different shapes, or a padded
     array (B, m, n) with optional boolean masks (B, m) / (B, n) saying which rows
     and columns exist; masked entries are ignored and may hold anything, nan included.
+    ``start`` (row mixes (B, m), column mixes (B, n); nan rows where there are none)
+    are answers to nearby games, typically the same games a step earlier: each game
+    first tries the equilibrium on its start's supports, then its saddle point, kept
+    only where it is certainly the one equilibrium (``_try_supports``: so the answers
+    are those without a start, to rounding); the others are solved as without it.
     """
-    return _solve(_as_batch(matrices, row_masks, col_masks), max_entropy)
+    batch = _as_batch(matrices, row_masks, col_masks)
+    if start is not None:
+        start = tuple(np.asarray(mix, dtype=float) for mix in start)
+        if start[0].shape != batch.rows.shape or start[1].shape != batch.cols.shape:
+            raise InputError(f"start mixes have shapes {start[0].shape} and "
+                             f"{start[1].shape}, expected {batch.rows.shape} and "
+                             f"{batch.cols.shape}")
+    return _solve(batch, max_entropy, start)
 
 
 class _Batch(NamedTuple):
@@ -123,7 +145,7 @@ def _real_array(data, name: str) -> np.ndarray:
         raise InputError(f"{name} holds {first!r:.40} ({array.dtype} entries); "
                          f"allowed: {REAL_KINDS}")
     try:
-        return array.astype(float)
+        return array.astype(float, copy=False)
     except OverflowError:  # an integer beyond float range
         raise InputError(f"{name} holds an integer too large for a float; allowed: "
                          f"{REAL_KINDS}") from None
@@ -222,22 +244,53 @@ def _easy_game(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, float] | Non
     return None
 
 
-def _solve(batch: _Batch, max_entropy: bool) -> MatrixSolutions:
-    row = np.zeros(batch.rows.shape)
-    col = np.zeros(batch.cols.shape)
-    if len(row) == 0:
-        return MatrixSolutions(row, col, np.zeros(0))
+def _solve(batch: _Batch, max_entropy: bool, start: tuple | None = None) -> MatrixSolutions:
+    if len(batch.payoffs) == 0:
+        return MatrixSolutions(np.zeros(batch.rows.shape), np.zeros(batch.cols.shape),
+                               np.zeros(0))
     if 1 in batch.payoffs.shape[1:]:
         solved = _one_sided(batch)
         if solved is not None:
             return solved
-    scale = _scales(np.abs(batch.payoffs).max(axis=(1, 2)))
+    low, high = _bounds(batch)
+    scale = _scales(np.maximum(np.abs(low), np.abs(high)))
     if (scale != 1.0).any():
         scaled = _Batch(batch.payoffs / scale[:, None, None], batch.rows, batch.cols,
                         batch.full)
-        solved = _solve(scaled, max_entropy)
+        solved = _solve(scaled, max_entropy, start)
         return MatrixSolutions(solved.row, solved.col, solved.value * scale)
-    unit, constant = _normalise(batch)
+    if start is None:
+        return _solve_cold(batch, max_entropy, low, high)
+    return _solve_started(batch, max_entropy, low, high, (
+        (start[0] > UNIQUE_TOL) & batch.rows, (start[1] > UNIQUE_TOL) & batch.cols))
+
+
+def _solve_started(batch: _Batch, max_entropy: bool, low: np.ndarray, high: np.ndarray,
+                   supports: tuple[np.ndarray, np.ndarray]) -> MatrixSolutions:
+    """Games of ordinary size (legal payoffs from ``low`` to ``high``) tried on the
+    given supports, then on their saddle points, each pair kept where it is certainly
+    the only equilibrium (``_try_supports``); the rest from scratch."""
+    found = MatrixSolutions(np.zeros(batch.rows.shape), np.zeros(batch.cols.shape),
+                            np.zeros(len(low)))
+    scale = _Scale.of(low, high)
+    rest = np.arange(len(low))
+    rest = rest[~_try_supports(batch, rest, supports, scale, found)]
+    if rest.size:
+        rest = rest[~_try_saddles(batch, rest, _saddle_points(batch, rest), scale, found)]
+    if rest.size:
+        sub = _Batch(batch.payoffs[rest], batch.rows[rest], batch.cols[rest], batch.full)
+        found.row[rest], found.col[rest], found.value[rest] = _solve_cold(
+            sub, max_entropy, low[rest], high[rest])
+    return found
+
+
+def _solve_cold(batch: _Batch, max_entropy: bool, low: np.ndarray,
+                high: np.ndarray) -> MatrixSolutions:
+    """Games of ordinary size (their legal payoffs between ``low`` and ``high``) from
+    scratch: closed forms where trivial, else the simplex."""
+    row = np.zeros(batch.rows.shape)
+    col = np.zeros(batch.cols.shape)
+    unit, constant = _normalise(batch, low, high)
     trivial = constant | (batch.rows.sum(1) == 1) | (batch.cols.sum(1) == 1)
     if trivial.all():
         row, col = _trivial_mixes(unit, batch.rows, batch.cols, constant)
@@ -308,38 +361,58 @@ def _across(ufunc: np.ufunc, lines: np.ndarray) -> np.ndarray:
     return out
 
 
-def _normalise(batch: _Batch) -> tuple[np.ndarray, np.ndarray]:
-    """Payoffs mapped affinely onto [0, 1] per game (masked entries 0), and which
-    games are constant.
+def _bounds(batch: _Batch) -> tuple[np.ndarray, np.ndarray]:
+    """The least and the greatest legal payoff of each game."""
+    payoffs = batch.payoffs
+    if batch.full:
+        flat = payoffs.reshape(len(payoffs), -1)
+        return flat.min(axis=1), flat.max(axis=1)
+    legal = batch.rows[:, :, None] & batch.cols[:, None, :]
+    return (np.where(legal, payoffs, np.inf).min(axis=(1, 2)),
+            np.where(legal, payoffs, -np.inf).max(axis=(1, 2)))
+
+
+def _normalise(batch: _Batch, low: np.ndarray,
+               high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Payoffs mapped affinely onto [0, 1] per game (masked entries 0), from the
+    least and greatest legal payoffs ``low`` and ``high``, and which games are
+    constant.
 
     Equilibria and max-entropy mixes are invariant under this map, and the simplex
     tolerances can then be absolute.
     """
-    payoffs = batch.payoffs
-    if batch.full:
-        low = payoffs.min(axis=(1, 2))
-        high = payoffs.max(axis=(1, 2))
-    else:
-        legal = batch.rows[:, :, None] & batch.cols[:, None, :]
-        low = np.where(legal, payoffs, np.inf).min(axis=(1, 2))
-        high = np.where(legal, payoffs, -np.inf).max(axis=(1, 2))
+    unit_map = _unit_map(low, high)
+    unit = _to_unit(batch.payoffs, unit_map)
+    if not batch.full:
+        unit = np.where(batch.rows[:, :, None] & batch.cols[:, None, :], unit, 0.0)
+    return unit, unit_map[-1]
+
+
+def _unit_map(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per game, the map of ``_normalise`` (shift, stretch, snapping grid) and whether
+    the game is constant."""
     span = high - low
     scale = np.maximum(np.abs(low), np.abs(high))
     constant = span <= CONSTANT_TOL * scale
-    stretch = np.where(constant, 1.0, span)[:, None, None]
-    unit = (payoffs - low[:, None, None]) / stretch
+    stretch = np.where(constant, 1.0, span)
     # Payoffs closer than CONSTANT_TOL * scale are ties: rounding noise in them would
     # otherwise be stretched with a small span past the tolerances (and split ties the
     # maximum-entropy mix depends on). Snapping to that grid costs at most that much.
     # (a grid of 0 means every payoff is 0: unit is 0 already, and stays so)
-    grid = (CONSTANT_TOL * scale)[:, None, None] / stretch
+    grid = CONSTANT_TOL * scale / stretch
     grid[grid == 0] = 1.0
+    return low, stretch, grid, constant
+
+
+def _to_unit(payoffs: np.ndarray, unit_map: tuple[np.ndarray, ...]) -> np.ndarray:
+    """``payoffs`` (games, ...) of each game through its ``_unit_map``."""
+    low, stretch, grid = (part.reshape(-1, *[1] * (payoffs.ndim - 1))
+                          for part in unit_map[:3])
+    unit = (payoffs - low) / stretch
     unit /= grid
     np.round(unit, out=unit)
     unit *= grid
-    if not batch.full:
-        unit = np.where(legal, unit, 0.0)
-    return unit, constant
+    return unit
 
 
 def _trivial_mixes(unit: np.ndarray, rmask: np.ndarray, cmask: np.ndarray,
@@ -361,6 +434,153 @@ def _trivial_mixes(unit: np.ndarray, rmask: np.ndarray, cmask: np.ndarray,
 
 def _uniform(selected: np.ndarray) -> np.ndarray:
     return selected / selected.sum(axis=1, keepdims=True)
+
+
+class _Scale(NamedTuple):
+    """Per game: its map onto [0, 1] (``_unit_map``), the margin beyond which a pair's
+    inequalities are strict (UNIQUE_TOL of the payoff range, and the snapping's
+    CONSTANT_TOL), and the tolerance of its equalities (as the regret's)."""
+
+    unit_map: tuple
+    margin: np.ndarray
+    tolerance: np.ndarray
+
+    @classmethod
+    def of(cls, low: np.ndarray, high: np.ndarray) -> _Scale:
+        magnitude = np.maximum(np.abs(low), np.abs(high))
+        return cls(_unit_map(low, high), UNIQUE_TOL * (high - low) + CONSTANT_TOL * magnitude,
+                   REGRET_TOL * np.maximum(1.0, magnitude))
+
+
+def _try_supports(batch: _Batch, which: np.ndarray, supports: tuple[np.ndarray, np.ndarray],
+                  scale: _Scale, found: MatrixSolutions) -> np.ndarray:
+    """Where the games ``which`` have their only equilibrium on the given supports S
+    (rows) and T (columns) of equal size, written into ``found`` there.
+
+    Both mixes solve the square system A_ST y = v, x A_ST = v, sum = 1. The pair is
+    the unique equilibrium when, beyond the ``scale``'s margin, both mixes are
+    positive on S and T, every other legal row scores below v against y and every
+    other legal column above v against x: each optimal mix then lives on S (T) and
+    meets the same equations, whose solution is unique. So it is the maximum-entropy
+    pair too. A pair that is merely optimal (a tie off the supports, a weight of 0 on
+    them) is refused, as it may not be the maximum-entropy one; so are constant games
+    (their closed form decides).
+    """
+    size = np.count_nonzero(supports[0], axis=1)
+    tried = size == np.count_nonzero(supports[1], axis=1)
+    settled = np.zeros(len(which), dtype=bool)
+    pure, mixed = np.flatnonzero(tried & (size == 1)), np.flatnonzero(tried & (size > 1))
+    if pure.size:
+        settled[pure] = _try_saddles(batch, which[pure], (
+            supports[0][pure].argmax(axis=1), supports[1][pure].argmax(axis=1)), scale, found)
+    if mixed.size:
+        settled[mixed] = _try_mixed(batch, which[mixed], (supports[0][mixed],
+                                                          supports[1][mixed]), scale, found)
+    return settled
+
+
+def _try_saddles(batch: _Batch, which: np.ndarray, at: tuple[np.ndarray, np.ndarray],
+                 scale: _Scale, found: MatrixSolutions) -> np.ndarray:
+    """``_try_supports`` for one row and one column (``at``) of each game: a strict
+    saddle point."""
+    payoffs, (rows_at, cols_at) = batch.payoffs, at
+    value = payoffs[which, rows_at, cols_at]
+    # (actions, games): numpy reduces the first axis of many games far faster
+    column, line = payoffs[which, :, cols_at].T.copy(), payoffs[which, rows_at, :].T.copy()
+    games = np.arange(len(which))
+    column[rows_at, games], line[cols_at, games] = -np.inf, np.inf
+    if not batch.full:
+        column[~batch.rows[which].T], line[~batch.cols[which].T] = -np.inf, np.inf
+    margin = scale.margin[which]
+    ok = (column.max(axis=0) < value - margin) & (line.min(axis=0) > value + margin)
+    ok &= ~scale.unit_map[-1][which]
+    found.row[which[ok], rows_at[ok]] = found.col[which[ok], cols_at[ok]] = 1.0
+    found.value[which[ok]] = value[ok]
+    return ok
+
+
+def _saddle_points(batch: _Batch, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each game's row of the greatest least payoff and column of the least greatest
+    one: its saddle point, if it has a strict one."""
+    payoffs = batch.payoffs[which]
+    if batch.full:
+        return payoffs.min(axis=2).argmax(axis=1), payoffs.max(axis=1).argmin(axis=1)
+    rows, cols = batch.rows[which], batch.cols[which]
+    legal = rows[:, :, None] & cols[:, None, :]
+    worst_rows = np.where(rows, np.where(legal, payoffs, np.inf).min(axis=2), -np.inf)
+    worst_cols = np.where(cols, np.where(legal, payoffs, -np.inf).max(axis=1), np.inf)
+    return worst_rows.argmax(axis=1), worst_cols.argmin(axis=1)
+
+
+def _try_mixed(batch: _Batch, which: np.ndarray, supports: tuple[np.ndarray, np.ndarray],
+               scale: _Scale, found: MatrixSolutions) -> np.ndarray:
+    """``_try_supports`` for supports of more than one action: the square system is
+    solved on the payoffs mapped as ``_normalise`` maps them (the simplex's own
+    system), padded to the largest support."""
+    size = np.count_nonzero(supports[0], axis=1)
+    active = np.arange(size.max()) < size[:, None]
+    # each support's actions first, in order (then others, inactive)
+    on_rows = np.argsort(~supports[0], axis=1, kind="stable")[:, :active.shape[1]]
+    on_cols = np.argsort(~supports[1], axis=1, kind="stable")[:, :active.shape[1]]
+    block = batch.payoffs[which[:, None, None], on_rows[:, :, None], on_cols[:, None, :]]
+    x, y, ok = _square_equilibria(_to_unit(block, [part[which] for part in
+                                                    scale.unit_map[:3]]), active)
+    ok &= ~scale.unit_map[-1][which]
+    games = np.arange(len(which))[:, None]
+    row = np.zeros((len(which), batch.rows.shape[1]))
+    col = np.zeros((len(which), batch.cols.shape[1]))
+    row[games, on_rows], col[games, on_cols] = x, y
+    sub = _Batch(batch.payoffs[which], batch.rows[which], batch.cols[which], batch.full)
+    scores = (sub.payoffs @ col[:, :, None])[:, :, 0], (row[:, None, :] @ sub.payoffs)[:, 0, :]
+    value = (row * scores[0]).sum(axis=1)
+    ok &= _strict(sub, (row, col), supports, scores, value, scale.margin[which],
+                  scale.tolerance[which])
+    done = which[ok]
+    found.row[done], found.col[done], found.value[done] = row[ok], col[ok], value[ok]
+    return ok
+
+
+def _square_equilibria(block: np.ndarray,
+                       active: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The mixes equalising each square game (G, s, s) of payoffs in [0, 1] on its
+    ``active`` rows and columns (G, s; the first ones) for both players, from the
+    inverse of its payoffs shifted by 1 (the value is then positive, and the shifted
+    matrix invertible exactly when the equalising mixes are unique), padded with the
+    identity; and where they are found to within rounding (not singular, nor so close
+    to it that its inverse exceeds INVERSE_LIMIT)."""
+    shifted = np.where(active[:, :, None] & active[:, None, :], block + 1.0,
+                       np.eye(block.shape[1]))
+    try:
+        inverse = np.linalg.inv(shifted)
+        solved = np.ones(len(block), dtype=bool)
+    except np.linalg.LinAlgError:   # some are singular: those are refused
+        solved = np.linalg.slogdet(shifted)[0] != 0
+        inverse = np.zeros(shifted.shape)
+        inverse[solved] = np.linalg.inv(shifted[solved])
+    # the padding is the identity: its rows and columns of the inverse are apart
+    y = np.where(active, inverse.sum(axis=2), 0.0)
+    x = np.where(active, inverse.sum(axis=1), 0.0)
+    solved &= np.abs(inverse).sum(axis=2).max(axis=1) <= INVERSE_LIMIT
+    total = np.where(solved, y.sum(axis=1), 1.0)[:, None]
+    return x / total, y / total, solved
+
+
+def _strict(batch: _Batch, pair: tuple[np.ndarray, np.ndarray],
+            supports: tuple[np.ndarray, np.ndarray], scores: tuple[np.ndarray, np.ndarray],
+            value: np.ndarray, margin: np.ndarray, tolerance: np.ndarray) -> np.ndarray:
+    """Where each pair (row, col) of value ``value`` on the ``supports``, given each
+    row's score against col and each column's against row, is strictly complementary
+    beyond ``margin`` (see ``_try_supports``), its equalities holding to ``tolerance``."""
+    (row, col), (on_rows, on_cols) = pair, supports
+    row_gap, col_gap = scores[0] - value[:, None], scores[1] - value[:, None]
+    margin = margin[:, None]
+    strict = np.all(np.where(on_rows, row > UNIQUE_TOL, (row_gap < -margin) | ~batch.rows),
+                    axis=1)
+    strict &= np.all(np.where(on_cols, col > UNIQUE_TOL, (col_gap > margin) | ~batch.cols),
+                     axis=1)
+    equal = np.maximum(np.where(on_rows, np.abs(row_gap), 0.0).max(axis=1),
+                       np.where(on_cols, np.abs(col_gap), 0.0).max(axis=1))
+    return strict & (equal <= tolerance)
 
 
 def _distinct_hard_mixes(batch: _Batch, unit: np.ndarray,

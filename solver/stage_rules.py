@@ -50,11 +50,6 @@ class StageRule(Protocol):
                mixes: dict) -> np.ndarray: ...
 
 
-def matrix_values(matrices: np.ndarray) -> np.ndarray:
-    """Values of a batch of zero-sum matrix games (B, rows, cols), by the batched solver."""
-    return solve_matrices(matrices).value
-
-
 def gather(mixes: np.ndarray, place: np.ndarray | None, points: np.ndarray,
            k: int) -> np.ndarray:
     """(k, points, actions) the mixes of a group's cores at ``points``; a single legal
@@ -82,27 +77,76 @@ def _stacked(games: np.ndarray) -> np.ndarray:
     return games.transpose(0, 3, 1, 2).reshape(k * width, r, c)
 
 
+class WarmStarts:
+    """Where a group's next stage solve starts (``start``, by group ``key``): a layer
+    solves nearly the same games several times (policy-evaluation steps, sweeps, the
+    final mixes), so from the group's last answers at this layer; its first solve of
+    a layer from, at each point, the answer at the neighbour one lower on the point's
+    largest counter, solved at the layer before (NaN where there is none; nothing
+    without a ``grid``). ``keep`` records a solve's answers (k cores * points, ...)."""
+
+    def __init__(self, grid=None):
+        self.grid, self.last, self.below = grid, {}, {}
+
+    def start(self, key, points: np.ndarray, k: int) -> np.ndarray | None:
+        layer = (int(points[0]), len(points))
+        if self.last.get("layer") != layer:
+            self.last = {"layer": layer}   # only this layer's answers come back
+        known = self.last.get(key)
+        return known if known is not None else self._from_below(key, points, k)
+
+    def keep(self, key, points: np.ndarray, answers: np.ndarray, k: int) -> None:
+        self.last[key] = answers
+        self.below[key] = (points, answers.reshape(k, len(points), -1))
+
+    def _from_below(self, key, points: np.ndarray, k: int) -> np.ndarray | None:
+        if self.grid is None or key not in self.below:
+            return None
+        below, answers = self.below[key]
+        where = np.full(self.grid.size, -1)
+        where[below] = np.arange(len(below))
+        flat = self.grid.lowered(points)
+        at = np.where(flat >= 0, where[np.maximum(flat, 0)], -1)
+        start = np.where((at >= 0)[None, :, None], answers[:, np.maximum(at, 0)], np.nan)
+        return start.reshape(k * len(points), -1)
+
+
 class Equilibrium:
-    """Today's rule: values by ``stage_values`` (the batched matrix solver, or a
-    benchmark's reference), any optimal pair for Newton steps, maximum-entropy mixes."""
+    """Today's rule: the maximum-entropy equilibrium of every stage game, any optimal
+    pair for Newton steps, by the batched matrix solver started from each group's
+    ``WarmStarts`` (given the ``grid``). ``stage_values``, when given, computes the
+    value-iteration values instead (a benchmark's reference solver)."""
 
     scores = None
 
-    def __init__(self, stage_values: Callable[[np.ndarray], np.ndarray] = matrix_values):
+    def __init__(self, stage_values: Callable[[np.ndarray], np.ndarray] | None = None,
+                 grid=None):
         self.stage_values = stage_values
+        self.starts = WarmStarts(grid)
+
+    def _solve(self, games, places, points, max_entropy: bool = False):
+        k, r, _, _ = games.shape
+        key = id(places)
+        start = self.starts.start(key, points, k)
+        solved = solve_matrices(_stacked(games), max_entropy=max_entropy, start=None if (
+            start is None) else (start[:, :r], start[:, r:]))
+        self.starts.keep(key, points, np.concatenate([solved.row, solved.col], axis=1), k)
+        return solved
 
     def values(self, games, places, points) -> np.ndarray:
         k, _, _, width = games.shape
-        return self.stage_values(_stacked(games)).reshape(k, width)
+        if self.stage_values is not None:
+            return self.stage_values(_stacked(games)).reshape(k, width)
+        return self._solve(games, places, points).value.reshape(k, width)
 
     def weights(self, games, places, points):
         k, _, _, width = games.shape
-        solved = solve_matrices(_stacked(games))
+        solved = self._solve(games, places, points)
         return joint(solved.row.reshape(k, width, -1), solved.col.reshape(k, width, -1)), None
 
     def settle(self, games, places, points, mixes) -> np.ndarray:
         k, r, c, width = games.shape
-        solved = solve_matrices(_stacked(games), max_entropy=True)
+        solved = self._solve(games, places, points, max_entropy=True)
         scatter(mixes["a"], places["a"], points, solved.row.reshape(k, width, r))
         scatter(mixes["b"], places["b"], points, solved.col.reshape(k, width, c))
         return solved.value.reshape(k, width)
@@ -208,43 +252,19 @@ class Regularized:
         self.sign = 1.0 if player == "a" else -1.0
         #: the largest duality gap of a stage problem settled
         self.gap = 0.0
-        #: group -> its last answers at this layer: a layer solves nearly the same
-        #: problems several times (policy-evaluation steps, sweeps, the final mixes),
-        #: so each starts from the last
-        self.last: dict = {}
-        #: group -> (points, answers) of its last layer, where the first solve of the
-        #: next layer starts (a neighbour one counter lower), given the ``grid``
-        self.grid, self.below = grid, {}
+        #: each group's problems start from its last answers (``WarmStarts``)
+        self.starts = WarmStarts(grid)
 
     def _solve(self, games, places, points):
         """The stage problems from the player's side: rows are his actions."""
         k, _, _, width = games.shape
         own = _stacked(games if self.player == "a" else -games.transpose(0, 2, 1, 3))
         prior = gather(self.priors, places[self.player], points, k).reshape(k * width, -1)
-        layer = (int(points[0]), len(points))
-        if self.last.get("layer") != layer:
-            self.last = {"layer": layer}   # only this layer's problems come back
         key = id(places)
-        known = self.last.get(key)
-        start = known if known is not None else self._from_below(key, points, k)
-        solved = regularized_maxmin(own, self.beta, prior, start=start)
-        self.last[key] = solved.col
-        self.below[key] = (points, solved.col.reshape(k, width, -1))
+        solved = regularized_maxmin(own, self.beta, prior,
+                                    start=self.starts.start(key, points, k))
+        self.starts.keep(key, points, solved.col, k)
         return solved, k, width
-
-    def _from_below(self, key, points: np.ndarray, k: int) -> np.ndarray | None:
-        """Where to start a layer's first solve of a group: at each point, the answer
-        at its neighbour one lower on its largest counter, solved at the layer before
-        (NaN where there is none)."""
-        if self.grid is None or key not in self.below:
-            return None
-        below, reply = self.below[key]
-        where = np.full(self.grid.size, -1)
-        where[below] = np.arange(len(below))
-        flat = self.grid.lowered(points)
-        at = np.where(flat >= 0, where[np.maximum(flat, 0)], -1)
-        start = np.where((at >= 0)[None, :, None], reply[:, np.maximum(at, 0)], np.nan)
-        return start.reshape(k * len(points), -1)
 
     def values(self, games, places, points) -> np.ndarray:
         solved, k, width = self._solve(games, places, points)

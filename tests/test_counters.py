@@ -16,6 +16,7 @@ from solver import solve_game
 from solver.backward import solve_moment
 from solver.counters import Grid, _Chunks, _lowered, _Move, _Windows, explore, solve_counters
 from solver.errors import InputError
+from solver.stage_rules import WarmStarts
 from solver.stages import ConvergenceWarning
 
 LANDS = 0.6   # chance that the winner of an exchange hits; else nothing happens
@@ -315,3 +316,21 @@ def test_a_points_neighbour_is_one_lower_on_its_largest_counter():
     points = [grid.flat(p) for p in ((3, 2), (1, 2), (2, 2), (1, 1))]
     expected = [grid.flat((2, 2)), grid.flat((1, 1)), grid.flat((1, 2)), -1]
     assert grid.lowered(np.array(points)).tolist() == expected
+
+
+def test_warm_starts_come_from_the_layer_then_from_the_neighbour_below():
+    # at 2 x 3 counters, the layer of sum 4 is (1, 3), (2, 2); their neighbours one
+    # lower on the largest counter are (1, 2) and (1, 2) (a tie lowers the first):
+    # the layer of sum 3 is (1, 2), (2, 1), whose answers were (10, 11) and (20, 21)
+    # for two cores
+    grid = Grid((2, 3))
+    starts = WarmStarts(grid)
+    below = np.array([grid.flat((1, 2)), grid.flat((2, 1))])
+    layer = np.array([grid.flat((1, 3)), grid.flat((2, 2))])
+    assert starts.start("group", below, 2) is None
+    starts.keep("group", below, np.array([[10.0], [20.0], [11.0], [21.0]]), 2)
+    assert starts.start("group", below, 2)[:, 0].tolist() == [10, 20, 11, 21]
+    assert starts.start("group", layer, 2)[:, 0].tolist() == [10, 10, 11, 11]
+    starts.keep("group", layer, np.array([[1.0], [2.0], [3.0], [4.0]]), 2)
+    assert starts.start("group", layer, 2)[:, 0].tolist() == [1, 2, 3, 4]
+    assert starts.start("other", layer, 2) is None

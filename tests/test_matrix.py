@@ -1,6 +1,7 @@
 """Matrix games: hand-derived equilibria, agreement with HiGHS, degenerate games,
 batching with masks, bad input, and the maximum-entropy optimal mixes."""
 
+import itertools
 import warnings
 
 import nashpy
@@ -481,3 +482,131 @@ def test_a_batch_solved_in_parts_gives_every_game_its_own_equilibrium(monkeypatc
         assert solved.value[k] == pytest.approx(highs_value(game), abs=1e-9)
         assert (game @ col).max() <= solved.value[k] + 1e-9
         assert (row @ game).min() >= solved.value[k] - 1e-9
+
+
+
+# --- warm starts -------------------------------------------------------------------
+
+
+def enumerated_equilibria(A) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """Every equilibrium on a pair of equal-size supports with a nonsingular square
+    system, by trying them all (brute force, independent of the solver)."""
+    A = np.asarray(A, dtype=float)
+    m, n = A.shape
+    found = []
+    for s in range(1, min(m, n) + 1):
+        for rows, cols in itertools.product(itertools.combinations(range(m), s),
+                                            itertools.combinations(range(n), s)):
+            block = A[np.ix_(rows, cols)]
+            unit = np.r_[np.zeros(s), 1.0]
+            border, corner = np.ones((1, s)), np.zeros((1, 1))
+            try:
+                y = np.linalg.solve(np.block([[block, -border.T], [border, corner]]), unit)
+                x = np.linalg.solve(np.block([[block.T, -border.T], [border, corner]]), unit)
+            except np.linalg.LinAlgError:
+                continue
+            row, col = np.zeros(m), np.zeros(n)
+            row[list(rows)], col[list(cols)] = x[:s], y[:s]
+            if min(row.min(), col.min()) >= -1e-12 and regret(A, row, col) <= 1e-12:
+                found.append((row, col, float(row @ A @ col)))
+    return found
+
+
+def test_start_on_the_right_supports_is_answered_without_the_simplex(monkeypatch):
+    # [[3, -1], [-2, 1]] by hand: x = (3/7, 4/7), y = (2/7, 5/7), value 1/7; a third
+    # row and column strictly dominated. Started from the answer's supports, no game
+    # reaches the simplex.
+    import solver.matrix as matrix_module
+
+    A = np.array([[3.0, -1.0, 5.0], [-2.0, 1.0, 4.0], [-3.0, -2.0, 3.5]])
+    saddle = np.array([[1.0, 2.0, 3.0], [0.0, 1.5, 0.5], [0.2, 4.0, 0.1]])  # row 1, col 1
+    monkeypatch.setattr(matrix_module, "_solve_cold", None)
+    for max_entropy in (False, True):
+        solved = solve_matrices(np.stack([A, saddle]), max_entropy=max_entropy,
+                                start=([[1, 1, 0], [1, 0, 0]], [[0.5, 0.5, 0], [1, 0, 0]]))
+        assert solved.row[0] == pytest.approx([3 / 7, 4 / 7, 0], abs=1e-12)
+        assert solved.col[0] == pytest.approx([2 / 7, 5 / 7, 0], abs=1e-12)
+        assert solved.value == pytest.approx([1 / 7, 1.0], abs=1e-12)
+        assert solved.row[1].tolist() == [1, 0, 0] and solved.col[1].tolist() == [1, 0, 0]
+
+
+@pytest.mark.parametrize("max_entropy", [False, True])
+def test_wrong_starts_give_the_same_equilibrium(max_entropy):
+    # random games, each with a unique equilibrium (found by support enumeration),
+    # started from the right supports, wrong ones, a start of the wrong size, none
+    rng = np.random.default_rng(5)
+    games = rng.normal(size=(40, 4, 5))
+    truth = [enumerated_equilibria(game) for game in games]
+    assert all(len(found) == 1 for found in truth)
+    right = (np.array([t[0][0] for t in truth]), np.array([t[0][1] for t in truth]))
+    starts = [right, (np.roll(right[0], 1, axis=1), right[1]),
+              (rng.random((40, 4)), rng.random((40, 5))),
+              (np.full((40, 4), np.nan), np.full((40, 5), np.nan)),
+              (np.eye(4)[rng.integers(0, 4, 40)], np.eye(5)[rng.integers(0, 5, 40)])]
+    for start in starts:
+        solved = solve_matrices(games, max_entropy=max_entropy, start=start)
+        assert solved.row == pytest.approx(right[0], abs=1e-10)
+        assert solved.col == pytest.approx(right[1], abs=1e-10)
+        assert solved.value == pytest.approx([t[0][2] for t in truth], abs=1e-10)
+
+
+def test_a_tie_off_the_supports_refuses_the_start():
+    # rows 0 and 1 are the same, and columns 0 and 2: the start's supports {0, 2} x
+    # {0, 1} give x = (1/2, 0, 1/2), y = (1/2, 1/2, 0), an equilibrium that no pure
+    # deviation improves (a naive check would keep it), but row 1 and column 2 tie
+    # with the value. The maximum-entropy mixes spread over the ties: x = (1/4, 1/4,
+    # 1/2), y = (1/4, 1/2, 1/4), value 1/2.
+    A = np.array([[1.0, 0.0, 1.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
+    x, y = np.array([0.5, 0, 0.5]), np.array([0.5, 0.5, 0])
+    assert regret(A, x, y) == 0.0
+    solved = solve_matrices(A[None], max_entropy=True, start=(x[None], y[None]))
+    assert solved.row[0] == pytest.approx([0.25, 0.25, 0.5], abs=1e-9)
+    assert solved.col[0] == pytest.approx([0.25, 0.5, 0.25], abs=1e-9)
+    assert solved.value[0] == pytest.approx(0.5, abs=1e-12)
+
+
+def test_a_zero_weight_on_the_supports_refuses_the_start():
+    # the start's supports {0, 2} x {0, 1} solve to x = (0, 0, 1): row 0 gets no
+    # weight, and row 1 ties off the supports. (0, 0, 1) is optimal, but the optimal
+    # face is x = (t, t, 1 - 2t), whose entropy is largest at t = 1/3; B's only
+    # optimal mix is (1/2, 1/2); value 1/2
+    A = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+    x, y = np.array([0.0, 0.0, 1.0]), np.array([0.5, 0.5])
+    assert regret(A, x, y) == 0.0
+    start = (np.array([[0.5, 0.0, 0.5]]), y[None])
+    solved = solve_matrices(A[None], max_entropy=True, start=start)
+    assert solved.row[0] == pytest.approx([1 / 3] * 3, abs=1e-9)
+    assert solved.col[0] == pytest.approx([0.5, 0.5], abs=1e-9)
+    plain = solve_matrices(A[None], start=start)
+    assert_equilibrium(A, plain.row[0], plain.col[0], plain.value[0])
+
+
+def test_started_masked_and_constant_games_by_hand():
+    # a masked game whose start lies on its legal actions: [[2, 0], [0, 1]] has x =
+    # (1/3, 2/3), y = (1/3, 2/3), value 2/3; a constant game is uniform over its legal
+    # actions whatever the start
+    games = np.array([[[2.0, 9.0, 0.0], [0.0, 9.0, 1.0]], [[4.0, 4.0, 4.0], [4.0, 4.0, 4.0]]])
+    rows = np.array([[True, True], [True, True]])
+    cols = np.array([[True, False, True], [True, True, False]])
+    start = (np.array([[0.5, 0.5], [1.0, 0.0]]), np.array([[0.5, 0.0, 0.5], [1.0, 0.0, 0.0]]))
+    solved = solve_matrices(games, rows, cols, max_entropy=True, start=start)
+    assert solved.row == pytest.approx(np.array([[1 / 3, 2 / 3], [0.5, 0.5]]), abs=1e-12)
+    assert solved.col == pytest.approx(np.array([[1 / 3, 0, 2 / 3], [0.5, 0.5, 0]]),
+                                       abs=1e-12)
+    assert solved.value == pytest.approx([2 / 3, 4.0], abs=1e-12)
+
+
+def test_start_of_the_wrong_shape_is_refused():
+    with pytest.raises(InputError, match="start mixes"):
+        solve_matrices(np.zeros((2, 3, 3)), start=(np.zeros((2, 3)), np.zeros((2, 2))))
+
+
+def test_a_tied_saddle_point_refuses_the_start():
+    # column 0 is better for B in both rows, and both rows score 1 against it: the
+    # pure pair (row 0, column 0) leaves no one a better reply, but A's optimal mixes
+    # are all of them, so the maximum-entropy one is (1/2, 1/2); B's is (1, 0)
+    A = np.array([[1.0, 2.0], [1.0, 3.0]])
+    solved = solve_matrices(A[None], max_entropy=True, start=([[1.0, 0.0]], [[1.0, 0.0]]))
+    assert solved.row[0] == pytest.approx([0.5, 0.5], abs=1e-9)
+    assert solved.col[0] == pytest.approx([1.0, 0.0], abs=1e-9)
+    assert solved.value[0] == pytest.approx(1.0, abs=1e-12)
