@@ -140,6 +140,15 @@ class _Reduced:
     #: its value iteration contracts: the fixed point is unique, whatever the start
     contracting: bool
 
+    def __post_init__(self):
+        #: (cores * cores, pairs): ``links`` summed per owning core, the same for any
+        #: mixes, so a point's step between choice cores is this times the pairs' chances
+        found = self.links.tocoo()
+        cores = len(self.choice.cores)
+        self.steps = sp.csr_matrix(
+            (found.data, (self.choice.owner[found.row] * cores + found.col, found.row)),
+            shape=(cores * cores, self.links.shape[0]))
+
 
 @dataclass
 class _Move:
@@ -982,7 +991,7 @@ class _Flow:
         chance = np.concatenate([part.cores for part in reduced.chance])
         weight = self.weights(head)
         arrive = self.inflow[head.cores] + reduced.routes.T @ self.inflow[chance]
-        step = _steps(head, reduced.links, weight)
+        step = _steps(reduced, weight)
         found = _solve_points(np.eye(len(head.cores)) - step.transpose(0, 2, 1), arrive.T)
         if found is None:
             return False
@@ -1086,7 +1095,7 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tupl
         for _ in range(NEWTON_STEPS if reduced.contracting else 0):
             weight, extra = _mix_weights(head, base + reduced.links @ layer[head.cores],
                                          points, rule)
-            found = _policy_values(head, reduced.links, weight, base, extra)
+            found = _policy_values(reduced, weight, base, extra)
             if found is None:
                 break
             moved = np.max(np.abs(found - layer[head.cores]), initial=0.0)
@@ -1143,28 +1152,26 @@ def _neighbour_values(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: 
     return guess
 
 
-def _steps(part: _Part, links: sp.csr_matrix, weight: np.ndarray) -> np.ndarray:
-    """(points, cores, cores): at each point, the chance that a core's play (its pairs
-    with probability ``weight`` (pairs, points)) next reaches each choice core of a
-    reduced block, through ``links``."""
-    cores, pairs, width = len(part.cores), len(part.pairs), weight.shape[1]
-    mix = sp.csr_matrix((weight.T.ravel(), (
-        (np.arange(width)[:, None] * cores + part.owner[None, :]).ravel(),
-        np.tile(np.arange(pairs), width))), shape=(width * cores, pairs))
-    return (mix @ links).toarray().reshape(width, cores, cores)
+def _steps(reduced: _Reduced, weight: np.ndarray) -> np.ndarray:
+    """(points, cores, cores): at each point, the chance that a choice core's play (its
+    pairs with probability ``weight`` (pairs, points)) next reaches each choice core of
+    the reduced block, through its links: one product with ``_Reduced.steps``."""
+    cores = len(reduced.choice.cores)
+    return (reduced.steps @ weight).reshape(cores, cores, -1).transpose(2, 0, 1)
 
 
-def _policy_values(part: _Part, links: sp.csr_matrix, weight: np.ndarray,
-                   constant: np.ndarray, extra: np.ndarray | None = None) -> np.ndarray | None:
+def _policy_values(reduced: _Reduced, weight: np.ndarray, constant: np.ndarray,
+                   extra: np.ndarray | None = None) -> np.ndarray | None:
     """The values x (cores, points) of a reduced block's choice cores when each plays
     its pairs with probability ``weight`` (pairs, points) and gains ``extra`` (cores,
     points; none if None) besides: at every point x = M (constant + links x) + extra, M
     the weights summed per core; one linear solve per point. None where play under the
     weights may never end (singular)."""
+    part = reduced.choice
     mixed = np.add.reduceat(weight * constant, part.offsets, axis=0)
     if extra is not None:
         mixed = mixed + extra
-    found = _solve_points(np.eye(len(part.cores)) - _steps(part, links, weight), mixed.T)
+    found = _solve_points(np.eye(len(part.cores)) - _steps(reduced, weight), mixed.T)
     return None if found is None else found.T
 
 
