@@ -57,6 +57,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from . import counter_sums
 from .errors import InputError
 from .evaluate import Evaluation
 from .game import Game, State
@@ -68,8 +69,6 @@ from .stages import MAX_SWEEPS, TOLERANCE, Convergence, sweep
 #: a cyclic block contracts when no joint action stays in it with more than this
 #: close to certainty (a chance of leaving under 1e-9 would need too many sweeps anyway)
 CONTRACTION_MARGIN = 1e-9
-#: the most (landing column, point) entries a layer gathers at once
-CHUNK_ENTRIES = 1 << 23
 #: at most this many policy-evaluation steps before the value iteration of a contracting
 #: block: each solves the stage games once, then the block's values under those mixes
 #: exactly (they stop when the values no longer move; two or three usually do)
@@ -153,42 +152,29 @@ class _Move:
 class _Landings:
     """The steps that lower a counter, factored for a layer: a pair's outcomes that
     reach one core form a little distribution over decrements, and many pairs share
-    the same one (the same dice into the same next core). ``kernels`` holds each
-    distinct one once, over the columns (``column_move``, ``column_landing``: a
-    decrement and a landing core); ``spread`` (pairs, kernels) adds them up per pair.
-    So a layer reads each (decrement, landing core) once and sums each distinct
-    distribution once, instead of once per outcome."""
+    the same one (the same dice into the same next core). Each distinct one is kept
+    once, as a kernel: its landing core (a position in ``CoreGraph.landing``) and its
+    entries (a move, a probability; ``bounds``: where each kernel's entries start);
+    ``spread`` (pairs, kernels) adds them up per pair. So a layer sums each distinct
+    distribution once, instead of once per outcome (``solver.counter_sums``)."""
 
     spread: sp.csr_matrix    # (P, kernels), 0 / 1
-    kernels: sp.csr_matrix   # (kernels, columns)
-    column_move: np.ndarray
-    column_landing: np.ndarray
+    landing: np.ndarray      # (kernels,) ascending
+    bounds: np.ndarray       # (kernels + 1,)
+    move: np.ndarray         # (entries,)
+    prob: np.ndarray         # (entries,)
+    #: (kernels, sum of the counters' tops): at ``Grid.tail_starts`` + h - 1 of counter k,
+    #: the kernel's chance of lowering counter k by h or more (of depleting it from h)
+    tails: np.ndarray
 
     def __post_init__(self):
-        #: where each move's columns start and end (they come sorted by move)
-        self.move_bounds = np.searchsorted(self.column_move, np.arange(
-            self.column_move.max(initial=-1) + 2))
         self.gather = self.spread.T.tocsr()   # (kernels, P)
+        #: batches of whole landing cores, summed in parallel
+        self.cuts = counter_sums.batches(self.landing, self.bounds)
 
-
-class _Chunks:
-    """The landing columns cut into runs of whole moves small enough that a run times
-    the widest layer fits in ``CHUNK_ENTRIES`` (a layer never holds every column at
-    every point at once), with the kernels restricted to each run."""
-
-    def __init__(self, landings: _Landings, width: int):
-        bounds = landings.move_bounds
-        size = max(1, CHUNK_ENTRIES // max(width, 1))
-        by_column = landings.kernels.tocsc()
-        self.runs = []
-        first = 0
-        for move in range(len(bounds) - 1):
-            last = move + 1 == len(bounds) - 1
-            if last or bounds[move + 2] - bounds[first] > size:
-                lo, hi = int(bounds[first]), int(bounds[move + 1])
-                block = by_column[:, lo:hi].tocsr()
-                self.runs.append((lo, hi, range(first, move + 1), block, block.T.tocsr()))
-                first = move + 1
+    def sums(self) -> tuple:
+        """The kernels' arrays as ``solver.counter_sums`` takes them."""
+        return self.landing, self.bounds, self.move, self.prob, self.tails, self.cuts
 
 
 @dataclass
@@ -245,17 +231,16 @@ class Grid:
         self.points = axes            # (size, k) counter values of each flat index
         self.layers = np.split(order, cuts)
         # a solution's tables hold a core's values by point in one row: the layers one
-        # after the other (each in the order above), between margins as wide as the
-        # widest layer; ``column`` is each point's place there. With one or two counters
-        # a move takes a layer's live points (those it depletes no counter of) to
-        # consecutive points of an earlier layer: one run of columns, a window (the
-        # margins keep each window inside the row)
-        # (the last columns: each counter depleted, ``size + k``)
-        self.margin = max(len(points) for points in self.layers)
-        self.columns = self.size + 2 * self.margin + len(self.top)
+        # after the other (each in the order above), then each counter depleted (``size
+        # + k``); ``column`` is each point's place there. With one or two counters a move
+        # takes a layer's live points (those it depletes no counter of) to consecutive
+        # points of an earlier layer: one run of columns, a window
+        self.columns = self.size + len(self.top)
         self.column = np.empty(self.size + len(self.top), dtype=np.int64)
-        self.column[order] = self.margin + np.arange(self.size)
-        self.column[self.size:] = self.columns - len(self.top) + np.arange(len(self.top))
+        self.column[order] = np.arange(self.size)
+        self.column[self.size:] = self.size + np.arange(len(self.top))
+        #: where each counter's values start in a row of ``_Landings.tails``
+        self.tail_starts = np.concatenate([[0], np.cumsum(self.top)[:-1]]).astype(np.int64)
 
     @property
     def size(self) -> int:
@@ -291,45 +276,45 @@ class Grid:
 
 @dataclass
 class _Windows:
-    """A layer's moves: their targets (moves, points) and which are live, where each
-    move's window starts, and whether its live targets are one run of columns (always
-    with one or two counters; else they are read point by point)."""
+    """A layer's moves: the column each of its points lands on (moves, points:
+    ``Grid.column`` of the targets, a depleted counter's column where one falls to 0);
+    where the live targets are one window, the points lo..hi landing on columns
+    start + lo..start + hi (always with one or two counters; elsewhere lo = hi = 0),
+    and which moves have live targets besides (``apart``, read one by one). The
+    depleted points are summed per counter, from ``_Landings.tails`` at ``ranks``
+    (counters, points)."""
 
-    targets: np.ndarray
-    live: np.ndarray
+    columns: np.ndarray
     start: np.ndarray
-    runs: np.ndarray
-    #: each move's depleted points (a slice where they are consecutive)
-    dead: list
+    lo: np.ndarray
+    hi: np.ndarray
+    apart: np.ndarray
+    ranks: np.ndarray
 
     @classmethod
     def of(cls, grid: Grid, points: np.ndarray, moves: list[_Move]) -> _Windows:
         """The windows of ``moves`` from the layer ``points``."""
         targets = _targets(moves, grid, points)
+        columns = grid.column[targets]
         live = targets < grid.size
-        start = np.full(len(targets), grid.margin, dtype=np.int64)
-        runs = np.ones(len(targets), bool)
-        dead = [slice(0, 0)] * len(targets)
-        for move in np.flatnonzero(live.any(axis=1)):
-            index = np.flatnonzero(live[move])
-            found = grid.column[targets[move, index]]
-            start[move] = found[0] - index[0]
-            runs[move] = np.array_equal(found, start[move] + index)
-        for move in np.flatnonzero(~live.all(axis=1)):
-            index = np.flatnonzero(~live[move])
-            # with one or two counters the depleted points come first or last
-            dead[move] = (slice(index[0], index[-1] + 1) if index[-1] - index[0] + 1 == len(
-                index) else index)
-        return cls(targets, live, start, runs, dead)
+        width = len(points)
+        first = np.argmax(live, axis=1)
+        last = width - np.argmax(live[:, ::-1], axis=1)
+        # the columns of first..last go up by one: no other step in between
+        breaks = np.zeros((len(targets), width), dtype=np.int64)
+        breaks[:, 1:] = np.cumsum(np.diff(columns, axis=1) != 1, axis=1)
+        rows = np.arange(len(targets))
+        window = live.any(axis=1) & (last - first == live.sum(axis=1)) & (
+            breaks[rows, np.maximum(last - 1, 0)] == breaks[rows, first])
+        lo, hi = np.where(window, first, 0), np.where(window, last, 0)
+        start = np.where(window, columns[rows, first] - first, 0)
+        inside = (np.arange(width) >= lo[:, None]) & (np.arange(width) < hi[:, None])
+        return cls(columns, start, lo, hi, (live & ~inside).any(axis=1),
+                   np.ascontiguousarray((grid.tail_starts + grid.points[points] - 1).T))
 
-
-def _view(table: np.ndarray, width: int) -> np.ndarray:
-    """(rows, starts, width) every run of ``width`` columns of ``table``'s rows (a view:
-    writing into it writes into ``table``)."""
-    rows, columns = table.shape
-    step = table.strides[1]
-    return np.lib.stride_tricks.as_strided(table, (rows, columns - width + 1, width),
-                                           (table.strides[0], step, step))
+    def sums(self) -> tuple:
+        """The windows as ``solver.counter_sums`` takes them."""
+        return self.columns, self.start, self.lo, self.hi, self.apart, self.ranks
 
 
 _CORES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -461,7 +446,7 @@ def _explore(game: Game, given: list[tuple[float, State]] | None = None
     moves, move = _moves(rows[~still], targets[~still], probs[~still], decrements[~still],
                          (pairs, size))
     landings = _factor(rows[~still], np.searchsorted(landing, targets[~still]), move,
-                       probs[~still], pairs, len(landing))
+                       probs[~still], decrements[~still], pairs, len(landing), grid)
     slices = np.searchsorted(found.pair_core, np.arange(size + 1)).astype(np.int64)
     graph = CoreGraph(cores, index, found.mask_a, found.mask_b, found.pair_core,
                       found.pair_a, found.pair_b, slices, zero, moves, landing, landings, [],
@@ -488,12 +473,14 @@ def _moves(rows: np.ndarray, targets: np.ndarray, probs: np.ndarray, decrements:
 
 
 def _factor(pair: np.ndarray, landing: np.ndarray, move: np.ndarray, prob: np.ndarray,
-            pairs: int, landings: int) -> _Landings:
-    """The lowering outcomes (pair, landing core position, move, probability) factored
-    into distinct kernels (see ``_Landings``); the sums are the same terms regrouped."""
+            lowered: np.ndarray, pairs: int, landings: int, grid: Grid) -> _Landings:
+    """The lowering outcomes (pair, landing core position, move, probability, decrement)
+    factored into distinct kernels (see ``_Landings``); the sums are the same terms
+    regrouped."""
     moves = int(move.max(initial=0)) + 1
     order = np.argsort((pair * landings + landing) * moves + move)
     pair, landing, move, prob = pair[order], landing[order], move[order], prob[order]
+    lowered = lowered[order]
     cut = np.flatnonzero((np.diff(pair) != 0) | (np.diff(landing) != 0)) + 1
     bounds = np.concatenate([[0], cut, [len(pair)]])
     starts, sizes = bounds[:-1], np.diff(bounds)
@@ -508,13 +495,34 @@ def _factor(pair: np.ndarray, landing: np.ndarray, move: np.ndarray, prob: np.nd
     table[group, 2 + width + slot] = prob.view(np.int64)
     rows = table.view(np.dtype((np.void, table.shape[1] * table.itemsize))).ravel()
     _, first, kernel_of_group = np.unique(rows, return_index=True, return_inverse=True)
-    spread = sp.csr_matrix((np.ones(len(starts)), (pair[starts], kernel_of_group)),
+    # the kernels by landing core (``solver.counter_sums`` sums them core by core)
+    by_core = np.argsort(landing[starts[first]], kind="stable")
+    rank = np.empty_like(by_core)
+    rank[by_core] = np.arange(len(by_core))
+    spread = sp.csr_matrix((np.ones(len(starts)), (pair[starts], rank[kernel_of_group])),
                            shape=(pairs, len(first)))
+    first = first[by_core]
     entries = ranges(bounds, first)
-    codes, column = np.unique(move[entries] * landings + landing[entries], return_inverse=True)
-    kernels = sp.csr_matrix((prob[entries], (np.repeat(np.arange(len(first)), sizes[first]),
-                                             column)), shape=(len(first), len(codes)))
-    return _Landings(spread, kernels, codes // landings, codes % landings)
+    counts = sizes[first]
+    return _Landings(spread, landing[starts[first]], np.concatenate(
+        [[0], np.cumsum(counts)]).astype(np.int64), move[entries], prob[entries],
+        _tails(np.repeat(np.arange(len(first)), counts), lowered[entries], prob[entries],
+               grid))
+
+
+def _tails(kernel: np.ndarray, lowered: np.ndarray, prob: np.ndarray, grid: Grid
+           ) -> np.ndarray:
+    """``_Landings.tails`` from each entry's kernel, decrement and probability."""
+    counter = np.argmax(lowered > 0, axis=1)
+    top = np.array(grid.top)
+    amount = np.minimum(lowered[np.arange(len(lowered)), counter], top[counter])
+    width = int(top.sum())
+    tails = np.bincount(kernel * width + grid.tail_starts[counter] + amount - 1, prob,
+                        (int(kernel.max(initial=-1)) + 1) * width).reshape(-1, width)
+    for start, size in zip(grid.tail_starts.tolist(), grid.top, strict=True):
+        block = tails[:, start:start + size]
+        block[:] = np.cumsum(block[:, ::-1], axis=1)[:, ::-1]
+    return tails
 
 
 def _check_decrements(game: Game, decrements: np.ndarray) -> None:
@@ -801,15 +809,14 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     landed = held[:len(graph.landing)]
     mixes = {p: np.zeros((grid.size, int(graph.slots[p][-1]))) for p in ("a", "b")}
     record = _Record(tolerance)
-    chunks = _Chunks(graph.landings, max(len(points) for points in grid.layers))
     for points in grid.layers:
-        layer = _solve_layer(graph, grid, points, (landed, chunks, finals), mixes, record,
+        layer = _solve_layer(graph, grid, points, (landed, finals), mixes, record,
                              tolerance, max_sweeps, rule)
         held[:, grid.column[points]] = layer[kept]
     # the chance of play reaching each core where someone chooses, by point; the
     # expected visits of every core
     visits = (np.zeros((grid.size, int(graph.chooses.sum()))), np.zeros(graph.size))
-    win, loss, steps = _play(graph, grid, roots, mixes, payoffs, chunks, tolerance,
+    win, loss, steps = _play(graph, grid, roots, mixes, payoffs, tolerance,
                              max_sweeps, _unit_starts(game, graph, grid), visits
                              ) if statistics else (0.0, 0.0, 0.0)
     position = {core: at for at, core in enumerate(kept.tolist())}
@@ -865,7 +872,7 @@ def _kept(graph: CoreGraph, roots: list[int]) -> np.ndarray:
 
 
 def _play(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs: np.ndarray,
-          chunks: _Chunks, tolerance: float, max_sweeps: int,
+          tolerance: float, max_sweeps: int,
           units: np.ndarray, visits: tuple[np.ndarray, np.ndarray] | None = None
           ) -> tuple[float, float, float]:
     """Play under the solved mixes from the roots, pushed forward layer by
@@ -900,37 +907,22 @@ def _play(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs: np.nd
             visits[1][:] += flow.mass.sum(axis=1)
         ended = flow.inflow[graph.terminal].sum(axis=1)
         win, loss = win + float(ended[ending > 0].sum()), loss + float(ended[ending < 0].sum())
-        _feed(graph, grid, points, flow.pairs, arriving, chunks)
+        _feed(graph, grid, points, flow.pairs, arriving)
     depleted = arriving[:, grid.column[grid.size:]].sum(axis=0)
     return (win + float(depleted[payoffs > 0].sum()), loss + float(depleted[payoffs < 0].sum()),
             steps)
 
 
 def _feed(graph: CoreGraph, grid: Grid, points: np.ndarray, played: np.ndarray,
-          arriving: np.ndarray, chunks: _Chunks) -> None:
+          arriving: np.ndarray) -> None:
     """Add to ``arriving`` (landing cores, ``Grid.column``; the depleted columns in row
     0) the chance that the pairs, played with chance ``played`` (pairs, points), lower
     a counter into each landing core."""
     land = graph.landings
-    summed = land.gather @ played                              # (kernels, points)
     windows = _Windows.of(grid, points, graph.moves)
-    for lo, _, moves, _, feeding in chunks.runs:
-        fed = feeding @ summed                                 # (columns, points)
-        for move in moves:
-            start, stop = land.move_bounds[move] - lo, land.move_bounds[move + 1] - lo
-            rows, part = land.column_landing[lo + start:lo + stop], fed[start:stop]
-            live, targets, dead = windows.live[move], windows.targets[move], windows.dead[move]
-            if len(targets[dead]):
-                # a move lowers one counter: its depleted points all deplete that one
-                arriving[0, grid.column[targets[dead][0]]] += part[:, dead].sum()
-            if windows.runs[move]:
-                # a core once per move: the windows do not overlap (the depleted
-                # points' places in them take 0)
-                part[:, dead] = 0.0
-                start = windows.start[move]
-                arriving[rows, start:start + len(points)] += part
-            else:
-                arriving[rows[:, None], grid.column[targets[live]][None, :]] += part[:, live]
+    dead = counter_sums.push_forward(land.gather @ played, arriving, *land.sums(),
+                                     *windows.sums(), grid.size)
+    arriving[0, grid.column[grid.size:]] += dead.sum(axis=0)
 
 
 class _Flow:
@@ -1048,10 +1040,10 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tupl
                  rule: StageRule) -> np.ndarray:
     """The value (cores, points) of every core at ``points``, one layer, each stage
     settled by ``rule``; the mixes are written into ``mixes``. ``reading`` is the landing
-    cores' values by point (earlier layers filled), their ``_Chunks`` and the terminal
-    cores' payoffs (as the rule scores them)."""
-    landed, chunks, ends = reading
-    known = _lowered(graph, grid, points, landed, chunks)
+    cores' values by point (earlier layers filled) and the terminal cores' payoffs (as
+    the rule scores them)."""
+    landed, ends = reading
+    known = _lowered(graph, grid, points, landed)
     layer = np.zeros((graph.size, len(points)))
     layer[graph.terminal] = ends[:, None]
 
@@ -1197,30 +1189,14 @@ def _mix_weights(part: _Part, continuation: np.ndarray, points: np.ndarray,
     return weight, extra
 
 
-def _lowered(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.ndarray,
-             chunks: _Chunks) -> np.ndarray:
+def _lowered(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.ndarray
+             ) -> np.ndarray:
     """What the steps that lower a counter bring each pair at ``points`` (pairs,
     points), known from earlier layers (``landed``: the landing cores' rows of the
     solution's table, ``Grid.column``)."""
     land = graph.landings
-    summed = np.zeros((land.kernels.shape[0], len(points)))
     windows = _Windows.of(grid, points, graph.moves)
-    view = _view(landed, len(points))
-    for lo, hi, moves, kernels, _ in chunks.runs:
-        # each (move, landing core) column's values as one window of its core's row
-        read = view[land.column_landing[lo:hi], windows.start[land.column_move[lo:hi]]]
-        for move in moves:
-            live = windows.live[move]
-            if windows.runs[move] and live.all():
-                continue
-            rows = slice(land.move_bounds[move] - lo, land.move_bounds[move + 1] - lo)
-            where = grid.column[windows.targets[move]]
-            if not windows.runs[move]:
-                read[rows] = landed[land.column_landing[lo:hi][rows, None], where[None, :]]
-            else:   # the depleted points' payoffs, the same in every row
-                dead = windows.dead[move]
-                read[rows, dead] = landed[0, where[dead]][None, :]
-        summed += kernels @ read
+    summed = counter_sums.read_back(landed, *land.sums(), *windows.sums(), grid.size)
     return land.spread @ summed
 
 
