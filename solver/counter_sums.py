@@ -98,3 +98,15 @@ def push_forward(summed, arriving, landing, bounds, move, prob, tails, cuts, col
                 for i in range(width):
                     lost[batch, c, i] += summed[k, i] * tails[k, _U(ranks[c, i])]
     return lost.sum(axis=2)
+
+
+@numba.njit(parallel=True, cache=True)
+def play(mass, owner, pairs, slot_a, slot_b, mix_a, mix_b, out):
+    """The chance of playing each of a part's joint actions at a layer's points, into
+    row ``pairs[r]`` of ``out``: its core's chance (``mass``, row ``owner[r]``) times
+    both players' mixes (rows ``slot_a[r]``, ``slot_b[r]`` of ``mix_a``, ``mix_b``;
+    slot -1 is their last row, ones)."""
+    for r in numba.prange(len(pairs)):
+        row, core, a, b = pairs[r], owner[r], slot_a[r], slot_b[r]
+        for i in range(out.shape[1]):
+            out[row, i] = mass[core, i] * (mix_a[a, i] * mix_b[b, i])

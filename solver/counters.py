@@ -105,9 +105,24 @@ class _Part:
         #: (targets, pairs), for pushing the chance of play forward
         self.targets = np.unique(self.zero.indices)
         self.inflow = self.zero[:, self.targets].T.tocsr()
+        #: the same from the rows of every pair (``_Flow.pairs``, up to the part's last)
+        self.feeds = sp.csr_matrix((self.inflow.data, self.pairs[self.inflow.indices],
+                                    self.inflow.indptr),
+                                   shape=(len(self.targets), int(self.pairs.max(initial=-1)) + 1))
         #: the position in ``cores`` of each pair's core
         self.owner = np.repeat(np.arange(len(self.cores)), np.diff(self.offsets, append=len(
             self.pairs)))
+        #: player -> where each pair's action sits in a row of the solution's mixes; -1
+        #: where the player has that one action (or the core that one pair): weight 1
+        self.slots = {player: np.full(len(self.pairs), -1, dtype=np.int64)
+                      for player in ("a", "b")}
+        for group in self.groups:
+            _, rows, cols = group.pairs.shape
+            if rows * cols > 1:
+                for player, place in group.places.items():
+                    if place is not None:
+                        self.slots[player][group.pairs] = (
+                            place[:, :, None] if player == "a" else place[:, None, :])
 
 
 @dataclass
@@ -264,14 +279,14 @@ class Grid:
         return out
 
     def shifted(self, points: np.ndarray, decrement: np.ndarray) -> np.ndarray:
-        """Flat indices of ``points`` lowered by ``decrement``; ``size + k`` where
-        counter k falls to 0 or below."""
-        after = self.points[points] - decrement
-        out = np.empty(len(points), dtype=np.int64)
-        live = np.all(after >= 1, axis=1)
-        out[live] = np.ravel_multi_index(tuple((after[live] - 1).T), self.top)
-        out[~live] = self.size + np.argmax(after[~live] < 1, axis=1)
-        return out
+        """Flat indices of ``points`` lowered by ``decrement`` (or by each of a stack of
+        them: then one row per decrement); ``size + k`` where counter k falls to 0 or
+        below."""
+        after = self.points[points] - np.asarray(decrement)[..., None, :]
+        live = np.all(after >= 1, axis=-1)
+        flat = np.ravel_multi_index(tuple(np.moveaxis(np.maximum(after, 1) - 1, -1, 0)),
+                                    self.top)
+        return np.where(live, flat, self.size + np.argmax(after < 1, axis=-1))
 
 
 @dataclass
@@ -933,36 +948,32 @@ class _Flow:
 
     def __init__(self, graph: CoreGraph, points: np.ndarray, mixes: dict,
                  inflow: np.ndarray, tolerance: float, max_sweeps: int):
-        self.graph, self.points, self.mixes, self.inflow = graph, points, mixes, inflow
+        self.graph, self.points, self.inflow = graph, points, inflow
         self.tolerance, self.max_sweeps = tolerance, max_sweeps
         self.mass = np.zeros_like(inflow)
         self.pairs = np.zeros((len(graph.pair_core), len(points)))
+        #: player -> (slots + 1, points) the mixes at the layer's points, by slot (see
+        #: ``_Part.slots``), then a row of ones
+        self.mixes = {player: np.vstack([mix[points].T, np.ones(len(points))])
+                      for player, mix in mixes.items()}
 
     def weights(self, part: _Part) -> np.ndarray:
         """The probability of each of the part's pairs under the mixes (pairs, points)."""
-        weight = np.ones((len(part.pairs), len(self.points)))
-        for group in part.groups:
-            k, rows, cols = group.pairs.shape
-            if rows * cols > 1:
-                mix_a, mix_b = (
-                    np.ones((k, len(self.points), 1)) if place is None else
-                    self.mixes[player][self.points[None, :, None], place[:, None, :]]
-                    for player, place in group.places.items())
-                weight[group.pairs] = (mix_a[:, :, :, None] * mix_b[:, :, None, :]
-                                       ).transpose(0, 2, 3, 1)
-        return weight
+        return self.mixes["a"][part.slots["a"]] * self.mixes["b"][part.slots["b"]]
 
-    def push(self, part: _Part, mass: np.ndarray, weight: np.ndarray) -> None:
-        """The part's cores hold ``mass``: play their pairs and pass it on."""
+    def push(self, part: _Part, mass: np.ndarray) -> None:
+        """The part's cores hold ``mass``: play their pairs (``weights``, in one pass)
+        and pass it on."""
         self.mass[part.cores] = mass
-        played = mass[part.owner] * weight
-        self.pairs[part.pairs] = played
-        self.inflow[part.targets] += part.inflow @ played
+        counter_sums.play(np.ascontiguousarray(mass), part.owner, part.pairs,
+                          part.slots["a"], part.slots["b"], self.mixes["a"], self.mixes["b"],
+                          self.pairs)
+        self.inflow[part.targets] += part.feeds @ self.pairs[:part.feeds.shape[1]]
 
     def block(self, block: _Block) -> None:
         if not block.cyclic:
             part, = block.parts
-            self.push(part, self.inflow[part.cores], self.weights(part))
+            self.push(part, self.inflow[part.cores])
         elif block.reduced is None or not self.reduced(block.reduced):
             self.cyclic(block)
 
@@ -978,9 +989,9 @@ class _Flow:
         found = _solve_points(np.eye(len(head.cores)) - step.transpose(0, 2, 1), arrive.T)
         if found is None:
             return False
-        self.push(head, found.T, weight)
+        self.push(head, found.T)
         for part in reversed(reduced.chance):
-            self.push(part, self.inflow[part.cores], self.weights(part))
+            self.push(part, self.inflow[part.cores])
         return True
 
     def cyclic(self, block: _Block) -> None:
@@ -1002,8 +1013,8 @@ class _Flow:
 
         sweep(_Schedule([(np.arange(len(block.cores)), True)]), mass, update,
               self.tolerance, self.max_sweeps, "the chances of each ending")
-        for part, weight in parts:
-            self.push(part, mass[local[part.cores]], weight)
+        for part, _ in parts:
+            self.push(part, mass[local[part.cores]])
 
 
 class _Record:
@@ -1204,7 +1215,7 @@ def _targets(moves: list[_Move], grid: Grid, points: np.ndarray) -> np.ndarray:
     """(moves, points): the flat point each move leads to from ``points``."""
     if not moves:
         return np.zeros((0, len(points)), dtype=np.int64)
-    return np.stack([grid.shifted(points, move.decrement) for move in moves])
+    return grid.shifted(points, np.stack([move.decrement for move in moves]))
 
 
 def _settle(part: _Part, continuation: np.ndarray, points: np.ndarray, mixes: dict,
