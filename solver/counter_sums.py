@@ -6,9 +6,10 @@ entries are (move, probability), and a layer's point i under move m lands on col
 points lo..hi land on consecutive columns from ``start[m] + lo`` (always with one or
 two counters) they are read or written as one slice; a move's other live points
 (``apart[m]``) one by one. The points a move depletes a counter from are not visited
-entry by entry: the kernel's chance of depleting counter c from point i is
-``tails[k, ranks[c, i]]`` (``_Landings.tails``), and that counter's column is
-``depleted + c`` (its payoff in every row of the values).
+entry by entry: the kernel's chance of depleting counter c from a point where it holds
+h = ``values[c, i]`` is ``tails[at[k, c] + h - 1]`` where h <= ``reach[k, c]``, none
+beyond (``_Landings.tails``), and that counter's column is ``depleted + c`` (its
+payoff in every row of the values).
 
 The kernels come sorted by landing core and cut into ``batches`` of whole landing cores
 (about equal numbers of entries): a batch's kernels read or write the rows of its own
@@ -43,12 +44,12 @@ def batches(landing: np.ndarray, bounds: np.ndarray, count: int = BATCHES) -> np
 
 
 @numba.njit(parallel=True, cache=True)
-def read_back(landed, landing, bounds, move, prob, tails, cuts, columns, start, lo, hi,
-              apart, ranks, depleted):
+def read_back(landed, landing, bounds, move, prob, tails, reach, at, cuts, columns, start,
+              lo, hi, apart, values, depleted):
     """(kernels, points): each kernel's entries summed at a layer's points, the
     probability times the landing core's value (``landed``: a row per landing core)
     where the move takes the point."""
-    counters, width = ranks.shape
+    counters, width = values.shape
     out = np.zeros((len(landing), width))
     for batch in numba.prange(len(cuts) - 1):
         for k in range(cuts[batch], cuts[batch + 1]):
@@ -65,20 +66,21 @@ def read_back(landed, landing, bounds, move, prob, tails, cuts, columns, start, 
                         if column < depleted and not first <= i < hi[m]:
                             out[k, i] += p * landed[row, _U(column)]
             for c in range(counters):
-                payoff = landed[row, _U(depleted + c)]
+                payoff, most, first = landed[row, _U(depleted + c)], reach[k, c], at[k, c] - 1
                 for i in range(width):
-                    out[k, i] += payoff * tails[k, _U(ranks[c, i])]
+                    if values[c, i] <= most:
+                        out[k, i] += payoff * tails[_U(first + values[c, i])]
     return out
 
 
 @numba.njit(parallel=True, cache=True)
-def push_forward(summed, arriving, landing, bounds, move, prob, tails, cuts, columns,
-                 start, lo, hi, apart, ranks, depleted):
+def push_forward(summed, arriving, landing, bounds, move, prob, tails, reach, at, cuts,
+                 columns, start, lo, hi, apart, values, depleted):
     """Add to ``arriving`` (a row per landing core) each kernel's chance at a layer's
     points (``summed``, kernels by points) times each entry's probability, where the
     move takes the point. The chance of depleting each counter is returned instead, by
     batch (batches, counters): every landing core shares those columns."""
-    counters, width = ranks.shape
+    counters, width = values.shape
     lost = np.zeros((len(cuts) - 1, counters, width))
     for batch in numba.prange(len(cuts) - 1):
         for k in range(cuts[batch], cuts[batch + 1]):
@@ -95,18 +97,30 @@ def push_forward(summed, arriving, landing, bounds, move, prob, tails, cuts, col
                         if column < depleted and not first <= i < hi[m]:
                             arriving[row, _U(column)] += p * summed[k, i]
             for c in range(counters):
+                most, first = reach[k, c], at[k, c] - 1
                 for i in range(width):
-                    lost[batch, c, i] += summed[k, i] * tails[k, _U(ranks[c, i])]
+                    if values[c, i] <= most:
+                        lost[batch, c, i] += summed[k, i] * tails[_U(first + values[c, i])]
     return lost.sum(axis=2)
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(cache=True)
 def play(mass, owner, pairs, slot_a, slot_b, mix_a, mix_b, out):
     """The chance of playing each of a part's joint actions at a layer's points, into
     row ``pairs[r]`` of ``out``: its core's chance (``mass``, row ``owner[r]``) times
     both players' mixes (rows ``slot_a[r]``, ``slot_b[r]`` of ``mix_a``, ``mix_b``;
-    slot -1 is their last row, ones)."""
-    for r in numba.prange(len(pairs)):
+    slot -1 is their last row, ones). Serial: a part is little work, and a parallel
+    region waits for its slowest thread (long on a busy machine)."""
+    for r in range(len(pairs)):
         row, core, a, b = pairs[r], owner[r], slot_a[r], slot_b[r]
         for i in range(out.shape[1]):
             out[row, i] = mass[core, i] * (mix_a[a, i] * mix_b[b, i])
+
+
+@numba.njit(cache=True)
+def from_the_top(chances, at, reach):
+    """Each segment ``at[j]`` .. ``at[j] + reach[j]`` of ``chances`` summed from each
+    place to the segment's end, in place (the chance of h or more from that of each h)."""
+    for j in range(len(at)):
+        for h in range(reach[j] - 2, -1, -1):
+            chances[at[j] + h] += chances[at[j] + h + 1]

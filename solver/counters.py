@@ -22,8 +22,9 @@ grid of counter values, solved anti-diagonal by anti-diagonal (the sum of the co
 falls with every positive decrement, so a layer depends only on earlier layers and on
 itself). The steps that lower a counter are factored (``_Landings``): each pair's
 outcomes into one core form a distribution over decrements, stored once however many
-pairs share it, so a layer reads each (decrement, landing core) once, as one run of
-columns of the core's row (``Grid.column``: the points layer after layer). Within a layer
+pairs share it, and a layer sums each one once, reading each decrement's values as one
+run of columns of the core's row (``Grid.column``: the points layer after layer), in
+compiled loops (``solver.counter_sums``). Within a layer
 the steps that change no counter can cycle. The core graph's strongly connected
 components under those steps (``solver.graph``'s schedule) are solved in order: an
 acyclic one at once (value and maximum-entropy mixes from one batch of stage games per
@@ -92,11 +93,13 @@ class _Group:
 @dataclass
 class _Part:
     """Cores updated together: their pairs, core by core, with the zero-decrement
-    transitions of those pairs (pairs, N) and the stage shapes."""
+    transitions of those pairs (pairs, N), the kernels their lowering steps add up to
+    (pairs, kernels: ``_Landings.spread``'s rows) and the stage shapes."""
 
     cores: np.ndarray
     pairs: np.ndarray
     zero: sp.csr_matrix
+    lowering: sp.csr_matrix
     groups: list[_Group]
     offsets: np.ndarray    # where each core's pairs start in ``pairs``
 
@@ -105,7 +108,8 @@ class _Part:
         #: (targets, pairs), for pushing the chance of play forward
         self.targets = np.unique(self.zero.indices)
         self.inflow = self.zero[:, self.targets].T.tocsr()
-        #: the same from the rows of every pair (``_Flow.pairs``, up to the part's last)
+        #: the same steps read from ``_Flow.pairs`` (its columns: the pairs themselves,
+        #: up to the part's last)
         self.feeds = sp.csr_matrix((self.inflow.data, self.pairs[self.inflow.indices],
                                     self.inflow.indptr),
                                    shape=(len(self.targets), int(self.pairs.max(initial=-1)) + 1))
@@ -178,9 +182,12 @@ class _Landings:
     bounds: np.ndarray       # (kernels + 1,)
     move: np.ndarray         # (entries,)
     prob: np.ndarray         # (entries,)
-    #: (kernels, sum of the counters' tops): at ``Grid.tail_starts`` + h - 1 of counter k,
-    #: the kernel's chance of lowering counter k by h or more (of depleting it from h)
+    #: the kernel's chance of lowering counter c by h or more (of depleting it from h),
+    #: for h = 1..reach[k, c] (its largest decrement of c, within the counter's top;
+    #: none beyond) at tails[at[k, c] + h - 1]
     tails: np.ndarray
+    reach: np.ndarray        # (kernels, counters)
+    at: np.ndarray           # (kernels, counters)
 
     def __post_init__(self):
         self.gather = self.spread.T.tocsr()   # (kernels, P)
@@ -189,7 +196,8 @@ class _Landings:
 
     def sums(self) -> tuple:
         """The kernels' arrays as ``solver.counter_sums`` takes them."""
-        return self.landing, self.bounds, self.move, self.prob, self.tails, self.cuts
+        return (self.landing, self.bounds, self.move, self.prob, self.tails, self.reach,
+                self.at, self.cuts)
 
 
 @dataclass
@@ -254,8 +262,6 @@ class Grid:
         self.column = np.empty(self.size + len(self.top), dtype=np.int64)
         self.column[order] = np.arange(self.size)
         self.column[self.size:] = self.size + np.arange(len(self.top))
-        #: where each counter's values start in a row of ``_Landings.tails``
-        self.tail_starts = np.concatenate([[0], np.cumsum(self.top)[:-1]]).astype(np.int64)
 
     @property
     def size(self) -> int:
@@ -296,15 +302,15 @@ class _Windows:
     where the live targets are one window, the points lo..hi landing on columns
     start + lo..start + hi (always with one or two counters; elsewhere lo = hi = 0),
     and which moves have live targets besides (``apart``, read one by one). The
-    depleted points are summed per counter, from ``_Landings.tails`` at ``ranks``
-    (counters, points)."""
+    depleted points are summed per counter, from ``_Landings.tails`` at the points'
+    ``values`` (counters, points)."""
 
     columns: np.ndarray
     start: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
     apart: np.ndarray
-    ranks: np.ndarray
+    values: np.ndarray
 
     @classmethod
     def of(cls, grid: Grid, points: np.ndarray, moves: list[_Move]) -> _Windows:
@@ -325,11 +331,11 @@ class _Windows:
         start = np.where(window, columns[rows, first] - first, 0)
         inside = (np.arange(width) >= lo[:, None]) & (np.arange(width) < hi[:, None])
         return cls(columns, start, lo, hi, (live & ~inside).any(axis=1),
-                   np.ascontiguousarray((grid.tail_starts + grid.points[points] - 1).T))
+                   np.ascontiguousarray(grid.points[points].T))
 
     def sums(self) -> tuple:
         """The windows as ``solver.counter_sums`` takes them."""
-        return self.columns, self.start, self.lo, self.hi, self.apart, self.ranks
+        return self.columns, self.start, self.lo, self.hi, self.apart, self.values
 
 
 _CORES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -521,23 +527,24 @@ def _factor(pair: np.ndarray, landing: np.ndarray, move: np.ndarray, prob: np.nd
     counts = sizes[first]
     return _Landings(spread, landing[starts[first]], np.concatenate(
         [[0], np.cumsum(counts)]).astype(np.int64), move[entries], prob[entries],
-        _tails(np.repeat(np.arange(len(first)), counts), lowered[entries], prob[entries],
-               grid))
+        *_tails(np.repeat(np.arange(len(first)), counts), lowered[entries], prob[entries],
+                grid))
 
 
 def _tails(kernel: np.ndarray, lowered: np.ndarray, prob: np.ndarray, grid: Grid
-           ) -> np.ndarray:
-    """``_Landings.tails`` from each entry's kernel, decrement and probability."""
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``_Landings.tails``, ``reach`` and ``at`` from each entry's kernel, decrement
+    and probability."""
     counter = np.argmax(lowered > 0, axis=1)
-    top = np.array(grid.top)
-    amount = np.minimum(lowered[np.arange(len(lowered)), counter], top[counter])
-    width = int(top.sum())
-    tails = np.bincount(kernel * width + grid.tail_starts[counter] + amount - 1, prob,
-                        (int(kernel.max(initial=-1)) + 1) * width).reshape(-1, width)
-    for start, size in zip(grid.tail_starts.tolist(), grid.top, strict=True):
-        block = tails[:, start:start + size]
-        block[:] = np.cumsum(block[:, ::-1], axis=1)[:, ::-1]
-    return tails
+    amount = np.minimum(lowered[np.arange(len(lowered)), counter],
+                        np.array(grid.top)[counter])
+    reach = np.zeros((int(kernel.max(initial=-1)) + 1, len(grid.top)), dtype=np.int64)
+    np.maximum.at(reach, (kernel, counter), amount)
+    at = (np.cumsum(reach) - reach.ravel()).reshape(reach.shape)
+    tails = np.zeros(int(reach.sum()))
+    np.add.at(tails, at[kernel, counter] + amount - 1, prob)
+    counter_sums.from_the_top(tails, at.ravel(), reach.ravel())
+    return tails, reach, at
 
 
 def _check_decrements(game: Game, decrements: np.ndarray) -> None:
@@ -562,8 +569,8 @@ def _blocks(graph: CoreGraph) -> list[_Block]:
 def _part(graph: CoreGraph, members: np.ndarray) -> _Part:
     pairs = ranges(graph.pair_slices, members)
     counts = np.diff(graph.pair_slices)[members]
-    return _Part(members, pairs, graph.zero[pairs], _groups(graph, members),
-                 np.cumsum(counts) - counts)
+    return _Part(members, pairs, graph.zero[pairs], graph.landings.spread[pairs],
+                 _groups(graph, members), np.cumsum(counts) - counts)
 
 
 def _reduce(graph: CoreGraph, cores: np.ndarray, parts: list[_Part]) -> _Reduced | None:
@@ -1059,7 +1066,7 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tupl
     layer[graph.terminal] = ends[:, None]
 
     def stage_values(part: _Part) -> np.ndarray:
-        return known[part.pairs] + part.zero @ layer
+        return part.lowering @ known + part.zero @ layer
 
     def solve_part(part: _Part, continuation: np.ndarray) -> None:
         for group in part.groups:
@@ -1202,13 +1209,12 @@ def _mix_weights(part: _Part, continuation: np.ndarray, points: np.ndarray,
 
 def _lowered(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.ndarray
              ) -> np.ndarray:
-    """What the steps that lower a counter bring each pair at ``points`` (pairs,
-    points), known from earlier layers (``landed``: the landing cores' rows of the
-    solution's table, ``Grid.column``)."""
-    land = graph.landings
+    """What the steps that lower a counter bring at ``points``, known from earlier
+    layers (``landed``: the landing cores' rows of the solution's table,
+    ``Grid.column``), per kernel (kernels, points; a pair's is the sum of its kernels',
+    ``_Part.lowering``)."""
     windows = _Windows.of(grid, points, graph.moves)
-    summed = counter_sums.read_back(landed, *land.sums(), *windows.sums(), grid.size)
-    return land.spread @ summed
+    return counter_sums.read_back(landed, *graph.landings.sums(), *windows.sums(), grid.size)
 
 
 def _targets(moves: list[_Move], grid: Grid, points: np.ndarray) -> np.ndarray:

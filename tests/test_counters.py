@@ -378,7 +378,7 @@ def test_the_damage_sums_read_through_windows_match_each_outcome_summed(game):
         table[:, grid.column[point]] = values[(slice(None),) + tuple(counters - 1)]
     table[:, grid.column[grid.size:]] = payoffs
     for points in grid.layers:
-        found = _lowered(graph, grid, points, table)
+        found = graph.landings.spread @ _lowered(graph, grid, points, table)
         for column, counters in enumerate(grid.points[points]):
             expected = np.zeros(len(graph.pair_core))
             for move in graph.moves:
