@@ -17,6 +17,9 @@ landing cores only, so the batches run in parallel without conflicting writes, a
 rows stay in cache while their kernels go by. Each kernel sums its entries in order,
 whatever the threads, so the results do not depend on how many there are.
 
+Besides: the chance of playing each joint action in the forward push (``play``), and
+the kernels' chances of depleting a counter from each value (``from_the_top``).
+
 Indices are cast to unsigned where the compiler cannot see they are not negative: a
 signed index is checked for wrapping around, which keeps the loops from being
 vectorised.
