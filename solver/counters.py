@@ -22,8 +22,9 @@ grid of counter values, solved anti-diagonal by anti-diagonal (the sum of the co
 falls with every positive decrement, so a layer depends only on earlier layers and on
 itself). The steps that lower a counter are factored (``_Landings``): each pair's
 outcomes into one core form a distribution over decrements, stored once however many
-pairs share it, so a layer reads each (decrement, landing core) once, as one run of
-columns of the core's row (``Grid.column``: the points layer after layer). Within a layer
+pairs share it, and a layer sums each one once, reading each decrement's values as one
+run of columns of the core's row (``Grid.column``: the points layer after layer), in
+compiled loops (``solver.counter_sums``). Within a layer
 the steps that change no counter can cycle. The core graph's strongly connected
 components under those steps (``solver.graph``'s schedule) are solved in order: an
 acyclic one at once (value and maximum-entropy mixes from one batch of stage games per
@@ -57,6 +58,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from . import counter_sums
 from .errors import InputError
 from .evaluate import Evaluation
 from .game import Game, State
@@ -68,8 +70,6 @@ from .stages import MAX_SWEEPS, TOLERANCE, Convergence, sweep
 #: a cyclic block contracts when no joint action stays in it with more than this
 #: close to certainty (a chance of leaving under 1e-9 would need too many sweeps anyway)
 CONTRACTION_MARGIN = 1e-9
-#: the most (landing column, point) entries a layer gathers at once
-CHUNK_ENTRIES = 1 << 23
 #: at most this many policy-evaluation steps before the value iteration of a contracting
 #: block: each solves the stage games once, then the block's values under those mixes
 #: exactly (they stop when the values no longer move; two or three usually do)
@@ -93,11 +93,13 @@ class _Group:
 @dataclass
 class _Part:
     """Cores updated together: their pairs, core by core, with the zero-decrement
-    transitions of those pairs (pairs, N) and the stage shapes."""
+    transitions of those pairs (pairs, N), the kernels their lowering steps add up to
+    (pairs, kernels: ``_Landings.spread``'s rows) and the stage shapes."""
 
     cores: np.ndarray
     pairs: np.ndarray
     zero: sp.csr_matrix
+    lowering: sp.csr_matrix
     groups: list[_Group]
     offsets: np.ndarray    # where each core's pairs start in ``pairs``
 
@@ -106,9 +108,25 @@ class _Part:
         #: (targets, pairs), for pushing the chance of play forward
         self.targets = np.unique(self.zero.indices)
         self.inflow = self.zero[:, self.targets].T.tocsr()
+        #: the same steps read from ``_Flow.pairs`` (its columns: the pairs themselves,
+        #: up to the part's last)
+        self.feeds = sp.csr_matrix((self.inflow.data, self.pairs[self.inflow.indices],
+                                    self.inflow.indptr),
+                                   shape=(len(self.targets), int(self.pairs.max(initial=-1)) + 1))
         #: the position in ``cores`` of each pair's core
         self.owner = np.repeat(np.arange(len(self.cores)), np.diff(self.offsets, append=len(
             self.pairs)))
+        #: player -> where each pair's action sits in a row of the solution's mixes; -1
+        #: where the player has that one action (or the core that one pair): weight 1
+        self.slots = {player: np.full(len(self.pairs), -1, dtype=np.int64)
+                      for player in ("a", "b")}
+        for group in self.groups:
+            _, rows, cols = group.pairs.shape
+            if rows * cols > 1:
+                for player, place in group.places.items():
+                    if place is not None:
+                        self.slots[player][group.pairs] = (
+                            place[:, :, None] if player == "a" else place[:, None, :])
 
 
 @dataclass
@@ -162,42 +180,33 @@ class _Move:
 class _Landings:
     """The steps that lower a counter, factored for a layer: a pair's outcomes that
     reach one core form a little distribution over decrements, and many pairs share
-    the same one (the same dice into the same next core). ``kernels`` holds each
-    distinct one once, over the columns (``column_move``, ``column_landing``: a
-    decrement and a landing core); ``spread`` (pairs, kernels) adds them up per pair.
-    So a layer reads each (decrement, landing core) once and sums each distinct
-    distribution once, instead of once per outcome."""
+    the same one (the same dice into the same next core). Each distinct one is kept
+    once, as a kernel: its landing core (a position in ``CoreGraph.landing``) and its
+    entries (a move, a probability; ``bounds``: where each kernel's entries start);
+    ``spread`` (pairs, kernels) adds them up per pair. So a layer sums each distinct
+    distribution once, instead of once per outcome (``solver.counter_sums``)."""
 
     spread: sp.csr_matrix    # (P, kernels), 0 / 1
-    kernels: sp.csr_matrix   # (kernels, columns)
-    column_move: np.ndarray
-    column_landing: np.ndarray
+    landing: np.ndarray      # (kernels,) ascending
+    bounds: np.ndarray       # (kernels + 1,)
+    move: np.ndarray         # (entries,)
+    prob: np.ndarray         # (entries,)
+    #: the kernel's chance of lowering counter c by h or more (of depleting it from h),
+    #: for h = 1..reach[k, c] (its largest decrement of c, within the counter's top;
+    #: none beyond) at tails[at[k, c] + h - 1]
+    tails: np.ndarray
+    reach: np.ndarray        # (kernels, counters)
+    at: np.ndarray           # (kernels, counters)
 
     def __post_init__(self):
-        #: where each move's columns start and end (they come sorted by move)
-        self.move_bounds = np.searchsorted(self.column_move, np.arange(
-            self.column_move.max(initial=-1) + 2))
         self.gather = self.spread.T.tocsr()   # (kernels, P)
+        #: batches of whole landing cores, summed in parallel
+        self.cuts = counter_sums.batches(self.landing, self.bounds)
 
-
-class _Chunks:
-    """The landing columns cut into runs of whole moves small enough that a run times
-    the widest layer fits in ``CHUNK_ENTRIES`` (a layer never holds every column at
-    every point at once), with the kernels restricted to each run."""
-
-    def __init__(self, landings: _Landings, width: int):
-        bounds = landings.move_bounds
-        size = max(1, CHUNK_ENTRIES // max(width, 1))
-        by_column = landings.kernels.tocsc()
-        self.runs = []
-        first = 0
-        for move in range(len(bounds) - 1):
-            last = move + 1 == len(bounds) - 1
-            if last or bounds[move + 2] - bounds[first] > size:
-                lo, hi = int(bounds[first]), int(bounds[move + 1])
-                block = by_column[:, lo:hi].tocsr()
-                self.runs.append((lo, hi, range(first, move + 1), block, block.T.tocsr()))
-                first = move + 1
+    def sums(self) -> tuple:
+        """The kernels' arrays as ``solver.counter_sums`` takes them."""
+        return (self.landing, self.bounds, self.move, self.prob, self.tails, self.reach,
+                self.at, self.cuts)
 
 
 @dataclass
@@ -254,17 +263,14 @@ class Grid:
         self.points = axes            # (size, k) counter values of each flat index
         self.layers = np.split(order, cuts)
         # a solution's tables hold a core's values by point in one row: the layers one
-        # after the other (each in the order above), between margins as wide as the
-        # widest layer; ``column`` is each point's place there. With one or two counters
-        # a move takes a layer's live points (those it depletes no counter of) to
-        # consecutive points of an earlier layer: one run of columns, a window (the
-        # margins keep each window inside the row)
-        # (the last columns: each counter depleted, ``size + k``)
-        self.margin = max(len(points) for points in self.layers)
-        self.columns = self.size + 2 * self.margin + len(self.top)
+        # after the other (each in the order above), then each counter depleted (``size
+        # + k``); ``column`` is each point's place there. With one or two counters a move
+        # takes a layer's live points (those it depletes no counter of) to consecutive
+        # points of an earlier layer: one run of columns, a window
+        self.columns = self.size + len(self.top)
         self.column = np.empty(self.size + len(self.top), dtype=np.int64)
-        self.column[order] = self.margin + np.arange(self.size)
-        self.column[self.size:] = self.columns - len(self.top) + np.arange(len(self.top))
+        self.column[order] = np.arange(self.size)
+        self.column[self.size:] = self.size + np.arange(len(self.top))
 
     @property
     def size(self) -> int:
@@ -288,57 +294,57 @@ class Grid:
         return out
 
     def shifted(self, points: np.ndarray, decrement: np.ndarray) -> np.ndarray:
-        """Flat indices of ``points`` lowered by ``decrement``; ``size + k`` where
-        counter k falls to 0 or below."""
-        after = self.points[points] - decrement
-        out = np.empty(len(points), dtype=np.int64)
-        live = np.all(after >= 1, axis=1)
-        out[live] = np.ravel_multi_index(tuple((after[live] - 1).T), self.top)
-        out[~live] = self.size + np.argmax(after[~live] < 1, axis=1)
-        return out
+        """Flat indices of ``points`` lowered by ``decrement`` (or by each of a stack of
+        them: then one row per decrement); ``size + k`` where counter k falls to 0 or
+        below."""
+        after = self.points[points] - np.asarray(decrement)[..., None, :]
+        live = np.all(after >= 1, axis=-1)
+        flat = np.ravel_multi_index(tuple(np.moveaxis(np.maximum(after, 1) - 1, -1, 0)),
+                                    self.top)
+        return np.where(live, flat, self.size + np.argmax(after < 1, axis=-1))
 
 
 @dataclass
 class _Windows:
-    """A layer's moves: their targets (moves, points) and which are live, where each
-    move's window starts, and whether its live targets are one run of columns (always
-    with one or two counters; else they are read point by point)."""
+    """A layer's moves: the column each of its points lands on (moves, points:
+    ``Grid.column`` of the targets, a depleted counter's column where one falls to 0);
+    where the live targets are one window, the points lo..hi landing on columns
+    start + lo..start + hi (always with one or two counters; elsewhere lo = hi = 0),
+    and which moves have live targets besides (``apart``, read one by one). The
+    depleted points are summed per counter, from ``_Landings.tails`` at the points'
+    ``values`` (counters, points)."""
 
-    targets: np.ndarray
-    live: np.ndarray
+    columns: np.ndarray
     start: np.ndarray
-    runs: np.ndarray
-    #: each move's depleted points (a slice where they are consecutive)
-    dead: list
+    lo: np.ndarray
+    hi: np.ndarray
+    apart: np.ndarray
+    values: np.ndarray
 
     @classmethod
     def of(cls, grid: Grid, points: np.ndarray, moves: list[_Move]) -> _Windows:
         """The windows of ``moves`` from the layer ``points``."""
         targets = _targets(moves, grid, points)
+        columns = grid.column[targets]
         live = targets < grid.size
-        start = np.full(len(targets), grid.margin, dtype=np.int64)
-        runs = np.ones(len(targets), bool)
-        dead = [slice(0, 0)] * len(targets)
-        for move in np.flatnonzero(live.any(axis=1)):
-            index = np.flatnonzero(live[move])
-            found = grid.column[targets[move, index]]
-            start[move] = found[0] - index[0]
-            runs[move] = np.array_equal(found, start[move] + index)
-        for move in np.flatnonzero(~live.all(axis=1)):
-            index = np.flatnonzero(~live[move])
-            # with one or two counters the depleted points come first or last
-            dead[move] = (slice(index[0], index[-1] + 1) if index[-1] - index[0] + 1 == len(
-                index) else index)
-        return cls(targets, live, start, runs, dead)
+        width = len(points)
+        first = np.argmax(live, axis=1)
+        last = width - np.argmax(live[:, ::-1], axis=1)
+        # the columns of first..last go up by one: no other step in between
+        breaks = np.zeros((len(targets), width), dtype=np.int64)
+        breaks[:, 1:] = np.cumsum(np.diff(columns, axis=1) != 1, axis=1)
+        rows = np.arange(len(targets))
+        window = live.any(axis=1) & (last - first == live.sum(axis=1)) & (
+            breaks[rows, np.maximum(last - 1, 0)] == breaks[rows, first])
+        lo, hi = np.where(window, first, 0), np.where(window, last, 0)
+        start = np.where(window, columns[rows, first] - first, 0)
+        inside = (np.arange(width) >= lo[:, None]) & (np.arange(width) < hi[:, None])
+        return cls(columns, start, lo, hi, (live & ~inside).any(axis=1),
+                   np.ascontiguousarray(grid.points[points].T))
 
-
-def _view(table: np.ndarray, width: int) -> np.ndarray:
-    """(rows, starts, width) every run of ``width`` columns of ``table``'s rows (a view:
-    writing into it writes into ``table``)."""
-    rows, columns = table.shape
-    step = table.strides[1]
-    return np.lib.stride_tricks.as_strided(table, (rows, columns - width + 1, width),
-                                           (table.strides[0], step, step))
+    def sums(self) -> tuple:
+        """The windows as ``solver.counter_sums`` takes them."""
+        return self.columns, self.start, self.lo, self.hi, self.apart, self.values
 
 
 _CORES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -470,7 +476,7 @@ def _explore(game: Game, given: list[tuple[float, State]] | None = None
     moves, move = _moves(rows[~still], targets[~still], probs[~still], decrements[~still],
                          (pairs, size))
     landings = _factor(rows[~still], np.searchsorted(landing, targets[~still]), move,
-                       probs[~still], pairs, len(landing))
+                       probs[~still], decrements[~still], pairs, len(landing), grid)
     slices = np.searchsorted(found.pair_core, np.arange(size + 1)).astype(np.int64)
     graph = CoreGraph(cores, index, found.mask_a, found.mask_b, found.pair_core,
                       found.pair_a, found.pair_b, slices, zero, moves, landing, landings, [],
@@ -497,12 +503,14 @@ def _moves(rows: np.ndarray, targets: np.ndarray, probs: np.ndarray, decrements:
 
 
 def _factor(pair: np.ndarray, landing: np.ndarray, move: np.ndarray, prob: np.ndarray,
-            pairs: int, landings: int) -> _Landings:
-    """The lowering outcomes (pair, landing core position, move, probability) factored
-    into distinct kernels (see ``_Landings``); the sums are the same terms regrouped."""
+            lowered: np.ndarray, pairs: int, landings: int, grid: Grid) -> _Landings:
+    """The lowering outcomes (pair, landing core position, move, probability, decrement)
+    factored into distinct kernels (see ``_Landings``); the sums are the same terms
+    regrouped."""
     moves = int(move.max(initial=0)) + 1
     order = np.argsort((pair * landings + landing) * moves + move)
     pair, landing, move, prob = pair[order], landing[order], move[order], prob[order]
+    lowered = lowered[order]
     cut = np.flatnonzero((np.diff(pair) != 0) | (np.diff(landing) != 0)) + 1
     bounds = np.concatenate([[0], cut, [len(pair)]])
     starts, sizes = bounds[:-1], np.diff(bounds)
@@ -517,13 +525,35 @@ def _factor(pair: np.ndarray, landing: np.ndarray, move: np.ndarray, prob: np.nd
     table[group, 2 + width + slot] = prob.view(np.int64)
     rows = table.view(np.dtype((np.void, table.shape[1] * table.itemsize))).ravel()
     _, first, kernel_of_group = np.unique(rows, return_index=True, return_inverse=True)
-    spread = sp.csr_matrix((np.ones(len(starts)), (pair[starts], kernel_of_group)),
+    # the kernels by landing core (``solver.counter_sums`` sums them core by core)
+    by_core = np.argsort(landing[starts[first]], kind="stable")
+    rank = np.empty_like(by_core)
+    rank[by_core] = np.arange(len(by_core))
+    spread = sp.csr_matrix((np.ones(len(starts)), (pair[starts], rank[kernel_of_group])),
                            shape=(pairs, len(first)))
+    first = first[by_core]
     entries = ranges(bounds, first)
-    codes, column = np.unique(move[entries] * landings + landing[entries], return_inverse=True)
-    kernels = sp.csr_matrix((prob[entries], (np.repeat(np.arange(len(first)), sizes[first]),
-                                             column)), shape=(len(first), len(codes)))
-    return _Landings(spread, kernels, codes // landings, codes % landings)
+    counts = sizes[first]
+    return _Landings(spread, landing[starts[first]], np.concatenate(
+        [[0], np.cumsum(counts)]).astype(np.int64), move[entries], prob[entries],
+        *_tails(np.repeat(np.arange(len(first)), counts), lowered[entries], prob[entries],
+                grid))
+
+
+def _tails(kernel: np.ndarray, lowered: np.ndarray, prob: np.ndarray, grid: Grid
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``_Landings.tails``, ``reach`` and ``at`` from each entry's kernel, decrement
+    and probability."""
+    counter = np.argmax(lowered > 0, axis=1)
+    amount = np.minimum(lowered[np.arange(len(lowered)), counter],
+                        np.array(grid.top)[counter])
+    reach = np.zeros((int(kernel.max(initial=-1)) + 1, len(grid.top)), dtype=np.int64)
+    np.maximum.at(reach, (kernel, counter), amount)
+    at = (np.cumsum(reach) - reach.ravel()).reshape(reach.shape)
+    tails = np.zeros(int(reach.sum()))
+    np.add.at(tails, at[kernel, counter] + amount - 1, prob)
+    counter_sums.from_the_top(tails, at.ravel(), reach.ravel())
+    return tails, reach, at
 
 
 def _check_decrements(game: Game, decrements: np.ndarray) -> None:
@@ -548,8 +578,8 @@ def _blocks(graph: CoreGraph) -> list[_Block]:
 def _part(graph: CoreGraph, members: np.ndarray) -> _Part:
     pairs = ranges(graph.pair_slices, members)
     counts = np.diff(graph.pair_slices)[members]
-    return _Part(members, pairs, graph.zero[pairs], _groups(graph, members),
-                 np.cumsum(counts) - counts)
+    return _Part(members, pairs, graph.zero[pairs], graph.landings.spread[pairs],
+                 _groups(graph, members), np.cumsum(counts) - counts)
 
 
 def _reduce(graph: CoreGraph, cores: np.ndarray, parts: list[_Part]) -> _Reduced | None:
@@ -810,15 +840,14 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     landed = held[:len(graph.landing)]
     mixes = {p: np.zeros((grid.size, int(graph.slots[p][-1]))) for p in ("a", "b")}
     record = _Record(tolerance)
-    chunks = _Chunks(graph.landings, max(len(points) for points in grid.layers))
     for points in grid.layers:
-        layer = _solve_layer(graph, grid, points, (landed, chunks, finals), mixes, record,
+        layer = _solve_layer(graph, grid, points, (landed, finals), mixes, record,
                              tolerance, max_sweeps, rule)
         held[:, grid.column[points]] = layer[kept]
     # the chance of play reaching each core where someone chooses, by point; the
     # expected visits of every core
     visits = (np.zeros((grid.size, int(graph.chooses.sum()))), np.zeros(graph.size))
-    win, loss, steps = _play(graph, grid, roots, mixes, payoffs, chunks, tolerance,
+    win, loss, steps = _play(graph, grid, roots, mixes, payoffs, tolerance,
                              max_sweeps, _unit_starts(game, graph, grid), visits
                              ) if statistics else (0.0, 0.0, 0.0)
     position = {core: at for at, core in enumerate(kept.tolist())}
@@ -874,7 +903,7 @@ def _kept(graph: CoreGraph, roots: list[int]) -> np.ndarray:
 
 
 def _play(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs: np.ndarray,
-          chunks: _Chunks, tolerance: float, max_sweeps: int,
+          tolerance: float, max_sweeps: int,
           units: np.ndarray, visits: tuple[np.ndarray, np.ndarray] | None = None
           ) -> tuple[float, float, float]:
     """Play under the solved mixes from the roots, pushed forward layer by
@@ -909,37 +938,22 @@ def _play(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs: np.nd
             visits[1][:] += flow.mass.sum(axis=1)
         ended = flow.inflow[graph.terminal].sum(axis=1)
         win, loss = win + float(ended[ending > 0].sum()), loss + float(ended[ending < 0].sum())
-        _feed(graph, grid, points, flow.pairs, arriving, chunks)
+        _feed(graph, grid, points, flow.pairs, arriving)
     depleted = arriving[:, grid.column[grid.size:]].sum(axis=0)
     return (win + float(depleted[payoffs > 0].sum()), loss + float(depleted[payoffs < 0].sum()),
             steps)
 
 
 def _feed(graph: CoreGraph, grid: Grid, points: np.ndarray, played: np.ndarray,
-          arriving: np.ndarray, chunks: _Chunks) -> None:
+          arriving: np.ndarray) -> None:
     """Add to ``arriving`` (landing cores, ``Grid.column``; the depleted columns in row
     0) the chance that the pairs, played with chance ``played`` (pairs, points), lower
     a counter into each landing core."""
     land = graph.landings
-    summed = land.gather @ played                              # (kernels, points)
     windows = _Windows.of(grid, points, graph.moves)
-    for lo, _, moves, _, feeding in chunks.runs:
-        fed = feeding @ summed                                 # (columns, points)
-        for move in moves:
-            start, stop = land.move_bounds[move] - lo, land.move_bounds[move + 1] - lo
-            rows, part = land.column_landing[lo + start:lo + stop], fed[start:stop]
-            live, targets, dead = windows.live[move], windows.targets[move], windows.dead[move]
-            if len(targets[dead]):
-                # a move lowers one counter: its depleted points all deplete that one
-                arriving[0, grid.column[targets[dead][0]]] += part[:, dead].sum()
-            if windows.runs[move]:
-                # a core once per move: the windows do not overlap (the depleted
-                # points' places in them take 0)
-                part[:, dead] = 0.0
-                start = windows.start[move]
-                arriving[rows, start:start + len(points)] += part
-            else:
-                arriving[rows[:, None], grid.column[targets[live]][None, :]] += part[:, live]
+    dead = counter_sums.push_forward(land.gather @ played, arriving, *land.sums(),
+                                     *windows.sums(), grid.size)
+    arriving[0, grid.column[grid.size:]] += dead.sum(axis=0)
 
 
 class _Flow:
@@ -950,36 +964,32 @@ class _Flow:
 
     def __init__(self, graph: CoreGraph, points: np.ndarray, mixes: dict,
                  inflow: np.ndarray, tolerance: float, max_sweeps: int):
-        self.graph, self.points, self.mixes, self.inflow = graph, points, mixes, inflow
+        self.graph, self.points, self.inflow = graph, points, inflow
         self.tolerance, self.max_sweeps = tolerance, max_sweeps
         self.mass = np.zeros_like(inflow)
         self.pairs = np.zeros((len(graph.pair_core), len(points)))
+        #: player -> (slots + 1, points) the mixes at the layer's points, by slot (see
+        #: ``_Part.slots``), then a row of ones
+        self.mixes = {player: np.vstack([mix[points].T, np.ones(len(points))])
+                      for player, mix in mixes.items()}
 
     def weights(self, part: _Part) -> np.ndarray:
         """The probability of each of the part's pairs under the mixes (pairs, points)."""
-        weight = np.ones((len(part.pairs), len(self.points)))
-        for group in part.groups:
-            k, rows, cols = group.pairs.shape
-            if rows * cols > 1:
-                mix_a, mix_b = (
-                    np.ones((k, len(self.points), 1)) if place is None else
-                    self.mixes[player][self.points[None, :, None], place[:, None, :]]
-                    for player, place in group.places.items())
-                weight[group.pairs] = (mix_a[:, :, :, None] * mix_b[:, :, None, :]
-                                       ).transpose(0, 2, 3, 1)
-        return weight
+        return self.mixes["a"][part.slots["a"]] * self.mixes["b"][part.slots["b"]]
 
-    def push(self, part: _Part, mass: np.ndarray, weight: np.ndarray) -> None:
-        """The part's cores hold ``mass``: play their pairs and pass it on."""
+    def push(self, part: _Part, mass: np.ndarray) -> None:
+        """The part's cores hold ``mass``: play their pairs (``weights``, in one pass)
+        and pass it on."""
         self.mass[part.cores] = mass
-        played = mass[part.owner] * weight
-        self.pairs[part.pairs] = played
-        self.inflow[part.targets] += part.inflow @ played
+        counter_sums.play(np.ascontiguousarray(mass), part.owner, part.pairs,
+                          part.slots["a"], part.slots["b"], self.mixes["a"], self.mixes["b"],
+                          self.pairs)
+        self.inflow[part.targets] += part.feeds @ self.pairs[:part.feeds.shape[1]]
 
     def block(self, block: _Block) -> None:
         if not block.cyclic:
             part, = block.parts
-            self.push(part, self.inflow[part.cores], self.weights(part))
+            self.push(part, self.inflow[part.cores])
         elif block.reduced is None or not self.reduced(block.reduced):
             self.cyclic(block)
 
@@ -995,9 +1005,9 @@ class _Flow:
         found = _solve_points(np.eye(len(head.cores)) - step.transpose(0, 2, 1), arrive.T)
         if found is None:
             return False
-        self.push(head, found.T, weight)
+        self.push(head, found.T)
         for part in reversed(reduced.chance):
-            self.push(part, self.inflow[part.cores], self.weights(part))
+            self.push(part, self.inflow[part.cores])
         return True
 
     def cyclic(self, block: _Block) -> None:
@@ -1019,8 +1029,8 @@ class _Flow:
 
         sweep(_Schedule([(np.arange(len(block.cores)), True)]), mass, update,
               self.tolerance, self.max_sweeps, "the chances of each ending")
-        for part, weight in parts:
-            self.push(part, mass[local[part.cores]], weight)
+        for part, _ in parts:
+            self.push(part, mass[local[part.cores]])
 
 
 class _Record:
@@ -1057,15 +1067,15 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tupl
                  rule: StageRule) -> np.ndarray:
     """The value (cores, points) of every core at ``points``, one layer, each stage
     settled by ``rule``; the mixes are written into ``mixes``. ``reading`` is the landing
-    cores' values by point (earlier layers filled), their ``_Chunks`` and the terminal
-    cores' payoffs (as the rule scores them)."""
-    landed, chunks, ends = reading
-    known = _lowered(graph, grid, points, landed, chunks)
+    cores' values by point (earlier layers filled) and the terminal cores' payoffs (as
+    the rule scores them)."""
+    landed, ends = reading
+    known = _lowered(graph, grid, points, landed)
     layer = np.zeros((graph.size, len(points)))
     layer[graph.terminal] = ends[:, None]
 
     def stage_values(part: _Part) -> np.ndarray:
-        return known[part.pairs] + part.zero @ layer
+        return part.lowering @ known + part.zero @ layer
 
     def solve_part(part: _Part, continuation: np.ndarray) -> None:
         for group in part.groups:
@@ -1204,38 +1214,21 @@ def _mix_weights(part: _Part, continuation: np.ndarray, points: np.ndarray,
     return weight, extra
 
 
-def _lowered(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.ndarray,
-             chunks: _Chunks) -> np.ndarray:
-    """What the steps that lower a counter bring each pair at ``points`` (pairs,
-    points), known from earlier layers (``landed``: the landing cores' rows of the
-    solution's table, ``Grid.column``)."""
-    land = graph.landings
-    summed = np.zeros((land.kernels.shape[0], len(points)))
+def _lowered(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.ndarray
+             ) -> np.ndarray:
+    """What the steps that lower a counter bring at ``points``, known from earlier
+    layers (``landed``: the landing cores' rows of the solution's table,
+    ``Grid.column``), per kernel (kernels, points; a pair's is the sum of its kernels',
+    ``_Part.lowering``)."""
     windows = _Windows.of(grid, points, graph.moves)
-    view = _view(landed, len(points))
-    for lo, hi, moves, kernels, _ in chunks.runs:
-        # each (move, landing core) column's values as one window of its core's row
-        read = view[land.column_landing[lo:hi], windows.start[land.column_move[lo:hi]]]
-        for move in moves:
-            live = windows.live[move]
-            if windows.runs[move] and live.all():
-                continue
-            rows = slice(land.move_bounds[move] - lo, land.move_bounds[move + 1] - lo)
-            where = grid.column[windows.targets[move]]
-            if not windows.runs[move]:
-                read[rows] = landed[land.column_landing[lo:hi][rows, None], where[None, :]]
-            else:   # the depleted points' payoffs, the same in every row
-                dead = windows.dead[move]
-                read[rows, dead] = landed[0, where[dead]][None, :]
-        summed += kernels @ read
-    return land.spread @ summed
+    return counter_sums.read_back(landed, *graph.landings.sums(), *windows.sums(), grid.size)
 
 
 def _targets(moves: list[_Move], grid: Grid, points: np.ndarray) -> np.ndarray:
     """(moves, points): the flat point each move leads to from ``points``."""
     if not moves:
         return np.zeros((0, len(points)), dtype=np.int64)
-    return np.stack([grid.shifted(points, move.decrement) for move in moves])
+    return grid.shifted(points, np.stack([move.decrement for move in moves]))
 
 
 def _settle(part: _Part, continuation: np.ndarray, points: np.ndarray, mixes: dict,

@@ -14,7 +14,7 @@ from bare import BareGame
 import envs
 from solver import solve_game
 from solver.backward import solve_moment
-from solver.counters import Grid, _Chunks, _lowered, _Move, _Windows, explore, solve_counters
+from solver.counters import Grid, _feed, _lowered, _Move, _Windows, explore, solve_counters, walk
 from solver.errors import InputError
 from solver.stage_rules import WarmStarts
 from solver.stages import ConvergenceWarning
@@ -152,6 +152,76 @@ class RolledPennies(HitPennies):
         return [(a, b, self._steps(core[0], a, b)) for a, b in pairs]
 
 
+class Trio(NamedTuple):
+    hp: tuple[int, int, int]
+    ending: int = 0   # k + 1: counter k is down
+
+
+class HitTriples(BareGame):
+    """Three counters (beyond the one or two of the duels): each joint action lowers
+    one of them by 1 or 2 or misses, so a layer's moves reach points of an earlier layer
+    that are not consecutive (read and written point by point)."""
+
+    system = "toy_hit_triples"
+    action_names = ("low", "high")
+    observation_fields = ("hp_a", "hp_b", "hp_c", "ending")
+    observation_low = (0, 0, 0, 0)
+    observation_high = (9, 9, 9, 3)
+    may_cycle = True
+    fast_paths = frozenset({"counters"})
+
+    def __init__(self, *hp: int):
+        self.start = Trio(tuple(hp))
+
+    def initial_outcomes(self):
+        return [(1.0, self.start)]
+
+    def legal_mask(self, state, player):
+        return np.array([not self.is_terminal(state)] * 2)
+
+    def is_terminal(self, state):
+        return state.ending != 0
+
+    def payoff(self, state):
+        return (1.0, -1.0, 0.5)[state.ending - 1]
+
+    def result(self, state):
+        return f"counter {state.ending - 1} down"
+
+    def observe(self, state, player):
+        return (*state.hp, state.ending)
+
+    def outcomes(self, state, a, b):
+        out = []
+        for p, _, lowered in self._hits(a, b):
+            hp = tuple(h - d for h, d in zip(state.hp, lowered, strict=True))
+            low = [k for k in range(3) if hp[k] <= 0]
+            out.append((p, self.depleted(low[0]) if low else Trio(hp)))
+        return out
+
+    def _hits(self, a, b):
+        hit = [0, 0, 0]
+        hit[(a + 2 * b) % 3] = 1 + a
+        other = [0, 0, 0]
+        other[(a + b + 1) % 3] = 2 - b
+        return [(0.5, (), tuple(hit)), (0.3, (), tuple(other)), (0.2, (), (0, 0, 0))]
+
+    def counters(self, state):
+        return state.hp
+
+    def core(self, state):
+        return ()
+
+    def attach(self, core, counters):
+        return Trio(tuple(int(c) for c in counters))
+
+    def depleted(self, counter):
+        return Trio((0, 0, 0), counter + 1)
+
+    def core_transitions(self, core):
+        return [(a, b, self._hits(a, b)) for a in (0, 1) for b in (0, 1)]
+
+
 def a_wins(hp_a: int, hp_b: int, damage_a: int) -> float:
     """A lands ceil(hp_b / damage_a) hits before B lands hp_a: each landed hit is A's
     with chance 1/2 under the uniform equilibrium (negative binomial count)."""
@@ -260,28 +330,42 @@ def test_a_duel_where_every_step_lowers_a_counter_is_solved_without_cycles():
 
 
 def test_a_layer_reads_each_move_as_one_window_of_an_earlier_layer():
-    # counters up to (3, 2), points (a, b) layer by layer, a margin of 2 (the widest
-    # layer) first: (1,1) -> column 2; (1,2), (2,1) -> 3, 4; (2,2), (3,1) -> 5, 6;
-    # (3,2) -> 7; then 2 columns of margin, then "A depleted" 10, "B depleted" 11
+    # counters up to (3, 2), points (a, b) layer by layer: (1,1) -> column 0; (1,2),
+    # (2,1) -> 1, 2; (2,2), (3,1) -> 3, 4; (3,2) -> 5; then "A depleted" 6, "B depleted" 7
     grid = Grid((3, 2))
-    assert grid.columns == 12
-    assert grid.column.tolist() == [2, 3, 4, 5, 6, 7, 10, 11]
+    assert grid.columns == 8
+    assert grid.column.tolist() == [0, 1, 2, 3, 4, 5, 6, 7]
     layer = grid.layers[2]          # (2, 2), (3, 1)
     moves = [_Move(np.array(step), None) for step in [(1, 0), (0, 1), (2, 0)]]
     windows = _Windows.of(grid, layer, moves)
-    # (1, 0): (1, 2), (2, 1) -> columns 3, 4; (0, 1): (2, 1) -> 4, then B depleted;
-    # (2, 0): A depleted, then (1, 1) -> 2, so the window starts one column earlier
-    assert windows.start.tolist() == [3, 4, 1]
-    assert windows.runs.all()
-    assert windows.live.tolist() == [[True, True], [True, False], [False, True]]
-    assert [windows.dead[k] for k in (1, 2)] == [slice(1, 2), slice(0, 1)]
+    # (1, 0): (1, 2), (2, 1) -> columns 1, 2; (0, 1): (2, 1) -> 2, then B depleted;
+    # (2, 0): A depleted, then (1, 1) -> 0, so the window starts one column earlier
+    assert windows.columns.tolist() == [[1, 2], [2, 7], [6, 0]]
+    assert windows.start.tolist() == [1, 2, -1]
+    assert windows.lo.tolist() == [0, 0, 1]
+    assert windows.hi.tolist() == [2, 1, 2]
+    assert not windows.apart.any()
+
+
+def test_points_landing_apart_are_read_one_by_one():
+    # three counters up to 3: from the layer of sum 6, lowering the last counter by one
+    # takes (1,2,3) (1,3,2) (2,1,3) (2,2,2) to (1,2,2) (1,3,1) (2,1,2) (2,2,1), columns
+    # 5 to 8 of the layer of sum 5 (columns 4 to 9), then (2,3,1) to "C depleted"
+    # (column 29), (3,1,2) to (3,1,1) (column 9) and (3,2,1) to C depleted: no window
+    grid = Grid((3, 3, 3))
+    layer = grid.layers[3]
+    assert grid.points[layer].sum(axis=1).tolist() == [6] * 7
+    windows = _Windows.of(grid, layer, [_Move(np.array((0, 0, 1)), None)])
+    assert windows.columns[0].tolist() == [5, 6, 7, 8, 29, 9, 29]
+    assert (windows.lo[0], windows.hi[0], windows.apart[0]) == (0, 0, True)
 
 
 @pytest.mark.parametrize("game", [
     HitPennies(5, 4), RolledPennies(4, 6),
+    HitTriples(3, 4, 2),
     # thousands of landing cores, damage up to the cap, both counters lowered
-    envs.make("pathfinder", a="fighter,hp=7", b="rogue,hp=6")], ids=["hit", "rolled",
-                                                                      "pathfinder"])
+    envs.make("pathfinder", a="fighter,hp=7", b="rogue,hp=6")], ids=[
+        "hit", "rolled", "triples", "pathfinder"])
 def test_the_damage_sums_read_through_windows_match_each_outcome_summed(game):
     # every landing core gets values that are a known function of its counters (the
     # depleted ends their payoffs); each pair's sum over its lowering outcomes is then
@@ -294,9 +378,8 @@ def test_the_damage_sums_read_through_windows_match_each_outcome_summed(game):
     for point, counters in enumerate(grid.points):
         table[:, grid.column[point]] = values[(slice(None),) + tuple(counters - 1)]
     table[:, grid.column[grid.size:]] = payoffs
-    chunks = _Chunks(graph.landings, grid.margin)
     for points in grid.layers:
-        found = _lowered(graph, grid, points, table, chunks)
+        found = graph.landings.spread @ _lowered(graph, grid, points, table)
         for column, counters in enumerate(grid.points[points]):
             expected = np.zeros(len(graph.pair_core))
             for move in graph.moves:
@@ -307,6 +390,54 @@ def test_the_damage_sums_read_through_windows_match_each_outcome_summed(game):
                                          values[(slice(None),) + tuple(after - 1)])
                 expected += move.full @ landed
             assert np.allclose(found[:, column], expected, atol=1e-12)
+
+
+@pytest.mark.parametrize("game", [
+    HitPennies(5, 4), RolledPennies(4, 6), HitTriples(3, 4, 2),
+    envs.make("pathfinder", a="fighter,hp=7", b="rogue,hp=6")], ids=[
+        "hit", "rolled", "triples", "pathfinder"])
+def test_the_damage_sums_pushed_forward_match_each_outcome_summed(game):
+    # every pair played with a random chance at each point of a layer: what reaches
+    # each landing core at each earlier point, and each depleted counter (row 0), is
+    # summed again outcome by outcome from the walk through ``core_transitions``
+    graph, grid, _ = explore(game)
+    found = walk(game)
+    number = {key: k for k, key in enumerate(zip(
+        graph.pair_core.tolist(), graph.pair_a.tolist(), graph.pair_b.tolist(), strict=True))}
+    core = np.array([graph.index[c] for c in found.cores])
+    pair = np.array([number[key] for key in zip(
+        core[found.pair_core].tolist(), found.pair_a.tolist(), found.pair_b.tolist(),
+        strict=True)])
+    lowers = found.decrements.any(axis=1)
+    outcome_pair = np.repeat(pair, found.counts)[lowers]
+    landing = np.searchsorted(graph.landing, core[found.targets[lowers]])
+    prob, decrement = found.probs[lowers], found.decrements[lowers]
+    rng = np.random.default_rng(5)
+    for points in grid.layers:
+        played = rng.random((len(graph.pair_core), len(points)))
+        arriving = np.zeros((len(graph.landing), grid.columns))
+        _feed(graph, grid, points, played, arriving)
+        after = grid.points[points][None, :, :] - decrement[:, None, :]   # (outcomes, points)
+        dead = (after < 1).any(axis=2)
+        column = np.where(dead, grid.column[grid.size + np.argmax(after < 1, axis=2)],
+                          grid.column[np.ravel_multi_index(
+                              tuple(np.maximum(after, 1).transpose(2, 0, 1) - 1), grid.top)])
+        row = np.where(dead, 0, landing[:, None])
+        expected = np.bincount((row * grid.columns + column).ravel(), (
+            played[outcome_pair] * prob[:, None]).ravel(), arriving.size)
+        assert np.allclose(arriving.ravel(), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_three_counters_agree_with_the_graph():
+    # the layers' moves read and write points one by one (no windows): the same value
+    # and chances as the state graph's solver
+    game = HitTriples(3, 4, 2)
+    fast = solve_game(game)
+    generic = solve_game(game, start=game.start)  # a given start explores the graph
+    assert fast.value == pytest.approx(generic.value, abs=1e-9)
+    assert fast.evaluation.win == pytest.approx(generic.evaluation.win, abs=1e-9)
+    assert fast.evaluation.expected_length == pytest.approx(
+        generic.evaluation.expected_length, abs=1e-8)
 
 
 def test_a_points_neighbour_is_one_lower_on_its_largest_counter():

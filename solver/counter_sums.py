@@ -1,0 +1,129 @@
+"""The sums over the steps that lower a counter (``solver.counters``), as compiled loops.
+
+A kernel is one distribution over moves (decrement vectors) into one landing core: its
+entries are (move, probability), and a layer's point i under move m lands on column
+``columns[m, i]`` of the landing core's row (``Grid.column``). Where a move's live
+points lo..hi land on consecutive columns from ``start[m] + lo`` (always with one or
+two counters) they are read or written as one slice; a move's other live points
+(``apart[m]``) one by one. The points a move depletes a counter from are not visited
+entry by entry: the kernel's chance of depleting counter c from a point where it holds
+h = ``values[c, i]`` is ``tails[at[k, c] + h - 1]`` where h <= ``reach[k, c]``, none
+beyond (``_Landings.tails``), and that counter's column is ``depleted + c`` (its
+payoff in every row of the values).
+
+The kernels come sorted by landing core and cut into ``batches`` of whole landing cores
+(about equal numbers of entries): a batch's kernels read or write the rows of its own
+landing cores only, so the batches run in parallel without conflicting writes, and the
+rows stay in cache while their kernels go by. Each kernel sums its entries in order,
+whatever the threads, so the results do not depend on how many there are.
+
+Besides: the chance of playing each joint action in the forward push (``play``), and
+the kernels' chances of depleting a counter from each value (``from_the_top``).
+
+Indices are cast to unsigned where the compiler cannot see they are not negative: a
+signed index is checked for wrapping around, which keeps the loops from being
+vectorised.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+#: the kernels are cut into this many batches (a fixed number: the sums of the depleted
+#: columns, added batch by batch, are then the same on any machine)
+BATCHES = 64
+
+_U = np.uint64
+
+
+def batches(landing: np.ndarray, bounds: np.ndarray, count: int = BATCHES) -> np.ndarray:
+    """Cuts (at most ``count`` + 1, from 0 to the number of kernels) between kernels of
+    different landing cores (``landing``, ascending) such that the batches hold about
+    the same number of entries (``bounds``: where each kernel's entries start)."""
+    edges = np.concatenate([[0], np.flatnonzero(np.diff(landing)) + 1, [len(landing)]])
+    wanted = np.linspace(0, bounds[-1], count + 1)
+    return np.unique(edges[np.searchsorted(bounds[edges], wanted)]).astype(np.int64)
+
+
+@numba.njit(parallel=True, cache=True)
+def read_back(landed, landing, bounds, move, prob, tails, reach, at, cuts, columns, start,
+              lo, hi, apart, values, depleted):
+    """(kernels, points): each kernel's entries summed at a layer's points, the
+    probability times the landing core's value (``landed``: a row per landing core)
+    where the move takes the point."""
+    counters, width = values.shape
+    out = np.zeros((len(landing), width))
+    for batch in numba.prange(len(cuts) - 1):
+        for k in range(cuts[batch], cuts[batch + 1]):
+            row = landing[k]
+            for e in range(bounds[k], bounds[k + 1]):
+                m, p = move[e], prob[e]
+                first = lo[m]
+                shift = start[m] + first
+                for i in range(hi[m] - first):
+                    out[k, _U(first + i)] += p * landed[row, _U(shift + i)]
+                if apart[m]:
+                    for i in range(width):
+                        column = columns[m, i]
+                        if column < depleted and not first <= i < hi[m]:
+                            out[k, i] += p * landed[row, _U(column)]
+            for c in range(counters):
+                payoff, most, first = landed[row, _U(depleted + c)], reach[k, c], at[k, c] - 1
+                for i in range(width):
+                    if values[c, i] <= most:
+                        out[k, i] += payoff * tails[_U(first + values[c, i])]
+    return out
+
+
+@numba.njit(parallel=True, cache=True)
+def push_forward(summed, arriving, landing, bounds, move, prob, tails, reach, at, cuts,
+                 columns, start, lo, hi, apart, values, depleted):
+    """Add to ``arriving`` (a row per landing core) each kernel's chance at a layer's
+    points (``summed``, kernels by points) times each entry's probability, where the
+    move takes the point. The chance of depleting each counter is returned instead, by
+    batch (batches, counters): every landing core shares those columns."""
+    counters, width = values.shape
+    lost = np.zeros((len(cuts) - 1, counters, width))
+    for batch in numba.prange(len(cuts) - 1):
+        for k in range(cuts[batch], cuts[batch + 1]):
+            row = landing[k]
+            for e in range(bounds[k], bounds[k + 1]):
+                m, p = move[e], prob[e]
+                first = lo[m]
+                shift = start[m] + first
+                for i in range(hi[m] - first):
+                    arriving[row, _U(shift + i)] += p * summed[k, _U(first + i)]
+                if apart[m]:
+                    for i in range(width):
+                        column = columns[m, i]
+                        if column < depleted and not first <= i < hi[m]:
+                            arriving[row, _U(column)] += p * summed[k, i]
+            for c in range(counters):
+                most, first = reach[k, c], at[k, c] - 1
+                for i in range(width):
+                    if values[c, i] <= most:
+                        lost[batch, c, i] += summed[k, i] * tails[_U(first + values[c, i])]
+    return lost.sum(axis=2)
+
+
+@numba.njit(cache=True)
+def play(mass, owner, pairs, slot_a, slot_b, mix_a, mix_b, out):
+    """The chance of playing each of a part's joint actions at a layer's points, into
+    row ``pairs[r]`` of ``out``: its core's chance (``mass``, row ``owner[r]``) times
+    both players' mixes (rows ``slot_a[r]``, ``slot_b[r]`` of ``mix_a``, ``mix_b``;
+    slot -1 is their last row, ones). Serial: a part is little work, and a parallel
+    region waits for its slowest thread (long on a busy machine)."""
+    for r in range(len(pairs)):
+        row, core, a, b = pairs[r], owner[r], slot_a[r], slot_b[r]
+        for i in range(out.shape[1]):
+            out[row, i] = mass[core, i] * (mix_a[a, i] * mix_b[b, i])
+
+
+@numba.njit(cache=True)
+def from_the_top(chances, at, reach):
+    """Each segment ``at[j]`` .. ``at[j] + reach[j]`` of ``chances`` summed from each
+    place to the segment's end, in place (the chance of h or more from that of each h)."""
+    for j in range(len(at)):
+        for h in range(reach[j] - 2, -1, -1):
+            chances[at[j] + h] += chances[at[j] + h + 1]
