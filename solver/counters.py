@@ -58,7 +58,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from . import counter_sums
+from . import counter_outcomes, counter_sums
 from .errors import InputError
 from .evaluate import Evaluation
 from .game import Game, State
@@ -466,18 +466,11 @@ def _explore(game: Game, given: list[tuple[float, State]] | None = None
     cores = found.cores
     index = dict(zip(cores, range(len(cores)), strict=True))
     roots = [(p, index[game.core(s)], grid.flat(game.counters(s))) for p, s in starts]
-    size, pairs = len(cores), len(found.pair_core)
-    rows = np.repeat(np.arange(pairs), found.counts)
-    targets, probs, decrements = found.targets, found.probs, found.decrements
-    _check_decrements(game, decrements)
-    still = ~decrements.any(axis=1)
-    zero = sp.csr_matrix((probs[still], (rows[still], targets[still])), shape=(pairs, size))
-    landing = np.unique(targets[~still])
-    moves, move = _moves(rows[~still], targets[~still], probs[~still], decrements[~still],
-                         (pairs, size))
-    landings = _factor(rows[~still], np.searchsorted(landing, targets[~still]), move,
-                       probs[~still], decrements[~still], pairs, len(landing), grid)
-    slices = np.searchsorted(found.pair_core, np.arange(size + 1)).astype(np.int64)
+    shape = (len(found.pair_core), len(cores))
+    still, lowering = _split(game, found)
+    zero = _matrix(still[2], still[1], still[0], shape)
+    landing, moves, landings = _lowering(*lowering, shape, grid)
+    slices = np.searchsorted(found.pair_core, np.arange(shape[1] + 1)).astype(np.int64)
     graph = CoreGraph(cores, index, found.mask_a, found.mask_b, found.pair_core,
                       found.pair_a, found.pair_b, slices, zero, moves, landing, landings, [],
                       found.terminal, found.payoff)
@@ -485,82 +478,97 @@ def _explore(game: Game, given: list[tuple[float, State]] | None = None
     return graph, grid, roots
 
 
-def _moves(rows: np.ndarray, targets: np.ndarray, probs: np.ndarray, decrements: np.ndarray,
-           shape: tuple[int, int]) -> tuple[list[_Move], np.ndarray]:
-    """The lowering outcomes as one sparse matrix per decrement vector, and the move
-    of each outcome."""
-    top = tuple(decrements.max(axis=0) + 1) if len(decrements) else (1,) * decrements.shape[1]
-    codes, move = np.unique(np.ravel_multi_index(tuple(decrements.T), top),
-                            return_inverse=True)
-    order = np.argsort(move, kind="stable")
-    bounds = np.searchsorted(move[order], np.arange(len(codes) + 1))
-    moves = []
-    for k, code in enumerate(codes.tolist()):
-        chosen = order[bounds[k]:bounds[k + 1]]
-        moves.append(_Move(np.array(np.unravel_index(code, top)), sp.csr_matrix(
-            (probs[chosen], (rows[chosen], targets[chosen])), shape=shape)))
-    return moves, move
+def _split(game: Game, found: CoreWalk) -> tuple[tuple, tuple]:
+    """The outcomes that change no counter and those that lower one, pair by pair
+    (``counter_outcomes.split``), the latter with their move keys and the keys' span."""
+    decrements = found.decrements
+    span = int(decrements.max(initial=0)) + 1
+    key, wrong = counter_outcomes.keys(decrements, span)
+    if wrong >= 0:
+        raise InputError(f"{game.info.system}: a step must lower at most one counter and "
+                         f"raise none, got {tuple(decrements[wrong].tolist())}")
+    still, lowering = counter_outcomes.split(found.counts, key, found.targets, found.probs)
+    return still, (*lowering, span, decrements.shape[1])
 
 
-def _factor(pair: np.ndarray, landing: np.ndarray, move: np.ndarray, prob: np.ndarray,
-            lowered: np.ndarray, pairs: int, landings: int, grid: Grid) -> _Landings:
-    """The lowering outcomes (pair, landing core position, move, probability, decrement)
+def _matrix(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
+            shape: tuple[int, int]) -> sp.csr_matrix:
+    """A CSR matrix from rows in order, duplicates summed and columns sorted within each
+    row as ``csr_matrix((data, (rows, columns)))`` does (both keep each row's entries
+    in order, then sort and add up the same way)."""
+    matrix = sp.csr_matrix((data, indices, indptr), shape=shape)
+    matrix.sum_duplicates()
+    return matrix
+
+
+def _index(*sizes: int) -> type:
+    """The integer type of a sparse matrix's indices, as scipy picks it."""
+    return np.int32 if max(sizes, default=0) <= np.iinfo(np.int32).max else np.int64
+
+
+def _lowering(bounds: np.ndarray, targets: np.ndarray, probs: np.ndarray, key: np.ndarray,
+              span: int, counters: int, shape: tuple[int, int], grid: Grid
+              ) -> tuple[np.ndarray, list[_Move], _Landings]:
+    """The cores some step lowers into, the moves and the kernels of the lowering
+    outcomes (pair by pair: ``bounds``, next cores, probabilities, move keys)."""
+    present = np.zeros(counters * span, bool)
+    present[key] = True
+    codes = np.flatnonzero(present)
+    move = (np.cumsum(present) - 1)[key]
+    decrements = np.zeros((len(codes), counters), np.int64)
+    decrements[np.arange(len(codes)), counters - 1 - codes // span] = codes % span
+    seen = np.zeros(shape[1], bool)
+    seen[targets] = True
+    landing = np.flatnonzero(seen)
+    at = (np.cumsum(seen) - 1)[targets]
+    # by pair, landing core and move: each kernel's entries in order, each move's in rows
+    counter_outcomes.sort_pairs(bounds, at, move, probs, len(codes))
+    return (landing, _moves(bounds, at, move, probs, landing, decrements, shape),
+            _factor(bounds, at, move, probs, decrements, shape[0], grid))
+
+
+def _moves(bounds: np.ndarray, at: np.ndarray, move: np.ndarray, probs: np.ndarray,
+           landing: np.ndarray, decrements: np.ndarray, shape: tuple[int, int]
+           ) -> list[_Move]:
+    """The lowering outcomes as one sparse matrix per move (decrement vector), from
+    the outcomes sorted by pair, landing core (``at``: positions in ``landing``) and
+    move."""
+    kind = _index(*shape, len(move))
+    indptr = np.zeros((len(decrements), shape[0] + 1), kind)
+    indices, data = np.empty(len(move), kind), np.empty(len(move))
+    cuts = counter_outcomes.by_move(bounds, move, at, landing, probs, indptr, indices, data)
+    return [_Move(decrement, _matrix(data[lo:hi], indices[lo:hi], row, shape))
+            for decrement, lo, hi, row in zip(decrements, cuts[:-1], cuts[1:], indptr,
+                                              strict=True)]
+
+
+def _factor(bounds: np.ndarray, at: np.ndarray, move: np.ndarray, prob: np.ndarray,
+            decrements: np.ndarray, pairs: int, grid: Grid) -> _Landings:
+    """The lowering outcomes (sorted by pair, landing core position ``at`` and move)
     factored into distinct kernels (see ``_Landings``); the sums are the same terms
     regrouped."""
-    moves = int(move.max(initial=0)) + 1
-    order = np.argsort((pair * landings + landing) * moves + move)
-    pair, landing, move, prob = pair[order], landing[order], move[order], prob[order]
-    lowered = lowered[order]
-    cut = np.flatnonzero((np.diff(pair) != 0) | (np.diff(landing) != 0)) + 1
-    bounds = np.concatenate([[0], cut, [len(pair)]])
-    starts, sizes = bounds[:-1], np.diff(bounds)
-    # each (pair, landing core) as one row: the core, the count, then the moves and the
-    # probabilities' bits, padded; equal rows are the same distribution into one core
-    group = np.repeat(np.arange(len(starts)), sizes)
-    slot = np.arange(len(pair)) - starts[group]
-    width = int(sizes.max(initial=0))
-    table = np.zeros((len(starts), 2 + 2 * width), dtype=np.int64)
-    table[:, 0], table[:, 1] = landing[starts], sizes
-    table[group, 2 + slot] = move
-    table[group, 2 + width + slot] = prob.view(np.int64)
-    rows = table.view(np.dtype((np.void, table.shape[1] * table.itemsize))).ravel()
-    _, first, kernel_of_group = np.unique(rows, return_index=True, return_inverse=True)
+    starts, per_pair = counter_outcomes.runs(bounds, at)
+    bits = prob.view(np.uint64)
+    kernel, first = counter_outcomes.distinct(starts, at, move, bits)
     # the kernels by landing core (``solver.counter_sums`` sums them core by core)
-    by_core = np.argsort(landing[starts[first]], kind="stable")
-    rank = np.empty_like(by_core)
-    rank[by_core] = np.arange(len(by_core))
-    spread = sp.csr_matrix((np.ones(len(starts)), (pair[starts], rank[kernel_of_group])),
-                           shape=(pairs, len(first)))
-    first = first[by_core]
-    entries = ranges(bounds, first)
-    counts = sizes[first]
-    return _Landings(spread, landing[starts[first]], np.concatenate(
-        [[0], np.cumsum(counts)]).astype(np.int64), move[entries], prob[entries],
-        *_tails(np.repeat(np.arange(len(first)), counts), lowered[entries], prob[entries],
-                grid))
-
-
-def _tails(kernel: np.ndarray, lowered: np.ndarray, prob: np.ndarray, grid: Grid
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``_Landings.tails``, ``reach`` and ``at`` from each entry's kernel, decrement
-    and probability."""
+    order = counter_outcomes.ordered(first, starts, at, move, bits)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    # a pair's runs come by landing core, so their kernels' ranks ascend
+    spread = sp.csr_matrix((np.ones(len(kernel)), rank[kernel], per_pair),
+                           shape=(pairs, len(order)))
+    first = first[order]
+    entries = ranges(starts, first)
+    counts = starts[first + 1] - starts[first]
+    kernels = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    lowered = decrements[move[entries]]
     counter = np.argmax(lowered > 0, axis=1)
-    amount = np.minimum(lowered[np.arange(len(lowered)), counter],
-                        np.array(grid.top)[counter])
-    reach = np.zeros((int(kernel.max(initial=-1)) + 1, len(grid.top)), dtype=np.int64)
-    np.maximum.at(reach, (kernel, counter), amount)
-    at = (np.cumsum(reach) - reach.ravel()).reshape(reach.shape)
-    tails = np.zeros(int(reach.sum()))
-    np.add.at(tails, at[kernel, counter] + amount - 1, prob)
-    counter_sums.from_the_top(tails, at.ravel(), reach.ravel())
-    return tails, reach, at
-
-
-def _check_decrements(game: Game, decrements: np.ndarray) -> None:
-    wrong = (decrements < 0).any(axis=1) | ((decrements > 0).sum(axis=1) > 1)
-    if wrong.any():
-        raise InputError(f"{game.info.system}: a step must lower at most one counter and "
-                         f"raise none, got {tuple(decrements[np.argmax(wrong)].tolist())}")
+    amount = np.minimum(lowered[np.arange(len(entries)), counter], np.array(grid.top)[counter])
+    tails, reach, at_ = counter_outcomes.tails(kernels, counter, amount, prob[entries],
+                                               len(grid.top))
+    counter_sums.from_the_top(tails, at_.ravel(), reach.ravel())
+    return _Landings(spread, at[starts[first]], kernels, move[entries], prob[entries],
+                     tails, reach, at_)
 
 
 def _blocks(graph: CoreGraph) -> list[_Block]:
