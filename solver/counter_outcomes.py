@@ -6,11 +6,11 @@ once, where numpy would sort all of them (millions) or build temporaries as larg
 The outcomes come pair by pair (``bounds``: where each pair's outcomes start). A step
 lowers at most one counter: counter c lowered by h has the key (counters - 1 - c) *
 span + h, so the keys sort as the decrement vectors do (lexicographically, as
-``np.unique`` of the vectors' flat indices would).
+``np.unique`` of the vectors' flat indices did); ``move_of`` numbers the keys met.
 
 A kernel (``solver.counters._Landings``) is one distinct distribution into one landing
-core; the runs of one pair's outcomes into one core are hashed and checked entry by
-entry against the candidates with the same hash, and the kernels come in the order
+core: the runs of one pair's outcomes into one core are hashed, and checked entry by
+entry against the kernels with the same hash; the kernels come in the order
 ``np.unique`` of the runs as byte rows (landing core, size, moves, probabilities'
 bits: little-endian words compared byte by byte) gave them, landing core first.
 """
@@ -23,86 +23,121 @@ import numpy as np
 _U = np.uint64
 #: every bit of the hashes (a test keeps fewer, to force collisions)
 ALL_BITS = _U(0xFFFFFFFFFFFFFFFF)
+#: past this many ascending runs a pair's outcomes are sorted from scratch
+_FEW_RUNS = 32
+
+
+@numba.njit(inline="always")
+def _key(decrements, e, span):
+    """Outcome e's move key (-1 where no counter falls), and whether it raises a
+    counter or lowers two."""
+    counters = decrements.shape[1]
+    key, wrong = -1, False
+    for c in range(counters):
+        d = decrements[e, c]
+        wrong |= d < 0 or (d > 0 and key >= 0)
+        if d > 0:
+            key = (counters - 1 - c) * span + d
+    return key, wrong
 
 
 @numba.njit(cache=True)
-def keys(decrements, span):
-    """Each outcome's move key (-1 where no counter falls), and the first outcome that
-    raises a counter or lowers two (-1 if none)."""
-    count, counters = decrements.shape
-    out = np.full(count, -1, np.int64)
-    wrong = -1
-    for e in range(count):
-        for c in range(counters):
-            d = decrements[e, c]
-            if (d < 0 or (d > 0 and out[e] >= 0)) and wrong < 0:
-                wrong = e
-            if d > 0:
-                out[e] = (counters - 1 - c) * span + d
-    return out, wrong
-
-
-@numba.njit(cache=True)
-def split(counts, key, targets, probs):
-    """The outcomes that change no counter and those that lower one, apart, each pair
-    by pair: (bounds, targets, probabilities) of the first, and of the others besides
-    their keys."""
-    pairs = len(counts)
+def split(counts, decrements, targets, probs, span, present, seen):
+    """The first outcome that raises a counter or lowers two (-1 if none); the outcomes
+    that change no counter and those that lower one, apart, each pair by pair:
+    (bounds, next cores, probabilities) of the first, and of the others besides their
+    keys, whose keys and next cores are marked in ``present`` and ``seen``."""
+    pairs, count = len(counts), len(targets)
     bounds = np.zeros((2, pairs + 1), np.int64)
-    e = 0
+    still_t, still_p = np.empty(count, np.int64), np.empty(count)
+    low_t, low_p, low_k = np.empty(count, np.int64), np.empty(count), np.empty(count, np.int64)
+    wrong, e, kept, low = -1, 0, 0, 0
     for p in range(pairs):
         for _ in range(counts[p]):
-            bounds[int(key[e] >= 0), p + 1] += 1
+            key, bad = _key(decrements, e, span)
+            if bad and wrong < 0:
+                wrong = e
+            if key < 0:
+                still_t[kept], still_p[kept] = targets[e], probs[e]
+                kept += 1
+            else:
+                low_t[low], low_p[low], low_k[low] = targets[e], probs[e], key
+                present[key], seen[targets[e]] = True, True
+                low += 1
             e += 1
-    for side in range(2):
-        bounds[side] = np.cumsum(bounds[side])
-    still_t, still_p = np.empty(bounds[0, -1], np.int64), np.empty(bounds[0, -1])
-    low_t, low_p = np.empty(bounds[1, -1], np.int64), np.empty(bounds[1, -1])
-    low_k = np.empty(bounds[1, -1], np.int64)
-    fill = np.zeros(2, np.int64)
-    for e in range(len(key)):
-        if key[e] < 0:
-            still_t[fill[0]], still_p[fill[0]] = targets[e], probs[e]
-            fill[0] += 1
-        else:
-            low_t[fill[1]], low_p[fill[1]], low_k[fill[1]] = targets[e], probs[e], key[e]
-            fill[1] += 1
-    return (bounds[0], still_t, still_p), (bounds[1], low_t, low_p, low_k)
+        bounds[0, p + 1], bounds[1, p + 1] = kept, low
+    return (wrong, (bounds[0], still_t[:kept].copy(), still_p[:kept].copy()),
+            (bounds[1], low_t[:low], low_p[:low], low_k[:low]))
+
+
+@numba.njit(inline="always")
+def _less(a, b, target, key):
+    return target[a] < target[b] or (target[a] == target[b] and key[a] < key[b])
 
 
 @numba.njit(cache=True)
-def sort_pairs(bounds, landing, move, prob, moves):
-    """Sorts each pair's outcomes by landing core, then move (stably), in place; most
-    pairs come sorted, or nearly (runs of one landing core each)."""
-    for p in range(len(bounds) - 1):
-        lo, hi = bounds[p], bounds[p + 1]
-        key = landing[lo:hi] * moves + move[lo:hi]
-        if np.all(key[1:] >= key[:-1]):
-            continue
-        order = lo + np.argsort(key, kind="mergesort")
-        landing[lo:hi], move[lo:hi], prob[lo:hi] = landing[order], move[order], prob[order]
+def _by_runs(lo, hi, target, key):
+    """The positions lo..hi in order when the ascending runs among them sorted by
+    their first outcome follow one another (each ends before the next begins: most
+    pairs list each next core's outcomes together, in order); else none."""
+    cuts = np.empty(hi - lo + 1, np.int64)
+    cuts[0], runs = lo, 1
+    for e in range(lo + 1, hi):
+        if _less(e, e - 1, target, key):
+            cuts[runs] = e
+            runs += 1
+    cuts[runs] = hi
+    if runs > _FEW_RUNS:
+        return np.empty(0, np.int64)
+    order = np.arange(runs)
+    for i in range(1, runs):   # insertion sort of the runs' first outcomes
+        j = i
+        while j > 0 and _less(cuts[order[j]], cuts[order[j - 1]], target, key):
+            order[j], order[j - 1] = order[j - 1], order[j]
+            j -= 1
+    out = np.empty(hi - lo, np.int64)
+    k = 0
+    for i in range(runs):
+        run = order[i]
+        if i and not _less(out[k - 1], cuts[run], target, key):
+            return np.empty(0, np.int64)
+        for e in range(cuts[run], cuts[run + 1]):
+            out[k] = e
+            k += 1
+    return out
 
 
 @numba.njit(cache=True)
-def runs(bounds, landing):
-    """Where each run of one pair's outcomes into one landing core starts (then the
-    end), and where each pair's runs start (pairs + 1)."""
+def _sort(lo, hi, target, key, prob, keys):
+    """Sorts positions lo..hi by next core, then key (stably), in place."""
+    order = _by_runs(lo, hi, target, key)
+    if not len(order):
+        order = lo + np.argsort(target[lo:hi] * keys + key[lo:hi], kind="mergesort")
+    target[lo:hi], key[lo:hi], prob[lo:hi] = target[order], key[order], prob[order]
+
+
+@numba.njit(cache=True)
+def sort_pairs(bounds, target, key, prob, keys):
+    """Sorts each pair's outcomes by next core, then key (stably), in place, and finds
+    the runs into one core: where each starts (then the end), and where each pair's
+    runs start (pairs + 1)."""
     pairs = len(bounds) - 1
+    starts = np.empty(len(target) + 1, np.int64)
     per_pair = np.zeros(pairs + 1, np.int64)
+    runs = 0
     for p in range(pairs):
-        for e in range(bounds[p], bounds[p + 1]):
-            if e == bounds[p] or landing[e] != landing[e - 1]:
-                per_pair[p + 1] += 1
-    per_pair = np.cumsum(per_pair)
-    starts = np.empty(per_pair[-1] + 1, np.int64)
-    starts[-1] = bounds[-1]
-    r = 0
-    for p in range(pairs):
-        for e in range(bounds[p], bounds[p + 1]):
-            if e == bounds[p] or landing[e] != landing[e - 1]:
-                starts[r] = e
-                r += 1
-    return starts, per_pair
+        lo, hi = bounds[p], bounds[p + 1]
+        for e in range(lo + 1, hi):
+            if _less(e, e - 1, target, key):
+                _sort(lo, hi, target, key, prob, keys)
+                break
+        for e in range(lo, hi):
+            if e == lo or target[e] != target[e - 1]:
+                starts[runs] = e
+                runs += 1
+        per_pair[p + 1] = runs
+    starts[runs] = len(target)
+    return starts[:runs + 1].copy(), per_pair
 
 
 @numba.njit(inline="always")
@@ -116,35 +151,37 @@ def _mix(h, x):
 
 
 @numba.njit(cache=True)
-def _hashes(starts, landing, move, bits, mask):
+def _hashes(starts, target, key, bits, mask):
+    """Each run's hash: its core and size, plus a mix of each entry's place, key and
+    bits (mixed apart, so the entries' mixes do not wait for one another)."""
     out = np.empty(len(starts) - 1, np.uint64)
     for r in range(len(out)):
         lo, hi = starts[r], starts[r + 1]
-        h = _mix(_mix(_U(0), _U(landing[lo])), _U(hi - lo))
+        h = _mix(_U(target[lo]), _U(hi - lo))
         for e in range(lo, hi):
-            h = _mix(_mix(h, _U(move[e])), bits[e])
-        out[r] = h & mask
+            h += _mix(_U(key[e]) * _U(0xD6E8FEB86659FD93) + _U(e - lo), bits[e])
+        out[r] = _mix(h, _U(0)) & mask
     return out
 
 
 @numba.njit(inline="always")
-def _same(a, b, starts, landing, move, bits):
+def _same(a, b, starts, target, key, bits):
     lo, other, size = starts[a], starts[b], starts[a + 1] - starts[a]
-    if starts[b + 1] - other != size or landing[lo] != landing[other]:
+    if starts[b + 1] - other != size or target[lo] != target[other]:
         return False
     for i in range(size):
-        if move[lo + i] != move[other + i] or bits[lo + i] != bits[other + i]:
+        if key[lo + i] != key[other + i] or bits[lo + i] != bits[other + i]:
             return False
     return True
 
 
 @numba.njit(cache=True)
-def distinct(starts, landing, move, bits, mask=ALL_BITS):
+def distinct(starts, target, key, bits, mask=ALL_BITS):
     """The kernel of each run (runs equal entry by entry share one, numbered by first
     occurrence) and each kernel's first run: an open-addressing table of the runs'
     hashes (``mask`` of their bits), equal hashes checked entry by entry."""
     count = len(starts) - 1
-    hashes = _hashes(starts, landing, move, bits, mask)
+    hashes = _hashes(starts, target, key, bits, mask)
     size = 1
     while size < 2 * count:
         size *= 2
@@ -159,7 +196,7 @@ def distinct(starts, landing, move, bits, mask=ALL_BITS):
                 table[slot], first[kernels], kernel[r] = kernels, r, kernels
                 kernels += 1
                 break
-            if hashes[first[k]] == hashes[r] and _same(first[k], r, starts, landing, move,
+            if hashes[first[k]] == hashes[r] and _same(first[k], r, starts, target, key,
                                                        bits):
                 kernel[r] = k
                 break
@@ -179,18 +216,16 @@ def _swapped(x):
 
 
 @numba.njit(inline="always")
-def _before(a, b, starts, landing, move, bits):
-    """Whether run a's row comes before run b's: the landing core, then the bytes of
-    the size, the moves and the probabilities' bits."""
+def _before(a, b, starts, key, bits, move_of):
+    """Whether run a's row comes before run b's, both into one core: the bytes of the
+    size, then of the moves, then of the probabilities' bits."""
     lo, other = starts[a], starts[b]
-    if landing[lo] != landing[other]:
-        return landing[lo] < landing[other]
     size, size_b = starts[a + 1] - lo, starts[b + 1] - other
     if size != size_b:
         return _swapped(size) < _swapped(size_b)
     for i in range(size):
-        if move[lo + i] != move[other + i]:
-            return _swapped(move[lo + i]) < _swapped(move[other + i])
+        if key[lo + i] != key[other + i]:
+            return _swapped(move_of[key[lo + i]]) < _swapped(move_of[key[other + i]])
     for i in range(size):
         if bits[lo + i] != bits[other + i]:
             return _swapped(bits[lo + i]) < _swapped(bits[other + i])
@@ -198,10 +233,12 @@ def _before(a, b, starts, landing, move, bits):
 
 
 @numba.njit(cache=True)
-def ordered(first, starts, landing, move, bits):
+def ordered(first, starts, target, key, bits, move_of):
     """The kernels (positions in ``first``, their first runs) sorted by their rows (see
-    ``_before``): a bottom-up merge sort."""
+    ``_before``; their landing cores read at once, the rest for kernels into one core
+    only): a bottom-up merge sort."""
     count = len(first)
+    landing = target[starts[first]]
     order, spare = np.arange(count), np.empty(count, np.int64)
     width = 1
     while width < count:
@@ -209,8 +246,9 @@ def ordered(first, starts, landing, move, bits):
             mid, hi = min(lo + width, count), min(lo + 2 * width, count)
             i, j = lo, mid
             for k in range(lo, hi):
-                if j < hi and (i >= mid or _before(first[order[j]], first[order[i]], starts,
-                                                   landing, move, bits)):
+                if j < hi and (i >= mid or landing[order[j]] < landing[order[i]] or (
+                        landing[order[j]] == landing[order[i]] and _before(
+                            first[order[j]], first[order[i]], starts, key, bits, move_of))):
                     spare[k] = order[j]
                     j += 1
                 else:
@@ -222,15 +260,16 @@ def ordered(first, starts, landing, move, bits):
 
 
 @numba.njit(cache=True)
-def tails(bounds, counter, amount, prob, counters):
+def tails(bounds, key, prob, counter_of, amount_of, counters):
     """``_Landings.tails``, ``reach`` and ``at`` before ``counter_sums.from_the_top``:
     each kernel's chance of lowering counter c by exactly h (kernel k's entries from
-    ``bounds[k]``, each lowering ``counter`` by ``amount``)."""
+    ``bounds[k]``; each key's counter and amount, at most the counter's top)."""
     kernels = len(bounds) - 1
     reach = np.zeros((kernels, counters), np.int64)
     for k in range(kernels):
         for e in range(bounds[k], bounds[k + 1]):
-            reach[k, counter[e]] = max(reach[k, counter[e]], amount[e])
+            c = counter_of[key[e]]
+            reach[k, c] = max(reach[k, c], amount_of[key[e]])
     at = np.empty_like(reach)
     total = 0
     for k in range(kernels):
@@ -240,29 +279,34 @@ def tails(bounds, counter, amount, prob, counters):
     out = np.zeros(total)
     for k in range(kernels):
         for e in range(bounds[k], bounds[k + 1]):
-            out[at[k, counter[e]] + amount[e] - 1] += prob[e]
+            out[at[k, counter_of[key[e]]] + amount_of[key[e]] - 1] += prob[e]
     return out, reach, at
 
 
 @numba.njit(cache=True)
-def by_move(bounds, move, landing, cores, prob, indptr, indices, data):
-    """The outcomes move by move, each move's pair by pair (as they come: sorted by
-    landing core within a pair): each move's ``indptr`` row, its outcomes' cores
-    (``cores`` of their ``landing`` positions) and probabilities in ``indices`` and
-    ``data`` from the returned cuts."""
+def by_move(bounds, key, target, prob, move_of, indptr, indices, data):
+    """The outcomes move by move, each move's pair by pair (as they come: by next core
+    within a pair): each move's ``indptr`` row, its outcomes' next cores and
+    probabilities in ``indices`` and ``data`` from the returned cuts; and whether no
+    move has a pair's next core twice."""
     moves, pairs = indptr.shape[0], len(bounds) - 1
     cuts = np.zeros(moves + 1, np.int64)
+    for e in range(len(key)):
+        cuts[move_of[key[e]] + 1] += 1
+    cuts = np.cumsum(cuts)
+    fill, pair = cuts[:-1].copy(), np.empty(len(key), np.int32)
     for p in range(pairs):
         for e in range(bounds[p], bounds[p + 1]):
-            cuts[move[e] + 1] += 1
-            indptr[move[e], p + 1] += 1
-    cuts = np.cumsum(cuts)
+            m = move_of[key[e]]
+            indices[fill[m]], data[fill[m]], pair[fill[m]] = target[e], prob[e], p
+            fill[m] += 1
+    canonical = True
     for m in range(moves):
-        for p in range(pairs):
-            indptr[m, p + 1] += indptr[m, p]
-    fill = cuts[:-1].copy()
-    for e in range(len(move)):
-        at = fill[move[e]]
-        indices[at], data[at] = cores[landing[e]], prob[e]
-        fill[move[e]] += 1
-    return cuts
+        row, done = indptr[m], 0   # row[1..done] set: the pairs before done have no more
+        for e in range(cuts[m], cuts[m + 1]):
+            if e > cuts[m] and pair[e] == pair[e - 1]:
+                canonical &= indices[e] != indices[e - 1]
+            row[done + 1:pair[e] + 1] = e - cuts[m]
+            done = max(done, pair[e])
+        row[done + 1:] = cuts[m + 1] - cuts[m]
+    return cuts, canonical

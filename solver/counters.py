@@ -467,108 +467,113 @@ def _explore(game: Game, given: list[tuple[float, State]] | None = None
     index = dict(zip(cores, range(len(cores)), strict=True))
     roots = [(p, index[game.core(s)], grid.flat(game.counters(s))) for p, s in starts]
     shape = (len(found.pair_core), len(cores))
-    still, lowering = _split(game, found)
-    zero = _matrix(still[2], still[1], still[0], shape)
-    landing, moves, landings = _lowering(*lowering, shape, grid)
+    zero, lowering = _split(game, found, shape)
     slices = np.searchsorted(found.pair_core, np.arange(shape[1] + 1)).astype(np.int64)
     graph = CoreGraph(cores, index, found.mask_a, found.mask_b, found.pair_core,
-                      found.pair_a, found.pair_b, slices, zero, moves, landing, landings, [],
+                      found.pair_a, found.pair_b, slices, zero, _moves(lowering, shape),
+                      lowering.landing, _factor(lowering, shape[0], grid), [],
                       found.terminal, found.payoff)
     graph.blocks = _blocks(graph)
     return graph, grid, roots
 
 
-def _split(game: Game, found: CoreWalk) -> tuple[tuple, tuple]:
-    """The outcomes that change no counter and those that lower one, pair by pair
-    (``counter_outcomes.split``), the latter with their move keys and the keys' span."""
+@dataclass
+class _Lowering:
+    """The outcomes that lower a counter, pair by pair (``bounds``), sorted within a pair
+    by next core then move: their next cores, probabilities and move keys, the runs
+    into one core (``runs``: where each starts, then the end; ``per_pair``: each pair's
+    first run), and each key's move (see ``solver.counter_outcomes``)."""
+
+    bounds: np.ndarray
+    targets: np.ndarray
+    probs: np.ndarray
+    keys: np.ndarray
+    span: int
+    present: np.ndarray    # (counters * span,) the keys met
+    seen: np.ndarray       # (N,) the cores some step lowers into
+
+    def __post_init__(self):
+        self.runs, self.per_pair = counter_outcomes.sort_pairs(
+            self.bounds, self.targets, self.keys, self.probs, len(self.present))
+        codes = np.flatnonzero(self.present)
+        self.move_of = np.cumsum(self.present) - 1
+        counters = len(self.present) // self.span
+        #: each move's decrement vector, in the order of their keys
+        self.decrements = np.zeros((len(codes), counters), np.int64)
+        self.decrements[np.arange(len(codes)), counters - 1 - codes // self.span] = (
+            codes % self.span)
+        self.landing = np.flatnonzero(self.seen)
+
+    def lowered(self, top: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, int]:
+        """Each key's counter and amount (at most the counter's top), and the number of
+        counters."""
+        counters = len(self.present) // self.span
+        keys = np.arange(len(self.present))
+        counter = counters - 1 - keys // self.span
+        return counter, np.minimum(keys % self.span, np.array(top)[counter]), counters
+
+
+def _split(game: Game, found: CoreWalk, shape: tuple[int, int]
+           ) -> tuple[sp.csr_matrix, _Lowering]:
+    """The zero-decrement matrix (pairs, cores) and the lowering outcomes."""
     decrements = found.decrements
     span = int(decrements.max(initial=0)) + 1
-    key, wrong = counter_outcomes.keys(decrements, span)
+    present, seen = np.zeros(decrements.shape[1] * span, bool), np.zeros(shape[1], bool)
+    wrong, (bounds, targets, probs), lowering = counter_outcomes.split(
+        found.counts, decrements, found.targets, found.probs, span, present, seen)
     if wrong >= 0:
         raise InputError(f"{game.info.system}: a step must lower at most one counter and "
                          f"raise none, got {tuple(decrements[wrong].tolist())}")
-    still, lowering = counter_outcomes.split(found.counts, key, found.targets, found.probs)
-    return still, (*lowering, span, decrements.shape[1])
+    return _matrix(probs, targets, bounds, shape), _Lowering(*lowering, span, present, seen)
 
 
 def _matrix(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
-            shape: tuple[int, int]) -> sp.csr_matrix:
+            shape: tuple[int, int], canonical: bool = False) -> sp.csr_matrix:
     """A CSR matrix from rows in order, duplicates summed and columns sorted within each
     row as ``csr_matrix((data, (rows, columns)))`` does (both keep each row's entries
-    in order, then sort and add up the same way)."""
+    in order, then sort and add up the same way), unless known ``canonical``."""
     matrix = sp.csr_matrix((data, indices, indptr), shape=shape)
-    matrix.sum_duplicates()
+    if canonical:
+        matrix.has_canonical_format = True
+    else:
+        matrix.sum_duplicates()
     return matrix
 
 
-def _index(*sizes: int) -> type:
-    """The integer type of a sparse matrix's indices, as scipy picks it."""
-    return np.int32 if max(sizes, default=0) <= np.iinfo(np.int32).max else np.int64
-
-
-def _lowering(bounds: np.ndarray, targets: np.ndarray, probs: np.ndarray, key: np.ndarray,
-              span: int, counters: int, shape: tuple[int, int], grid: Grid
-              ) -> tuple[np.ndarray, list[_Move], _Landings]:
-    """The cores some step lowers into, the moves and the kernels of the lowering
-    outcomes (pair by pair: ``bounds``, next cores, probabilities, move keys)."""
-    present = np.zeros(counters * span, bool)
-    present[key] = True
-    codes = np.flatnonzero(present)
-    move = (np.cumsum(present) - 1)[key]
-    decrements = np.zeros((len(codes), counters), np.int64)
-    decrements[np.arange(len(codes)), counters - 1 - codes // span] = codes % span
-    seen = np.zeros(shape[1], bool)
-    seen[targets] = True
-    landing = np.flatnonzero(seen)
-    at = (np.cumsum(seen) - 1)[targets]
-    # by pair, landing core and move: each kernel's entries in order, each move's in rows
-    counter_outcomes.sort_pairs(bounds, at, move, probs, len(codes))
-    return (landing, _moves(bounds, at, move, probs, landing, decrements, shape),
-            _factor(bounds, at, move, probs, decrements, shape[0], grid))
-
-
-def _moves(bounds: np.ndarray, at: np.ndarray, move: np.ndarray, probs: np.ndarray,
-           landing: np.ndarray, decrements: np.ndarray, shape: tuple[int, int]
-           ) -> list[_Move]:
-    """The lowering outcomes as one sparse matrix per move (decrement vector), from
-    the outcomes sorted by pair, landing core (``at``: positions in ``landing``) and
-    move."""
-    kind = _index(*shape, len(move))
-    indptr = np.zeros((len(decrements), shape[0] + 1), kind)
-    indices, data = np.empty(len(move), kind), np.empty(len(move))
-    cuts = counter_outcomes.by_move(bounds, move, at, landing, probs, indptr, indices, data)
-    return [_Move(decrement, _matrix(data[lo:hi], indices[lo:hi], row, shape))
-            for decrement, lo, hi, row in zip(decrements, cuts[:-1], cuts[1:], indptr,
+def _moves(low: _Lowering, shape: tuple[int, int]) -> list[_Move]:
+    """The lowering outcomes as one sparse matrix (pairs, cores) per move."""
+    kind = np.int32 if max(*shape, len(low.keys)) <= np.iinfo(np.int32).max else np.int64
+    indptr = np.zeros((len(low.decrements), shape[0] + 1), kind)
+    indices, data = np.empty(len(low.keys), kind), np.empty(len(low.keys))
+    cuts, canonical = counter_outcomes.by_move(low.bounds, low.keys, low.targets, low.probs,
+                                               low.move_of, indptr, indices, data)
+    return [_Move(decrement, _matrix(data[lo:hi], indices[lo:hi], row, shape, canonical))
+            for decrement, lo, hi, row in zip(low.decrements, cuts[:-1], cuts[1:], indptr,
                                               strict=True)]
 
 
-def _factor(bounds: np.ndarray, at: np.ndarray, move: np.ndarray, prob: np.ndarray,
-            decrements: np.ndarray, pairs: int, grid: Grid) -> _Landings:
-    """The lowering outcomes (sorted by pair, landing core position ``at`` and move)
-    factored into distinct kernels (see ``_Landings``); the sums are the same terms
-    regrouped."""
-    starts, per_pair = counter_outcomes.runs(bounds, at)
-    bits = prob.view(np.uint64)
-    kernel, first = counter_outcomes.distinct(starts, at, move, bits)
+def _factor(low: _Lowering, pairs: int, grid: Grid) -> _Landings:
+    """The lowering outcomes factored into distinct kernels (see ``_Landings``); the
+    sums are the same terms regrouped."""
+    starts, bits = low.runs, low.probs.view(np.uint64)
+    kernel, first = counter_outcomes.distinct(starts, low.targets, low.keys, bits)
     # the kernels by landing core (``solver.counter_sums`` sums them core by core)
-    order = counter_outcomes.ordered(first, starts, at, move, bits)
+    order = counter_outcomes.ordered(first, starts, low.targets, low.keys, bits,
+                                     low.move_of)
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     # a pair's runs come by landing core, so their kernels' ranks ascend
-    spread = sp.csr_matrix((np.ones(len(kernel)), rank[kernel], per_pair),
+    spread = sp.csr_matrix((np.ones(len(kernel)), rank[kernel], low.per_pair),
                            shape=(pairs, len(order)))
     first = first[order]
     entries = ranges(starts, first)
-    counts = starts[first + 1] - starts[first]
-    kernels = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    lowered = decrements[move[entries]]
-    counter = np.argmax(lowered > 0, axis=1)
-    amount = np.minimum(lowered[np.arange(len(entries)), counter], np.array(grid.top)[counter])
-    tails, reach, at_ = counter_outcomes.tails(kernels, counter, amount, prob[entries],
-                                               len(grid.top))
-    counter_sums.from_the_top(tails, at_.ravel(), reach.ravel())
-    return _Landings(spread, at[starts[first]], kernels, move[entries], prob[entries],
-                     tails, reach, at_)
+    bounds = np.concatenate([[0], np.cumsum(starts[first + 1] - starts[first])])
+    key, prob = low.keys[entries], low.probs[entries]
+    tails, reach, at = counter_outcomes.tails(bounds, key, prob, *low.lowered(grid.top))
+    counter_sums.from_the_top(tails, at.ravel(), reach.ravel())
+    landing = (np.cumsum(low.seen) - 1)[low.targets[starts[first]]]
+    return _Landings(spread, landing, bounds.astype(np.int64), low.move_of[key], prob, tails,
+                     reach, at)
 
 
 def _blocks(graph: CoreGraph) -> list[_Block]:
