@@ -77,13 +77,13 @@ def _less(a, b, target, key):
 
 @numba.njit(cache=True)
 def _by_runs(lo, hi, target, key):
-    """The positions lo..hi in order when the ascending runs among them sorted by
-    their first outcome follow one another (each ends before the next begins: most
+    """The positions lo..hi in order when their runs (ascending, into one core) sorted
+    by their first outcome follow one another (each ends before the next begins: most
     pairs list each next core's outcomes together, in order); else none."""
     cuts = np.empty(hi - lo + 1, np.int64)
     cuts[0], runs = lo, 1
     for e in range(lo + 1, hi):
-        if _less(e, e - 1, target, key):
+        if target[e] != target[e - 1] or key[e] < key[e - 1]:
             cuts[runs] = e
             runs += 1
     cuts[runs] = hi
