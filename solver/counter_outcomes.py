@@ -6,7 +6,8 @@ once, where numpy would sort all of them (millions) or build temporaries as larg
 The outcomes come pair by pair (``bounds``: where each pair's outcomes start). A step
 lowers at most one counter: counter c lowered by h has the key (counters - 1 - c) *
 span + h, so the keys sort as the decrement vectors do (lexicographically, as
-``np.unique`` of the vectors' flat indices did); ``move_of`` numbers the keys met.
+``np.unique`` of the vectors' flat indices did); the moves are the keys met, numbered
+in that order, and the later passes take each outcome's move.
 
 A kernel (``solver.counters._Landings``) is one distinct distribution into one landing
 core: the runs of one pair's outcomes into one core are hashed, and checked entry by
@@ -46,7 +47,8 @@ def split(counts, decrements, targets, probs, span, present, seen):
     """The first outcome that raises a counter or lowers two (-1 if none); the outcomes
     that change no counter and those that lower one, apart, each pair by pair:
     (bounds, next cores, probabilities) of the first, and of the others besides their
-    keys, whose keys and next cores are marked in ``present`` and ``seen``."""
+    keys, whose next cores are marked in ``seen`` and keys in ``present`` (unless it
+    is empty: too many keys to mark)."""
     pairs, count = len(counts), len(targets)
     bounds = np.zeros((2, pairs + 1), np.int64)
     still_t, still_p = np.empty(count, np.int64), np.empty(count)
@@ -62,7 +64,9 @@ def split(counts, decrements, targets, probs, span, present, seen):
                 kept += 1
             else:
                 low_t[low], low_p[low], low_k[low] = targets[e], probs[e], key
-                present[key], seen[targets[e]] = True, True
+                seen[targets[e]] = True
+                if len(present):
+                    present[key] = True
                 low += 1
             e += 1
         bounds[0, p + 1], bounds[1, p + 1] = kept, low
@@ -71,19 +75,19 @@ def split(counts, decrements, targets, probs, span, present, seen):
 
 
 @numba.njit(inline="always")
-def _less(a, b, target, key):
-    return target[a] < target[b] or (target[a] == target[b] and key[a] < key[b])
+def _less(a, b, target, move):
+    return target[a] < target[b] or (target[a] == target[b] and move[a] < move[b])
 
 
 @numba.njit(cache=True)
-def _by_runs(lo, hi, target, key):
+def _by_runs(lo, hi, target, move):
     """The positions lo..hi in order when their runs (ascending, into one core) sorted
     by their first outcome follow one another (each ends before the next begins: most
     pairs list each next core's outcomes together, in order); else none."""
     cuts = np.empty(hi - lo + 1, np.int64)
     cuts[0], runs = lo, 1
     for e in range(lo + 1, hi):
-        if target[e] != target[e - 1] or key[e] < key[e - 1]:
+        if target[e] != target[e - 1] or move[e] < move[e - 1]:
             cuts[runs] = e
             runs += 1
     cuts[runs] = hi
@@ -92,14 +96,14 @@ def _by_runs(lo, hi, target, key):
     order = np.arange(runs)
     for i in range(1, runs):   # insertion sort of the runs' first outcomes
         j = i
-        while j > 0 and _less(cuts[order[j]], cuts[order[j - 1]], target, key):
+        while j > 0 and _less(cuts[order[j]], cuts[order[j - 1]], target, move):
             order[j], order[j - 1] = order[j - 1], order[j]
             j -= 1
     out = np.empty(hi - lo, np.int64)
     k = 0
     for i in range(runs):
         run = order[i]
-        if i and not _less(out[k - 1], cuts[run], target, key):
+        if i and not _less(out[k - 1], cuts[run], target, move):
             return np.empty(0, np.int64)
         for e in range(cuts[run], cuts[run + 1]):
             out[k] = e
@@ -108,17 +112,17 @@ def _by_runs(lo, hi, target, key):
 
 
 @numba.njit(cache=True)
-def _sort(lo, hi, target, key, prob, keys):
-    """Sorts positions lo..hi by next core, then key (stably), in place."""
-    order = _by_runs(lo, hi, target, key)
+def _sort(lo, hi, target, move, prob, moves):
+    """Sorts positions lo..hi by next core, then move (stably), in place."""
+    order = _by_runs(lo, hi, target, move)
     if not len(order):
-        order = lo + np.argsort(target[lo:hi] * keys + key[lo:hi], kind="mergesort")
-    target[lo:hi], key[lo:hi], prob[lo:hi] = target[order], key[order], prob[order]
+        order = lo + np.argsort(target[lo:hi] * moves + move[lo:hi], kind="mergesort")
+    target[lo:hi], move[lo:hi], prob[lo:hi] = target[order], move[order], prob[order]
 
 
 @numba.njit(cache=True)
-def sort_pairs(bounds, target, key, prob, keys):
-    """Sorts each pair's outcomes by next core, then key (stably), in place, and finds
+def sort_pairs(bounds, target, move, prob, moves):
+    """Sorts each pair's outcomes by next core, then move (stably), in place, and finds
     the runs into one core: where each starts (then the end), and where each pair's
     runs start (pairs + 1)."""
     pairs = len(bounds) - 1
@@ -128,8 +132,8 @@ def sort_pairs(bounds, target, key, prob, keys):
     for p in range(pairs):
         lo, hi = bounds[p], bounds[p + 1]
         for e in range(lo + 1, hi):
-            if _less(e, e - 1, target, key):
-                _sort(lo, hi, target, key, prob, keys)
+            if _less(e, e - 1, target, move):
+                _sort(lo, hi, target, move, prob, moves)
                 break
         for e in range(lo, hi):
             if e == lo or target[e] != target[e - 1]:
@@ -151,37 +155,37 @@ def _mix(h, x):
 
 
 @numba.njit(cache=True)
-def _hashes(starts, target, key, bits, mask):
-    """Each run's hash: its core and size, plus a mix of each entry's place, key and
+def _hashes(starts, target, move, bits, mask):
+    """Each run's hash: its core and size, plus a mix of each entry's place, move and
     bits (mixed apart, so the entries' mixes do not wait for one another)."""
     out = np.empty(len(starts) - 1, np.uint64)
     for r in range(len(out)):
         lo, hi = starts[r], starts[r + 1]
         h = _mix(_U(target[lo]), _U(hi - lo))
         for e in range(lo, hi):
-            h += _mix(_U(key[e]) * _U(0xD6E8FEB86659FD93) + _U(e - lo), bits[e])
+            h += _mix(_U(move[e]) * _U(0xD6E8FEB86659FD93) + _U(e - lo), bits[e])
         out[r] = _mix(h, _U(0)) & mask
     return out
 
 
 @numba.njit(inline="always")
-def _same(a, b, starts, target, key, bits):
+def _same(a, b, starts, target, move, bits):
     lo, other, size = starts[a], starts[b], starts[a + 1] - starts[a]
     if starts[b + 1] - other != size or target[lo] != target[other]:
         return False
     for i in range(size):
-        if key[lo + i] != key[other + i] or bits[lo + i] != bits[other + i]:
+        if move[lo + i] != move[other + i] or bits[lo + i] != bits[other + i]:
             return False
     return True
 
 
 @numba.njit(cache=True)
-def distinct(starts, target, key, bits, mask=ALL_BITS):
+def distinct(starts, target, move, bits, mask=ALL_BITS):
     """The kernel of each run (runs equal entry by entry share one, numbered by first
     occurrence) and each kernel's first run: an open-addressing table of the runs'
     hashes (``mask`` of their bits), equal hashes checked entry by entry."""
     count = len(starts) - 1
-    hashes = _hashes(starts, target, key, bits, mask)
+    hashes = _hashes(starts, target, move, bits, mask)
     size = 1
     while size < 2 * count:
         size *= 2
@@ -196,7 +200,7 @@ def distinct(starts, target, key, bits, mask=ALL_BITS):
                 table[slot], first[kernels], kernel[r] = kernels, r, kernels
                 kernels += 1
                 break
-            if hashes[first[k]] == hashes[r] and _same(first[k], r, starts, target, key,
+            if hashes[first[k]] == hashes[r] and _same(first[k], r, starts, target, move,
                                                        bits):
                 kernel[r] = k
                 break
@@ -216,7 +220,7 @@ def _swapped(x):
 
 
 @numba.njit(inline="always")
-def _before(a, b, starts, key, bits, move_of):
+def _before(a, b, starts, move, bits):
     """Whether run a's row comes before run b's, both into one core: the bytes of the
     size, then of the moves, then of the probabilities' bits."""
     lo, other = starts[a], starts[b]
@@ -224,8 +228,8 @@ def _before(a, b, starts, key, bits, move_of):
     if size != size_b:
         return _swapped(size) < _swapped(size_b)
     for i in range(size):
-        if key[lo + i] != key[other + i]:
-            return _swapped(move_of[key[lo + i]]) < _swapped(move_of[key[other + i]])
+        if move[lo + i] != move[other + i]:
+            return _swapped(move[lo + i]) < _swapped(move[other + i])
     for i in range(size):
         if bits[lo + i] != bits[other + i]:
             return _swapped(bits[lo + i]) < _swapped(bits[other + i])
@@ -233,7 +237,7 @@ def _before(a, b, starts, key, bits, move_of):
 
 
 @numba.njit(cache=True)
-def ordered(first, starts, target, key, bits, move_of):
+def ordered(first, starts, target, move, bits):
     """The kernels (positions in ``first``, their first runs) sorted by their rows (see
     ``_before``; their landing cores read at once, the rest for kernels into one core
     only): a bottom-up merge sort."""
@@ -248,7 +252,7 @@ def ordered(first, starts, target, key, bits, move_of):
             for k in range(lo, hi):
                 if j < hi and (i >= mid or landing[order[j]] < landing[order[i]] or (
                         landing[order[j]] == landing[order[i]] and _before(
-                            first[order[j]], first[order[i]], starts, key, bits, move_of))):
+                            first[order[j]], first[order[i]], starts, move, bits))):
                     spare[k] = order[j]
                     j += 1
                 else:
@@ -260,16 +264,16 @@ def ordered(first, starts, target, key, bits, move_of):
 
 
 @numba.njit(cache=True)
-def tails(bounds, key, prob, counter_of, amount_of, counters):
+def tails(bounds, move, prob, counter_of, amount_of, counters):
     """``_Landings.tails``, ``reach`` and ``at`` before ``counter_sums.from_the_top``:
     each kernel's chance of lowering counter c by exactly h (kernel k's entries from
-    ``bounds[k]``; each key's counter and amount, at most the counter's top)."""
+    ``bounds[k]``; each move's counter and amount, at most the counter's top)."""
     kernels = len(bounds) - 1
     reach = np.zeros((kernels, counters), np.int64)
     for k in range(kernels):
         for e in range(bounds[k], bounds[k + 1]):
-            c = counter_of[key[e]]
-            reach[k, c] = max(reach[k, c], amount_of[key[e]])
+            c = counter_of[move[e]]
+            reach[k, c] = max(reach[k, c], amount_of[move[e]])
     at = np.empty_like(reach)
     total = 0
     for k in range(kernels):
@@ -279,25 +283,25 @@ def tails(bounds, key, prob, counter_of, amount_of, counters):
     out = np.zeros(total)
     for k in range(kernels):
         for e in range(bounds[k], bounds[k + 1]):
-            out[at[k, counter_of[key[e]]] + amount_of[key[e]] - 1] += prob[e]
+            out[at[k, counter_of[move[e]]] + amount_of[move[e]] - 1] += prob[e]
     return out, reach, at
 
 
 @numba.njit(cache=True)
-def by_move(bounds, key, target, prob, move_of, indptr, indices, data):
+def by_move(bounds, move, target, prob, indptr, indices, data):
     """The outcomes move by move, each move's pair by pair (as they come: by next core
     within a pair): each move's ``indptr`` row, its outcomes' next cores and
     probabilities in ``indices`` and ``data`` from the returned cuts; and whether no
     move has a pair's next core twice."""
     moves, pairs = indptr.shape[0], len(bounds) - 1
     cuts = np.zeros(moves + 1, np.int64)
-    for e in range(len(key)):
-        cuts[move_of[key[e]] + 1] += 1
+    for e in range(len(move)):
+        cuts[move[e] + 1] += 1
     cuts = np.cumsum(cuts)
-    fill, pair = cuts[:-1].copy(), np.empty(len(key), np.int32)
+    fill, pair = cuts[:-1].copy(), np.empty(len(move), np.int32)
     for p in range(pairs):
         for e in range(bounds[p], bounds[p + 1]):
-            m = move_of[key[e]]
+            m = move[e]
             indices[fill[m]], data[fill[m]], pair[fill[m]] = target[e], prob[e], p
             fill[m] += 1
     canonical = True

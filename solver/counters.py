@@ -486,54 +486,58 @@ def _explore(game: Game, given: list[tuple[float, State]] | None = None
     return graph, grid, roots
 
 
+#: at most this many move keys are marked in a table; past it (a step lowering a counter
+#: by millions, say) they are numbered by ``np.unique`` instead
+DENSE_KEYS = 1 << 24
+
+
 @dataclass
 class _Lowering:
     """The outcomes that lower a counter, pair by pair (``bounds``), sorted within a pair
-    by next core then move: their next cores, probabilities and move keys, the runs
-    into one core (``runs``: where each starts, then the end; ``per_pair``: each pair's
-    first run), and each key's move (see ``solver.counter_outcomes``)."""
+    by next core then move (in place): their next cores, probabilities and moves (each
+    move's decrement vector in ``decrements``), and the runs into one core (``runs``:
+    where each starts, then the end; ``per_pair``: each pair's first run)."""
 
     bounds: np.ndarray
     targets: np.ndarray
     probs: np.ndarray
-    keys: np.ndarray
-    span: int
-    present: np.ndarray    # (counters * span,) the keys met
-    seen: np.ndarray       # (N,) the cores some step lowers into
+    moves: np.ndarray
+    decrements: np.ndarray   # (moves, counters)
+    seen: np.ndarray         # (N,) the cores some step lowers into
 
     def __post_init__(self):
         self.runs, self.per_pair = counter_outcomes.sort_pairs(
-            self.bounds, self.targets, self.keys, self.probs, len(self.present))
-        codes = np.flatnonzero(self.present)
-        self.move_of = np.cumsum(self.present) - 1
-        counters = len(self.present) // self.span
-        #: each move's decrement vector, in the order of their keys
-        self.decrements = np.zeros((len(codes), counters), np.int64)
-        self.decrements[np.arange(len(codes)), counters - 1 - codes // self.span] = (
-            codes % self.span)
+            self.bounds, self.targets, self.moves, self.probs, len(self.decrements))
         self.landing = np.flatnonzero(self.seen)
 
     def lowered(self, top: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, int]:
-        """Each key's counter and amount (at most the counter's top), and the number of
+        """Each move's counter and amount (at most the counter's top), and the number of
         counters."""
-        counters = len(self.present) // self.span
-        keys = np.arange(len(self.present))
-        counter = counters - 1 - keys // self.span
-        return counter, np.minimum(keys % self.span, np.array(top)[counter]), counters
+        counter = np.argmax(self.decrements > 0, axis=1)
+        amount = self.decrements[np.arange(len(counter)), counter]
+        return counter, np.minimum(amount, np.array(top)[counter]), len(top)
 
 
 def _split(game: Game, found: CoreWalk, shape: tuple[int, int]
            ) -> tuple[sp.csr_matrix, _Lowering]:
     """The zero-decrement matrix (pairs, cores) and the lowering outcomes."""
     decrements = found.decrements
-    span = int(decrements.max(initial=0)) + 1
-    present, seen = np.zeros(decrements.shape[1] * span, bool), np.zeros(shape[1], bool)
-    wrong, (bounds, targets, probs), lowering = counter_outcomes.split(
+    counters, span = decrements.shape[1], int(decrements.max(initial=0)) + 1
+    dense = counters * span <= DENSE_KEYS
+    present, seen = np.zeros(counters * span if dense else 0, bool), np.zeros(shape[1], bool)
+    wrong, still, (bounds, targets, probs, keys) = counter_outcomes.split(
         found.counts, decrements, found.targets, found.probs, span, present, seen)
     if wrong >= 0:
         raise InputError(f"{game.info.system}: a step must lower at most one counter and "
                          f"raise none, got {tuple(decrements[wrong].tolist())}")
-    return _matrix(probs, targets, bounds, shape), _Lowering(*lowering, span, present, seen)
+    if dense:
+        codes, moves = np.flatnonzero(present), (np.cumsum(present) - 1)[keys]
+    else:
+        codes, moves = np.unique(keys, return_inverse=True)
+    vectors = np.zeros((len(codes), counters), np.int64)
+    vectors[np.arange(len(codes)), counters - 1 - codes // span] = codes % span
+    return (_matrix(still[2], still[1], still[0], shape),
+            _Lowering(bounds, targets, probs, moves, vectors, seen))
 
 
 def _matrix(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
@@ -551,11 +555,11 @@ def _matrix(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
 
 def _moves(low: _Lowering, shape: tuple[int, int]) -> list[_Move]:
     """The lowering outcomes as one sparse matrix (pairs, cores) per move."""
-    kind = np.int32 if max(*shape, len(low.keys)) <= np.iinfo(np.int32).max else np.int64
+    kind = np.int32 if max(*shape, len(low.moves)) <= np.iinfo(np.int32).max else np.int64
     indptr = np.zeros((len(low.decrements), shape[0] + 1), kind)
-    indices, data = np.empty(len(low.keys), kind), np.empty(len(low.keys))
-    cuts, canonical = counter_outcomes.by_move(low.bounds, low.keys, low.targets, low.probs,
-                                               low.move_of, indptr, indices, data)
+    indices, data = np.empty(len(low.moves), kind), np.empty(len(low.moves))
+    cuts, canonical = counter_outcomes.by_move(low.bounds, low.moves, low.targets, low.probs,
+                                               indptr, indices, data)
     return [_Move(decrement, _matrix(data[lo:hi], indices[lo:hi], row, shape, canonical))
             for decrement, lo, hi, row in zip(low.decrements, cuts[:-1], cuts[1:], indptr,
                                               strict=True)]
@@ -565,10 +569,9 @@ def _factor(low: _Lowering, pairs: int, grid: Grid) -> _Landings:
     """The lowering outcomes factored into distinct kernels (see ``_Landings``); the
     sums are the same terms regrouped."""
     starts, bits = low.runs, low.probs.view(np.uint64)
-    kernel, first = counter_outcomes.distinct(starts, low.targets, low.keys, bits)
+    kernel, first = counter_outcomes.distinct(starts, low.targets, low.moves, bits)
     # the kernels by landing core (``solver.counter_sums`` sums them core by core)
-    order = counter_outcomes.ordered(first, starts, low.targets, low.keys, bits,
-                                     low.move_of)
+    order = counter_outcomes.ordered(first, starts, low.targets, low.moves, bits)
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     # a pair's runs come by landing core, so their kernels' ranks ascend
@@ -577,12 +580,11 @@ def _factor(low: _Lowering, pairs: int, grid: Grid) -> _Landings:
     first = first[order]
     entries = ranges(starts, first)
     bounds = np.concatenate([[0], np.cumsum(starts[first + 1] - starts[first])])
-    key, prob = low.keys[entries], low.probs[entries]
-    tails, reach, at = counter_outcomes.tails(bounds, key, prob, *low.lowered(grid.top))
+    move, prob = low.moves[entries], low.probs[entries]
+    tails, reach, at = counter_outcomes.tails(bounds, move, prob, *low.lowered(grid.top))
     counter_sums.from_the_top(tails, at.ravel(), reach.ravel())
     landing = (np.cumsum(low.seen) - 1)[low.targets[starts[first]]]
-    return _Landings(spread, landing, bounds.astype(np.int64), low.move_of[key], prob, tails,
-                     reach, at)
+    return _Landings(spread, landing, bounds, move, prob, tails, reach, at)
 
 
 def _blocks(graph: CoreGraph) -> list[_Block]:

@@ -47,7 +47,7 @@ def test_the_kernels_come_in_the_order_of_their_byte_rows_by_landing_core():
     starts, landing, key, prob = _runs(1)
     bits = prob.view(np.uint64)
     _, first = counter_outcomes.distinct(starts, landing, key, bits)
-    order = counter_outcomes.ordered(first, starts, landing, key, bits, np.arange(600))
+    order = counter_outcomes.ordered(first, starts, landing, key, bits)
     _, reference = np.unique(_rows(starts, landing, key, prob), return_index=True)
     reference = reference[np.argsort(landing[starts[reference]], kind="stable")]
     assert np.array_equal(first[order], reference)

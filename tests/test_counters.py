@@ -307,6 +307,25 @@ def test_a_step_lowering_two_counters_is_refused():
         solve_counters(HitPennies(2, 2, both=True))
 
 
+def test_moves_too_many_to_mark_in_a_table_are_numbered_alike(monkeypatch):
+    # a hit for a hundred million: the move keys are numbered by sorting, not in a table
+    # of every key; the moves, their matrices and the kernels are the same either way
+    import solver.counters as counters
+
+    def arrays():
+        graph, _, _ = counters._explore(HitPennies(4, 5, damage_a=10**8))
+        land = graph.landings
+        return [m.decrement for m in graph.moves] + [m.full.toarray() for m in graph.moves] + [
+            land.spread.toarray(), land.landing, land.bounds, land.move, land.prob,
+            land.tails, land.reach, land.at]
+
+    table = arrays()
+    monkeypatch.setattr(counters, "DENSE_KEYS", 0)
+    sorted_ = arrays()
+    assert [tuple(m) for m in table[:2]] == [(0, 10**8), (1, 0)]
+    assert all(np.array_equal(a, b) for a, b in zip(table, sorted_, strict=True))
+
+
 def test_a_counter_game_too_large_for_the_state_graph_is_refused_in_words(monkeypatch):
     # 3 x 4 = 12 pairs of counter values, each with at least its one choosing core: a
     # limit of 11 states is exceeded, one of 10,000 is not
