@@ -17,7 +17,8 @@ many points the counters hold): its payoff is the same at every counter value.
 The core graph (states without counters) is explored once: by ``walk``, core by core
 through ``core_transitions``, or at once by the game's own ``cores()`` when it declares
 that fast path (``CoreWalk``: the same cores, masks and outcomes, checked against the
-walk by the conformance suite). Values are arrays over the
+walk by the conformance suite); compiled passes (``solver.counter_outcomes``) sort its
+outcomes into the matrices below. Values are arrays over the
 grid of counter values, solved anti-diagonal by anti-diagonal (the sum of the counters
 falls with every positive decrement, so a layer depends only on earlier layers and on
 itself). The steps that lower a counter are factored (``_Landings``): each pair's
