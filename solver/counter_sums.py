@@ -2,10 +2,11 @@
 
 A kernel is one distribution over moves (decrement vectors) into one landing core: its
 entries are (move, probability), and a layer's point i under move m lands on column
-``columns[m, i]`` of the landing core's row (``Grid.column``). Where a move's live
-points lo..hi land on consecutive columns from ``start[m] + lo`` (always with one or
-two counters) they are read or written as one slice; a move's other live points
-(``apart[m]``) one by one. The points a move depletes a counter from are not visited
+``columns[m, i]`` of the landing core's row (``Grid.column``). Where the live points
+lo..hi of a run r of the layer (its points of one sum: ``run_of``) land on
+consecutive columns from ``start[m, r] + lo`` (always with one or two counters) they
+are read or written as one slice; a move's other live points (``apart[m]``) one by
+one. The points a move depletes a counter from are not visited
 entry by entry: the kernel's chance of depleting counter c from a point where it holds
 h = ``values[c, i]`` is ``tails[at[k, c] + h - 1]`` where h <= ``reach[k, c]``, none
 beyond (``_Landings.tails``), and that counter's column is ``depleted + c`` (its
@@ -48,25 +49,26 @@ def batches(landing: np.ndarray, bounds: np.ndarray, count: int = BATCHES) -> np
 
 @numba.njit(parallel=True, cache=True)
 def read_back(landed, landing, bounds, move, prob, tails, reach, at, cuts, columns, start,
-              lo, hi, apart, values, depleted):
+              lo, hi, apart, run_of, values, depleted):
     """(kernels, points): each kernel's entries summed at a layer's points, the
     probability times the landing core's value (``landed``: a row per landing core)
     where the move takes the point."""
-    counters, width = values.shape
+    (counters, width), runs = values.shape, lo.shape[1]
     out = np.zeros((len(landing), width))
     for batch in numba.prange(len(cuts) - 1):
         for k in range(cuts[batch], cuts[batch + 1]):
             row = landing[k]
             for e in range(bounds[k], bounds[k + 1]):
                 m, p = move[e], prob[e]
-                first = lo[m]
-                shift = start[m] + first
-                for i in range(hi[m] - first):
-                    out[k, _U(first + i)] += p * landed[row, _U(shift + i)]
+                for r in range(runs):
+                    first = lo[m, r]
+                    shift = start[m, r] + first
+                    for i in range(hi[m, r] - first):
+                        out[k, _U(first + i)] += p * landed[row, _U(shift + i)]
                 if apart[m]:
                     for i in range(width):
-                        column = columns[m, i]
-                        if column < depleted and not first <= i < hi[m]:
+                        column, r = columns[m, i], run_of[i]
+                        if column < depleted and not lo[m, r] <= i < hi[m, r]:
                             out[k, i] += p * landed[row, _U(column)]
             for c in range(counters):
                 payoff, most, first = landed[row, _U(depleted + c)], reach[k, c], at[k, c] - 1
@@ -78,26 +80,27 @@ def read_back(landed, landing, bounds, move, prob, tails, reach, at, cuts, colum
 
 @numba.njit(parallel=True, cache=True)
 def push_forward(summed, arriving, landing, bounds, move, prob, tails, reach, at, cuts,
-                 columns, start, lo, hi, apart, values, depleted):
+                 columns, start, lo, hi, apart, run_of, values, depleted):
     """Add to ``arriving`` (a row per landing core) each kernel's chance at a layer's
     points (``summed``, kernels by points) times each entry's probability, where the
     move takes the point. The chance of depleting each counter is returned instead, by
     batch (batches, counters): every landing core shares those columns."""
-    counters, width = values.shape
+    (counters, width), runs = values.shape, lo.shape[1]
     lost = np.zeros((len(cuts) - 1, counters, width))
     for batch in numba.prange(len(cuts) - 1):
         for k in range(cuts[batch], cuts[batch + 1]):
             row = landing[k]
             for e in range(bounds[k], bounds[k + 1]):
                 m, p = move[e], prob[e]
-                first = lo[m]
-                shift = start[m] + first
-                for i in range(hi[m] - first):
-                    arriving[row, _U(shift + i)] += p * summed[k, _U(first + i)]
+                for r in range(runs):
+                    first = lo[m, r]
+                    shift = start[m, r] + first
+                    for i in range(hi[m, r] - first):
+                        arriving[row, _U(shift + i)] += p * summed[k, _U(first + i)]
                 if apart[m]:
                     for i in range(width):
-                        column = columns[m, i]
-                        if column < depleted and not first <= i < hi[m]:
+                        column, r = columns[m, i], run_of[i]
+                        if column < depleted and not lo[m, r] <= i < hi[m, r]:
                             arriving[row, _U(column)] += p * summed[k, i]
             for c in range(counters):
                 most, first = reach[k, c], at[k, c] - 1

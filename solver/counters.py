@@ -75,6 +75,10 @@ CONTRACTION_MARGIN = 1e-9
 #: block: each solves the stage games once, then the block's values under those mixes
 #: exactly (they stop when the values no longer move; two or three usually do)
 NEWTON_STEPS = 6
+#: a layer holds several sums of the counters when no step lowers the sum by less, up
+#: to this many points: fewer, wider layers spread each layer's fixed cost, and the
+#: arrays of a layer (pairs by points) stay within a few hundred MB
+LAYER_POINTS = 256
 
 
 @dataclass
@@ -251,23 +255,30 @@ class CoreGraph:
 @dataclass
 class Grid:
     """Counter values 1..top[k] for every counter, flattened; ``layers`` the points
-    of equal sum, in increasing order. Index ``size + k`` stands for "counter k
-    depleted"."""
+    in increasing order of their sum, cut where the sum has grown by ``band`` (no step
+    lowers the sum by less: a layer depends only on earlier layers and on itself) or
+    the layer has reached LAYER_POINTS; within a layer the points of one sum (a
+    run) are consecutive. Index ``size + k`` stands for "counter k depleted"."""
 
     top: tuple[int, ...]
+    band: int = 1
 
     def __post_init__(self):
         axes = np.indices(self.top).reshape(len(self.top), -1).T + 1
         order = np.argsort(axes.sum(axis=1), kind="stable")
         sums = axes[order].sum(axis=1)
-        cuts = np.flatnonzero(np.diff(sums)) + 1
+        edges = np.concatenate([[0], np.flatnonzero(np.diff(sums)) + 1, [len(sums)]])
         self.points = axes            # (size, k) counter values of each flat index
-        self.layers = np.split(order, cuts)
+        self.layers = [order[edges[first]:edges[last]]
+                       for first, last in _banded(sums[edges[:-1]], edges, self.band)]
+        self.floor = np.empty(self.size, dtype=np.int64)  # the least sum of each layer
+        for points in self.layers:
+            self.floor[points] = axes[points[0]].sum()
         # a solution's tables hold a core's values by point in one row: the layers one
         # after the other (each in the order above), then each counter depleted (``size
         # + k``); ``column`` is each point's place there. With one or two counters a move
-        # takes a layer's live points (those it depletes no counter of) to consecutive
-        # points of an earlier layer: one run of columns, a window
+        # takes a run's live points (those it depletes no counter of) to consecutive
+        # points of an earlier run: one run of columns, a window
         self.columns = self.size + len(self.top)
         self.column = np.empty(self.size + len(self.top), dtype=np.int64)
         self.column[order] = np.arange(self.size)
@@ -285,10 +296,13 @@ class Grid:
         return int(np.ravel_multi_index(tuple(c - 1 for c in counters), self.top))
 
     def lowered(self, points: np.ndarray) -> np.ndarray:
-        """Flat index of each point's neighbour one lower on its largest counter (where
-        a layer's first guesses come from); -1 where that counter is already at 1."""
+        """Flat index of each point lowered on its largest counter to the sum just
+        below its layer's (solved at an earlier layer: where a layer's first guesses
+        come from); -1 where that counter does not reach so far."""
         values = self.points[points]
-        after = values - (np.arange(values.shape[1]) == values.argmax(axis=1)[:, None])
+        drop = values.sum(axis=1) - self.floor[points] + 1
+        after = values - drop[:, None] * (np.arange(values.shape[1]) == values.argmax(
+            axis=1)[:, None])
         out = np.full(len(points), -1, dtype=np.int64)
         live = np.all(after >= 1, axis=1)
         out[live] = np.ravel_multi_index(tuple((after[live] - 1).T), self.top)
@@ -305,47 +319,77 @@ class Grid:
         return np.where(live, flat, self.size + np.argmax(after < 1, axis=-1))
 
 
+def _banded(sums: np.ndarray, edges: np.ndarray, band: int):
+    """(first, last) runs of each layer: consecutive sums (``sums`` of the runs from
+    ``edges``) less than ``band`` apart, at most LAYER_POINTS points unless one run
+    holds more."""
+    first = 0
+    for run in range(1, len(sums) + 1):
+        if run == len(sums) or sums[run] - sums[first] >= band or (
+                edges[run + 1] - edges[first] > LAYER_POINTS):
+            yield first, run
+            first = run
+
+
 @dataclass
 class _Windows:
     """A layer's moves: the column each of its points lands on (moves, points:
     ``Grid.column`` of the targets, a depleted counter's column where one falls to 0);
-    where the live targets are one window, the points lo..hi landing on columns
-    start + lo..start + hi (always with one or two counters; elsewhere lo = hi = 0),
-    and which moves have live targets besides (``apart``, read one by one). The
-    depleted points are summed per counter, from ``_Landings.tails`` at the points'
-    ``values`` (counters, points)."""
+    where the live targets of a run of the layer (its points of one sum) are one window, its
+    points lo..hi landing on columns start + lo..start + hi (moves, runs; always with
+    one or two counters; elsewhere lo = hi = 0), and which moves have live targets
+    besides (``apart``, read one by one; ``run_of``: each point's run). The depleted
+    points are summed per counter, from ``_Landings.tails`` at the points' ``values``
+    (counters, points)."""
 
     columns: np.ndarray
     start: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
     apart: np.ndarray
+    run_of: np.ndarray
     values: np.ndarray
 
     @classmethod
     def of(cls, grid: Grid, points: np.ndarray, moves: list[_Move]) -> _Windows:
         """The windows of ``moves`` from the layer ``points``."""
+        sums = grid.points[points].sum(axis=1)
+        runs = np.concatenate([[0], np.flatnonzero(np.diff(sums)) + 1, [len(points)]])
         targets = _targets(moves, grid, points)
         columns = grid.column[targets]
         live = targets < grid.size
-        width = len(points)
-        first = np.argmax(live, axis=1)
-        last = width - np.argmax(live[:, ::-1], axis=1)
-        # the columns of first..last go up by one: no other step in between
-        breaks = np.zeros((len(targets), width), dtype=np.int64)
-        breaks[:, 1:] = np.cumsum(np.diff(columns, axis=1) != 1, axis=1)
-        rows = np.arange(len(targets))
-        window = live.any(axis=1) & (last - first == live.sum(axis=1)) & (
-            breaks[rows, np.maximum(last - 1, 0)] == breaks[rows, first])
-        lo, hi = np.where(window, first, 0), np.where(window, last, 0)
-        start = np.where(window, columns[rows, first] - first, 0)
-        inside = (np.arange(width) >= lo[:, None]) & (np.arange(width) < hi[:, None])
-        return cls(columns, start, lo, hi, (live & ~inside).any(axis=1),
+        windows = [_window(columns[:, lo:hi], live[:, lo:hi], lo)
+                   for lo, hi in zip(runs[:-1], runs[1:], strict=True)]
+        start, lo, hi, outside = (np.stack(part, axis=1) for part in zip(*windows,
+                                                                         strict=True))
+        return cls(columns, start, lo, hi, outside.any(axis=1),
+                   np.repeat(np.arange(len(runs) - 1), np.diff(runs)),
                    np.ascontiguousarray(grid.points[points].T))
 
     def sums(self) -> tuple:
         """The windows as ``solver.counter_sums`` takes them."""
-        return self.columns, self.start, self.lo, self.hi, self.apart, self.values
+        return (self.columns, self.start, self.lo, self.hi, self.apart, self.run_of,
+                self.values)
+
+
+def _window(columns: np.ndarray, live: np.ndarray, offset: int) -> tuple:
+    """Each move's window over one run of a layer (its ``columns`` and ``live`` targets,
+    moves by the run's points, the run starting at point ``offset``): start, lo, hi as
+    ``_Windows`` has them, and whether live targets lie outside it."""
+    width = columns.shape[1]
+    first = np.argmax(live, axis=1)
+    last = width - np.argmax(live[:, ::-1], axis=1)
+    # the columns of first..last go up by one: no other step in between
+    breaks = np.zeros(columns.shape, dtype=np.int64)
+    breaks[:, 1:] = np.cumsum(np.diff(columns, axis=1) != 1, axis=1)
+    rows = np.arange(len(columns))
+    window = live.any(axis=1) & (last - first == live.sum(axis=1)) & (
+        breaks[rows, np.maximum(last - 1, 0)] == breaks[rows, first])
+    lo, hi = np.where(window, first, 0), np.where(window, last, 0)
+    start = np.where(window, columns[rows, first] - first - offset, 0)
+    inside = (np.arange(width) >= lo[:, None]) & (np.arange(width) < hi[:, None])
+    return (start, np.where(window, lo + offset, 0), np.where(window, hi + offset, 0),
+            (live & ~inside).any(axis=1))
 
 
 _CORES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -470,14 +514,16 @@ def _sorted_set(values: np.ndarray) -> np.ndarray:
 def _explore(game: Game, given: list[tuple[float, State]] | None = None
              ) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
     starts = game.initial_outcomes() if given is None else given
-    grid = Grid(_top(game, starts))
     # the declared fast path gives the cores from the game's start only
     found = game.cores() if game.info.has("cores") and given is None else walk(game, given)
     cores = found.cores
     index = dict(zip(cores, range(len(cores)), strict=True))
-    roots = [(p, index[game.core(s)], grid.flat(game.counters(s))) for p, s in starts]
     shape = (len(found.pair_core), len(cores))
     zero, lowering = _split(game, found, shape)
+    # every step that lowers a counter lowers their sum by this much or more
+    band = int(lowering.decrements.sum(axis=1).min(initial=1 << 62))
+    grid = Grid(_top(game, starts), band if lowering.decrements.size else 1)
+    roots = [(p, index[game.core(s)], grid.flat(game.counters(s))) for p, s in starts]
     slices = np.searchsorted(found.pair_core, np.arange(shape[1] + 1)).astype(np.int64)
     graph = CoreGraph(cores, index, found.mask_a, found.mask_b, found.pair_core,
                       found.pair_a, found.pair_b, slices, zero, _moves(lowering, shape),

@@ -360,10 +360,33 @@ def test_a_layer_reads_each_move_as_one_window_of_an_earlier_layer():
     # (1, 0): (1, 2), (2, 1) -> columns 1, 2; (0, 1): (2, 1) -> 2, then B depleted;
     # (2, 0): A depleted, then (1, 1) -> 0, so the window starts one column earlier
     assert windows.columns.tolist() == [[1, 2], [2, 7], [6, 0]]
-    assert windows.start.tolist() == [1, 2, -1]
-    assert windows.lo.tolist() == [0, 0, 1]
-    assert windows.hi.tolist() == [2, 1, 2]
+    assert windows.start.tolist() == [[1], [2], [-1]]
+    assert windows.lo.tolist() == [[0], [0], [1]]
+    assert windows.hi.tolist() == [[2], [1], [2]]
     assert not windows.apart.any()
+
+
+def test_a_layer_of_several_sums_reads_a_window_per_sum():
+    # counters up to (3, 3), no step lowering their sum by less than 2: the layers hold
+    # sums 2-3, 4-5, 6. Columns: (1,1) 0; (1,2) 1, (2,1) 2; (1,3) 3, (2,2) 4, (3,1) 5;
+    # (2,3) 6, (3,2) 7; (3,3) 8; then A depleted 9, B depleted 10
+    grid = Grid((3, 3), band=2)
+    assert [grid.points[p].sum(axis=1).tolist() for p in grid.layers] == [
+        [2, 3, 3], [4, 4, 4, 5, 5], [6]]
+    layer = grid.layers[1]
+    windows = _Windows.of(grid, layer, [_Move(np.array((2, 0)), None)])
+    # (1,3), (2,2) deplete A, (3,1) -> (1,1) column 0: the run of sum 4 is points 2..3
+    # reading from column 0; (2,3) depletes A, (3,2) -> (1,2) column 1: points 4..5
+    # from column 1 - 4 = -3
+    assert windows.columns.tolist() == [[9, 9, 0, 9, 1]]
+    assert windows.start.tolist() == [[-2, -3]]
+    assert windows.lo.tolist() == [[2, 4]]
+    assert windows.hi.tolist() == [[3, 5]]
+    assert not windows.apart.any()
+    # a layer's points look below its least sum: (2,3) and (3,2), of sums 5 in the layer
+    # of 4-5, drop 2 on their largest counter, to (2,1) and (1,2)
+    assert grid.lowered(np.array([grid.flat((2, 3)), grid.flat((3, 2))])).tolist() == [
+        grid.flat((2, 1)), grid.flat((1, 2))]
 
 
 def test_points_landing_apart_are_read_one_by_one():
@@ -376,7 +399,7 @@ def test_points_landing_apart_are_read_one_by_one():
     assert grid.points[layer].sum(axis=1).tolist() == [6] * 7
     windows = _Windows.of(grid, layer, [_Move(np.array((0, 0, 1)), None)])
     assert windows.columns[0].tolist() == [5, 6, 7, 8, 29, 9, 29]
-    assert (windows.lo[0], windows.hi[0], windows.apart[0]) == (0, 0, True)
+    assert (windows.lo[0, 0], windows.hi[0, 0], windows.apart[0]) == (0, 0, True)
 
 
 @pytest.mark.parametrize("game", [
