@@ -105,7 +105,7 @@ def measure_counters(name: str, game, budget: float) -> dict:
     def counting(matrices: np.ndarray, *args, **kwargs):
         # every stage game the batched solver solves: value iteration, policy steps
         # and the maximum-entropy mixes
-        counted["ours"] += len(matrices)
+        counted["ours"] += int(np.prod(np.shape(matrices)[:-2]))
         return batched(matrices, *args, **kwargs)
 
     stage_rules.solve_matrices = counting

@@ -45,7 +45,7 @@ UNIQUE_TOL = 1e-9
 #: rescaled by a power of two (see ``_scales``)
 SCALE_ABOVE = 2.0 ** 500
 #: a square game whose payoffs, shifted onto [1, 2], have an inverse larger than this
-#: (max row sum) is too close to singular for its equalising mixes (``_try_supports``)
+#: (max row sum) is too close to singular for its equalising mixes (``solver.matrix_starts``)
 INVERSE_LIMIT = 1e5
 #: the most games whose simplex tableaux pivot together (``_hard_mixes_in_parts``)
 HARD_PART = 512
@@ -80,29 +80,66 @@ def solve_matrices(matrices, row_masks=None, col_masks=None, max_entropy: bool =
     """Many games at once.
 
     ``matrices`` is a list of 2-D arrays of possibly different shapes, or a padded
-    array (B, m, n) with optional boolean masks (B, m) / (B, n) saying which rows
-    and columns exist; masked entries are ignored and may hold anything, nan included.
-    ``start`` (row mixes (B, m), column mixes (B, n); nan rows where there are none)
+    array (..., m, n) (its leading axes index the games: (B, m, n), or (k, width, m, n)
+    for k groups of width games) with optional boolean masks (..., m) / (..., n) saying
+    which rows and columns exist; masked entries are ignored and may hold anything, nan
+    included. The solutions have the games' leading axes. A (k, width, m, n) array laid
+    out as (k, m, n, width) (a transposed view, as a counter game's stage games come)
+    is read in place where it can be.
+    ``start`` (row mixes (..., m), column mixes (..., n); nan rows where there are none)
     are answers to nearby games, typically the same games a step earlier: each game
     first tries the equilibrium on its start's supports, then its saddle point, kept
-    only where it is certainly the one equilibrium (``_try_supports``: so the answers
-    are those without a start, to rounding); the others are solved as without it.
+    only where it is certainly the one equilibrium (``solver.matrix_starts.started``: so
+    the answers are those without a start, to rounding); the others are solved as
+    without it.
     """
-    batch = _as_batch(matrices, row_masks, col_masks)
+    batch, lead = _as_batch(matrices, row_masks, col_masks)
     if start is not None:
         start = tuple(np.asarray(mix, dtype=float) for mix in start)
-        if start[0].shape != batch.rows.shape or start[1].shape != batch.cols.shape:
+        shapes = lead + batch.rows.shape[1:], lead + batch.cols.shape[1:]
+        if start[0].shape != shapes[0] or start[1].shape != shapes[1]:
             raise InputError(f"start mixes have shapes {start[0].shape} and "
-                             f"{start[1].shape}, expected {batch.rows.shape} and "
-                             f"{batch.cols.shape}")
-    return _solve(batch, max_entropy, start)
+                             f"{start[1].shape}, expected {shapes[0]} and {shapes[1]}")
+        start = tuple(mix.reshape(len(batch.rows), -1) for mix in start)
+    solved = _solve(batch, max_entropy, start)
+    return MatrixSolutions(solved.row.reshape(lead + solved.row.shape[1:]),
+                           solved.col.reshape(lead + solved.col.shape[1:]),
+                           solved.value.reshape(lead))
 
 
 class _Batch(NamedTuple):
-    payoffs: np.ndarray  # (B, m, n), zero where masked
+    payoffs: np.ndarray | None  # (B, m, n), zero where masked; None: only `games` holds them
     rows: np.ndarray  # (B, m) legal rows
     cols: np.ndarray  # (B, n) legal columns
     full: bool  # nothing is masked, so the hot path may skip the masking
+    #: the same games in place as (k, m, n, width), C-contiguous: game b is
+    #: games[b // width, :, :, b % width] (a counter game's stage games)
+    games: np.ndarray | None = None
+
+
+def _laid_flat(batch: _Batch) -> _Batch:
+    """``batch`` with its ``payoffs`` (a copy of the ``games`` where it had none)."""
+    if batch.payoffs is not None:
+        return batch
+    k, m, n, width = batch.games.shape
+    return batch._replace(payoffs=batch.games.transpose(0, 3, 1, 2).reshape(k * width, m, n))
+
+
+def _games_of(batch: _Batch) -> np.ndarray:
+    """The batch's games as (k, m, n, width), C-contiguous: in place where they are."""
+    if batch.games is not None:
+        return batch.games
+    return np.ascontiguousarray(batch.payoffs)[:, :, :, None]
+
+
+def _some(batch: _Batch, which: np.ndarray) -> _Batch:
+    """The games ``which`` of ``batch`` (a new array of payoffs)."""
+    if batch.payoffs is not None:
+        payoffs = batch.payoffs[which]
+    else:
+        width = batch.games.shape[3]
+        payoffs = batch.games[which // width, :, :, which % width]
+    return _Batch(payoffs, batch.rows[which], batch.cols[which], batch.full)
 
 
 # --- validation ------------------------------------------------------------------
@@ -168,40 +205,57 @@ def _check_finite(payoffs: np.ndarray, legal: np.ndarray, name: str) -> None:
         raise InputError(f"non-finite payoff {payoffs[where]} in {name} at index {where}")
 
 
-def _as_batch(matrices, row_masks, col_masks) -> _Batch:
+def _as_batch(matrices, row_masks, col_masks) -> tuple[_Batch, tuple[int, ...]]:
+    """The games as a batch, and the leading axes they came with."""
     if isinstance(matrices, (list, tuple)):
         mats = [_as_matrix(a, f"matrix {k}") for k, a in enumerate(matrices)]
         payoffs, rows, cols = _pad(mats)
-        full = len({a.shape for a in mats}) <= 1
+        full, lead = len({a.shape for a in mats}) <= 1, (len(mats),)
     else:
         payoffs = _as_array(matrices)
+        lead, (m, n) = payoffs.shape[:-2], payoffs.shape[-2:]
+        in_place = np.moveaxis(payoffs, 1, 3) if payoffs.ndim == 4 else None
+        if row_masks is None and col_masks is None and in_place is not None and (
+                in_place.flags.c_contiguous):
+            _check_all_finite(payoffs)
+            count = int(np.prod(lead))
+            return _Batch(None, np.ones((count, m), dtype=bool), np.ones((count, n), dtype=bool),
+                          True, in_place), lead
+        payoffs = payoffs.reshape(-1, m, n)
         rows = np.ones(payoffs.shape[:2], dtype=bool)
         cols = np.ones((payoffs.shape[0], payoffs.shape[2]), dtype=bool)
         full = True
     if row_masks is not None:
-        rows = rows & _mask(row_masks, rows.shape, "row_masks")
+        rows = rows & _mask(row_masks, lead, rows.shape, "row_masks")
     if col_masks is not None:
-        cols = cols & _mask(col_masks, cols.shape, "col_masks")
+        cols = cols & _mask(col_masks, lead, cols.shape, "col_masks")
     full = full and row_masks is None and col_masks is None
     if full:
-        if not np.isfinite(payoffs).all():
-            _check_finite(payoffs, np.ones(payoffs.shape, dtype=bool), "matrices")
-        return _Batch(payoffs, rows, cols, True)
+        _check_all_finite(payoffs)
+        return _Batch(payoffs, rows, cols, True), lead
     for mask, kind in ((rows, "row"), (cols, "column")):
         empty = np.flatnonzero(~mask.any(axis=1))
         if empty.size:
             raise InputError(f"game {empty[0]} has no legal {kind} (its mask is all False)")
     legal = rows[:, :, None] & cols[:, None, :]
     _check_finite(payoffs, legal, "matrices")
-    return _Batch(np.where(legal, payoffs, 0.0), rows, cols, False)
+    return _Batch(np.where(legal, payoffs, 0.0), rows, cols, False), lead
+
+
+def _check_all_finite(payoffs: np.ndarray) -> None:
+    # a finite sum (one fast pass) has finite terms; only another sum is looked into
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = payoffs.sum()
+    if not np.isfinite(total) and not np.isfinite(payoffs).all():
+        _check_finite(payoffs, np.ones(payoffs.shape, dtype=bool), "matrices")
 
 
 def _as_array(matrices) -> np.ndarray:
     payoffs = _real_array(matrices, "matrices")
-    if payoffs.ndim != 3:
-        raise InputError(f"expected a (B, m, n) array or a list of matrices, "
+    if payoffs.ndim < 3:
+        raise InputError(f"expected a (..., m, n) array or a list of matrices, "
                          f"got shape {payoffs.shape}")
-    if payoffs.shape[0] and 0 in payoffs.shape[1:]:
+    if 0 not in payoffs.shape[:-2] and 0 in payoffs.shape[-2:]:
         raise InputError(f"matrices are empty (shape {payoffs.shape})")
     return payoffs
 
@@ -219,11 +273,11 @@ def _pad(mats: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return payoffs, rmask, cmask
 
 
-def _mask(mask, shape: tuple[int, int], name: str) -> np.ndarray:
+def _mask(mask, lead: tuple[int, ...], shape: tuple[int, int], name: str) -> np.ndarray:
     arr = np.asarray(mask)
-    if arr.shape != shape:
-        raise InputError(f"{name} has shape {arr.shape}, expected {shape}")
-    return arr.astype(bool)
+    if arr.shape != lead + shape[1:]:
+        raise InputError(f"{name} has shape {arr.shape}, expected {lead + shape[1:]}")
+    return arr.astype(bool).reshape(shape)
 
 
 # --- solving ---------------------------------------------------------------------
@@ -245,43 +299,50 @@ def _easy_game(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, float] | Non
 
 
 def _solve(batch: _Batch, max_entropy: bool, start: tuple | None = None) -> MatrixSolutions:
-    if len(batch.payoffs) == 0:
+    if len(batch.rows) == 0:
         return MatrixSolutions(np.zeros(batch.rows.shape), np.zeros(batch.cols.shape),
                                np.zeros(0))
-    if 1 in batch.payoffs.shape[1:]:
+    if 1 in (batch.rows.shape[1], batch.cols.shape[1]):
+        batch = _laid_flat(batch)
         solved = _one_sided(batch)
         if solved is not None:
             return solved
-    low, high = _bounds(batch)
+    if start is not None:
+        return _solve_started(batch, max_entropy, start)
+    batch = _laid_flat(batch)
+    return _solve_bounded(batch, max_entropy, *_bounds(batch))
+
+
+def _solve_bounded(batch: _Batch, max_entropy: bool, low: np.ndarray, high: np.ndarray,
+                   start: tuple | None = None) -> MatrixSolutions:
+    """Games whose legal payoffs go from ``low`` to ``high``: those of extreme size
+    rescaled (and started again, if they have a start), the others from scratch."""
     scale = _scales(np.maximum(np.abs(low), np.abs(high)))
     if (scale != 1.0).any():
         scaled = _Batch(batch.payoffs / scale[:, None, None], batch.rows, batch.cols,
                         batch.full)
         solved = _solve(scaled, max_entropy, start)
         return MatrixSolutions(solved.row, solved.col, solved.value * scale)
-    if start is None:
-        return _solve_cold(batch, max_entropy, low, high)
-    return _solve_started(batch, max_entropy, low, high, (
-        (start[0] > UNIQUE_TOL) & batch.rows, (start[1] > UNIQUE_TOL) & batch.cols))
+    return _solve_cold(batch, max_entropy, low, high)
 
 
-def _solve_started(batch: _Batch, max_entropy: bool, low: np.ndarray, high: np.ndarray,
-                   supports: tuple[np.ndarray, np.ndarray]) -> MatrixSolutions:
-    """Games of ordinary size (legal payoffs from ``low`` to ``high``) tried on the
-    given supports, then on their saddle points, each pair kept where it is certainly
-    the only equilibrium (``_try_supports``); the rest from scratch."""
-    found = MatrixSolutions(np.zeros(batch.rows.shape), np.zeros(batch.cols.shape),
-                            np.zeros(len(low)))
-    scale = _Scale.of(low, high)
-    rest = np.arange(len(low))
-    rest = rest[~_try_supports(batch, rest, supports, scale, found)]
+def _solve_started(batch: _Batch, max_entropy: bool,
+                   start: tuple[np.ndarray, np.ndarray]) -> MatrixSolutions:
+    """Each game tried on its start's supports, then on its saddle point, kept where it
+    is certainly the only equilibrium (``solver.matrix_starts.started``); the rest as
+    without a start."""
+    from . import matrix_starts  # numba: only counter games start, so `import solver` stays light
+
+    row, col, value, settled, low, high = matrix_starts.started(
+        _games_of(batch), batch.rows, batch.cols, batch.full,
+        tuple(np.ascontiguousarray(mix) for mix in start),
+        (UNIQUE_TOL, CONSTANT_TOL, REGRET_TOL, INVERSE_LIMIT, SCALE_ABOVE))
+    rest = np.flatnonzero(~settled)
     if rest.size:
-        rest = rest[~_try_saddles(batch, rest, _saddle_points(batch, rest), scale, found)]
-    if rest.size:
-        sub = _Batch(batch.payoffs[rest], batch.rows[rest], batch.cols[rest], batch.full)
-        found.row[rest], found.col[rest], found.value[rest] = _solve_cold(
-            sub, max_entropy, low[rest], high[rest])
-    return found
+        row[rest], col[rest], value[rest] = _solve_bounded(
+            _some(batch, rest), max_entropy, low[rest], high[rest],
+            (start[0][rest], start[1][rest]))
+    return MatrixSolutions(row, col, value)
 
 
 def _solve_cold(batch: _Batch, max_entropy: bool, low: np.ndarray,
@@ -434,153 +495,6 @@ def _trivial_mixes(unit: np.ndarray, rmask: np.ndarray, cmask: np.ndarray,
 
 def _uniform(selected: np.ndarray) -> np.ndarray:
     return selected / selected.sum(axis=1, keepdims=True)
-
-
-class _Scale(NamedTuple):
-    """Per game: its map onto [0, 1] (``_unit_map``), the margin beyond which a pair's
-    inequalities are strict (UNIQUE_TOL of the payoff range, and the snapping's
-    CONSTANT_TOL), and the tolerance of its equalities (as the regret's)."""
-
-    unit_map: tuple
-    margin: np.ndarray
-    tolerance: np.ndarray
-
-    @classmethod
-    def of(cls, low: np.ndarray, high: np.ndarray) -> _Scale:
-        magnitude = np.maximum(np.abs(low), np.abs(high))
-        return cls(_unit_map(low, high), UNIQUE_TOL * (high - low) + CONSTANT_TOL * magnitude,
-                   REGRET_TOL * np.maximum(1.0, magnitude))
-
-
-def _try_supports(batch: _Batch, which: np.ndarray, supports: tuple[np.ndarray, np.ndarray],
-                  scale: _Scale, found: MatrixSolutions) -> np.ndarray:
-    """Where the games ``which`` have their only equilibrium on the given supports S
-    (rows) and T (columns) of equal size, written into ``found`` there.
-
-    Both mixes solve the square system A_ST y = v, x A_ST = v, sum = 1. The pair is
-    the unique equilibrium when, beyond the ``scale``'s margin, both mixes are
-    positive on S and T, every other legal row scores below v against y and every
-    other legal column above v against x: each optimal mix then lives on S (T) and
-    meets the same equations, whose solution is unique. So it is the maximum-entropy
-    pair too. A pair that is merely optimal (a tie off the supports, a weight of 0 on
-    them) is refused, as it may not be the maximum-entropy one; so are constant games
-    (their closed form decides).
-    """
-    size = np.count_nonzero(supports[0], axis=1)
-    tried = size == np.count_nonzero(supports[1], axis=1)
-    settled = np.zeros(len(which), dtype=bool)
-    pure, mixed = np.flatnonzero(tried & (size == 1)), np.flatnonzero(tried & (size > 1))
-    if pure.size:
-        settled[pure] = _try_saddles(batch, which[pure], (
-            supports[0][pure].argmax(axis=1), supports[1][pure].argmax(axis=1)), scale, found)
-    if mixed.size:
-        settled[mixed] = _try_mixed(batch, which[mixed], (supports[0][mixed],
-                                                          supports[1][mixed]), scale, found)
-    return settled
-
-
-def _try_saddles(batch: _Batch, which: np.ndarray, at: tuple[np.ndarray, np.ndarray],
-                 scale: _Scale, found: MatrixSolutions) -> np.ndarray:
-    """``_try_supports`` for one row and one column (``at``) of each game: a strict
-    saddle point."""
-    payoffs, (rows_at, cols_at) = batch.payoffs, at
-    value = payoffs[which, rows_at, cols_at]
-    # (actions, games): numpy reduces the first axis of many games far faster
-    column, line = payoffs[which, :, cols_at].T.copy(), payoffs[which, rows_at, :].T.copy()
-    games = np.arange(len(which))
-    column[rows_at, games], line[cols_at, games] = -np.inf, np.inf
-    if not batch.full:
-        column[~batch.rows[which].T], line[~batch.cols[which].T] = -np.inf, np.inf
-    margin = scale.margin[which]
-    ok = (column.max(axis=0) < value - margin) & (line.min(axis=0) > value + margin)
-    ok &= ~scale.unit_map[-1][which]
-    found.row[which[ok], rows_at[ok]] = found.col[which[ok], cols_at[ok]] = 1.0
-    found.value[which[ok]] = value[ok]
-    return ok
-
-
-def _saddle_points(batch: _Batch, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each game's row of the greatest least payoff and column of the least greatest
-    one: its saddle point, if it has a strict one."""
-    payoffs = batch.payoffs[which]
-    if batch.full:
-        return payoffs.min(axis=2).argmax(axis=1), payoffs.max(axis=1).argmin(axis=1)
-    rows, cols = batch.rows[which], batch.cols[which]
-    legal = rows[:, :, None] & cols[:, None, :]
-    worst_rows = np.where(rows, np.where(legal, payoffs, np.inf).min(axis=2), -np.inf)
-    worst_cols = np.where(cols, np.where(legal, payoffs, -np.inf).max(axis=1), np.inf)
-    return worst_rows.argmax(axis=1), worst_cols.argmin(axis=1)
-
-
-def _try_mixed(batch: _Batch, which: np.ndarray, supports: tuple[np.ndarray, np.ndarray],
-               scale: _Scale, found: MatrixSolutions) -> np.ndarray:
-    """``_try_supports`` for supports of more than one action: the square system is
-    solved on the payoffs mapped as ``_normalise`` maps them (the simplex's own
-    system), padded to the largest support."""
-    size = np.count_nonzero(supports[0], axis=1)
-    active = np.arange(size.max()) < size[:, None]
-    # each support's actions first, in order (then others, inactive)
-    on_rows = np.argsort(~supports[0], axis=1, kind="stable")[:, :active.shape[1]]
-    on_cols = np.argsort(~supports[1], axis=1, kind="stable")[:, :active.shape[1]]
-    block = batch.payoffs[which[:, None, None], on_rows[:, :, None], on_cols[:, None, :]]
-    x, y, ok = _square_equilibria(_to_unit(block, [part[which] for part in
-                                                    scale.unit_map[:3]]), active)
-    ok &= ~scale.unit_map[-1][which]
-    games = np.arange(len(which))[:, None]
-    row = np.zeros((len(which), batch.rows.shape[1]))
-    col = np.zeros((len(which), batch.cols.shape[1]))
-    row[games, on_rows], col[games, on_cols] = x, y
-    sub = _Batch(batch.payoffs[which], batch.rows[which], batch.cols[which], batch.full)
-    scores = (sub.payoffs @ col[:, :, None])[:, :, 0], (row[:, None, :] @ sub.payoffs)[:, 0, :]
-    value = (row * scores[0]).sum(axis=1)
-    ok &= _strict(sub, (row, col), supports, scores, value, scale.margin[which],
-                  scale.tolerance[which])
-    done = which[ok]
-    found.row[done], found.col[done], found.value[done] = row[ok], col[ok], value[ok]
-    return ok
-
-
-def _square_equilibria(block: np.ndarray,
-                       active: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The mixes equalising each square game (G, s, s) of payoffs in [0, 1] on its
-    ``active`` rows and columns (G, s; the first ones) for both players, from the
-    inverse of its payoffs shifted by 1 (the value is then positive, and the shifted
-    matrix invertible exactly when the equalising mixes are unique), padded with the
-    identity; and where they are found to within rounding (not singular, nor so close
-    to it that its inverse exceeds INVERSE_LIMIT)."""
-    shifted = np.where(active[:, :, None] & active[:, None, :], block + 1.0,
-                       np.eye(block.shape[1]))
-    try:
-        inverse = np.linalg.inv(shifted)
-        solved = np.ones(len(block), dtype=bool)
-    except np.linalg.LinAlgError:   # some are singular: those are refused
-        solved = np.linalg.slogdet(shifted)[0] != 0
-        inverse = np.zeros(shifted.shape)
-        inverse[solved] = np.linalg.inv(shifted[solved])
-    # the padding is the identity: its rows and columns of the inverse are apart
-    y = np.where(active, inverse.sum(axis=2), 0.0)
-    x = np.where(active, inverse.sum(axis=1), 0.0)
-    solved &= np.abs(inverse).sum(axis=2).max(axis=1) <= INVERSE_LIMIT
-    total = np.where(solved, y.sum(axis=1), 1.0)[:, None]
-    return x / total, y / total, solved
-
-
-def _strict(batch: _Batch, pair: tuple[np.ndarray, np.ndarray],
-            supports: tuple[np.ndarray, np.ndarray], scores: tuple[np.ndarray, np.ndarray],
-            value: np.ndarray, margin: np.ndarray, tolerance: np.ndarray) -> np.ndarray:
-    """Where each pair (row, col) of value ``value`` on the ``supports``, given each
-    row's score against col and each column's against row, is strictly complementary
-    beyond ``margin`` (see ``_try_supports``), its equalities holding to ``tolerance``."""
-    (row, col), (on_rows, on_cols) = pair, supports
-    row_gap, col_gap = scores[0] - value[:, None], scores[1] - value[:, None]
-    margin = margin[:, None]
-    strict = np.all(np.where(on_rows, row > UNIQUE_TOL, (row_gap < -margin) | ~batch.rows),
-                    axis=1)
-    strict &= np.all(np.where(on_cols, col > UNIQUE_TOL, (col_gap > margin) | ~batch.cols),
-                     axis=1)
-    equal = np.maximum(np.where(on_rows, np.abs(row_gap), 0.0).max(axis=1),
-                       np.where(on_cols, np.abs(col_gap), 0.0).max(axis=1))
-    return strict & (equal <= tolerance)
 
 
 def _distinct_hard_mixes(batch: _Batch, unit: np.ndarray,

@@ -125,31 +125,34 @@ class Equilibrium:
         self.starts = WarmStarts(grid)
 
     def _solve(self, games, places, points, max_entropy: bool = False):
-        k, r, _, _ = games.shape
+        """Solutions (k, points, ...) of the group's games, read where they are."""
+        k, r, _, width = games.shape
         key = id(places)
         start = self.starts.start(key, points, k)
-        solved = solve_matrices(_stacked(games), max_entropy=max_entropy, start=None if (
-            start is None) else (start[:, :r], start[:, r:]))
-        self.starts.keep(key, points, np.concatenate([solved.row, solved.col], axis=1), k)
+        if start is not None:
+            start = start.reshape(k, width, -1)
+            start = start[:, :, :r], start[:, :, r:]
+        solved = solve_matrices(games.transpose(0, 3, 1, 2), max_entropy=max_entropy,
+                                start=start)
+        self.starts.keep(key, points, np.concatenate([solved.row, solved.col], axis=2).reshape(
+            k * width, -1), k)
         return solved
 
     def values(self, games, places, points) -> np.ndarray:
         k, _, _, width = games.shape
         if self.stage_values is not None:
             return self.stage_values(_stacked(games)).reshape(k, width)
-        return self._solve(games, places, points).value.reshape(k, width)
+        return self._solve(games, places, points).value
 
     def weights(self, games, places, points):
-        k, _, _, width = games.shape
         solved = self._solve(games, places, points)
-        return joint(solved.row.reshape(k, width, -1), solved.col.reshape(k, width, -1)), None
+        return joint(solved.row, solved.col), None
 
     def settle(self, games, places, points, mixes) -> np.ndarray:
-        k, r, c, width = games.shape
         solved = self._solve(games, places, points, max_entropy=True)
-        scatter(mixes["a"], places["a"], points, solved.row.reshape(k, width, r))
-        scatter(mixes["b"], places["b"], points, solved.col.reshape(k, width, c))
-        return solved.value.reshape(k, width)
+        scatter(mixes["a"], places["a"], points, solved.row)
+        scatter(mixes["b"], places["b"], points, solved.col)
+        return solved.value
 
 
 class FixedPair:

@@ -610,3 +610,110 @@ def test_a_tied_saddle_point_refuses_the_start():
     assert solved.row[0] == pytest.approx([0.5, 0.5], abs=1e-9)
     assert solved.col[0] == pytest.approx([1.0, 0.0], abs=1e-9)
     assert solved.value[0] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_a_start_whose_square_system_has_no_equalising_mix_is_refused():
+    # on rows {1, 2} and columns {0, 3} the payoffs mapped onto [1, 2] are B = [[2, 7/6],
+    # [11/6, 1]], whose inverse sums to 0: no mix equalises both sides (the equalising
+    # value would be infinite), so the start is refused and the simplex answers
+    A = np.array([[0.0, -1.0, 0.0, 1.0], [1.5, -1.0, 0.5, -1.0], [1.0, 0.5, 1.0, -1.5]])
+    start = (np.array([[0.0, 0.5, 0.5]]), np.array([[0.6, 0.0, 0.0, 0.4]]))
+    for max_entropy in (False, True):
+        solved = solve_matrices(A[None], max_entropy=max_entropy, start=start)
+        cold = solve_matrices(A[None], max_entropy=max_entropy)
+        assert solved.row == pytest.approx(cold.row, abs=1e-12)
+        assert solved.col == pytest.approx(cold.col, abs=1e-12)
+        assert solved.value[0] == pytest.approx(highs_value(A), abs=1e-12)
+
+
+def nearby_games(kind: str, rng, count: int = 240, m: int = 4, n: int = 5):
+    """``count`` games of a ``kind`` (payoffs, row and column masks or None) and, for
+    each, a game nearby whose answer is its start: families of 20 games around a
+    common one, as a counter game's stage games at neighbouring points."""
+    families = count // 20
+    if kind == "ties":   # small integers, each game its family's with a few entries moved
+        games = np.repeat(rng.integers(-2, 3, size=(families, 1, m, n)), 20, axis=1)
+        games = games + (rng.random(games.shape) < 0.1) * rng.integers(-1, 2, size=games.shape)
+    elif kind == "saddle":   # a_i + b_j: a strict saddle point at the best a, the least b
+        games = (rng.normal(size=(families, 1, m, 1)) + rng.normal(size=(families, 1, 1, n))
+                 + 0.01 * rng.normal(size=(families, 20, m, n)))
+    else:
+        games = rng.normal(size=(families, 1, m, n)) + 0.05 * rng.normal(size=(families, 20, m, n))
+    games = games.reshape(count, m, n).astype(float)
+    nearby = games + 0.02 * rng.normal(size=games.shape)
+    if kind == "extreme":   # payoffs whose range overflows, or tiny ones
+        size = np.where(np.arange(count) % 40 < 20, 2.0 ** 1022, 2.0 ** -600)[:, None, None]
+        games, nearby = games * size, nearby * size
+    rows = cols = None
+    if kind == "masked":
+        rows, cols = rng.random((count, m)) < 0.8, rng.random((count, n)) < 0.8
+        rows[:, 0] = cols[:, 0] = True
+        legal = rows[:, :, None] & cols[:, None, :]
+        games, nearby = np.where(legal, games, np.nan), np.where(legal, nearby, 0.0)
+    return games, rows, cols, nearby
+
+
+@pytest.mark.parametrize("kind", ["generic", "masked", "ties", "saddle", "extreme"])
+def test_warm_starts_give_the_cold_answers(kind, monkeypatch):
+    # started from the answers to nearby games (some starts nan: none), every game gets
+    # the answer it gets without a start: where the start's supports give the unique
+    # equilibrium, that is the simplex's; where they give a merely optimal pair (the
+    # integer games' ties), the start must be refused for the maximum-entropy one
+    import solver.matrix as matrix_module
+
+    rng = np.random.default_rng(["generic", "masked", "ties", "saddle", "extreme"].index(kind))
+    games, rows, cols, nearby = nearby_games(kind, rng)
+    # each game's size, a power of two (by which dividing is exact)
+    scale = np.ldexp(1.0, np.frexp(np.nanmax(np.abs(games), axis=(1, 2)))[1] - 1)
+    cold_solve, from_scratch = matrix_module._solve_cold, []
+    monkeypatch.setattr(matrix_module, "_solve_cold", lambda batch, *args: (
+        from_scratch.append(len(batch.rows)), cold_solve(batch, *args))[1])
+    for max_entropy in (False, True):
+        start = solve_matrices(nearby, rows, cols, max_entropy=max_entropy)
+        start = start.row.copy(), start.col.copy()
+        start[0][::7], start[1][3::11] = np.nan, np.nan
+        from_scratch.clear()
+        warm = solve_matrices(games, rows, cols, max_entropy=max_entropy, start=start)
+        started = len(games) - sum(from_scratch)
+        cold = solve_matrices(games, rows, cols, max_entropy=max_entropy)
+        assert warm.row == pytest.approx(cold.row, abs=1e-9)
+        assert warm.col == pytest.approx(cold.col, abs=1e-9)
+        assert warm.value / scale == pytest.approx(cold.value / scale, abs=1e-9)
+        if kind != "ties":   # the starts were used, not merely refused
+            assert started > len(games) / 2
+    # the values by one HiGHS LP per game, on its legal payoffs
+    for k in range(0, len(games), 4):
+        legal = np.ix_(rows[k], cols[k]) if kind == "masked" else np.s_[:, :]
+        value = highs_value(games[k][legal] / scale[k])
+        assert warm.value[k] / scale[k] == pytest.approx(value, abs=1e-9)
+
+
+def test_games_laid_out_by_point_are_read_in_place(monkeypatch):
+    # (cores, m, n, points) as a counter game's stage games, passed as the transposed
+    # view (cores, points, m, n): the same answers as the same games in a plain batch,
+    # the warm start reading them where they are (enough games to run in parallel)
+    import solver.matrix_starts as matrix_starts
+
+    rng = np.random.default_rng(11)
+    k, m, n, width = 24, 3, 4, 200
+    games = rng.normal(size=(k, m, n, 1)) + 0.05 * rng.normal(size=(k, m, n, width))
+    view = games.transpose(0, 3, 1, 2)
+    plain = np.ascontiguousarray(view).reshape(k * width, m, n)
+    assert k * width >= matrix_starts.PARALLEL_FROM
+    nearby = solve_matrices(plain + 0.02 * rng.normal(size=plain.shape), max_entropy=True)
+    start = nearby.row.reshape(k, width, m), nearby.col.reshape(k, width, n)
+    started, seen = matrix_starts.started, []
+    monkeypatch.setattr(matrix_starts, "started", lambda games_read, *args: (
+        seen.append(np.shares_memory(games_read, games)), started(games_read, *args))[1])
+    for max_entropy in (False, True):
+        for begin in (start, None):
+            solved = solve_matrices(view, max_entropy=max_entropy, start=begin)
+            flat = solve_matrices(plain, max_entropy=max_entropy, start=None if begin is None
+                                  else (begin[0].reshape(k * width, m),
+                                        begin[1].reshape(k * width, n)))
+            assert solved.row.shape == (k, width, m) and solved.col.shape == (k, width, n)
+            assert solved.value.shape == (k, width)
+            assert solved.row.reshape(-1, m) == pytest.approx(flat.row, abs=1e-12)
+            assert solved.col.reshape(-1, n) == pytest.approx(flat.col, abs=1e-12)
+            assert solved.value.ravel() == pytest.approx(flat.value, abs=1e-12)
+    assert seen == [True, False, True, False]   # the view in place, the plain batch not

@@ -1,0 +1,338 @@
+"""The warm start of ``solver.matrix`` as compiled loops: each game of a batch tried on
+its start's supports, then on its own saddle point, kept only where the pair is
+strictly complementary (see ``started``).
+
+The games come as (cores, rows, cols, points), the layout of a counter game's stage
+games (``solver.stage_rules``), so they are read where they are: the games of one core
+at consecutive points lie side by side, and their bounds are taken together, vectorised
+over the points. A plain batch (games, rows, cols) is the same with one point.
+
+The tolerances are arguments, not globals: a compiled global is frozen into the cache,
+which does not notice when ``solver.matrix`` changes its value. Indices are cast to
+unsigned where the compiler cannot see they are not negative (as in
+``solver.counter_sums``): a signed index is checked for wrapping around, which keeps the
+bounds' loop over the points from being vectorised (twice as slow).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+#: games taken together: their scratch shared, each core's points' bounds vectorised
+CHUNK = 64
+
+_U = np.uint64
+
+
+@numba.njit(cache=True)
+def _bounds(games, core, first, count, rows, cols, full, low, high):
+    """The least and greatest legal payoff of the points ``first`` .. ``first + count``
+    of ``core`` (games ``core * points + first`` on) into ``low``, ``high`` there."""
+    m, n, width = games.shape[1], games.shape[2], games.shape[3]
+    g = core * width + first
+    for p in range(count):
+        low[g + p], high[g + p] = np.inf, -np.inf
+    for a in range(m):
+        for b in range(n):
+            for p in range(count):
+                if full or (rows[g + p, a] and cols[g + p, b]):
+                    x = games[core, a, b, _U(first + p)]
+                    low[_U(g + p)] = min(x, low[_U(g + p)])
+                    high[_U(g + p)] = max(x, high[_U(g + p)])
+
+
+@numba.njit(cache=True)
+def _saddle(games, core, point, rows, cols, g, r, c, margin):
+    """Whether (``r``, ``c``) is a strict saddle point of the game beyond ``margin``."""
+    value = games[core, r, c, point]
+    for a in range(games.shape[1]):
+        if a != r and rows[g, a] and not games[core, a, c, point] < value - margin:
+            return False
+    for b in range(games.shape[2]):
+        if b != c and cols[g, b] and not games[core, r, b, point] > value + margin:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def _own_saddle(games, core, point, rows, cols, g):
+    """The row of the game's greatest least payoff and the column of its least greatest
+    one (the first of ties, as numpy's argmax and argmin)."""
+    m, n = games.shape[1], games.shape[2]
+    best_row, row_at, best_col, col_at = -np.inf, 0, np.inf, 0
+    for a in range(m):
+        if rows[g, a]:
+            worst = np.inf
+            for b in range(n):
+                if cols[g, b]:
+                    worst = min(worst, games[core, a, b, point])
+            if worst > best_row:
+                best_row, row_at = worst, a
+    for b in range(n):
+        if cols[g, b]:
+            worst = -np.inf
+            for a in range(m):
+                if rows[g, a]:
+                    worst = max(worst, games[core, a, b, point])
+            if worst < best_col:
+                best_col, col_at = worst, b
+    return row_at, col_at
+
+
+@numba.njit(cache=True)
+def _inverse(matrix, size, inverse, limit):
+    """``inverse`` of the leading ``size`` square of ``matrix`` (overwritten) by
+    Gauss-Jordan elimination with partial pivoting; False where a pivot is exactly 0
+    or the inverse's largest absolute row sum is not within ``limit``."""
+    for a in range(size):
+        for b in range(size):
+            inverse[a, b] = 1.0 if a == b else 0.0
+    for p in range(size):
+        pivot, at = abs(matrix[p, p]), p
+        for a in range(p + 1, size):
+            if abs(matrix[a, p]) > pivot:
+                pivot, at = abs(matrix[a, p]), a
+        if pivot == 0.0:
+            return False
+        if at != p:
+            for b in range(size):
+                matrix[p, b], matrix[at, b] = matrix[at, b], matrix[p, b]
+                inverse[p, b], inverse[at, b] = inverse[at, b], inverse[p, b]
+        scale = 1.0 / matrix[p, p]
+        for b in range(size):
+            matrix[p, b] *= scale
+            inverse[p, b] *= scale
+        for a in range(size):
+            if a != p and matrix[a, p] != 0.0:
+                factor = matrix[a, p]
+                for b in range(size):
+                    matrix[a, b] -= factor * matrix[p, b]
+                    inverse[a, b] -= factor * inverse[p, b]
+    for a in range(size):
+        total = 0.0
+        for b in range(size):
+            total += abs(inverse[a, b])
+        if not total <= limit:   # nan too
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def _support(legal, start, g, unique, on, inside):
+    """Game ``g``'s legal actions weighing more than ``unique`` in ``start``, listed in
+    ``on`` and marked in ``inside``; how many."""
+    count = 0
+    for a in range(legal.shape[1]):
+        inside[a] = legal[g, a] and start[g, a] > unique
+        if inside[a]:
+            on[count] = a
+            count += 1
+    return count
+
+
+@numba.njit(cache=True)
+def _mixed(games, core, point, rows, cols, g, on_rows, on_cols, in_rows, in_cols, size,
+           unit_map, margins, scratch, row, col):
+    """The pair equalising the game on its supports (the first ``size`` of ``on_rows``,
+    ``on_cols``) written into rows ``g`` of ``row``, ``col`` and its value returned, or
+    nan where it is not strictly complementary (the written weights are then cleared).
+    The square system is solved on the payoffs mapped as ``solver.matrix._normalise``
+    maps them, shifted by 1 (the simplex's own system)."""
+    low, stretch, grid = unit_map
+    margin, tolerance, unique, inverse_limit = margins
+    block, inverse, row_scores, col_scores = scratch
+    for s in range(size):
+        for t in range(size):
+            unit = np.rint((games[core, on_rows[s], on_cols[t], point] - low) / stretch / grid)
+            block[s, t] = unit * grid + 1.0
+    if not (_inverse(block, size, inverse, inverse_limit)
+            and _equalising(inverse, size, g, on_rows, on_cols, row, col)):
+        return np.nan
+    value = _scores(games, core, point, g, on_rows, on_cols, size, row, col, row_scores,
+                    col_scores)
+    if _complementary(rows, cols, g, in_rows, in_cols, row, col, row_scores, col_scores,
+                      value, margin, tolerance, unique):
+        return value
+    for s in range(size):
+        row[g, on_rows[s]], col[g, on_cols[s]] = 0.0, 0.0
+    return np.nan
+
+
+@numba.njit(cache=True)
+def _equalising(inverse, size, g, on_rows, on_cols, row, col):
+    """The mixes equalising a square game from the ``inverse`` of its payoffs: the column
+    mix is the inverse's row sums, the row mix its column sums, each over their total,
+    written into rows ``g`` of ``row``, ``col``. False, with nothing written, where the
+    total is 0: no mix equalises both sides (the equalising value is infinite)."""
+    total = 0.0
+    for t in range(size):
+        for s in range(size):
+            total += inverse[t, s]
+    if total == 0.0:
+        return False
+    for t in range(size):
+        weight = 0.0
+        for s in range(size):
+            weight += inverse[t, s]
+        col[g, on_cols[t]] = weight / total
+    for s in range(size):
+        weight = 0.0
+        for t in range(size):
+            weight += inverse[t, s]
+        row[g, on_rows[s]] = weight / total
+    return True
+
+
+@numba.njit(cache=True)
+def _scores(games, core, point, g, on_rows, on_cols, size, row, col, row_scores, col_scores):
+    """Each row's payoff against the column mix, each column's against the row mix (both
+    on their supports), into ``row_scores``, ``col_scores``; the pair's value."""
+    m, n = games.shape[1], games.shape[2]
+    for a in range(m):
+        score = 0.0
+        for t in range(size):
+            score += games[core, a, on_cols[t], point] * col[g, on_cols[t]]
+        row_scores[a] = score
+    value = 0.0
+    for s in range(size):
+        value += row[g, on_rows[s]] * row_scores[on_rows[s]]
+    for b in range(n):
+        col_scores[b] = 0.0
+    for s in range(size):
+        weight = row[g, on_rows[s]]
+        for b in range(n):
+            col_scores[b] += weight * games[core, on_rows[s], b, point]
+    return value
+
+
+@numba.njit(cache=True)
+def _complementary(rows, cols, g, in_rows, in_cols, row, col, row_scores, col_scores, value,
+                   margin, tolerance, unique):
+    """Weights beyond ``unique`` on the supports (``in_rows``, ``in_cols``), every other
+    legal row below ``value`` and column above it by more than ``margin``, the supports'
+    scores within ``tolerance`` of it."""
+    for a in range(rows.shape[1]):
+        gap = row_scores[a] - value
+        if in_rows[a]:
+            if not (row[g, a] > unique and abs(gap) <= tolerance):
+                return False
+        elif rows[g, a] and not gap < -margin:
+            return False
+    for b in range(cols.shape[1]):
+        gap = col_scores[b] - value
+        if in_cols[b]:
+            if not (col[g, b] > unique and abs(gap) <= tolerance):
+                return False
+        elif cols[g, b] and not gap > margin:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def _game(games, core, point, rows, cols, start_row, start_col, g, low, high, tolerances,
+          supports, scratch, row, col):
+    """Game ``g`` (see ``started``): whether it is settled, and its value."""
+    unique, constant_tol, regret_tol, inverse_limit, scale_above = tolerances
+    magnitude = max(abs(low), abs(high))
+    span = high - low
+    if (magnitude > scale_above or 0.0 < magnitude < 1.0 / scale_above
+            or span <= constant_tol * magnitude):
+        return False, 0.0  # extreme games are rescaled first; constant ones have a closed form
+    margin = unique * span + constant_tol * magnitude
+    on_rows, on_cols, in_rows, in_cols = supports
+    size = _support(rows, start_row, g, unique, on_rows, in_rows)
+    if size == _support(cols, start_col, g, unique, on_cols, in_cols):
+        if size == 1:
+            if _saddle(games, core, point, rows, cols, g, on_rows[0], on_cols[0], margin):
+                row[g, on_rows[0]], col[g, on_cols[0]] = 1.0, 1.0
+                return True, games[core, on_rows[0], on_cols[0], point]
+        elif size > 1:
+            value = _mixed(games, core, point, rows, cols, g, on_rows, on_cols, in_rows,
+                           in_cols, size, (low, span, constant_tol * magnitude / span),
+                           (margin, regret_tol * max(1.0, magnitude), unique, inverse_limit),
+                           scratch, row, col)
+            if not np.isnan(value):
+                return True, value
+    r, c = _own_saddle(games, core, point, rows, cols, g)
+    if _saddle(games, core, point, rows, cols, g, r, c, margin):
+        row[g, r], col[g, c] = 1.0, 1.0
+        return True, games[core, r, c, point]
+    return False, 0.0
+
+
+@numba.njit(cache=True)
+def _chunk(chunk, games, rows, cols, full, start_row, start_col, tolerances, row, col, value,
+           low, high, settled):
+    """Games ``chunk * CHUNK`` onwards (up to CHUNK of them, core by core), sharing their
+    scratch; each run of one core's points has its bounds taken at once."""
+    m, n, width = games.shape[1], games.shape[2], games.shape[3]
+    size = min(m, n)
+    supports = (np.empty(m, np.int64), np.empty(n, np.int64), np.empty(m, np.bool_),
+                np.empty(n, np.bool_))
+    scratch = (np.empty((size, size)), np.empty((size, size)), np.empty(m), np.empty(n))
+    g, end = chunk * CHUNK, min((chunk + 1) * CHUNK, games.shape[0] * width)
+    while g < end:
+        core, first = g // width, g % width
+        count = min(width - first, end - g)
+        _bounds(games, core, first, count, rows, cols, full, low, high)
+        for point in range(first, first + count):
+            settled[g], value[g] = _game(games, core, point, rows, cols, start_row, start_col,
+                                         g, low[g], high[g], tolerances, supports, scratch,
+                                         row, col)
+            g += 1
+
+
+@numba.njit(parallel=True, cache=True)
+def _in_parallel(games, rows, cols, full, start_row, start_col, tolerances, row, col, value,
+                 low, high, settled):
+    for chunk in numba.prange((games.shape[0] * games.shape[3] + CHUNK - 1) // CHUNK):
+        _chunk(chunk, games, rows, cols, full, start_row, start_col, tolerances, row, col,
+               value, low, high, settled)
+
+
+@numba.njit(cache=True)
+def _in_series(games, rows, cols, full, start_row, start_col, tolerances, row, col, value,
+               low, high, settled):
+    """``_in_parallel`` in one thread (one function compiled twice would share a cache
+    entry, whatever its flags)."""
+    for chunk in range((games.shape[0] * games.shape[3] + CHUNK - 1) // CHUNK):
+        _chunk(chunk, games, rows, cols, full, start_row, start_col, tolerances, row, col,
+               value, low, high, settled)
+
+
+#: batches of fewer games run in one thread: a parallel region waits for its slowest
+#: thread, long on a busy machine, for little work
+PARALLEL_FROM = 4096
+
+
+def started(games: np.ndarray, rows: np.ndarray, cols: np.ndarray, full: bool,
+            start: tuple[np.ndarray, np.ndarray], tolerances: tuple[float, ...]):
+    """Each game of ``games`` (cores, m, n, points; C-contiguous) tried on its start's
+    supports S, T (the legal actions of ``start`` (games, m) and (games, n), flat core by
+    core, weighing more than UNIQUE_TOL), then on its own saddle point.
+
+    Both mixes solve the square system A_ST y = v, x A_ST = v, sum = 1 (for one action
+    each, a saddle point checked on its row and column). The pair is the unique
+    equilibrium when, beyond a margin (UNIQUE_TOL of the payoff range and the snapping's
+    CONSTANT_TOL), both mixes are positive on S and T, every other legal row scores below
+    v against y and every other legal column above v against x: each optimal mix then
+    lives on S (T) and meets the same equations, whose solution is unique. So it is the
+    maximum-entropy pair too. A pair that is merely optimal (a tie off the supports, a
+    weight of 0 on them) is refused, as it may not be the maximum-entropy one; so are
+    constant games (their closed form decides) and games of extreme size (the caller
+    rescales them). The equalities must hold to REGRET_TOL of max(1, max |payoff|), and
+    the inverse of the shifted square system stay within INVERSE_LIMIT.
+
+    ``tolerances`` is (UNIQUE_TOL, CONSTANT_TOL, REGRET_TOL, INVERSE_LIMIT, SCALE_ABOVE).
+    Returns the mixes (games, m), (games, n), values, which games are settled, and every
+    game's least and greatest legal payoff.
+    """
+    count = games.shape[0] * games.shape[3]
+    row, col = np.zeros((count, games.shape[1])), np.zeros((count, games.shape[2]))
+    value, low, high = np.zeros(count), np.empty(count), np.empty(count)
+    settled = np.zeros(count, dtype=np.bool_)
+    run = _in_parallel if count >= PARALLEL_FROM else _in_series
+    run(games, rows, cols, full, start[0], start[1], tolerances, row, col, value, low, high,
+        settled)
+    return row, col, value, settled, low, high
