@@ -110,17 +110,33 @@ def push_forward(summed, arriving, landing, bounds, move, prob, tails, reach, at
     return lost.sum(axis=2)
 
 
-@numba.njit(cache=True)
-def play(mass, owner, pairs, slot_a, slot_b, mix_a, mix_b, out):
+def play(mass, owner, pairs, slot_a, slot_b, mix_a, mix_b, out) -> None:
     """The chance of playing each of a part's joint actions at a layer's points, into
     row ``pairs[r]`` of ``out``: its core's chance (``mass``, row ``owner[r]``) times
     both players' mixes (rows ``slot_a[r]``, ``slot_b[r]`` of ``mix_a``, ``mix_b``;
-    slot -1 is their last row, ones). Serial: a part is little work, and a parallel
-    region waits for its slowest thread (long on a busy machine)."""
+    slot -1 is their last row, ones). In parallel only when large: a parallel region
+    waits for its slowest thread (long on a busy machine)."""
+    run = _play_in_parallel if len(pairs) * out.shape[1] >= PARALLEL_TERMS else _play
+    run(mass, owner, pairs, slot_a, slot_b, mix_a, mix_b, out)
+
+
+@numba.njit(cache=True)
+def _play_pair(r, mass, owner, pairs, slot_a, slot_b, mix_a, mix_b, out):
+    row, core, a, b = pairs[r], owner[r], slot_a[r], slot_b[r]
+    for i in range(out.shape[1]):
+        out[row, i] = mass[core, i] * (mix_a[a, i] * mix_b[b, i])
+
+
+@numba.njit(cache=True)
+def _play(mass, owner, pairs, slot_a, slot_b, mix_a, mix_b, out):
     for r in range(len(pairs)):
-        row, core, a, b = pairs[r], owner[r], slot_a[r], slot_b[r]
-        for i in range(out.shape[1]):
-            out[row, i] = mass[core, i] * (mix_a[a, i] * mix_b[b, i])
+        _play_pair(r, mass, owner, pairs, slot_a, slot_b, mix_a, mix_b, out)
+
+
+@numba.njit(parallel=True, cache=True)
+def _play_in_parallel(mass, owner, pairs, slot_a, slot_b, mix_a, mix_b, out):
+    for r in numba.prange(len(pairs)):
+        _play_pair(r, mass, owner, pairs, slot_a, slot_b, mix_a, mix_b, out)
 
 
 @numba.njit(cache=True)
@@ -130,3 +146,47 @@ def from_the_top(chances, at, reach):
     for j in range(len(at)):
         for h in range(reach[j] - 2, -1, -1):
             chances[at[j] + h] += chances[at[j] + h + 1]
+
+
+#: products with fewer terms (entries times columns) run in one thread
+PARALLEL_TERMS = 1 << 20
+
+
+def times(matrix, dense: np.ndarray, out: np.ndarray | None = None,
+          rows: np.ndarray | None = None) -> np.ndarray:
+    """``matrix @ dense`` for a CSR ``matrix`` and a dense (rows, points) array, or
+    added to ``out`` (its rows ``rows``, distinct; all of them unless given); rows in
+    parallel when the product is large (scipy's runs in one thread), each row's terms
+    added in the order scipy adds them."""
+    dense = np.ascontiguousarray(dense, dtype=float)
+    fresh = out is None
+    if fresh:
+        out = np.empty((matrix.shape[0], dense.shape[1]))
+    rows = np.arange(matrix.shape[0]) if rows is None else rows
+    run = _rows_in_parallel if matrix.nnz * dense.shape[1] >= PARALLEL_TERMS else _rows
+    run(matrix.indptr, matrix.indices, matrix.data, dense, out, rows, fresh)
+    return out
+
+
+@numba.njit(cache=True)
+def _row(r, indptr, indices, data, dense, out, rows, fresh):
+    width, into = dense.shape[1], rows[r]
+    if fresh:
+        for i in range(width):
+            out[into, i] = 0.0
+    for e in range(indptr[r], indptr[r + 1]):
+        j, p = indices[e], data[e]
+        for i in range(width):
+            out[_U(into), _U(i)] += p * dense[_U(j), _U(i)]
+
+
+@numba.njit(parallel=True, cache=True)
+def _rows_in_parallel(indptr, indices, data, dense, out, rows, fresh):
+    for r in numba.prange(len(indptr) - 1):
+        _row(r, indptr, indices, data, dense, out, rows, fresh)
+
+
+@numba.njit(cache=True)
+def _rows(indptr, indices, data, dense, out, rows, fresh):
+    for r in range(len(indptr) - 1):
+        _row(r, indptr, indices, data, dense, out, rows, fresh)

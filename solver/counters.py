@@ -295,6 +295,11 @@ class Grid:
             raise KeyError(f"counters {counters} outside 1..{self.top}")
         return int(np.ravel_multi_index(tuple(c - 1 for c in counters), self.top))
 
+    def span(self, layer: np.ndarray) -> slice:
+        """The columns of a layer's points (consecutive: a slice reads them in place)."""
+        first = int(self.column[layer[0]])
+        return slice(first, first + len(layer))
+
     def lowered(self, points: np.ndarray) -> np.ndarray:
         """Flat index of each point lowered on its largest counter to the sum just
         below its layer's (solved at an earlier layer: where a layer's first guesses
@@ -914,7 +919,7 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     for points in grid.layers:
         layer = _solve_layer(graph, grid, points, (landed, finals), mixes, record,
                              tolerance, max_sweeps, rule)
-        held[:, grid.column[points]] = layer[kept]
+        held[:, grid.span(points)] = layer[kept]
     # the chance of play reaching each core where someone chooses, by point; the
     # expected visits of every core
     visits = (np.zeros((grid.size, int(graph.chooses.sum()))), np.zeros(graph.size))
@@ -996,7 +1001,7 @@ def _play(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs: np.nd
     for number in range(len(grid.layers) - 1, -1, -1):
         points = grid.layers[number]
         inflow = np.zeros((graph.size, len(points)))
-        inflow[graph.landing] = arriving[:, grid.column[points]]
+        inflow[graph.landing] = arriving[:, grid.span(points)]
         for p, core, point in roots:
             if layer_of[point] == number:
                 inflow[core, column_of[point]] += p
@@ -1022,8 +1027,8 @@ def _feed(graph: CoreGraph, grid: Grid, points: np.ndarray, played: np.ndarray,
     a counter into each landing core."""
     land = graph.landings
     windows = _Windows.of(grid, points, graph.moves)
-    dead = counter_sums.push_forward(land.gather @ played, arriving, *land.sums(),
-                                     *windows.sums(), grid.size)
+    dead = counter_sums.push_forward(counter_sums.times(land.gather, played), arriving,
+                                     *land.sums(), *windows.sums(), grid.size)
     arriving[0, grid.column[grid.size:]] += dead.sum(axis=0)
 
 
@@ -1055,7 +1060,7 @@ class _Flow:
         counter_sums.play(np.ascontiguousarray(mass), part.owner, part.pairs,
                           part.slots["a"], part.slots["b"], self.mixes["a"], self.mixes["b"],
                           self.pairs)
-        self.inflow[part.targets] += part.feeds @ self.pairs[:part.feeds.shape[1]]
+        counter_sums.times(part.feeds, self.pairs[:part.feeds.shape[1]], self.inflow, part.targets)
 
     def block(self, block: _Block) -> None:
         if not block.cyclic:
@@ -1146,7 +1151,7 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tupl
     layer[graph.terminal] = ends[:, None]
 
     def stage_values(part: _Part) -> np.ndarray:
-        return part.lowering @ known + part.zero @ layer
+        return counter_sums.times(part.zero, layer, counter_sums.times(part.lowering, known))
 
     def solve_part(part: _Part, continuation: np.ndarray) -> None:
         for group in part.groups:

@@ -9,10 +9,11 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from bare import BareGame
 
 import envs
-from solver import solve_game
+from solver import counter_sums, solve_game
 from solver.backward import solve_moment
 from solver.counters import Grid, _feed, _lowered, _Move, _Windows, explore, solve_counters, walk
 from solver.errors import InputError
@@ -507,3 +508,30 @@ def test_warm_starts_come_from_the_layer_then_from_the_neighbour_below():
     starts.keep("group", layer, np.array([[1.0], [2.0], [3.0], [4.0]]), 2)
     assert starts.start("group", layer, 2)[:, 0].tolist() == [1, 2, 3, 4]
     assert starts.start("other", layer, 2) is None
+
+
+@pytest.mark.parametrize("columns", [3, 4096])   # one thread, then rows in parallel
+def test_the_compiled_sparse_products_match_scipys(columns):
+    rng = np.random.default_rng(5)
+    matrix = sp.random(300, 200, density=0.05, format="csr", random_state=rng)
+    dense = rng.normal(size=(200, columns))
+    assert np.allclose(counter_sums.times(matrix, dense), matrix @ dense, atol=1e-12)
+    # added into given rows of a larger array, the others untouched
+    out = rng.normal(size=(400, columns))
+    rows = rng.permutation(400)[:300]
+    expected = out.copy()
+    expected[rows] += matrix @ dense
+    counter_sums.times(matrix, dense, out, rows)
+    assert np.allclose(out, expected, atol=1e-12)
+
+
+@pytest.mark.parametrize("points", [3, 8192])    # one thread, then pairs in parallel
+def test_the_chance_of_each_pair_is_its_cores_times_both_mixes(points):
+    rng = np.random.default_rng(6)
+    mass, mix_a, mix_b = (rng.random((n, points)) for n in (5, 4, 3))
+    owner, pairs = np.array([0, 0, 2, 4]), np.array([3, 0, 1, 2])
+    slot_a, slot_b = np.array([1, -1, 3, 0]), np.array([2, 0, -1, 1])
+    out = np.zeros((4, points))
+    counter_sums.play(mass, owner, pairs, slot_a, slot_b, mix_a, mix_b, out)
+    for r in range(4):
+        assert np.allclose(out[pairs[r]], mass[owner[r]] * mix_a[slot_a[r]] * mix_b[slot_b[r]])
