@@ -149,7 +149,7 @@ def from_the_top(chances, at, reach):
 
 
 #: products with fewer terms (entries times columns) run in one thread
-PARALLEL_TERMS = 1 << 20
+PARALLEL_TERMS = 1 << 18
 
 
 def times(matrix, dense: np.ndarray, out: np.ndarray | None = None,

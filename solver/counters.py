@@ -1166,17 +1166,19 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tupl
         for part in reduced.chance:
             layer[part.cores] = stage_values(part)
 
-    def solve_reduced(block: _Block) -> np.ndarray:
-        """Value iteration on the choice cores only; their final stage games. A
-        contracting block first takes policy-evaluation steps (Newton's method on the
-        piecewise-linear fixed point): the sweeps then only confirm it."""
+    def solve_reduced(block: _Block) -> None:
+        """Value iteration on the choice cores only, each sweep settling their stage
+        games (the last one's mixes are kept: those of the games whose values it
+        wrote, within the tolerance of the fixed point). A contracting block first
+        takes policy-evaluation steps (Newton's method on the piecewise-linear fixed
+        point): one sweep then confirms it and settles."""
         reduced = block.reduced
         head = reduced.choice
         chance_values(reduced)          # with every choice core still at 0
         base = stage_values(head)
         if reduced.contracting:
-            # any start reaches the one fixed point: the neighbour one hit point down is
-            # close, and its mixes usually already the right ones
+            # any start reaches the one fixed point: the neighbour a few hit points down
+            # is close, and its mixes usually already the right ones
             layer[head.cores] = _neighbour_values(graph, grid, points, landed, head.cores)
         for _ in range(NEWTON_STEPS if reduced.contracting else 0):
             weight, extra = _mix_weights(head, base + reduced.links @ layer[head.cores],
@@ -1189,11 +1191,10 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tupl
             if moved <= tolerance:
                 break
         schedule = _Schedule([(head.cores, True)])
-        record.add(sweep(schedule, layer, lambda _: solve_part(
-            head, base + reduced.links @ layer[head.cores]), tolerance,
-            max_sweeps, "the value"))
+        record.add(sweep(schedule, layer, lambda _: _settle(
+            head, base + reduced.links @ layer[head.cores], points, mixes, rule, layer),
+            tolerance, max_sweeps, "the value"))
         chance_values(reduced)
-        return base + reduced.links @ layer[head.cores]
 
     for block in graph.blocks:
         if not block.cyclic:
@@ -1202,7 +1203,7 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tupl
             part, = block.parts
             _settle(part, stage_values(part), points, mixes, rule, layer)
         elif block.reduced is not None:
-            _settle(block.reduced.choice, solve_reduced(block), points, mixes, rule)
+            solve_reduced(block)
         else:
             schedule = _Schedule([(block.cores, block.cyclic)])
             record.add(sweep(schedule, layer, lambda _, b=block: solve(b), tolerance,

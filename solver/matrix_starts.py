@@ -303,7 +303,7 @@ def _in_series(games, rows, cols, full, start_row, start_col, tolerances, row, c
 
 #: batches of fewer games run in one thread: a parallel region waits for its slowest
 #: thread, long on a busy machine, for little work
-PARALLEL_FROM = 4096
+PARALLEL_FROM = 1024
 
 
 def started(games: np.ndarray, rows: np.ndarray, cols: np.ndarray, full: bool,
