@@ -115,7 +115,8 @@ class Equilibrium:
     """Today's rule: the maximum-entropy equilibrium of every stage game, any optimal
     pair for Newton steps, by the batched matrix solver started from each group's
     ``WarmStarts`` (given the ``grid``). ``stage_values``, when given, computes the
-    value-iteration values instead (a benchmark's reference solver)."""
+    stage games' values instead, those of the sweeps and of the final settling alike (a
+    benchmark's reference solver; the mixes are still the batched solver's)."""
 
     scores = None
 
@@ -152,7 +153,7 @@ class Equilibrium:
         solved = self._solve(games, places, points, max_entropy=True)
         scatter(mixes["a"], places["a"], points, solved.row)
         scatter(mixes["b"], places["b"], points, solved.col)
-        return solved.value
+        return solved.value if self.stage_values is None else self.values(games, places, points)
 
 
 class FixedPair:
