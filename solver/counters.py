@@ -1167,11 +1167,12 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tupl
             layer[part.cores] = stage_values(part)
 
     def solve_reduced(block: _Block) -> None:
-        """Value iteration on the choice cores only, each sweep settling their stage
-        games (the last one's mixes are kept: those of the games whose values it
-        wrote, within the tolerance of the fixed point). A contracting block first
-        takes policy-evaluation steps (Newton's method on the piecewise-linear fixed
-        point): one sweep then confirms it and settles."""
+        """Value iteration on the choice cores only, then their final mixes. A
+        contracting block first takes policy-evaluation steps (Newton's method on the
+        piecewise-linear fixed point): its sweeps then only confirm it, and each also
+        settles the stage games (the last one's mixes are kept: those of the games
+        whose values it wrote, within the tolerance of the fixed point), so one sweep
+        usually does both."""
         reduced = block.reduced
         head = reduced.choice
         chance_values(reduced)          # with every choice core still at 0
@@ -1191,9 +1192,15 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tupl
             if moved <= tolerance:
                 break
         schedule = _Schedule([(head.cores, True)])
-        record.add(sweep(schedule, layer, lambda _: _settle(
-            head, base + reduced.links @ layer[head.cores], points, mixes, rule, layer),
-            tolerance, max_sweeps, "the value"))
+        if reduced.contracting:
+            record.add(sweep(schedule, layer, lambda _: _settle(
+                head, base + reduced.links @ layer[head.cores], points, mixes, rule, layer),
+                tolerance, max_sweeps, "the value"))
+        else:   # many sweeps from 0: each only values the games, then one settles them
+            record.add(sweep(schedule, layer, lambda _: solve_part(
+                head, base + reduced.links @ layer[head.cores]), tolerance,
+                max_sweeps, "the value"))
+            _settle(head, base + reduced.links @ layer[head.cores], points, mixes, rule)
         chance_values(reduced)
 
     for block in graph.blocks:
