@@ -1232,8 +1232,8 @@ def _stage(method: Callable, group: _Group, continuation: np.ndarray,
 
 def _neighbour_values(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.ndarray,
                       cores: np.ndarray) -> np.ndarray:
-    """(cores, points) the values of ``cores`` one lower on each point's largest counter
-    (from the layer below), where both are known; 0 elsewhere."""
+    """(cores, points) the values of ``cores`` at each point's neighbour below its layer
+    (``Grid.lowered``, solved at the layer before), where both are known; 0 elsewhere."""
     guess = np.zeros((len(cores), len(points)))
     position = np.searchsorted(graph.landing, cores)
     known = (position < len(graph.landing)) & (

@@ -81,8 +81,8 @@ class WarmStarts:
     """Where a group's next stage solve starts (``start``, by group ``key``): a layer
     solves nearly the same games several times (policy-evaluation steps, sweeps, the
     final mixes), so from the group's last answers at this layer; its first solve of
-    a layer from, at each point, the answer at the neighbour one lower on the point's
-    largest counter, solved at the layer before (NaN where there is none; nothing
+    a layer from, at each point, the answer at its neighbour just below the layer
+    (``solver.counters.Grid.lowered``), solved at the layer before (NaN where there is none; nothing
     without a ``grid``). ``keep`` records a solve's answers (k cores * points, ...)."""
 
     def __init__(self, grid=None):
