@@ -18,13 +18,14 @@ The core graph (states without counters) is explored once: by ``walk``, core by 
 through ``core_transitions``, or at once by the game's own ``cores()`` when it declares
 that fast path (``CoreWalk``: the same cores, masks and outcomes, checked against the
 walk by the conformance suite); compiled passes (``solver.counter_outcomes``) sort its
-outcomes into the matrices below. Values are arrays over the
-grid of counter values, solved anti-diagonal by anti-diagonal (the sum of the counters
-falls with every positive decrement, so a layer depends only on earlier layers and on
-itself). The steps that lower a counter are factored (``_Landings``): each pair's
-outcomes into one core form a distribution over decrements, stored once however many
-pairs share it, and a layer sums each one once, reading each decrement's values as one
-run of columns of the core's row (``Grid.column``: the points layer after layer), in
+outcomes into the matrices below. Values are arrays over the grid of counter values,
+solved layer by layer of the counters' sum (it falls with every positive decrement, by
+at least the least one: a layer holds that many consecutive sums, ``Grid``, and depends
+only on earlier layers and on itself). The steps that lower a counter are factored
+(``_Landings``): each pair's outcomes into one core form a distribution over
+decrements, stored once however many pairs share it, and a layer sums each one once,
+reading each decrement's values from the points of one sum as one run of columns of the
+core's row (``Grid.column``: the points layer after layer), in
 compiled loops (``solver.counter_sums``). Within a layer
 the steps that change no counter can cycle. The core graph's strongly connected
 components under those steps (``solver.graph``'s schedule) are solved in order: an
@@ -340,8 +341,8 @@ def _banded(sums: np.ndarray, edges: np.ndarray, band: int):
 class _Windows:
     """A layer's moves: the column each of its points lands on (moves, points:
     ``Grid.column`` of the targets, a depleted counter's column where one falls to 0);
-    where the live targets of a run of the layer (its points of one sum) are one window, its
-    points lo..hi landing on columns start + lo..start + hi (moves, runs; always with
+    where the live targets of a run of the layer (its points of one sum) are one
+    window, its points lo..hi landing on columns start + lo..start + hi (moves, runs; always with
     one or two counters; elsewhere lo = hi = 0), and which moves have live targets
     besides (``apart``, read one by one; ``run_of``: each point's run). The depleted
     points are summed per counter, from ``_Landings.tails`` at the points' ``values``
