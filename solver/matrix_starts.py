@@ -1,6 +1,7 @@
 """The warm start of ``solver.matrix`` as compiled loops: each game of a batch tried on
-its start's supports, then on its own saddle point, kept only where the pair is
-strictly complementary (see ``started``).
+its start's supports, then on those of the game before it where that one settled (the
+same core one point earlier: a near game), then on its own saddle point, kept only
+where the pair is strictly complementary (see ``started``).
 
 The games come as (cores, rows, cols, points), the layout of a counter game's stage
 games (``solver.stage_rules``), so they are read where they are: the games of one core
@@ -119,12 +120,12 @@ def _inverse(matrix, size, inverse, limit):
 
 
 @numba.njit(cache=True)
-def _support(legal, start, g, unique, on, inside):
-    """Game ``g``'s legal actions weighing more than ``unique`` in ``start``, listed in
-    ``on`` and marked in ``inside``; how many."""
+def _support(legal, g, start, s, unique, on, inside):
+    """Game ``g``'s legal actions weighing more than ``unique`` in row ``s`` of
+    ``start``, listed in ``on`` and marked in ``inside``; how many."""
     count = 0
     for a in range(legal.shape[1]):
-        inside[a] = legal[g, a] and start[g, a] > unique
+        inside[a] = legal[g, a] and start[s, a] > unique
         if inside[a]:
             on[count] = a
             count += 1
@@ -230,34 +231,55 @@ def _complementary(rows, cols, g, in_rows, in_cols, row, col, row_scores, col_sc
 
 
 @numba.njit(cache=True)
-def _game(games, core, point, rows, cols, start_row, start_col, g, low, high, tolerances,
-          supports, scratch, row, col):
-    """Game ``g`` (see ``started``): whether it is settled, and its value."""
-    unique, constant_tol, regret_tol, inverse_limit, scale_above = tolerances
+def _game(games, core, point, rows, cols, start_row, start_col, g, previous, low, high,
+          tolerances, supports, scratch, row, col):
+    """Game ``g`` (see ``started``): whether it is settled, and its value. With
+    ``previous``, the game before it (the same core one point earlier) is settled: its
+    supports are tried too, after the start's."""
+    unique, constant_tol = tolerances[0], tolerances[1]
     magnitude = max(abs(low), abs(high))
     span = high - low
-    if (magnitude > scale_above or 0.0 < magnitude < 1.0 / scale_above
+    if (magnitude > tolerances[4] or 0.0 < magnitude < 1.0 / tolerances[4]
             or span <= constant_tol * magnitude):
         return False, 0.0  # extreme games are rescaled first; constant ones have a closed form
     margin = unique * span + constant_tol * magnitude
-    on_rows, on_cols, in_rows, in_cols = supports
-    size = _support(rows, start_row, g, unique, on_rows, in_rows)
-    if size == _support(cols, start_col, g, unique, on_cols, in_cols):
-        if size == 1:
-            if _saddle(games, core, point, rows, cols, g, on_rows[0], on_cols[0], margin):
-                row[g, on_rows[0]], col[g, on_cols[0]] = 1.0, 1.0
-                return True, games[core, on_rows[0], on_cols[0], point]
-        elif size > 1:
-            value = _mixed(games, core, point, rows, cols, g, on_rows, on_cols, in_rows,
-                           in_cols, size, (low, span, constant_tol * magnitude / span),
-                           (margin, regret_tol * max(1.0, magnitude), unique, inverse_limit),
-                           scratch, row, col)
-            if not np.isnan(value):
-                return True, value
+    bounds = (low, span, magnitude, margin)
+    settled, value = _on_supports(games, core, point, rows, cols, g, start_row, start_col, g,
+                                  bounds, tolerances, supports, scratch, row, col)
+    if not settled and previous:
+        settled, value = _on_supports(games, core, point, rows, cols, g, row, col, g - 1,
+                                      bounds, tolerances, supports, scratch, row, col)
+    if settled:
+        return True, value
     r, c = _own_saddle(games, core, point, rows, cols, g)
     if _saddle(games, core, point, rows, cols, g, r, c, margin):
         row[g, r], col[g, c] = 1.0, 1.0
         return True, games[core, r, c, point]
+    return False, 0.0
+
+
+@numba.njit(cache=True)
+def _on_supports(games, core, point, rows, cols, g, start_row, start_col, s, bounds,
+                 tolerances, supports, scratch, row, col):
+    """Game ``g`` tried on the supports of row ``s`` of ``start_row``, ``start_col``:
+    whether it settles there, and its value."""
+    low, span, magnitude, margin = bounds
+    unique, constant_tol, regret_tol, inverse_limit = tolerances[:4]
+    on_rows, on_cols, in_rows, in_cols = supports
+    size = _support(rows, g, start_row, s, unique, on_rows, in_rows)
+    if size != _support(cols, g, start_col, s, unique, on_cols, in_cols):
+        return False, 0.0
+    if size == 1:
+        if _saddle(games, core, point, rows, cols, g, on_rows[0], on_cols[0], margin):
+            row[g, on_rows[0]], col[g, on_cols[0]] = 1.0, 1.0
+            return True, games[core, on_rows[0], on_cols[0], point]
+    elif size > 1:
+        value = _mixed(games, core, point, rows, cols, g, on_rows, on_cols, in_rows, in_cols,
+                       size, (low, span, constant_tol * magnitude / span),
+                       (margin, regret_tol * max(1.0, magnitude), unique, inverse_limit),
+                       scratch, row, col)
+        if not np.isnan(value):
+            return True, value
     return False, 0.0
 
 
@@ -277,9 +299,10 @@ def _chunk(chunk, games, rows, cols, full, start_row, start_col, tolerances, row
         count = min(width - first, end - g)
         _bounds(games, core, first, count, rows, cols, full, low, high)
         for point in range(first, first + count):
+            previous = point > first and settled[g - 1]
             settled[g], value[g] = _game(games, core, point, rows, cols, start_row, start_col,
-                                         g, low[g], high[g], tolerances, supports, scratch,
-                                         row, col)
+                                         g, previous, low[g], high[g], tolerances, supports,
+                                         scratch, row, col)
             g += 1
 
 
@@ -310,7 +333,8 @@ def started(games: np.ndarray, rows: np.ndarray, cols: np.ndarray, full: bool,
             start: tuple[np.ndarray, np.ndarray], tolerances: tuple[float, ...]):
     """Each game of ``games`` (cores, m, n, points; C-contiguous) tried on its start's
     supports S, T (the legal actions of ``start`` (games, m) and (games, n), flat core by
-    core, weighing more than UNIQUE_TOL), then on its own saddle point.
+    core, weighing more than UNIQUE_TOL), then on the answer's supports at the point
+    before (the same core; where it settled), then on its own saddle point.
 
     Both mixes solve the square system A_ST y = v, x A_ST = v, sum = 1 (for one action
     each, a saddle point checked on its row and column). The pair is the unique

@@ -717,3 +717,36 @@ def test_games_laid_out_by_point_are_read_in_place(monkeypatch):
             assert solved.col.reshape(-1, n) == pytest.approx(flat.col, abs=1e-12)
             assert solved.value.ravel() == pytest.approx(flat.value, abs=1e-12)
     assert seen == [True, False, True, False]   # the view in place, the plain batch not
+
+
+def test_a_game_without_a_start_tries_the_answer_one_point_before():
+    # rock-paper-scissors with unequal stakes (one mixed equilibrium on every action, no
+    # saddle point), drifting slowly from point to point; only each core's first point
+    # has a start. The others settle on the supports of the point before (within one
+    # chunk of the compiled loop: fewer than CHUNK games here), and every answer is the
+    # cold one, its value linprog's
+    import solver.matrix as matrix
+    import solver.matrix_starts as matrix_starts
+
+    rng = np.random.default_rng(12)
+    k, width = 5, 12
+    assert k * width <= matrix_starts.CHUNK
+    base = np.array([[0.0, -1.0, 2.0], [1.5, 0.0, -1.0], [-1.0, 1.0, 0.0]])
+    drift = np.linspace(0.0, 0.05, width)
+    games = base[None, :, :, None] + drift * rng.normal(size=(k, 3, 3, 1))
+    view = games.transpose(0, 3, 1, 2)
+    cold = solve_matrices(view, max_entropy=True)
+    start = np.full((k, width, 3), np.nan), np.full((k, width, 3), np.nan)
+    start[0][:, 0], start[1][:, 0] = cold.row[:, 0], cold.col[:, 0]
+    warm = solve_matrices(view, max_entropy=True, start=start)
+    assert warm.row == pytest.approx(cold.row, abs=1e-9)
+    assert warm.col == pytest.approx(cold.col, abs=1e-9)
+    for core, point in [(0, 0), (2, 7), (4, width - 1)]:
+        assert warm.value[core, point] == pytest.approx(highs_value(view[core, point]), abs=1e-8)
+    tolerances = (matrix.UNIQUE_TOL, matrix.CONSTANT_TOL, matrix.REGRET_TOL,
+                  matrix.INVERSE_LIMIT, matrix.SCALE_ABOVE)
+    legal_rows, legal_cols = np.ones((k * width, 3), bool), np.ones((k * width, 3), bool)
+    settled = matrix_starts.started(np.ascontiguousarray(games), legal_rows, legal_cols, True,
+                                    tuple(np.ascontiguousarray(s.reshape(k * width, 3))
+                                          for s in start), tolerances)[3]
+    assert settled.all()
