@@ -236,10 +236,10 @@ def _game(games, core, point, rows, cols, start_row, start_col, g, previous, low
     """Game ``g`` (see ``started``): whether it is settled, and its value. With
     ``previous``, the game before it (the same core one point earlier) is settled: its
     supports are tried too, after the start's."""
-    unique, constant_tol = tolerances[0], tolerances[1]
+    unique, constant_tol, _, _, scale_above = tolerances
     magnitude = max(abs(low), abs(high))
     span = high - low
-    if (magnitude > tolerances[4] or 0.0 < magnitude < 1.0 / tolerances[4]
+    if (magnitude > scale_above or 0.0 < magnitude < 1.0 / scale_above
             or span <= constant_tol * magnitude):
         return False, 0.0  # extreme games are rescaled first; constant ones have a closed form
     margin = unique * span + constant_tol * magnitude
@@ -264,7 +264,7 @@ def _on_supports(games, core, point, rows, cols, g, start_row, start_col, s, bou
     """Game ``g`` tried on the supports of row ``s`` of ``start_row``, ``start_col``:
     whether it settles there, and its value."""
     low, span, magnitude, margin = bounds
-    unique, constant_tol, regret_tol, inverse_limit = tolerances[:4]
+    unique, constant_tol, regret_tol, inverse_limit, _ = tolerances
     on_rows, on_cols, in_rows, in_cols = supports
     size = _support(rows, g, start_row, s, unique, on_rows, in_rows)
     if size != _support(cols, g, start_col, s, unique, on_cols, in_cols):
