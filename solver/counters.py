@@ -527,8 +527,8 @@ def _explore(game: Game, given: list[tuple[float, State]] | None = None
     shape = (len(found.pair_core), len(cores))
     zero, lowering = _split(game, found, shape)
     # every step that lowers a counter lowers their sum by this much or more
-    band = int(lowering.decrements.sum(axis=1).min(initial=1 << 62))
-    grid = Grid(_top(game, starts), band if lowering.decrements.size else 1)
+    band = int(lowering.decrements.sum(axis=1).min()) if len(lowering.decrements) else 1
+    grid = Grid(_top(game, starts), band)
     roots = [(p, index[game.core(s)], grid.flat(game.counters(s))) for p, s in starts]
     slices = np.searchsorted(found.pair_core, np.arange(shape[1] + 1)).astype(np.int64)
     graph = CoreGraph(cores, index, found.mask_a, found.mask_b, found.pair_core,
@@ -1178,13 +1178,16 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tupl
         head = reduced.choice
         chance_values(reduced)          # with every choice core still at 0
         base = stage_values(head)
+
+        def continuation() -> np.ndarray:
+            return base + reduced.links @ layer[head.cores]
+
         if reduced.contracting:
             # any start reaches the one fixed point: the neighbour a few hit points down
             # is close, and its mixes usually already the right ones
             layer[head.cores] = _neighbour_values(graph, grid, points, landed, head.cores)
         for _ in range(NEWTON_STEPS if reduced.contracting else 0):
-            weight, extra = _mix_weights(head, base + reduced.links @ layer[head.cores],
-                                         points, rule)
+            weight, extra = _mix_weights(head, continuation(), points, rule)
             found = _policy_values(reduced, weight, base, extra)
             if found is None:
                 break
@@ -1195,13 +1198,12 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tupl
         schedule = _Schedule([(head.cores, True)])
         if reduced.contracting:
             record.add(sweep(schedule, layer, lambda _: _settle(
-                head, base + reduced.links @ layer[head.cores], points, mixes, rule, layer),
-                tolerance, max_sweeps, "the value"))
+                head, continuation(), points, mixes, rule, layer), tolerance, max_sweeps,
+                "the value"))
         else:   # many sweeps from 0: each only values the games, then one settles them
-            record.add(sweep(schedule, layer, lambda _: solve_part(
-                head, base + reduced.links @ layer[head.cores]), tolerance,
-                max_sweeps, "the value"))
-            _settle(head, base + reduced.links @ layer[head.cores], points, mixes, rule)
+            record.add(sweep(schedule, layer, lambda _: solve_part(head, continuation()),
+                             tolerance, max_sweeps, "the value"))
+            _settle(head, continuation(), points, mixes, rule)
         chance_values(reduced)
 
     for block in graph.blocks:

@@ -88,8 +88,9 @@ def solve_matrices(matrices, row_masks=None, col_masks=None, max_entropy: bool =
     is read in place where it can be.
     ``start`` (row mixes (..., m), column mixes (..., n); nan rows where there are none)
     are answers to nearby games, typically the same games a step earlier: each game
-    first tries the equilibrium on its start's supports, then its saddle point, kept
-    only where it is certainly the one equilibrium (``solver.matrix_starts.started``: so
+    first tries the equilibrium on its start's supports, then (in a (k, width, m, n)
+    array) on the answer's at the game before it in its group, then its saddle point,
+    kept only where it is certainly the one equilibrium (``solver.matrix_starts.started``: so
     the answers are those without a start, to rounding); the others are solved as
     without it.
     """
@@ -328,9 +329,9 @@ def _solve_bounded(batch: _Batch, max_entropy: bool, low: np.ndarray, high: np.n
 
 def _solve_started(batch: _Batch, max_entropy: bool,
                    start: tuple[np.ndarray, np.ndarray]) -> MatrixSolutions:
-    """Each game tried on its start's supports, then on its saddle point, kept where it
-    is certainly the only equilibrium (``solver.matrix_starts.started``); the rest as
-    without a start."""
+    """Each game tried on its start's supports, then on its neighbour's answer and on
+    its saddle point, kept where it is certainly the only equilibrium
+    (``solver.matrix_starts.started``); the rest as without a start."""
     from . import matrix_starts  # numba: only counter games start, so `import solver` stays light
 
     row, col, value, settled, low, high = matrix_starts.started(
@@ -442,11 +443,14 @@ def _normalise(batch: _Batch, low: np.ndarray,
     Equilibria and max-entropy mixes are invariant under this map, and the simplex
     tolerances can then be absolute.
     """
-    unit_map = _unit_map(low, high)
-    unit = _to_unit(batch.payoffs, unit_map)
+    shift, stretch, grid, constant = (part[:, None, None] for part in _unit_map(low, high))
+    unit = (batch.payoffs - shift) / stretch
+    unit /= grid
+    np.round(unit, out=unit)
+    unit *= grid
     if not batch.full:
         unit = np.where(batch.rows[:, :, None] & batch.cols[:, None, :], unit, 0.0)
-    return unit, unit_map[-1]
+    return unit, constant[:, 0, 0]
 
 
 def _unit_map(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -463,17 +467,6 @@ def _unit_map(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, ...]:
     grid = CONSTANT_TOL * scale / stretch
     grid[grid == 0] = 1.0
     return low, stretch, grid, constant
-
-
-def _to_unit(payoffs: np.ndarray, unit_map: tuple[np.ndarray, ...]) -> np.ndarray:
-    """``payoffs`` (games, ...) of each game through its ``_unit_map``."""
-    low, stretch, grid = (part.reshape(-1, *[1] * (payoffs.ndim - 1))
-                          for part in unit_map[:3])
-    unit = (payoffs - low) / stretch
-    unit /= grid
-    np.round(unit, out=unit)
-    unit *= grid
-    return unit
 
 
 def _trivial_mixes(unit: np.ndarray, rmask: np.ndarray, cmask: np.ndarray,

@@ -82,8 +82,9 @@ class WarmStarts:
     solves nearly the same games several times (policy-evaluation steps, sweeps, the
     final mixes), so from the group's last answers at this layer; its first solve of
     a layer from, at each point, the answer at its neighbour just below the layer
-    (``solver.counters.Grid.lowered``), solved at the layer before (NaN where there is none; nothing
-    without a ``grid``). ``keep`` records a solve's answers (k cores * points, ...)."""
+    (``solver.counters.Grid.lowered``), solved at the layer before (NaN where there is
+    none; nothing without a ``grid``). ``keep`` records a solve's answers (k cores *
+    points, ...)."""
 
     def __init__(self, grid=None):
         self.grid, self.last, self.below = grid, {}, {}
