@@ -18,8 +18,10 @@ landing cores only, so the batches run in parallel without conflicting writes, a
 rows stay in cache while their kernels go by. Each kernel sums its entries in order,
 whatever the threads, so the results do not depend on how many there are.
 
-Besides: the chance of playing each joint action in the forward push (``play``), and
-the kernels' chances of depleting a counter from each value (``from_the_top``).
+Besides: the chance of playing each joint action in the forward push (``play``) and
+under a pair of mixes (``joint``), the mixes written where the solution keeps them
+(``write_mixes``), and the kernels' chances of depleting a counter from each value
+(``from_the_top``).
 
 Indices are cast to unsigned where the compiler cannot see they are not negative: a
 signed index is checked for wrapping around, which keeps the loops from being
@@ -140,6 +142,31 @@ def _play_in_parallel(mass, owner, pairs, slot_a, slot_b, mix_a, mix_b, out):
 
 
 @numba.njit(cache=True)
+def joint(weight, pairs, row, col) -> None:
+    """Into row ``pairs[g, i, j]`` of ``weight`` (pairs, points): the chance that game
+    g's players play i and j, from their mixes ``row`` (k, points, rows) and ``col``
+    (k, points, cols)."""
+    k, rows, cols = pairs.shape
+    for g in range(k):
+        for i in range(rows):
+            for j in range(cols):
+                into = pairs[g, i, j]
+                for point in range(weight.shape[1]):
+                    weight[into, point] = row[g, point, i] * col[g, point, j]
+
+
+@numba.njit(cache=True)
+def write_mixes(mixes, place, points, mix) -> None:
+    """Each game g's mix ``mix[g, i]`` (k, points, actions) at row ``points[i]`` of
+    ``mixes``, action a in column ``place[g, a]``."""
+    k, width, actions = mix.shape
+    for g in range(k):
+        for i in range(width):
+            for a in range(actions):
+                mixes[points[i], place[g, a]] = mix[g, i, a]
+
+
+@numba.njit(cache=True)
 def from_the_top(chances, at, reach):
     """Each segment ``at[j]`` .. ``at[j] + reach[j]`` of ``chances`` summed from each
     place to the segment's end, in place (the chance of h or more from that of each h)."""
@@ -153,14 +180,15 @@ PARALLEL_TERMS = 1 << 18
 
 
 def times(matrix, dense: np.ndarray, out: np.ndarray | None = None,
-          rows: np.ndarray | None = None) -> np.ndarray:
+          rows: np.ndarray | None = None, add: bool = True) -> np.ndarray:
     """``matrix @ dense`` for a CSR ``matrix`` and a dense (rows, points) array, or
-    added to ``out`` (its rows ``rows``, distinct; all of them unless given); rows in
-    parallel when the product is large (scipy's runs in one thread), each row's terms
-    added in the order scipy adds them."""
+    into ``out`` (its rows ``rows``, distinct; all of them unless given), added to what
+    they hold unless ``add`` is false; rows in parallel when the product is large
+    (scipy's runs in one thread), each row's terms added in the order scipy adds them.
+    ``out`` may be ``dense`` itself when no written row is read."""
     dense = np.ascontiguousarray(dense, dtype=float)
-    fresh = out is None
-    if fresh:
+    fresh = out is None or not add
+    if out is None:
         out = np.empty((matrix.shape[0], dense.shape[1]))
     rows = np.arange(matrix.shape[0]) if rows is None else rows
     run = _rows_in_parallel if matrix.nnz * dense.shape[1] >= PARALLEL_TERMS else _rows

@@ -65,6 +65,7 @@ from .errors import InputError
 from .evaluate import Evaluation
 from .game import Game, State
 from .graph import _heights, _schedule, ranges
+from .heap import keeping_freed_memory
 from .policy import TabularPolicy
 from .stage_rules import Equilibrium, StageRule
 from .stages import MAX_SWEEPS, TOLERANCE, Convergence, sweep
@@ -80,6 +81,9 @@ NEWTON_STEPS = 6
 #: to this many points: fewer, wider layers spread each layer's fixed cost, and the
 #: arrays of a layer (pairs by points) stay within a few hundred MB
 LAYER_POINTS = 256
+#: the layers read back together (``Grid.reads``) hold at most this many points: the
+#: sums' arrays (kernels by points) then stay under about a GB
+READ_POINTS = 2048
 
 
 @dataclass
@@ -94,6 +98,11 @@ class _Group:
     #: player -> (k, actions): where each core's mix over its legal actions goes in a
     #: row of the solution's mixes (``CoreGraph.slots``); None for a single action
     places: dict
+
+    @property
+    def single(self) -> bool:
+        """One joint action: each core is worth its continuation."""
+        return self.pairs.shape[1] * self.pairs.shape[2] == 1
 
 
 @dataclass
@@ -122,6 +131,7 @@ class _Part:
         #: the position in ``cores`` of each pair's core
         self.owner = np.repeat(np.arange(len(self.cores)), np.diff(self.offsets, append=len(
             self.pairs)))
+        self._split_single()
         #: player -> where each pair's action sits in a row of the solution's mixes; -1
         #: where the player has that one action (or the core that one pair): weight 1
         self.slots = {player: np.full(len(self.pairs), -1, dtype=np.int64)
@@ -133,6 +143,24 @@ class _Part:
                     if place is not None:
                         self.slots[player][group.pairs] = (
                             place[:, :, None] if player == "a" else place[:, None, :])
+
+
+    def _split_single(self) -> None:
+        """The pairs of the cores of one joint action apart from the others: when no
+        step of the part leads to those cores (``apart``), a layer writes their values
+        where they are kept, with no stage game in between (most cores of a duel are
+        such steps within a round)."""
+        single = [group for group in self.groups if group.single]
+        forced = np.concatenate([group.pairs[:, 0, 0] for group in single] + [[]]).astype(
+            np.int64)
+        #: the cores of one joint action, in the order of their pairs' rows in ``forced``
+        self.forced_cores = self.cores[np.concatenate(
+            [group.members for group in single] + [[]]).astype(np.int64)]
+        self.apart = not np.isin(self.forced_cores, self.targets).any()
+        #: the other pairs: their positions and their steps
+        self.chosen = np.setdiff1d(np.arange(len(self.pairs)), forced)
+        self.forced = (self.zero[forced], self.lowering[forced])
+        self.chosen_steps = (self.zero[self.chosen], self.lowering[self.chosen])
 
 
 @dataclass
@@ -242,8 +270,10 @@ class CoreGraph:
         return len(self.cores)
 
     def __post_init__(self):
-        #: cores where someone has more than one legal action
+        #: cores where someone has more than one legal action, and the place of each
+        #: among them
         self.chooses = (self.mask_a.sum(axis=1) > 1) | (self.mask_b.sum(axis=1) > 1)
+        self.chooser = np.cumsum(self.chooses) - 1
         #: where each core's mix of each player starts in a row of the solution's mixes
         #: (its legal actions in order, only where that player has more than one)
         self.slots = {}
@@ -259,7 +289,9 @@ class Grid:
     in increasing order of their sum, cut where the sum has grown by ``band`` (no step
     lowers the sum by less: a layer depends only on earlier layers and on itself) or
     the layer has reached LAYER_POINTS; within a layer the points of one sum (a
-    run) are consecutive. Index ``size + k`` stands for "counter k depleted"."""
+    run) are consecutive. Index ``size + k`` stands for "counter k depleted".
+    ``reads``: runs of layers whose steps that lower a counter are summed in one pass
+    (``_read_together``): each earlier value is then read once for all of them."""
 
     top: tuple[int, ...]
     band: int = 1
@@ -272,6 +304,7 @@ class Grid:
         self.points = axes            # (size, k) counter values of each flat index
         self.layers = [order[edges[first]:edges[last]]
                        for first, last in _banded(sums[edges[:-1]], edges, self.band)]
+        self.reads = list(_read_together(self.layers, sums[np.argsort(order)], self.band))
         self.floor = np.empty(self.size, dtype=np.int64)  # the least sum of each layer
         for points in self.layers:
             self.floor[points] = axes[points[0]].sum()
@@ -295,6 +328,12 @@ class Grid:
                                                   zip(counters, self.top, strict=True)):
             raise KeyError(f"counters {counters} outside 1..{self.top}")
         return int(np.ravel_multi_index(tuple(c - 1 for c in counters), self.top))
+
+    def together(self, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:
+        """The points of layers ``first`` .. ``last`` - 1 one after the other (their
+        columns are consecutive), and where each layer starts among them."""
+        layers = self.layers[first:last]
+        return np.concatenate(layers), np.cumsum([0] + [len(p) for p in layers[:-1]])
 
     def span(self, layer: np.ndarray) -> slice:
         """The columns of a layer's points (consecutive: a slice reads them in place)."""
@@ -335,6 +374,21 @@ def _banded(sums: np.ndarray, edges: np.ndarray, band: int):
                 edges[run + 1] - edges[first] > LAYER_POINTS):
             yield first, run
             first = run
+
+
+def _read_together(layers: list[np.ndarray], sums: np.ndarray, band: int):
+    """(first, last) runs of consecutive layers whose sums span less than ``band`` (so
+    none reads another's values) and hold at most READ_POINTS points unless one layer
+    holds more. ``sums``: the sum of each flat point."""
+    first, count = 0, 0
+    for last, points in enumerate(layers):
+        count += len(points)
+        if last > first and (sums[points[-1]] - sums[layers[first][0]] >= band
+                             or count > READ_POINTS):
+            yield first, last
+            first, count = last, len(points)
+    if layers:
+        yield first, len(layers)
 
 
 @dataclass
@@ -889,6 +943,7 @@ class CounterPolicy(TabularPolicy):
         return self.solution.table(self.player)
 
 
+@keeping_freed_memory()
 def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
                    stage_values: Callable[[np.ndarray], np.ndarray] | None = None,
                    start: State | None = None, rule: StageRule | None = None,
@@ -917,10 +972,14 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     landed = held[:len(graph.landing)]
     mixes = {p: np.zeros((grid.size, int(graph.slots[p][-1]))) for p in ("a", "b")}
     record = _Record(tolerance)
-    for points in grid.layers:
-        layer = _solve_layer(graph, grid, points, (landed, finals), mixes, record,
-                             tolerance, max_sweeps, rule)
-        held[:, grid.span(points)] = layer[kept]
+    for first, last in grid.reads:
+        together, starts = grid.together(first, last)
+        known = _lowered(graph, grid, together, landed)
+        for points, at in zip(grid.layers[first:last], starts, strict=True):
+            reading = (np.ascontiguousarray(known[:, at:at + len(points)]), landed, finals)
+            layer = _solve_layer(graph, grid, points, reading, mixes, record, tolerance,
+                                 max_sweeps, rule)
+            held[:, grid.span(points)] = layer[kept]
     # the chance of play reaching each core where someone chooses, by point; the
     # expected visits of every core
     visits = (np.zeros((grid.size, int(graph.chooses.sum()))), np.zeros(graph.size))
@@ -999,52 +1058,71 @@ def _play(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs: np.nd
         layer_of[points], column_of[points] = number, np.arange(len(points))
     ending = np.sign(graph.payoff[graph.terminal])
     steps, win, loss = 0.0, 0.0, 0.0
-    for number in range(len(grid.layers) - 1, -1, -1):
-        points = grid.layers[number]
-        inflow = np.zeros((graph.size, len(points)))
-        inflow[graph.landing] = arriving[:, grid.span(points)]
-        for p, core, point in roots:
-            if layer_of[point] == number:
-                inflow[core, column_of[point]] += p
-        flow = _Flow(graph, points, mixes, inflow, tolerance, max_sweeps)
-        for block in reversed(graph.blocks):
-            flow.block(block)
-        steps += float(flow.mass[units].sum())
-        if visits is not None:
-            visits[0][points] = flow.mass[graph.chooses].T
-            visits[1][:] += flow.mass.sum(axis=1)
-        ended = flow.inflow[graph.terminal].sum(axis=1)
-        win, loss = win + float(ended[ending > 0].sum()), loss + float(ended[ending < 0].sum())
-        _feed(graph, grid, points, flow.pairs, arriving)
+    gather = graph.landings.gather
+    for first, last in reversed(grid.reads):
+        together, starts = grid.together(first, last)
+        # each kernel's chance at the layers' points, pushed down once they are all known
+        summed = np.empty((gather.shape[0], len(together)))
+        for number in range(last - 1, first - 1, -1):
+            points, at = grid.layers[number], starts[number - first]
+            flow = _layer_flow(graph, grid, number, arriving, roots, layer_of, column_of,
+                               mixes, tolerance, max_sweeps, units, visits)
+            steps += flow.steps
+            ended = flow.inflow[graph.terminal].sum(axis=1)
+            win = win + float(ended[ending > 0].sum())
+            loss = loss + float(ended[ending < 0].sum())
+            counter_sums.times(gather, flow.pairs, summed[:, at:at + len(points)], add=False)
+        _feed(graph, grid, together, summed, arriving)
     depleted = arriving[:, grid.column[grid.size:]].sum(axis=0)
     return (win + float(depleted[payoffs > 0].sum()), loss + float(depleted[payoffs < 0].sum()),
             steps)
 
 
-def _feed(graph: CoreGraph, grid: Grid, points: np.ndarray, played: np.ndarray,
+def _layer_flow(graph: CoreGraph, grid: Grid, number: int, arriving: np.ndarray,
+                roots: list, layer_of: np.ndarray, column_of: np.ndarray, mixes: dict,
+                tolerance: float, max_sweeps: int, units: np.ndarray,
+                visits: tuple | None) -> _Flow:
+    """The play at layer ``number``, from what arrives there and the roots in it."""
+    points = grid.layers[number]
+    inflow = np.zeros((graph.size, len(points)))
+    inflow[graph.landing] = arriving[:, grid.span(points)]
+    for p, core, point in roots:
+        if layer_of[point] == number:
+            inflow[core, column_of[point]] += p
+    flow = _Flow(graph, points, mixes, inflow, tolerance, max_sweeps, units, visits)
+    for block in reversed(graph.blocks):
+        flow.block(block)
+    return flow
+
+
+def _feed(graph: CoreGraph, grid: Grid, points: np.ndarray, summed: np.ndarray,
           arriving: np.ndarray) -> None:
     """Add to ``arriving`` (landing cores, ``Grid.column``; the depleted columns in row
-    0) the chance that the pairs, played with chance ``played`` (pairs, points), lower
-    a counter into each landing core."""
+    0) the chance that the pairs lower a counter into each landing core, from each
+    kernel's chance at ``points`` (``summed``: ``_Landings.gather`` times the chance of
+    playing each pair)."""
     land = graph.landings
     windows = _Windows.of(grid, points, graph.moves)
-    dead = counter_sums.push_forward(counter_sums.times(land.gather, played), arriving,
-                                     *land.sums(), *windows.sums(), grid.size)
+    dead = counter_sums.push_forward(summed, arriving, *land.sums(), *windows.sums(),
+                                     grid.size)
     arriving[0, grid.column[grid.size:]] += dead.sum(axis=0)
 
 
 class _Flow:
     """The chance of play at one layer's points, pushed block by block in the order
-    play goes (predecessors first): ``mass`` (cores, points) of being at each core,
-    ``pairs`` (pairs, points) of playing each joint action; ``inflow`` collects what
-    reaches the cores not yet done."""
+    play goes (predecessors first): ``pairs`` (pairs, points) of playing each joint
+    action (every row is written: each part is pushed once); ``inflow`` collects what
+    reaches the cores not yet done. As each part's chance of being at its cores is
+    known, the expected number of ``units`` opened is added to ``steps``, and
+    ``visits`` (see ``_play``) are filled."""
 
     def __init__(self, graph: CoreGraph, points: np.ndarray, mixes: dict,
-                 inflow: np.ndarray, tolerance: float, max_sweeps: int):
+                 inflow: np.ndarray, tolerance: float, max_sweeps: int,
+                 units: np.ndarray, visits: tuple[np.ndarray, np.ndarray] | None):
         self.graph, self.points, self.inflow = graph, points, inflow
         self.tolerance, self.max_sweeps = tolerance, max_sweeps
-        self.mass = np.zeros_like(inflow)
-        self.pairs = np.zeros((len(graph.pair_core), len(points)))
+        self.units, self.visits, self.steps = units, visits, 0.0
+        self.pairs = np.empty((len(graph.pair_core), len(points)))
         #: player -> (slots + 1, points) the mixes at the layer's points, by slot (see
         #: ``_Part.slots``), then a row of ones
         self.mixes = {player: np.vstack([mix[points].T, np.ones(len(points))])
@@ -1057,11 +1135,21 @@ class _Flow:
     def push(self, part: _Part, mass: np.ndarray) -> None:
         """The part's cores hold ``mass``: play their pairs (``weights``, in one pass)
         and pass it on."""
-        self.mass[part.cores] = mass
+        self._count(part.cores, mass)
         counter_sums.play(np.ascontiguousarray(mass), part.owner, part.pairs,
                           part.slots["a"], part.slots["b"], self.mixes["a"], self.mixes["b"],
                           self.pairs)
         counter_sums.times(part.feeds, self.pairs[:part.feeds.shape[1]], self.inflow, part.targets)
+
+    def _count(self, cores: np.ndarray, mass: np.ndarray) -> None:
+        self.steps += float(mass[self.units[cores]].sum())
+        if self.visits is None:
+            return
+        reach, seen = self.visits
+        seen[cores] += mass.sum(axis=1)
+        chosen = self.graph.chooses[cores]
+        if chosen.any():
+            reach[self.points[:, None], self.graph.chooser[cores[chosen]]] = mass[chosen].T
 
     def block(self, block: _Block) -> None:
         if not block.cyclic:
@@ -1143,16 +1231,35 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tupl
                  mixes: dict, record: _Record, tolerance: float, max_sweeps: int,
                  rule: StageRule) -> np.ndarray:
     """The value (cores, points) of every core at ``points``, one layer, each stage
-    settled by ``rule``; the mixes are written into ``mixes``. ``reading`` is the landing
-    cores' values by point (earlier layers filled) and the terminal cores' payoffs (as
-    the rule scores them)."""
-    landed, ends = reading
-    known = _lowered(graph, grid, points, landed)
+    settled by ``rule``; the mixes are written into ``mixes``. ``reading`` is what the
+    steps that lower a counter bring at ``points`` (``_lowered``), the landing cores'
+    values by point (earlier layers filled) and the terminal cores' payoffs (as the
+    rule scores them)."""
+    known, landed, ends = reading
     layer = np.zeros((graph.size, len(points)))
     layer[graph.terminal] = ends[:, None]
 
     def stage_values(part: _Part) -> np.ndarray:
         return counter_sums.times(part.zero, layer, counter_sums.times(part.lowering, known))
+
+    def values_in_place(part: _Part) -> np.ndarray:
+        """The values of the part's cores of one joint action written into ``layer``;
+        returns the other pairs' continuation (the rows of the single ones unset)."""
+        if not part.apart:
+            continuation = stage_values(part)
+            for group in part.groups:
+                if group.single:
+                    layer[part.cores[group.members]] = continuation[group.pairs[:, 0, 0]]
+            return continuation
+        (zero, lowering), cores = part.forced, part.forced_cores
+        counter_sums.times(lowering, known, layer, cores, add=False)
+        counter_sums.times(zero, layer, layer, cores)
+        continuation = np.empty((len(part.pairs), len(points)))
+        if len(part.chosen):
+            zero, lowering = part.chosen_steps
+            counter_sums.times(lowering, known, continuation, part.chosen, add=False)
+            counter_sums.times(zero, layer, continuation, part.chosen)
+        return continuation
 
     def solve_part(part: _Part, continuation: np.ndarray) -> None:
         for group in part.groups:
@@ -1165,7 +1272,7 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tupl
 
     def chance_values(reduced: _Reduced) -> None:
         for part in reduced.chance:
-            layer[part.cores] = stage_values(part)
+            values_in_place(part)
 
     def solve_reduced(block: _Block) -> None:
         """Value iteration on the choice cores only, then their final mixes. A
@@ -1211,7 +1318,7 @@ def _solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tupl
             # one stage solve per core gives value and mixes at once; the block's cores
             # depend on earlier blocks only
             part, = block.parts
-            _settle(part, stage_values(part), points, mixes, rule, layer)
+            _settle(part, values_in_place(part), points, mixes, rule, layer, singles=False)
         elif block.reduced is not None:
             solve_reduced(block)
         else:
@@ -1294,7 +1401,8 @@ def _mix_weights(part: _Part, continuation: np.ndarray, points: np.ndarray,
         games = continuation[group.pairs]
         k, r, c, _ = games.shape
         if r * c > 1:
-            weight[group.pairs], added = rule.weights(games, group.places, points)
+            row, col, added = rule.play(games, group.places, points)
+            counter_sums.joint(weight, group.pairs, row, col)
             if added is not None:
                 extra = np.zeros((len(part.cores), width)) if extra is None else extra
                 extra[group.members] = added
@@ -1319,10 +1427,13 @@ def _targets(moves: list[_Move], grid: Grid, points: np.ndarray) -> np.ndarray:
 
 
 def _settle(part: _Part, continuation: np.ndarray, points: np.ndarray, mixes: dict,
-            rule: StageRule, values: np.ndarray | None = None) -> None:
+            rule: StageRule, values: np.ndarray | None = None, singles: bool = True) -> None:
     """The rule's final mixes of the part's cores at ``points``, written into ``mixes``;
-    with ``values`` (cores, points) the stage games' values are written there too."""
+    with ``values`` (cores, points) the stage games' values are written there too (not
+    those of single joint actions unless ``singles``)."""
     for group in part.groups:
+        if group.single and not (singles and values is not None):
+            continue
         found = _stage(lambda *stage: rule.settle(*stage, mixes), group, continuation,
                        points)
         if values is not None:

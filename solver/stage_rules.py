@@ -9,9 +9,9 @@ lives in the solver's mixes, ``mixes[player]`` of shape (grid points, slots)) an
 flat ``points``. It gives
 
 - ``values``: the value of each stage game (value iteration);
-- ``weights``: the probability of each joint action under the rule's play, and what
-  the play adds to a core's value beside its payoff (None, or (k, points): the KL
-  penalty of a regularised player), for policy-evaluation (Newton) steps;
+- ``play``: both sides' mixes under the rule's play ((k, points, actions) each), and
+  what the play adds to a core's value beside its payoff (None, or (k, points): the
+  KL penalty of a regularised player), for policy-evaluation (Newton) steps;
 - ``settle``: the final values, writing both players' mixes into ``mixes``.
 
 ``scores`` maps the payoffs of the game's ends before solving (the safest best
@@ -29,6 +29,7 @@ from typing import Protocol
 
 import numpy as np
 
+from . import counter_sums
 from .matrix import solve_matrices
 from .regularized import regularized_maxmin
 
@@ -43,8 +44,8 @@ class StageRule(Protocol):
 
     def values(self, games: np.ndarray, places: dict, points: np.ndarray) -> np.ndarray: ...
 
-    def weights(self, games: np.ndarray, places: dict, points: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray | None]: ...
+    def play(self, games: np.ndarray, places: dict, points: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]: ...
 
     def settle(self, games: np.ndarray, places: dict, points: np.ndarray,
                mixes: dict) -> np.ndarray: ...
@@ -63,13 +64,7 @@ def scatter(mixes: np.ndarray, place: np.ndarray | None, points: np.ndarray,
             mix: np.ndarray) -> None:
     """Write (k, points, actions) mixes of a group's cores (nothing for a single action)."""
     if place is not None:
-        mixes[points[None, :, None], place[:, None, :]] = mix
-
-
-def joint(row: np.ndarray, col: np.ndarray) -> np.ndarray:
-    """(k, rows, cols, points) probability of each joint action from both mixes
-    (k, points, rows) and (k, points, cols)."""
-    return (row[:, :, :, None] * col[:, :, None, :]).transpose(0, 2, 3, 1)
+        counter_sums.write_mixes(mixes, place, points, mix)
 
 
 def _stacked(games: np.ndarray) -> np.ndarray:
@@ -146,9 +141,9 @@ class Equilibrium:
             return self.stage_values(_stacked(games)).reshape(k, width)
         return self._solve(games, places, points).value
 
-    def weights(self, games, places, points):
+    def play(self, games, places, points):
         solved = self._solve(games, places, points)
-        return joint(solved.row, solved.col), None
+        return solved.row, solved.col, None
 
     def settle(self, games, places, points, mixes) -> np.ndarray:
         solved = self._solve(games, places, points, max_entropy=True)
@@ -174,8 +169,8 @@ class FixedPair:
         row, col = self._mixes(games, places, points)
         return np.einsum("kijl,kli,klj->kl", games, row, col)
 
-    def weights(self, games, places, points):
-        return joint(*self._mixes(games, places, points)), None
+    def play(self, games, places, points):
+        return *self._mixes(games, places, points), None
 
     def settle(self, games, places, points, mixes) -> np.ndarray:
         row, col = self._mixes(games, places, points)
@@ -221,11 +216,11 @@ class BestReply:
     def _pair(self, reply: np.ndarray, fixed: np.ndarray):
         return (reply, fixed) if self.responder == "a" else (fixed, reply)
 
-    def weights(self, games, places, points):
+    def play(self, games, places, points):
         own, fixed = self._own(games, places, points)
         reply = (own == own.max(axis=2, keepdims=True)).astype(float)
         reply /= reply.sum(axis=2, keepdims=True)
-        return joint(*self._pair(reply, fixed)), None
+        return *self._pair(reply, fixed), None
 
     def settle(self, games, places, points, mixes) -> np.ndarray:
         own, fixed = self._own(games, places, points)
@@ -279,14 +274,14 @@ class Regularized:
         mine, reply = solved.row.reshape(k, width, -1), solved.col.reshape(k, width, -1)
         return (mine, reply) if self.player == "a" else (reply, mine)
 
-    def weights(self, games, places, points):
+    def play(self, games, places, points):
         solved, k, width = self._solve(games, places, points)
         # the value under these mixes is their payoff minus the KL penalty: x^T Q y is
         # what the weights give, the rest is (value - x^T Q y)
         own = games if self.player == "a" else -games.transpose(0, 2, 1, 3)
         payoff = np.einsum("bij,bi,bj->b", _stacked(own), solved.row, solved.col)
         extra = self.sign * (solved.value - payoff).reshape(k, width)
-        return joint(*self._mixes(solved, k, width)), extra
+        return *self._mixes(solved, k, width), extra
 
     def settle(self, games, places, points, mixes) -> np.ndarray:
         solved, k, width = self._solve(games, places, points)

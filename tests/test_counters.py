@@ -459,7 +459,7 @@ def test_the_damage_sums_pushed_forward_match_each_outcome_summed(game):
     for points in grid.layers:
         played = rng.random((len(graph.pair_core), len(points)))
         arriving = np.zeros((len(graph.landing), grid.columns))
-        _feed(graph, grid, points, played, arriving)
+        _feed(graph, grid, points, counter_sums.times(graph.landings.gather, played), arriving)
         after = grid.points[points][None, :, :] - decrement[:, None, :]   # (outcomes, points)
         dead = (after < 1).any(axis=2)
         column = np.where(dead, grid.column[grid.size + np.argmax(after < 1, axis=2)],
@@ -481,6 +481,34 @@ def test_three_counters_agree_with_the_graph():
     assert fast.evaluation.win == pytest.approx(generic.evaluation.win, abs=1e-9)
     assert fast.evaluation.expected_length == pytest.approx(
         generic.evaluation.expected_length, abs=1e-8)
+
+
+def test_layers_are_read_together_while_their_sums_span_less_than_the_band(monkeypatch):
+    import solver.counters as counters
+    monkeypatch.setattr(counters, "LAYER_POINTS", 2)
+    # 4 x 4: sums 2..8 hold 1, 2, 3, 4, 3, 2, 1 points, a layer each (two points at most)
+    grid = Grid((4, 4), band=3)
+    assert [len(points) for points in grid.layers] == [1, 2, 3, 4, 3, 2, 1]
+    assert grid.reads == [(0, 3), (3, 6), (6, 7)]        # sums 2-4, 5-7, 8
+    monkeypatch.setattr(counters, "READ_POINTS", 5)
+    assert Grid((4, 4), band=3).reads == [(0, 2), (2, 3), (3, 4), (4, 6), (6, 7)]
+    together, starts = grid.together(0, 3)
+    assert together.tolist() == np.concatenate(grid.layers[:3]).tolist()
+    assert starts.tolist() == [0, 1, 3]
+
+
+def test_layers_read_together_keep_the_graphs_values(monkeypatch):
+    # narrow layers read back and pushed forward several at a time: the same value and
+    # chances as the state graph's solution
+    import solver.counters as counters
+    monkeypatch.setattr(counters, "LAYER_POINTS", 3)
+    game = envs.make("pathfinder", a="fighter,hp=7", b="rogue,hp=6")
+    solution = solve_counters(game)
+    assert any(last - first > 1 for first, last in solution.grid.reads)
+    generic = solve_game(game, start=game.initial_outcomes()[0][1])
+    assert solution.value == pytest.approx(generic.value, abs=1e-9)
+    assert solution.win == pytest.approx(generic.win, abs=1e-9)
+    assert solution.expected_length == pytest.approx(generic.expected_length, abs=1e-8)
 
 
 def test_a_points_neighbour_is_one_lower_on_its_largest_counter():
@@ -523,6 +551,43 @@ def test_the_compiled_sparse_products_match_scipys(columns):
     expected[rows] += matrix @ dense
     counter_sums.times(matrix, dense, out, rows)
     assert np.allclose(out, expected, atol=1e-12)
+    # or written over them
+    expected[rows] = matrix @ dense
+    counter_sums.times(matrix, dense, out, rows, add=False)
+    assert np.allclose(out, expected, atol=1e-12)
+
+
+def test_a_product_may_write_rows_of_the_array_it_reads():
+    # rows 0-1 are each the sum of rows 2-4 weighted (a layer's chance steps write the
+    # values of their cores from those of their successors, in the same array)
+    values = np.arange(10.0).reshape(5, 2)
+    matrix = sp.csr_matrix([[0, 0, 0.5, 0.5, 0], [0, 0, 0, 0.25, 0.75]])
+    counter_sums.times(matrix, values, values, np.array([1, 0]), add=False)
+    assert values[1].tolist() == [5.0, 6.0] and values[0].tolist() == [7.5, 8.5]
+    assert values[2:].ravel().tolist() == list(range(4, 10))
+
+
+def test_the_chance_of_each_joint_action_is_both_mixes_multiplied():
+    row = np.array([[[0.25, 0.75], [1.0, 0.0]]])          # one game, two points, 2 rows
+    col = np.array([[[0.5, 0.5, 0.0], [0.2, 0.3, 0.5]]])  # 3 columns
+    pairs = np.array([[[5, 4, 3], [2, 1, 0]]])
+    weight = np.full((7, 2), -1.0)
+    counter_sums.joint(weight, pairs, row, col)
+    assert weight[5].tolist() == [0.125, 0.2] and weight[0].tolist() == [0.0, 0.0]
+    assert weight[4].tolist() == [0.125, 0.3] and weight[2].tolist() == [0.375, 0.0]
+    assert weight[3].tolist() == [0.0, 0.5] and weight[1].tolist() == [0.375, 0.0]
+    assert weight[6].tolist() == [-1.0, -1.0]     # not a pair of the game: untouched
+
+
+def test_mixes_are_written_at_their_points_and_places():
+    mixes = np.zeros((6, 5))
+    place = np.array([[4, 1], [0, 2]])                      # two games' slots
+    mix = np.array([[[0.1, 0.9], [0.2, 0.8]], [[0.3, 0.7], [0.4, 0.6]]])
+    counter_sums.write_mixes(mixes, place, np.array([5, 2]), mix)
+    expected = np.zeros((6, 5))
+    expected[5, [4, 1]], expected[2, [4, 1]] = [0.1, 0.9], [0.2, 0.8]
+    expected[5, [0, 2]], expected[2, [0, 2]] = [0.3, 0.7], [0.4, 0.6]
+    assert np.array_equal(mixes, expected)
 
 
 @pytest.mark.parametrize("points", [3, 8192])    # one thread, then pairs in parallel

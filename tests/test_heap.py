@@ -1,0 +1,50 @@
+"""The heap is set to keep freed blocks only for the outermost solve, then reset."""
+
+from __future__ import annotations
+
+import solver.heap as heap
+
+
+class RecordingLibc:
+    def __init__(self):
+        self.calls = []
+
+    def mallopt(self, parameter, value):
+        self.calls.append(("mallopt", parameter, value))
+        return 1
+
+    def malloc_trim(self, pad):
+        self.calls.append(("trim", pad))
+        return 1
+
+
+def test_the_thresholds_are_raised_once_and_reset_when_the_outermost_solve_ends(
+        monkeypatch):
+    libc = RecordingLibc()
+    monkeypatch.setattr(heap, "_LIBC", libc)
+    with heap.keeping_freed_memory():
+        with heap.keeping_freed_memory():
+            pass
+        assert libc.calls == [("mallopt", -3, 1 << 30), ("mallopt", -1, 1 << 32)]
+    assert libc.calls[2:] == [("mallopt", -3, 128 * 1024), ("mallopt", -1, 128 * 1024),
+                              ("trim", 0)]
+
+
+def test_an_error_inside_still_resets_them(monkeypatch):
+    libc = RecordingLibc()
+    monkeypatch.setattr(heap, "_LIBC", libc)
+    try:
+        with heap.keeping_freed_memory():
+            raise ValueError("stop")
+    except ValueError:
+        pass
+    assert libc.calls[-1] == ("trim", 0) and len(libc.calls) == 5
+    with heap.keeping_freed_memory():    # the depth came back to 0: set again
+        pass
+    assert len(libc.calls) == 10
+
+
+def test_without_glibc_nothing_is_called(monkeypatch):
+    monkeypatch.setattr(heap, "_LIBC", None)
+    with heap.keeping_freed_memory():
+        pass
