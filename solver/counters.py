@@ -144,7 +144,6 @@ class _Part:
                         self.slots[player][group.pairs] = (
                             place[:, :, None] if player == "a" else place[:, None, :])
 
-
     def _split_single(self) -> None:
         """The pairs of the cores of one joint action apart from the others: when no
         step of the part leads to those cores (``apart``), a layer writes their values
@@ -304,7 +303,7 @@ class Grid:
         self.points = axes            # (size, k) counter values of each flat index
         self.layers = [order[edges[first]:edges[last]]
                        for first, last in _banded(sums[edges[:-1]], edges, self.band)]
-        self.reads = list(_read_together(self.layers, sums[np.argsort(order)], self.band))
+        self.reads = list(_read_together(self.layers, axes.sum(axis=1), self.band))
         self.floor = np.empty(self.size, dtype=np.int64)  # the least sum of each layer
         for points in self.layers:
             self.floor[points] = axes[points[0]].sum()
@@ -1069,8 +1068,8 @@ def _play(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs: np.nd
                                mixes, tolerance, max_sweeps, units, visits)
             steps += flow.steps
             ended = flow.inflow[graph.terminal].sum(axis=1)
-            win = win + float(ended[ending > 0].sum())
-            loss = loss + float(ended[ending < 0].sum())
+            win += float(ended[ending > 0].sum())
+            loss += float(ended[ending < 0].sum())
             counter_sums.times(gather, flow.pairs, summed[:, at:at + len(points)], add=False)
         _feed(graph, grid, together, summed, arriving)
     depleted = arriving[:, grid.column[grid.size:]].sum(axis=0)
