@@ -14,9 +14,10 @@ visits. ``beta = 0`` is the (maximum-entropy) equilibrium, ``beta = inf`` the pr
 The stage problem is solved exactly up to a certified tolerance. By the minimax
 theorem it equals its dual ``min_y beta * log sum_i p_i exp((Q y)_i / beta)`` (the inner
 max over x is the Gibbs mix ``x ∝ p exp(Q y / beta)``), a smooth convex problem over the
-opponent's simplex, solved for a whole batch of states at once by a barrier (interior
-point) Newton method. The duality gap between that dual value and what the Gibbs mix
-guarantees is the certificate; it is reported.
+opponent's simplex, solved by a barrier (interior point) Newton method, state by state
+in compiled loops (``solver.barrier``) over a whole batch at once. The duality gap
+between that dual value and what the Gibbs mix guarantees is the certificate; it is
+reported.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import barrier
 from .evaluate import mixes_of, require_public
 from .game import Game, Policy, renormalise
 from .graph import StateGraph, answers_on_counters, build_graph
@@ -147,8 +149,9 @@ def _guaranteed(Q, x, p, cols, beta) -> np.ndarray:
 def _barrier_newton(Q, p, cols, beta, start=None) -> np.ndarray:
     """The opponent mix minimising the dual, by a barrier method: for a shrinking
     weight mu, Newton steps on dual(y) - mu * sum log y_j over the simplex. At the
-    barrier optimum the duality gap is at most (legal columns) * mu; each state leaves
-    the batch once its gap is below GAP_TOLERANCE (or mu reaches rounding level)."""
+    barrier optimum the duality gap is at most (legal columns) * mu; each game stops
+    once its gap is below GAP_TOLERANCE (or mu reaches rounding level). The steps are
+    compiled loops, game by game (``solver.barrier``)."""
     legal = cols.astype(float)
     y = legal / legal.sum(axis=1, keepdims=True)
     scale = max(float(np.abs(Q).max(initial=0.0)), 1e-3)
@@ -159,90 +162,13 @@ def _barrier_newton(Q, p, cols, beta, start=None) -> np.ndarray:
         inside = np.where(cols, np.maximum(np.nan_to_num(start), 1e-16), 0.0)
         y[warm] = (inside / inside.sum(axis=1, keepdims=True))[warm]
         mu[warm] = _WARM_MU * scale
-    active = np.arange(len(Q))
-    for _ in range(_MAX_NEWTON):
-        if not active.size:
-            break
-        q, pp, c = Q[active], p[active], cols[active]
-        step, decrement = _newton_step(q, pp, y[active], c, legal[active], beta, mu[active])
-        y[active], stalled = _line_search(q, pp, y[active], step, c, beta, mu[active],
-                                          decrement)
-        # a step that rounding stops from improving counts as centred at this mu
-        centred = (decrement <= _CENTRED * mu[active]) | stalled
-        # a certified gap ends a game's search, centred or not (a warm start is often
-        # certified at once)
-        gap = _dual(Q[active], p[active], y[active], beta) - _guaranteed(
-            Q[active], _gibbs(Q[active], p[active], y[active], beta), p[active],
-            cols[active], beta)
-        done = (gap <= GAP_TOLERANCE * scale) | (centred & (mu[active] <= _MU_FLOOR * scale))
-        mu[active[centred & ~done]] /= _MU_SHRINK
-        active = active[~done]
+    constants = np.array([GAP_TOLERANCE, _MU_FLOOR, _MU_SHRINK, _CENTRED, _FULL_STEP,
+                          _MAX_NEWTON, _MAX_HALVINGS], dtype=float)
+    barrier.barrier_newton(np.ascontiguousarray(Q, dtype=float),
+                           np.ascontiguousarray(p, dtype=float),
+                           np.ascontiguousarray(cols, dtype=bool), float(beta), y, mu,
+                           scale, constants)
     return y
-
-
-def _barrier(Q, p, y, cols, beta, mu) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        logs = np.where(cols, np.log(np.where(cols, y, 1.0)), 0.0)
-    bad = (cols & (y <= 0)).any(axis=1)
-    return np.where(bad, np.inf, _dual(Q, p, y, beta) - mu * logs.sum(axis=1))
-
-
-def _newton_step(Q, p, y, cols, legal, beta, mu):
-    """The Newton direction of the barrier problem restricted to sum(dy) = 0, and the
-    Newton decrement dy^T M dy (half of it estimates the distance to the optimum).
-
-    The equality is kept in the linear system (a KKT system) rather than eliminated
-    through M^-1: M is nearly singular along directions that leave the simplex, which
-    do not matter, and inverting it would spoil the ones that do."""
-    count, m = y.shape
-    x = _gibbs(Q, p, y, beta)
-    safe_y = np.where(cols, y, 1.0)
-    gradient = np.einsum("bi,bij->bj", x, Q)
-    mu = mu[:, None]
-    residual = legal * (gradient - mu / safe_y)
-    centred = Q - gradient[:, None, :]
-    hessian = np.matmul(centred.transpose(0, 2, 1), x[:, :, None] * centred) / beta
-    hessian *= legal[:, :, None] * legal[:, None, :]
-    diagonal = np.where(cols, mu / safe_y**2, 1.0)
-    hessian[:, np.arange(m), np.arange(m)] += diagonal
-    kkt = np.zeros((count, m + 1, m + 1))
-    kkt[:, :m, :m] = hessian
-    kkt[:, :m, m] = legal
-    kkt[:, m, :m] = legal
-    rhs = np.concatenate([-residual, np.zeros((count, 1))], axis=1)
-    try:
-        solved = np.linalg.solve(kkt, rhs[..., None])[..., 0]
-    except np.linalg.LinAlgError:
-        solved = np.einsum("bij,bj->bi", np.linalg.pinv(kkt), rhs)
-    step = solved[:, :m] * legal
-    return step, np.maximum(-(residual * step).sum(axis=1), 0.0)
-
-
-def _line_search(Q, p, y, step, cols, beta, mu, decrement) -> tuple[np.ndarray, np.ndarray]:
-    """Backtracking (Armijo) along ``step``, staying strictly inside the simplex; also
-    says where no step length improved the objective."""
-    shrinking = step < 0
-    limits = np.where(shrinking, y / np.where(shrinking, -step, 1.0), np.inf)
-    alpha = np.minimum(1.0, 0.99 * limits.min(axis=1))
-    start = _barrier(Q, p, y, cols, beta, mu)
-    slack = 1e-15 * (1.0 + np.abs(start))
-    new = y.copy()
-    # this close to the optimum rounding hides any decrease: Newton's full step is safe
-    full = (decrement <= _FULL_STEP * (1.0 + np.abs(start))) & (alpha >= 1.0)
-    new[full] = y[full] + step[full]
-    pending = (decrement > 0) & ~full
-    for _ in range(_MAX_HALVINGS):
-        if not pending.any():
-            break
-        trial = y[pending] + alpha[pending, None] * step[pending]
-        value = _barrier(Q[pending], p[pending], trial, cols[pending], beta, mu[pending])
-        bound = start[pending] - 0.25 * alpha[pending] * decrement[pending] + slack[pending]
-        accept = value <= bound
-        index = np.flatnonzero(pending)
-        new[index[accept]] = trial[accept]
-        pending[index[accept]] = False
-        alpha[pending] *= 0.5
-    return new, pending
 
 
 @dataclass
