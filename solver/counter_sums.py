@@ -160,8 +160,8 @@ def write_mixes(mixes, place, points, mix) -> None:
     """Each game g's mix ``mix[g, i]`` (k, points, actions) at row ``points[i]`` of
     ``mixes``, action a in column ``place[g, a]``."""
     k, width, actions = mix.shape
-    for g in range(k):
-        for i in range(width):
+    for i in range(width):          # a point's row at a time: its slots lie together
+        for g in range(k):
             for a in range(actions):
                 mixes[points[i], place[g, a]] = mix[g, i, a]
 
