@@ -140,8 +140,8 @@ def _newton_step(Q, p, cols, beta, y, mu):
 
 @numba.njit(cache=True)
 def _solve_kkt(kkt, rhs):
-    """Gaussian elimination with partial pivoting (LAPACK's getrf / getrs order); the
-    pseudo-inverse where a pivot is exactly zero."""
+    """Gaussian elimination with partial pivoting (as LAPACK's getrf, without its
+    blocking); the pseudo-inverse where a pivot is exactly zero."""
     a, b = kkt.copy(), rhs.copy()
     size = len(b)
     for col in range(size):
@@ -184,7 +184,7 @@ def _line_search(Q, p, cols, beta, y, mu, step, decrement, constants) -> bool:
         for j in range(len(y)):
             y[j] += step[j]
         return False
-    if decrement <= 0:
+    if not decrement > 0:      # nothing to gain (a NaN decrement too, as before)
         return False
     slack = 1e-15 * (1.0 + abs(start))
     trial = np.empty(len(y))

@@ -156,10 +156,18 @@ class _Part:
         self.forced_cores = self.cores[np.concatenate(
             [group.members for group in single] + [[]]).astype(np.int64)]
         self.apart = not np.isin(self.forced_cores, self.targets).any()
-        #: the other pairs: their positions and their steps
+        #: the other pairs' positions
         self.chosen = np.setdiff1d(np.arange(len(self.pairs)), forced)
-        self.forced = (self.zero[forced], self.lowering[forced])
-        self.chosen_steps = (self.zero[self.chosen], self.lowering[self.chosen])
+        self._forced_pairs = forced
+
+    @cached_property
+    def forced(self) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+        """The steps of the pairs of one joint action (built where a layer uses them)."""
+        return self.zero[self._forced_pairs], self.lowering[self._forced_pairs]
+
+    @cached_property
+    def chosen_steps(self) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+        return self.zero[self.chosen], self.lowering[self.chosen]
 
 
 @dataclass

@@ -5,8 +5,9 @@ frees them at the next. glibc hands blocks that large back to the system at once
 (``munmap``), so each new layer's arrays are faulted in and zeroed by the kernel again:
 at level-10 hit points a tenth of the solve's time went there. Within
 ``keeping_freed_memory`` such blocks come from the heap and stay there when freed; on
-leaving, the usual thresholds come back and the heap is trimmed. Elsewhere than glibc
-(``mallopt`` missing) it does nothing.
+leaving, glibc's default thresholds are set again (as fixed values: its own adjustment
+of the mmap threshold, and ``MALLOC_*`` settings from the environment, do not come back)
+and the heap is trimmed. Elsewhere than glibc (``mallopt`` missing) it does nothing.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from contextlib import contextmanager
 #: glibc's ``mallopt`` parameters and their defaults (``man 3 mallopt``)
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
 DEFAULT_THRESHOLD = 128 * 1024
-#: blocks up to this size come from the heap within ``keeping_freed_memory``
+#: blocks up to this size come from the heap within ``keeping_freed_memory``; freed
+#: memory at the heap's top is kept up to the largest threshold ``mallopt`` takes
 KEPT_BLOCKS = 1 << 30
+KEPT_TOP = 2**31 - 1
 
 
 def _glibc():
@@ -30,7 +33,12 @@ def _glibc():
         libc = ctypes.CDLL(None)   # the C library the interpreter runs on
     except OSError:
         return None
-    return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
+    if not (hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim")):
+        return None
+    # mallopt takes C ints: ctypes would cut a larger Python int to its low bits
+    libc.mallopt.argtypes, libc.mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    libc.malloc_trim.argtypes, libc.malloc_trim.restype = [ctypes.c_size_t], ctypes.c_int
+    return libc
 
 
 _LIBC = _glibc()
@@ -46,7 +54,7 @@ def keeping_freed_memory() -> Iterator[None]:
         return
     if _depth == 0:
         _LIBC.mallopt(M_MMAP_THRESHOLD, KEPT_BLOCKS)
-        _LIBC.mallopt(M_TRIM_THRESHOLD, 4 * KEPT_BLOCKS)
+        _LIBC.mallopt(M_TRIM_THRESHOLD, KEPT_TOP)
     _depth += 1
     try:
         yield

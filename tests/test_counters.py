@@ -511,6 +511,24 @@ def test_layers_read_together_keep_the_graphs_values(monkeypatch):
     assert solution.expected_length == pytest.approx(generic.expected_length, abs=1e-8)
 
 
+def test_chance_cores_valued_through_their_stage_games_keep_the_graphs_values(monkeypatch):
+    # the way taken when a part's steps could lead to its own chance cores: their values
+    # read from the continuation instead of written in place
+    import solver.counters as counters
+    split = counters._Part._split_single
+
+    def not_apart(part):
+        split(part)
+        part.apart = False
+
+    monkeypatch.setattr(counters._Part, "_split_single", not_apart)
+    game = envs.make("pathfinder", a="fighter,hp=5", b="rogue,hp=4")
+    solution = solve_counters(game)
+    generic = solve_game(game, start=game.initial_outcomes()[0][1])
+    assert solution.value == pytest.approx(generic.value, abs=1e-9)
+    assert solution.win == pytest.approx(generic.win, abs=1e-9)
+
+
 def test_a_points_neighbour_is_one_lower_on_its_largest_counter():
     # by hand on counters 1..3 and 1..2: (3, 2) -> (2, 2); (1, 2) -> (1, 1); a tie
     # (2, 2) lowers the first counter -> (1, 2); (1, 1) has no neighbour below
