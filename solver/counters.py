@@ -298,7 +298,8 @@ class Grid:
     the layer has reached LAYER_POINTS; within a layer the points of one sum (a
     run) are consecutive. Index ``size + k`` stands for "counter k depleted".
     ``reads``: runs of layers whose steps that lower a counter are summed in one pass
-    (``_read_together``): each earlier value is then read once for all of them."""
+    (their sums span less than ``band``, so none reads another's values; at most
+    READ_POINTS points): each earlier value is then read once for all of them."""
 
     top: tuple[int, ...]
     band: int = 1
@@ -309,9 +310,13 @@ class Grid:
         sums = axes[order].sum(axis=1)
         edges = np.concatenate([[0], np.flatnonzero(np.diff(sums)) + 1, [len(sums)]])
         self.points = axes            # (size, k) counter values of each flat index
-        self.layers = [order[edges[first]:edges[last]]
-                       for first, last in _banded(sums[edges[:-1]], edges, self.band)]
-        self.reads = list(_read_together(self.layers, axes.sum(axis=1), self.band))
+        runs = sums[edges[:-1]]
+        cuts = list(_spans(runs, runs, np.diff(edges), self.band, LAYER_POINTS))
+        self.layers = [order[edges[first]:edges[last]] for first, last in cuts]
+        low = [sums[edges[first]] for first, _ in cuts]
+        high = [sums[edges[last] - 1] for _, last in cuts]
+        self.reads = list(_spans(low, high, [len(points) for points in self.layers],
+                                 self.band, READ_POINTS))
         self.floor = np.empty(self.size, dtype=np.int64)  # the least sum of each layer
         for points in self.layers:
             self.floor[points] = axes[points[0]].sum()
@@ -371,31 +376,19 @@ class Grid:
         return np.where(live, flat, self.size + np.argmax(after < 1, axis=-1))
 
 
-def _banded(sums: np.ndarray, edges: np.ndarray, band: int):
-    """(first, last) runs of each layer: consecutive sums (``sums`` of the runs from
-    ``edges``) less than ``band`` apart, at most LAYER_POINTS points unless one run
-    holds more."""
-    first = 0
-    for run in range(1, len(sums) + 1):
-        if run == len(sums) or sums[run] - sums[first] >= band or (
-                edges[run + 1] - edges[first] > LAYER_POINTS):
-            yield first, run
-            first = run
-
-
-def _read_together(layers: list[np.ndarray], sums: np.ndarray, band: int):
-    """(first, last) runs of consecutive layers whose sums span less than ``band`` (so
-    none reads another's values) and hold at most READ_POINTS points unless one layer
-    holds more. ``sums``: the sum of each flat point."""
+def _spans(low: np.ndarray, high: np.ndarray, sizes: np.ndarray, band: int, cap: int):
+    """(first, last) runs of consecutive items (each with its least and greatest sum of
+    the counters, ``low`` and ``high``, and its number of points) whose sums span less
+    than ``band`` and which hold at most ``cap`` points together, unless one item alone
+    holds more: the runs of a layer, or the layers read together."""
     first, count = 0, 0
-    for last, points in enumerate(layers):
-        count += len(points)
-        if last > first and (sums[points[-1]] - sums[layers[first][0]] >= band
-                             or count > READ_POINTS):
-            yield first, last
-            first, count = last, len(points)
-    if layers:
-        yield first, len(layers)
+    for item, size in enumerate(sizes):
+        count += size
+        if item > first and (high[item] - low[first] >= band or count > cap):
+            yield first, item
+            first, count = item, size
+    if len(sizes):
+        yield first, len(sizes)
 
 
 @dataclass
