@@ -30,8 +30,11 @@ if TYPE_CHECKING:
     from .selfplay import SelfPlay
 
 CHECKPOINT_FORMAT = "duel-selfplay-checkpoint"
-CHECKPOINT_VERSION = 1
-FIELDS = ("format", "version", "game", "config", "step", "seconds", "rng", "curve", "tables")
+CHECKPOINT_VERSION = 2
+#: version 1 had no chance states' values: read back, they start again from 0
+READABLE_VERSIONS = (1, 2)
+FIELDS = ("format", "version", "game", "config", "step", "seconds", "rng", "curve", "tables",
+          "chance_values")
 #: the numpy kinds each array type accepts from JSON (integers are fine as floats)
 KINDS = {bool: "b", float: "iuf", np.int64: "iu"}
 
@@ -54,7 +57,8 @@ def checkpoint_document(trainer: SelfPlay) -> dict:
             "game": game_fingerprint(trainer.game), "config": trainer.config.fingerprint(),
             "step": trainer.steps, "seconds": trainer.seconds,
             "rng": trainer.rng.bit_generator.state, "curve": trainer.curve,
-            "tables": [table.to_json() for table in trainer.tables]}
+            "tables": [table.to_json() for table in trainer.tables],
+            "chance_values": trainer.chance_document()}
 
 
 def restore(trainer: SelfPlay, data: Any, source: str) -> None:
@@ -65,6 +69,8 @@ def restore(trainer: SelfPlay, data: Any, source: str) -> None:
     seconds = float(_number(data["seconds"], "seconds", where))
     curve = _curve(data["curve"], where)
     tables = _tables(data["tables"], trainer, where)
+    chance = _chance_values(data.get("chance_values", {"states": [], "values": [[], []]}),
+                            trainer.chance_states(), where)
     generator = trainer.rng.bit_generator
     previous = generator.state
     try:
@@ -74,7 +80,7 @@ def restore(trainer: SelfPlay, data: Any, source: str) -> None:
         raise InputError(f"{where}: field 'rng' is not a {type(generator).__name__} "
                          f"state ({error})") from None
     trainer.steps, trainer.seconds, trainer.curve, trainer.tables = step, seconds, curve, tables
-    trainer.forget_states()
+    trainer.forget_states(chance)
 
 
 def game_fingerprint(game: Game) -> dict:
@@ -87,13 +93,15 @@ def game_fingerprint(game: Game) -> dict:
 def _check_header(data: Any, trainer: SelfPlay, source: str) -> None:
     if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
         raise InputError(f"{source} is not a self-play checkpoint")
-    if data.get("version") != CHECKPOINT_VERSION:
-        raise InputError(f"{source}: unsupported checkpoint version "
-                         f"{_short(data.get('version'))}; allowed: {CHECKPOINT_VERSION}")
-    missing = [key for key in FIELDS if key not in data]
-    if missing or len(data) != len(FIELDS):
+    version = data.get("version")
+    if isinstance(version, bool) or version not in READABLE_VERSIONS:
+        raise InputError(f"{source}: unsupported checkpoint version {_short(version)}; "
+                         f"allowed: {', '.join(map(str, READABLE_VERSIONS))}")
+    fields = FIELDS if version == CHECKPOINT_VERSION else FIELDS[:-1]
+    missing = [key for key in fields if key not in data]
+    if missing or len(data) != len(fields):
         raise InputError(f"malformed checkpoint {source}: fields {_short(sorted(data))}; "
-                         f"allowed: exactly {', '.join(FIELDS)}")
+                         f"allowed: exactly {', '.join(fields)}")
     game = game_fingerprint(trainer.game)
     if data["game"] != game:
         raise InputError(f"{source} was trained on another game ({_short(data['game'])}); "
@@ -165,6 +173,23 @@ def _table(data: Any, n_actions: int, n_fields: int, where: str) -> RegretTable:
     if (arrays["visits"] < 0).any():
         raise InputError(f"{where}: visits must be >= 0")
     return RegretTable.from_arrays(n_actions, observations, arrays)
+
+
+def _chance_values(data: Any, states: int, where: str) -> tuple[np.ndarray, np.ndarray]:
+    """The last values of the states with one joint action (``agents.counter_traversal``)
+    as (states, values of A and B): distinct states below ``states``."""
+    where = f"{where}: chance_values"
+    if not isinstance(data, dict) or set(data) != {"states", "values"}:
+        raise InputError(f"{where} must have exactly the fields states, values")
+    found = data["states"]
+    if not isinstance(found, list) or not all(
+            isinstance(s, int) and not isinstance(s, bool) and 0 <= s < states for s in found):
+        raise InputError(f"{where}: states must be a list of integers in 0..{states - 1}"
+                         if states else f"{where}: this game keeps none; states must be []")
+    if len(set(found)) != len(found):
+        raise InputError(f"{where}: a state is listed twice")
+    values = _array(data["values"], (2, len(found)), float, f"{where} values")
+    return np.asarray(found, dtype=np.int64), values
 
 
 def _observations(observations: Any, n_fields: int, where: str) -> list[tuple]:

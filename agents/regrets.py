@@ -34,6 +34,12 @@ class RegretTable:
                 "values": ((capacity,), float), "visits": ((capacity,), np.int64),
                 "baselines": ((capacity, n, n), float)}
 
+    def reserve(self, capacity: int) -> None:
+        """Room for ``capacity`` rows at least, so that the arrays stay where they are
+        while rows are added (a compiled traversal writes into them)."""
+        if capacity > len(self.regrets):
+            self._allocate(capacity)
+
     def _allocate(self, capacity: int) -> None:
         for name, (shape, dtype) in self.layout(capacity).items():
             fresh = np.zeros(shape, dtype=dtype)

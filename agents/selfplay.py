@@ -78,6 +78,7 @@ from solver.policy import TabularPolicy
 from solver.response import Exploitability, exploitability
 
 from .checkpoints import load_checkpoint, save_checkpoint
+from .counter_traversal import CounterTraversal, Visits
 from .curves import curve_path, curve_title, write_curve
 from .interrupts import deferred_interrupt
 from .policies import NetworkPolicy, fit
@@ -210,6 +211,18 @@ class SelfPlay:
         self._states: dict[State, _StateInfo] = {}
         self._moves: dict[tuple, tuple] = {}
         self._starts = game.initial_outcomes()
+        self._compiled = self._compiled_traversal()
+
+    def _compiled_traversal(self) -> CounterTraversal | None:
+        """The compiled traversal where the game declares its counters, the outcome
+        lists are kept and no magnet pulls (its penalty is not compiled)."""
+        if not (self.game.info.has("counters") and self.config.cache_transitions
+                and not any(self.magnet_weight)):
+            return None
+        compiled = CounterTraversal(self.game)
+        for table in self.tables:
+            table.reserve(compiled.capacity)
+        return compiled
 
     # -- the protocol, cached where it is deterministic
 
@@ -286,11 +299,14 @@ class SelfPlay:
         return int(legal[-1])
 
     def _start(self) -> State:
+        return self._starts[self._start_index()][1]
+
+    def _start_index(self) -> int:
         if len(self._starts) == 1:
-            return self._starts[0][1]
+            return 0
         weights = np.cumsum([p for p, _ in self._starts])
         pick = int(np.searchsorted(weights, self.rng.random() * weights[-1], side="right"))
-        return self._starts[min(pick, len(self._starts) - 1)][1]
+        return min(pick, len(self._starts) - 1)
 
     # -- learning
 
@@ -301,7 +317,8 @@ class SelfPlay:
         sys.setrecursionlimit(max(limit, 20_000))
         try:
             for side in (0, 1):
-                self._learn(side, self._traverse(side))
+                self._learn(side, self._traverse(side) if self._compiled is None
+                            else self._traverse_compiled(side))
         finally:
             sys.setrecursionlimit(limit)
 
@@ -313,7 +330,13 @@ class SelfPlay:
         return self.magnet_weight[side] * float(
             strategy[live] @ (log_mix - self.tables[side].log_magnet[row][live]))
 
-    def _traverse(self, me: int) -> list[tuple[int, np.ndarray, np.ndarray, float]]:
+    def _traverse_compiled(self, me: int) -> Visits:
+        """``_traverse``, compiled (``agents.counter_traversal``)."""
+        seed = int(self.rng.integers(1 << 63))
+        return self._compiled.traverse(me, self.tables, seed, self._start_index(),
+                                       self.config.exploration, self.config.baseline_rate)
+
+    def _traverse(self, me: int) -> Visits:
         """The traverser's action values at every state it reaches this step."""
         them = 1 - me
         tables = self.tables
@@ -349,7 +372,12 @@ class SelfPlay:
             return total
 
         value(self._start())
-        return visits
+        if not visits:
+            return Visits(np.zeros(0, np.int64), np.zeros((0, self.n)), np.zeros((0, self.n)),
+                          np.zeros(0))
+        rows, q, mix, total = zip(*visits, strict=True)
+        return Visits(np.asarray(rows, np.int64), np.stack(q), np.stack(mix),
+                      np.asarray(total, float))
 
     def _sample_opponent(self, theirs: np.ndarray, legal: np.ndarray) -> tuple[int, float]:
         """The opponent's action, drawn from his mix blended with some uniform play so
@@ -378,13 +406,11 @@ class SelfPlay:
         baseline[:, other] = column + self.config.baseline_rate * (observed - column)
         return q
 
-    def _learn(self, side: int, visits: list) -> None:
-        if not visits:
+    def _learn(self, side: int, visits: Visits) -> None:
+        if not len(visits.rows):
             return
         table = self.tables[side]
-        rows = np.fromiter((v[0] for v in visits), dtype=np.int64, count=len(visits))
-        q = np.stack([v[1] for v in visits])
-        mix = np.stack([v[2] for v in visits])
+        rows, q, mix = visits.rows, visits.q, visits.mix
         gradient = q
         if self.magnet_weight[side]:
             # the linearised KL penalty: its gradient is
@@ -402,7 +428,7 @@ class SelfPlay:
         if self.config.discounting == "cfr+":
             table.regrets[rows] = np.maximum(table.regrets[rows], 0.0)
         np.add.at(table.totals, rows, weight[:, None] * mix)
-        table.values[rows] = [v[3] for v in visits]
+        table.values[rows] = visits.total
 
     def _discount(self, table: RegretTable, rows: np.ndarray, clock: np.ndarray) -> None:
         """Discounted CFR (Brown & Sandholm 2019, alpha 1.5, beta 0, gamma 2) on each
@@ -440,9 +466,25 @@ class SelfPlay:
         return ((config.iterations is not None and self.steps >= config.iterations)
                 or (config.minutes is not None and self.seconds >= 60.0 * config.minutes))
 
-    def forget_states(self) -> None:
-        """Drop the cached state rows (after the tables were replaced from a checkpoint)."""
+    def forget_states(self, chance: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+        """Drop the cached state rows (after the tables were replaced from a checkpoint,
+        with ``chance``: the chance states' values, as ``chance_document`` wrote them)."""
         self._states.clear()
+        if self._compiled is not None:
+            for table in self.tables:
+                table.reserve(self._compiled.capacity)
+            self._compiled.restore(self.tables, chance)
+
+    def chance_states(self) -> int:
+        """How many states may hold a chance value (those of the compiled traversal)."""
+        return 0 if self._compiled is None else len(self._compiled.memo)
+
+    def chance_document(self) -> dict:
+        """The chance states' last values, for a checkpoint (none without the compiled
+        traversal: the Python one keeps them in the tables' rows)."""
+        if self._compiled is None:
+            return {"states": [], "values": [[], []]}
+        return self._compiled.chance_document()
 
 
 # -- the training loop

@@ -8,6 +8,7 @@ import argparse
 import json
 
 from agents.selfplay import TrainConfig, train
+from solver.counters import explore
 from solver.graph import build_graph
 
 TARGET = 0.02
@@ -20,9 +21,18 @@ def add_training_arguments(parser: argparse.ArgumentParser, eval_every: int) -> 
     parser.add_argument("--json", action="store_true")
 
 
+def state_count(game) -> int:
+    """Reachable states: cores times counter values where the game declares counters
+    (the state graph of Pathfinder's knockout would not fit)."""
+    if game.info.has("counters"):
+        graph, grid, _ = explore(game)
+        return graph.size * grid.size
+    return build_graph(game).size
+
+
 def run_to_target(game, title: str, described: dict, args: argparse.Namespace) -> None:
     """Train on ``game`` for ``args.minutes`` and report the exact learning curve."""
-    states = build_graph(game).size
+    states = state_count(game)
     config = TrainConfig(seed=args.seed, iterations=None, minutes=args.minutes,
                          eval_every=args.eval_every, distill_steps=0)
     result = train(game, config, progress=False)
