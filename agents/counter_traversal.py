@@ -5,8 +5,9 @@ Such a game's states are a core (the state without its hit points) and a point o
 grid of counter values; its transitions are the core graph's, the same at every point.
 Pathfinder's knockout duel has 15.5 million states that way, of which 45,290 cores are
 the rolls within a turn: one joint action each. The Python traversal spends about
-0.1 ms on a state; this one about a microsecond, so the same algorithm makes hundreds
-of steps where it made tens.
+0.1 ms on a state; this one about 10 us (a traversal there expands about 3,700 states
+in some 35 ms, most of it reading the baselines of each roll's 35 outcomes), so the
+same algorithm makes 13 steps a second where it made one every 5 s.
 
 The algorithm is exactly ``SelfPlay._traverse``'s (see its module): a depth-first
 traversal that expands each state once per step, tries every legal action of the

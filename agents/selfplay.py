@@ -37,6 +37,9 @@ regrets (DCFR, Brown & Sandholm 2019):
   "none" (plain regret matching) are available for comparison.
 - Cycles (games without a turn cap) are cut where a traversal meets a state it is
   still expanding: that state's last computed value stands in for it.
+- On a game that declares counters, without a magnet, the traversal runs compiled
+  (``agents.counter_traversal``: the same estimator over integer states); learning
+  (``_learn``) is the same code for both.
 - A "magnet" per side (a policy, for personalities) with weight ``regularization``
   changes that side's payoff to payoff - regularization * KL(mix || magnet), charged
   at every state it plays, and the opponent plays against that same regularised
