@@ -53,9 +53,10 @@ def test_root_action_values_are_unbiased(me):
     start = game.start()
     mixes = pair_mixes(game, UniformPolicy(), UniformPolicy())
     matrix = solve_counters(game, rule=FixedPair(mixes)).stage_matrix(start)
-    player = "ab"[me]
-    mine = np.flatnonzero(game.legal_mask(start, player))
-    exact = (np.nanmean(matrix, axis=1) if me == 0 else -np.nanmean(matrix, axis=0))[mine]
+    legal_a, legal_b = (np.flatnonzero(game.legal_mask(start, p)) for p in "ab")
+    played = matrix[np.ix_(legal_a, legal_b)]
+    mine = legal_a if me == 0 else legal_b
+    exact = played.mean(axis=1) if me == 0 else -played.mean(axis=0)
     trainer = SelfPlay(game, TrainConfig(seed=5, distill_steps=0))
     assert trainer._compiled is not None
     samples = root_samples(trainer, me, 3000)[:, mine]
