@@ -144,19 +144,17 @@ class CounterTraversal:
 
     def name_rows(self, tables: tuple[RegretTable, RegretTable], states: np.ndarray) -> None:
         """Give the tables' rows taken by ``states`` (in order) their observations."""
-        game, graph, grid = self.game, self.graph, self.grid
         for state in states.tolist():
-            core, point = divmod(state, self.points)
-            full = game.attach(graph.cores[core], tuple(grid.points[point].tolist()))
+            full = self._state(*divmod(state, self.points))
             for side, player in enumerate(PLAYERS):
                 table = tables[side]
                 expected = table.size
                 mask = table.masks[expected].copy()
-                row = table.row(tuple(int(x) for x in game.observe(full, player)), mask, None)
+                row = table.row(self._observation(full, player), mask, None)
                 if row != expected:
-                    raise InputError(f"{game.info.system}: two states share the observation "
-                                     f"{table.observations[row]} of {player}; the compiled "
-                                     "traversal needs one state per observation")
+                    raise InputError(f"{self.game.info.system}: two states share the "
+                                     f"observation {table.observations[row]} of {player}; "
+                                     "the compiled traversal needs one state per observation")
 
     def restore(self, tables: tuple[RegretTable, RegretTable],
                 chance: tuple[np.ndarray, np.ndarray] | None) -> None:
@@ -167,20 +165,26 @@ class CounterTraversal:
         if chance is not None:
             self.chance_values[:, chance[0]] = chance[1]
         index, theirs = tables[0].index, tables[1].index
-        game, graph, grid = self.game, self.graph, self.grid
         for place, core in enumerate(self.choosing if index else []):
             for point in range(self.points):
-                full = game.attach(graph.cores[core], tuple(grid.points[point].tolist()))
-                row = index.get(tuple(int(x) for x in game.observe(full, "a")))
+                full = self._state(core, point)
+                row = index.get(self._observation(full, "a"))
                 if row is None:
                     continue
-                if theirs.get(tuple(int(x) for x in game.observe(full, "b"))) != row:
+                if theirs.get(self._observation(full, "b")) != row:
                     raise InputError("a checkpoint's tables must hold each state in the same "
                                      "row for both players, as training writes them")
                 self.rowmap[place * self.points + point] = row
         if tables[0].size != tables[1].size:
             raise InputError("a checkpoint's two tables must have as many rows each")
         self.rows = tables[0].size
+
+    def _state(self, core: int, point: int):
+        return self.game.attach(self.graph.cores[core],
+                                tuple(self.grid.points[point].tolist()))
+
+    def _observation(self, state, player: str) -> tuple:
+        return tuple(int(x) for x in self.game.observe(state, player))
 
     def chance_document(self) -> dict:
         """The chance states' values that are not 0, as a checkpoint keeps them."""
