@@ -93,6 +93,7 @@ class CounterTraversal:
                               np.where(graph.chooses, _CHOICE, _CHANCE)).astype(np.int8)
         if cores << self.bits >= 1 << 31:
             raise InputError(f"{game.info.system}: too many cores to train on ({cores:,})")
+        self.pair_start = graph.pair_slices.astype(np.int64)
         self.choosing = np.flatnonzero(graph.chooses)
         n = len(game.info.action_names)
         self.pair_of = np.full((len(self.choosing), n, n), -1, np.int64)
@@ -126,7 +127,7 @@ class CounterTraversal:
         out = _Out(self.capacity, tables[me].n)
         _, core, point = self.roots[root]
         _traverse(me, core, point, self.stamp, rng,
-                  (self.points, self.shift, self.depleted, graph.pair_slices.astype(np.int64),
+                  (self.points, self.shift, self.depleted, self.pair_start,
                    self.pair_of, self.out_start, self.out_code, self.out_prob,
                    self.kinds, graph.payoff, graph.chooser, self.bits, graph.mask_a,
                    graph.mask_b),
@@ -208,7 +209,8 @@ class _Out:
 
 
 class _Stack:
-    """The frames of the depth-first traversal, grown as needed up to MAX_DEPTH."""
+    """The frames of the depth-first traversal, MAX_DEPTH of them (the pages of those
+    never reached are never touched)."""
 
     def __init__(self, n: int, depth: int = MAX_DEPTH):
         self.ints = np.zeros((depth, 9), np.int64)
