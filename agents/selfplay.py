@@ -55,7 +55,9 @@ a torch network (``agents.policies``) for export and for observations they never
 
 The curve's ``seconds`` count training only (exact evaluation, checkpoints and
 distillation excluded), summed across resumed runs; ``minutes`` is a budget on that
-total, as ``iterations`` is on the steps.
+total, as ``iterations`` is on the steps. An exact evaluation falls every ``eval_every``
+steps, except that one which took longer than a second is not repeated before as much
+training time has passed: a fast game's budget is not spent evaluating.
 
 This module is the algorithm and ``train``, its entry point. Around it: the regret
 tables (``agents.regrets``), checkpoints (``agents.checkpoints``), learning curves
@@ -89,6 +91,9 @@ from .progress import Progress, progress_bar
 from .regrets import LOG_FLOOR, RegretTable
 
 DISCOUNTINGS = ("dcfr", "cfr+", "none")
+#: an evaluation longer than this is postponed (to a later multiple of ``eval_every``)
+#: until as much training time has passed, so evaluating takes at most half the run
+EVALUATION_GRACE_SECONDS = 1.0
 
 
 @dataclass
@@ -211,6 +216,7 @@ class SelfPlay:
         self.steps = 0
         self.seconds = 0.0
         self.curve: list[dict] = []
+        self.evaluated_at = (0.0, 0.0)   # (training seconds, evaluation's duration)
         self._states: dict[State, _StateInfo] = {}
         self._moves: dict[tuple, tuple] = {}
         self._starts = game.initial_outcomes()
@@ -455,7 +461,9 @@ class SelfPlay:
         """Exact exploitability of the average tables, appended to the curve."""
         if not self.game.info.public_information:
             return None
+        started = time.perf_counter()
         result = exploitability(self.game, *self.policies())
+        self.evaluated_at = (self.seconds, time.perf_counter() - started)
         row = {"step": self.steps, "seconds": self.seconds, "exploitability": result.value,
                "gain_a": result.gain_a, "gain_b": result.gain_b, "value": result.pair_value}
         if self.curve and self.curve[-1]["step"] == self.steps:
@@ -463,6 +471,15 @@ class SelfPlay:
         else:
             self.curve.append(row)
         return row
+
+    def evaluation_due(self) -> bool:
+        """At each multiple of ``eval_every`` steps, unless the last evaluation took
+        longer than both the grace and the training since it (then at a later one)."""
+        every = self.config.eval_every
+        if not every or self.steps % every:
+            return False
+        when, took = self.evaluated_at
+        return took <= max(EVALUATION_GRACE_SECONDS, self.seconds - when)
 
     def finished(self) -> bool:
         config = self.config
@@ -526,7 +543,7 @@ def _loop(trainer: SelfPlay, checkpoint: Path | None, bar: Progress | None) -> N
             started = time.perf_counter()
             trainer.step()
             trainer.seconds += time.perf_counter() - started
-            if config.eval_every and trainer.steps % config.eval_every == 0:
+            if trainer.evaluation_due():
                 trainer.evaluate()
             if checkpoint is not None and (trainer.steps % config.checkpoint_every == 0
                                            or interrupted()):

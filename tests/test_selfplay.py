@@ -12,7 +12,7 @@ from selfplay_toy import ToyDuel
 
 import envs
 from agents.policies import NetworkPolicy, fit, tabulate
-from agents.selfplay import TrainConfig, train
+from agents.selfplay import SelfPlay, TrainConfig, train
 from solver.errors import InputError
 from solver.graph import build_graph
 from solver.policy import MixPolicy, UniformPolicy
@@ -48,6 +48,19 @@ def test_training_reduces_exploitability_on_the_toy_duel():
     assert result.step == 300
     assert result.table_exploitability.value < 0.5 * uniform
     assert [row["step"] for row in result.curve] == [100, 200, 300]
+
+
+@pytest.mark.parametrize("steps, seconds, evaluated_at, due", [
+    (150, 9.0, (0.0, 0.0), False),    # not a multiple of eval_every
+    (200, 5.2, (5.0, 0.9), True),     # a quick evaluation is never postponed
+    (200, 6.0, (5.0, 3.0), False),    # 3 s of evaluating after 1 s of training
+    (300, 8.0, (5.0, 3.0), True),     # as much training as the evaluation took
+    (300, 6.5, (5.0, 1.4), True),     # 1.5 s of training after 1.4 s of evaluating
+])
+def test_a_slow_evaluation_waits_for_as_much_training(steps, seconds, evaluated_at, due):
+    trainer = SelfPlay(ToyDuel(), quick())
+    trainer.steps, trainer.seconds, trainer.evaluated_at = steps, seconds, evaluated_at
+    assert trainer.evaluation_due() is due
 
 
 @pytest.mark.parametrize("fencing_a", ["GD", "AV"])
