@@ -326,8 +326,12 @@ class SelfPlay:
         sys.setrecursionlimit(max(limit, 20_000))
         try:
             for side in (0, 1):
-                self._learn(side, self._traverse(side) if self._compiled is None
-                            else self._traverse_compiled(side))
+                if self._compiled is None:
+                    self._learn(side, self._traverse(side))
+                else:
+                    visits = self._traverse_compiled(side)
+                    self._learn(side, visits)
+                    self._compiled.remember(side, self.tables[side], visits.rows)
         finally:
             sys.setrecursionlimit(limit)
 

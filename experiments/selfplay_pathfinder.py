@@ -3,7 +3,7 @@ unchanged in its algorithm) on fighter against rogue, its exploitability measure
 exactly along the way.
 
     python experiments/selfplay_pathfinder.py [--minutes 10] [--victory knockout]
-                                              [--eval-every 1000] [--json]
+                                              [--eval-every 4000] [--json]
 
 Prints the learning curve (training seconds, steps, exact exploitability of the average
 tables, NashConv / 2 with payoffs in [-1, 1]) and when it first fell below 0.02. The
@@ -27,7 +27,7 @@ def main() -> None:
     parser.add_argument("--a", default="fighter")
     parser.add_argument("--b", default="rogue")
     parser.add_argument("--victory", default="knockout")
-    add_training_arguments(parser, eval_every=1000)
+    add_training_arguments(parser, eval_every=4000)
     args = parser.parse_args()
     game = envs.make("pathfinder", a=args.a, b=args.b, victory=args.victory)
     run_to_target(game, f"pathfinder {args.a} vs {args.b}, victory={args.victory}",

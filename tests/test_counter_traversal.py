@@ -36,7 +36,7 @@ def root_samples(trainer, me, count, compiled=True):
         for table in trainer.tables:
             table.baselines[:table.size] = 0.0
         if compiled:
-            trainer._compiled.chance_values[:] = 0.0
+            trainer._compiled.clear_values()
             visits = trainer._traverse_compiled(me)
         else:
             visits = trainer._traverse(me)
