@@ -108,6 +108,31 @@ def test_only_counter_games_without_magnets_are_compiled():
     assert SelfPlay(tiny(), pulled)._compiled is None
 
 
+def test_the_last_values_read_are_the_tables_and_the_payoffs():
+    """What a traversal reads as a state's last value: a choosing state's is its table
+    row's (found here by its observation), an ended state's is the game's payoff."""
+    trainer = SelfPlay(blooded(), TrainConfig(distill_steps=0, seed=5))
+    for _ in range(40):
+        trainer.step()
+    compiled, game = trainer._compiled, trainer.game
+    found = 0
+    for core in range(compiled.graph.size):
+        for point in range(compiled.points):
+            state = game.attach(compiled.graph.cores[core],
+                                tuple(compiled.grid.points[point].tolist()))
+            if compiled.grid.flat(game.counters(state)) != point:
+                continue
+            last = compiled.last_values[:, core * compiled.points + point]
+            if game.is_terminal(state):
+                assert list(last) == [game.payoff(state), -game.payoff(state)]
+                continue
+            row = trainer.tables[0].index.get(tuple(int(x) for x in game.observe(state, "a")))
+            if row is not None and compiled.graph.chooses[core]:
+                found += 1
+                assert list(last) == [trainer.tables[side].values[row] for side in (0, 1)]
+    assert found == trainer.tables[0].size and found > 10
+
+
 def same_tables(first, second):
     for one, two in zip(first.tables, second.tables, strict=True):
         assert one.observations == two.observations
