@@ -68,7 +68,7 @@ class Visits:
 
 class CounterTraversal:
     """A counter game's core graph laid out for the compiled traversal, and the arrays
-    the traversal keeps between steps (memo, marks, rows, chance states' values)."""
+    the traversal keeps between steps (memo, marks, rows, every state's last value)."""
 
     def __init__(self, game: Game):
         graph, grid, roots = explore(game)
@@ -116,6 +116,19 @@ class CounterTraversal:
         self.closed = np.empty(states, np.int64)
         self.stamp = 0
         self.stack = _Stack(n)
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Compile the traversal (some 10 s, once: numba caches it) with one traversal
+        over throwaway tables, then forget it, so that no training time is spent
+        compiling. The marks need no reset: they are stamped by traversal."""
+        tables = tuple(RegretTable(len(self.game.info.action_names)) for _ in PLAYERS)
+        for table in tables:
+            table.reserve(self.capacity)
+        self.traverse(0, tables, seed=0, root=0, exploration=0.0, baseline_rate=1.0)
+        self.rowmap[:] = -1
+        self.rows = 0
+        self.clear_values()
 
     @property
     def capacity(self) -> int:
@@ -139,7 +152,7 @@ class CounterTraversal:
                    graph.mask_b),
                   self.rowmap, self.fresh,
                   (tables[0].masks, tables[1].masks),
-                  (tables[me].regrets, tables[me].values, tables[me].baselines),
+                  (tables[me].regrets, tables[me].baselines),
                   tables[them].regrets, exploration, baseline_rate, self.mark, self.memo,
                   self.last_values[me], self.closed, self.stack.arrays(),
                   (out.rows, out.q, out.mix, out.total), counts)
@@ -436,7 +449,7 @@ def _close(form, me, depth, masks, mine, theirs, rate, ints, floats, legal, out,
     if frame[_ROW] < 0:
         return floats[depth, 1]
     row, other, weight = frame[_ROW], frame[_OTHER], floats[depth, 0]
-    regrets, values, baselines = mine
+    regrets, baselines = mine
     own_mask, their_mask = masks[me][row], masks[1 - me][row]
     own, theirs_now, q = scratch[0], scratch[1], scratch[3]
     _matching(regrets[row], own_mask, own)
