@@ -267,7 +267,9 @@ class _Stack:
 # frame fields (ints): state, core, point, next own action, opponent's action, the row
 # (both players'), number of own legal actions, and the joint action and outcome drawn
 # for the next own action (-1: not yet); floats: importance weight, then the observed
-# value of each own legal action
+# value of each own legal action. Fields are read as ``ints[depth, field]``, masks as
+# ``masks[core, action]``: a row view bound per state costs two atomic reference counts
+# of numba's runtime, which took a fifth of a step
 _STATE, _CORE, _POINT, _NEXT, _OTHER, _ROW, _LEGAL, _PAIR, _DRAWN = range(9)
 # what an outcome leads to (before the counters are lowered): a state with one joint
 # action, one where someone chooses, or the end of the duel
@@ -391,23 +393,24 @@ def _open(form, me, state, depth, rng, rowmap, fresh, masks, theirs, exploration
     """Push the frame of ``state``: its rows (given now if new), own legal actions and
     the opponent's drawn action with its importance weight."""
     points, kinds, chooser = form[0], form[8], form[10]
+    own_masks, their_masks = (form[12], form[13]) if me == 0 else (form[13], form[12])
     core, point = state // points, state % points
-    own_mask = form[12][core] if me == 0 else form[13][core]
-    their_mask = form[13][core] if me == 0 else form[12][core]
-    frame = ints[depth]
-    frame[_STATE], frame[_CORE], frame[_POINT], frame[_NEXT] = state, core, point, 0
-    frame[_DRAWN] = -1
+    ints[depth, _STATE], ints[depth, _CORE], ints[depth, _POINT] = state, core, point
+    ints[depth, _NEXT], ints[depth, _DRAWN] = 0, -1
     count = 0
-    for i in range(len(own_mask)):
-        if own_mask[i]:
+    for i in range(own_masks.shape[1]):
+        if own_masks[core, i]:
             legal[depth, count] = i
             count += 1
-    frame[_LEGAL] = count
+    ints[depth, _LEGAL] = count
     floats[depth, 0] = 1.0
     if kinds[core] != _CHOICE:
-        frame[_OTHER] = np.argmax(their_mask)
-        frame[_ROW] = -1
+        other = 0
+        while other < their_masks.shape[1] - 1 and not their_masks[core, other]:
+            other += 1
+        ints[depth, _OTHER], ints[depth, _ROW] = other, -1
         return
+    their_mask = their_masks[core]
     place = chooser[core] * points + point
     if rowmap[place] < 0:
         row = counts[2]
@@ -418,7 +421,7 @@ def _open(form, me, state, depth, rng, rowmap, fresh, masks, theirs, exploration
         masks[0][row, :] = form[12][core]
         masks[1][row, :] = form[13][core]
     row = rowmap[place]
-    frame[_ROW] = row
+    ints[depth, _ROW] = row
     theirs_now = scratch[0]
     _matching(theirs[row], their_mask, theirs_now)
     options = legal[depth + 1]   # free until a child is pushed
@@ -428,7 +431,7 @@ def _open(form, me, state, depth, rng, rowmap, fresh, masks, theirs, exploration
             options[their_count] = i
             their_count += 1
     if exploration == 0.0 or their_count == 1:
-        frame[_OTHER] = _draw(rng, theirs_now, options, their_count)
+        ints[depth, _OTHER] = _draw(rng, theirs_now, options, their_count)
         return
     sampling = scratch[1]
     for i in range(len(sampling)):
@@ -436,7 +439,7 @@ def _open(form, me, state, depth, rng, rowmap, fresh, masks, theirs, exploration
         if their_mask[i]:
             sampling[i] += exploration / their_count
     other = _draw(rng, sampling, options, their_count)
-    frame[_OTHER] = other
+    ints[depth, _OTHER] = other
     floats[depth, 0] = theirs_now[other] / sampling[other]
 
 
@@ -445,10 +448,9 @@ def _close(form, me, depth, masks, mine, theirs, rate, ints, floats, legal, out,
            scratch):
     """The value of the frame at ``depth`` from its observed action values; where it
     chooses, the baseline-corrected action values and the visit (``SelfPlay._estimate``)."""
-    frame = ints[depth]
-    if frame[_ROW] < 0:
+    if ints[depth, _ROW] < 0:
         return floats[depth, 1]
-    row, other, weight = frame[_ROW], frame[_OTHER], floats[depth, 0]
+    row, other, weight = ints[depth, _ROW], ints[depth, _OTHER], floats[depth, 0]
     regrets, baselines = mine
     own_mask, their_mask = masks[me][row], masks[1 - me][row]
     own, theirs_now, q = scratch[0], scratch[1], scratch[3]
@@ -456,7 +458,7 @@ def _close(form, me, depth, masks, mine, theirs, rate, ints, floats, legal, out,
     _matching(theirs[row], their_mask, theirs_now)
     observed = scratch[2]
     observed[:] = 0.0
-    for k in range(frame[_LEGAL]):
+    for k in range(ints[depth, _LEGAL]):
         observed[legal[depth, k]] = floats[depth, 1 + k]
     board = baselines[row]
     total = 0.0
@@ -492,14 +494,13 @@ def _traverse(me, core, point, stamp, rng, form, rowmap, fresh, masks, mine, the
           legal, counts, scratch)
     depth, chances = 0, 0
     while depth >= 0:
-        frame = ints[depth]
         pushed = False
-        while frame[_NEXT] < frame[_LEGAL]:
-            k = frame[_NEXT]
-            if frame[_DRAWN] < 0:
-                pair = _pair(form, frame[_CORE], legal[depth, k], frame[_OTHER], me)
-                frame[_PAIR], frame[_DRAWN] = pair, _draw_outcome(form, rng, pair)
-                state, ending = _next_state(form, frame[_DRAWN], frame[_POINT])
+        while ints[depth, _NEXT] < ints[depth, _LEGAL]:
+            k = ints[depth, _NEXT]
+            if ints[depth, _DRAWN] < 0:
+                pair = _pair(form, ints[depth, _CORE], legal[depth, k], ints[depth, _OTHER], me)
+                ints[depth, _PAIR], ints[depth, _DRAWN] = pair, _draw_outcome(form, rng, pair)
+                state, ending = _next_state(form, ints[depth, _DRAWN], ints[depth, _POINT])
                 if state >= 0 and mark[state] < expanding:
                     if depth + 2 >= len(ints):
                         raise ValueError("traversal deeper than MAX_DEPTH")
@@ -509,23 +510,24 @@ def _traverse(me, core, point, stamp, rng, form, rowmap, fresh, masks, mine, the
                     depth += 1
                     pushed = True
                     break
-            state, ending = _next_state(form, frame[_DRAWN], frame[_POINT])
+            drawn, here = ints[depth, _DRAWN], ints[depth, _POINT]
+            state, ending = _next_state(form, drawn, here)
             if state < 0:
                 sampled = sign * ending
             elif mark[state] == done:
                 sampled = memo[state]
             else:   # still being expanded: a cycle, cut at its last value
-                sampled = _baseline(form, frame[_DRAWN], frame[_POINT], sign, last_values)
-            floats[depth, 1 + k] = _observed(form, frame[_PAIR], frame[_DRAWN],
-                                             frame[_POINT], sampled, sign, last_values)
-            frame[_NEXT], frame[_DRAWN] = k + 1, -1
+                sampled = _baseline(form, drawn, here, sign, last_values)
+            floats[depth, 1 + k] = _observed(form, ints[depth, _PAIR], drawn, here, sampled,
+                                             sign, last_values)
+            ints[depth, _NEXT], ints[depth, _DRAWN] = k + 1, -1
         if pushed:
             continue
-        state = frame[_STATE]
+        state = ints[depth, _STATE]
         memo[state] = _close(form, me, depth, masks, mine, theirs, rate, ints, floats, legal,
                              out, counts, scratch)
         mark[state] = done
-        if kinds[frame[_CORE]] != _CHOICE:
+        if kinds[ints[depth, _CORE]] != _CHOICE:
             closed[chances] = state
             chances += 1
         depth -= 1
