@@ -6,8 +6,8 @@ grid of counter values; its transitions are the core graph's, the same at every 
 Pathfinder's knockout duel has 15.5 million states that way, of which 45,290 cores are
 the rolls within a turn: one joint action each. The Python traversal spends about
 0.1 ms on a state; this one about 2 us (a traversal there expands about 3,700 states
-and reads the last values of some 135,000 outcomes in about 8 ms), so the same
-algorithm makes about 65 steps a second where it made one every 5 s.
+and reads the last values of some 135,000 outcomes in about 7 ms), so the same
+algorithm makes about 60 steps a second where it made one every 5 s.
 
 The algorithm is exactly ``SelfPlay._traverse``'s (see its module): a depth-first
 traversal that expands each state once per step, tries every legal action of the
