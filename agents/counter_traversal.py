@@ -405,7 +405,7 @@ def _open(form, me, state, depth, rng, rowmap, fresh, masks, theirs, exploration
     ints[depth, _LEGAL] = count
     floats[depth, 0] = 1.0
     if kinds[core] != _CHOICE:
-        other = 0
+        other = 0   # the opponent's one action: the first legal (as np.argmax did)
         while other < their_masks.shape[1] - 1 and not their_masks[core, other]:
             other += 1
         ints[depth, _OTHER], ints[depth, _ROW] = other, -1
