@@ -193,8 +193,11 @@ class CounterTraversal:
 
     def restore(self, tables: tuple[RegretTable, RegretTable],
                 chance: tuple[np.ndarray, np.ndarray] | None) -> None:
-        """Find the rows of tables read back from a checkpoint, and put back the chance
-        states' values (``chance``: states and both players' values; 0 elsewhere)."""
+        """Take ``tables`` (new, or read back from a checkpoint): room for every row, their
+        rows found, and the chance states' values put back (``chance``: states and both
+        players' values; 0 elsewhere)."""
+        for table in tables:
+            table.reserve(self.capacity)
         self.rowmap[:] = -1
         self.clear_values()
         if chance is not None:

@@ -229,8 +229,7 @@ class SelfPlay:
                 and not any(self.magnet_weight)):
             return None
         compiled = CounterTraversal(self.game)
-        for table in self.tables:
-            table.reserve(compiled.capacity)
+        compiled.restore(self.tables, None)
         return compiled
 
     # -- the protocol, cached where it is deterministic
@@ -495,8 +494,6 @@ class SelfPlay:
         with ``chance``: the chance states' values, as ``chance_document`` wrote them)."""
         self._states.clear()
         if self._compiled is not None:
-            for table in self.tables:
-                table.reserve(self._compiled.capacity)
             self._compiled.restore(self.tables, chance)
 
     def chance_states(self) -> int:
