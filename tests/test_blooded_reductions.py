@@ -14,7 +14,7 @@ from test_blooded import act, legal_names, only, state
 
 import envs
 from envs.blooded import BID, BLIND, CANCEL, DBIND, OVER, RISK, VICTOR
-from solver import solve_game
+from solver import exploitability, solve_game
 from solver.counters import walk
 from solver.errors import InputError
 from solver.graph import explore
@@ -75,6 +75,16 @@ def test_the_reductions_change_no_value_no_odds_and_no_mix_at_a_beat_start(optio
                 assert mine.keys() == theirs.keys()
                 assert [mine[k] for k in theirs] == pytest.approx(list(theirs.values()),
                                                                   abs=1e-9)
+
+
+def test_the_plain_equilibrium_is_unexploitable_in_the_plain_game():
+    # the best responses walk the plain game state by state: neither side gains by
+    # deviating, and the pair is worth the reduced game's value
+    reduced, plain = pair(DUELS[0])
+    solution = solve_game(plain)
+    gap = exploitability(plain, solution.policy_for("a"), solution.policy_for("b"))
+    assert gap.gain_a < 1e-9 and gap.gain_b < 1e-9
+    assert gap.pair_value == pytest.approx(solve_game(reduced).value, abs=1e-9)
 
 
 @pytest.mark.parametrize("options", DUELS[:3])
