@@ -60,6 +60,7 @@ from .state import (
 )
 from .words import MeleeWords, PistolWords
 
+# ---------------------------------------------------------------- the ruleset, compiled
 
 @dataclass(frozen=True)
 class Firearm:
