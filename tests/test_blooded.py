@@ -655,8 +655,10 @@ def test_a_cancellation_is_judged_by_what_it_does_not_by_the_state_it_leaves():
       "b": "prowess=2,sword=3,riposte,bash,blind", "max_beats": 5},
      (0.00966941259730015, 0.028357005254107944, 0.9529554020890845, 0.01868759265680779)),
 ])
-def test_equivalent_choices_change_no_value(options, expected):
-    game = envs.make("blooded", **options)
+@pytest.mark.parametrize("reductions", [True, False])
+def test_equivalent_choices_change_no_value(options, expected, reductions):
+    # the plain rules (reductions off, envs/blooded/reductions.py) give the same numbers
+    game = envs.make("blooded", reductions=reductions, **options)
     (_, start), = game.initial_outcomes()
     for solution in (solve_game(game, start=start), solve_game(game)):  # generic, counters
         got = (solution.value, solution.win, solution.draw, solution.loss)

@@ -1,5 +1,5 @@
 """Uchronia (melee Confrontation and pistol duel). Every expected number is derived
-independently of envs/uchronia.py: by hand (the reasoning in a comment), by enumerating
+independently of envs/uchronia/: by hand (the reasoning in a comment), by enumerating
 the dice faces with itertools.product, or by a separate brute-force solver written here
 with scipy's linprog."""
 
@@ -88,8 +88,8 @@ def brute_resistance(n: int, threshold: int) -> tuple[Fraction, Fraction, Fracti
 
 @pytest.mark.parametrize("n", range(1, 8))
 def test_shot_severities_by_enumeration(n):
-    from envs.uchronia import _shot_table
-    assert _shot_table(n, 10, 5, 10) == brute_shot(n)
+    from envs.uchronia.dice import shot_table
+    assert shot_table(n, 10, 5, 10) == brute_shot(n)
 
 
 @pytest.mark.parametrize("n,threshold", [(3, 10), (3, 15), (4, 15), (5, 20), (6, 20)])
@@ -115,7 +115,7 @@ def test_resistance_pool_counts_its_atouts_only():
 
 
 def test_confrontation_table_by_enumeration():
-    from envs.uchronia import _confrontation_table
+    from envs.uchronia.dice import confrontation_table
     for na, nb in ((1, 1), (2, 3), (3, 3), (4, 2)):
         expected: dict = {}
         for ra in faces(na):
@@ -127,7 +127,7 @@ def test_confrontation_table_by_enumeration():
                 key = (winner, cls, int(all(d == 1 for d in ra)),
                        int(all(d == 1 for d in rb)))
                 expected[key] = expected.get(key, 0) + F(1, 6 ** (na + nb))
-        got = {k: v for k, v in _confrontation_table(na, nb, 5, 10).items() if v}
+        got = {k: v for k, v in confrontation_table(na, nb, 5, 10).items() if v}
         assert got == expected
 
 

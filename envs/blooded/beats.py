@@ -20,7 +20,7 @@ import scipy.sparse as sp
 
 from solver.graph import StateGraph, assemble, explore
 
-from . import RISK
+from .state import RISK
 
 
 class _Window:

@@ -5,8 +5,8 @@ after the dice (Blind, cancellations, the defeated's Bind, the victor's maneuver
 Riposte's cancellation), and those steps do not depend on the Injuries: the same
 choices, the same chances, the same next steps; only the end of the beat differs,
 where the Injury dealt is kept if it is above the one already taken
-(``BloodedGame._skip_cancel`` judges a cancellation by what it does, never by the state
-it leaves, for that). So the rules run once over the steps of unhurt duellists (the
+(``Reductions.skipped_cancel`` judges a cancellation by what it does, never by the
+state it leaves, for that). So the rules run once over the steps of unhurt duellists (the
 *templates*), and every pair of Injuries reached gets a copy made with arrays, each
 next state with its Injuries raised to those of the copy. The rules also run once per
 beat start (a risk, a bid): few states with many joint actions, whose risks come from
@@ -30,7 +30,8 @@ import scipy.sparse as sp
 from solver.counters import CoreWalk
 from solver.graph import ranges
 
-from . import BLIND, OVER, RCANCEL, RISK, State, _risk_layout
+from .dice import risk_table_layout
+from .state import BLIND, OVER, RCANCEL, RISK, State
 
 INJ_A, INJ_B = State._fields.index("inj_a"), State._fields.index("inj_b")
 BEAT, PHASE = State._fields.index("beat"), State._fields.index("phase")
@@ -41,7 +42,7 @@ class _Codec:
 
     def __init__(self, game):
         r, n = game.rules, game.max_dice
-        bounds = {"beat": game._plain + 1, "phase": OVER, "aggressor": 1,
+        bounds = {"beat": game.plain_beat + 1, "phase": OVER, "aggressor": 1,
                   "inj_a": r.max_rank, "inj_b": r.max_rank, "bank_a": r.bank_cap,
                   "bank_b": r.bank_cap, "feint_a": 1, "feint_b": 1, "bid_a": n, "bid_b": n,
                   "victor": 1, "wv": n, "wd": n, "ending": 5}
@@ -119,8 +120,8 @@ class _Builder:
     """The walk: beat starts one by one, the steps after the dice as templates."""
 
     def __init__(self, game):
-        self.game, self.rules = game, game._endless
-        self.plain = game._plain
+        self.game, self.rules = game, game.endless
+        self.plain = game.plain_beat
         self.codec = _Codec(game)
         n = len(game.info.action_names)
         self.n = n
@@ -209,7 +210,7 @@ class _Builder:
         key = (g.dice_left(state, 0), g.dice_left(state, 1), tie)
         layout = self._layouts.get(key)
         if layout is None:
-            wagers_a, wagers_b, counts, which, probs, cases = _risk_layout(
+            wagers_a, wagers_b, counts, which, probs, cases = risk_table_layout(
                 *key, g.rules.target, g.rules.sides)
             layout = self._layouts[key] = (np.asarray(wagers_a), np.asarray(wagers_b),
                                            np.asarray(counts), np.asarray(which),

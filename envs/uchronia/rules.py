@@ -1,27 +1,7 @@
-"""Uchronia: the melee Confrontation and the pistol duel (``shared/rules/uchronia.md``).
-
-Every [default] of the rules is data in ``rulesets/uchronia.toml``. Two modes:
-
-- ``pistol`` (the default): the duel of timing. Each turn both secretly fire, aim,
-  advance, reload or fire while moving; shots are Épreuves at the band the turn
-  started at; the better shooter (more shooting Atouts) fires first.
-- ``melee``: one Confrontation a round. Both secretly fight, grapple or break off; the
-  winner's intent applies by margin; a winner who may disarm, or who is grappled and
-  may free himself, chooses after the roll (a sequential step: the other waits).
-
-The readings fixed by the specification are followed as written. Readings this module
-had to choose beyond them (each tested, and listed in the README):
-
-- Immobilisation by grappling compares the grapple counter with the victim's full
-  Confrontation pool without penalties (3 + his melee Atouts, Excellent Pugiliste when
-  unarmed or Excellent Escrimeur with a duel weapon, + weapon dice): once the counter
-  reaches it he is immobilised.
-- A winner against a failed break-off is a winner like any other: if grappled he may
-  free himself instead, and an armed helpless breaker may be disarmed.
-- A fumble (every die a 1) changes nothing about the roll it spoils: the totals compare
-  as usual; it only costs a die next round.
-- Terminal states keep only how the duel ended (and, in the pistol duel, the healths),
-  so equal endings merge.
+"""The rules of Uchronia (``shared/rules/uchronia.md``): the ruleset compiled, what both
+modes share, the pistol duel (``PistolGame``: range, shot dice, the order of fire, a
+hit and its wound) and the melee (``MeleeGame``: the Confrontation, breaking off, a
+winner's choice, grappling, wounds). The words of both are in ``words.py``.
 """
 
 from __future__ import annotations
@@ -29,141 +9,56 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache, lru_cache
-from typing import NamedTuple
 
 import numpy as np
 
-from solver.dice import sum_of_dice
 from solver.errors import InputError
 from solver.game import DeclaredGame, GameInfo, sample_outcome
 
-from .rulesets import default_ruleset, ruleset_hash
-from .rulesets import ruleset_error as _fail
-from .rulesets import ruleset_int as _int
-from .schema import Examples, Field, SheetSpec, SystemSpec, token
-
-MODES = ("pistol", "melee")
-PISTOL_ACTIONS = ("fire", "aim", "advance", "reload", "fire_moving")
-MELEE_ACTIONS = ("fight", "grapple", "break_off", "press", "disarm", "free", "wait")
-# One action list for both modes (masks tell what each mode allows), so one set of
-# temperaments and one observation layout serve the whole system.
-ACTIONS = PISTOL_ACTIONS + MELEE_ACTIONS
-FIRE, AIM, ADVANCE, RELOAD, FIRE_MOVING = range(5)
-FIGHT, GRAPPLE, BREAK_OFF, PRESS, DISARM, FREE, WAIT = range(5, 12)
-#: the observation, from the observer's side, the same layout in both modes (fields
-#: the mode does not use read 0); ``mode`` is 0 for pistol, 1 for melee
-OBSERVATION = ("mode", "turn", "band", "own_health", "opp_health", "own_ammo", "opp_ammo",
-               "own_aim", "opp_aim", "own_grip", "opp_grip", "own_fumble", "opp_fumble",
-               "chooser", "intent", "margin", "ending")
-INTENTS = ("fight", "grapple")
-MARGINS = ("minor", "significant", "exceptional")
-MINOR, SIGNIFICANT, EXCEPTIONAL = range(3)
-# a duellist's status after a shot or a wound: health levels 0..2, then these
-OUT, KILLED = 3, 4
-ATOUTS = ("adresse", "tireur", "sang_froid", "colosse", "athlete", "escrimeur",
-          "pugiliste", "constitution", "volonte")
-ATOUT_ALIASES = {
-    "adresse": ("adresse exceptionnelle",), "tireur": ("excellent tireur",),
-    "sang_froid": ("sang-froid exceptionnel",), "colosse": (),
-    "athlete": ("athlete accompli",), "escrimeur": ("excellent escrimeur",),
-    "pugiliste": ("excellent pugiliste",), "constitution": ("constitution robuste",),
-    "volonte": ("volonte de fer",),
-}
-WEAPON_ALIASES = {
-    "bare hands": "none", "mains nues": "none", "fists": "none", "unarmed": "none",
-    "pistolet de duel": "duel_pistol", "pistol": "duel_pistol",
-    "revolver de poche": "pocket_revolver", "sword": "epee", "knife": "couteau",
-    "cudgel": "matraque", "cane": "canne", "axe": "hache", "spear": "lance",
-}
-
-PISTOL_ENDINGS = ("", "A wins: B is killed", "A wins: B is out of combat",
-                  "B wins: A is killed", "B wins: A is out of combat",
-                  "draw: both fall", "draw: the seconds stop the duel")
-MELEE_ENDINGS = ("", "A wins: B is out of combat", "A wins: B is disarmed",
-                 "A wins: B is immobilised", "A wins: B flees",
-                 "B wins: A is out of combat", "B wins: A is disarmed",
-                 "B wins: A is immobilised", "B wins: A flees",
-                 "draw: both walk away", "draw: the seconds stop the fight")
-P_KILLED_A, P_OUT_A, P_KILLED_B, P_OUT_B, P_BOTH, P_TIME = 1, 2, 3, 4, 5, 6
-M_OUT, M_DISARMED, M_IMMOBILISED, M_FLEES = 0, 1, 2, 3  # + 1 (A wins) or + 5 (B wins)
-M_WALK, M_TIME = 9, 10
-
-
-class Shot(NamedTuple):
-    """A pistol duel between turns: turns played, distance band (0 très faible ..
-    3 grande), health levels (0 Indemne, 1 Blessé, 2 Grièvement Blessé), rounds loaded,
-    aim held (1 after an ``aim``), and how it ended (0: not over)."""
-
-    turn: int
-    band: int
-    health_a: int
-    health_b: int
-    ammo_a: int
-    ammo_b: int
-    aim_a: int
-    aim_b: int
-    ending: int = 0
-
-
-class Bout(NamedTuple):
-    """A melee between rounds, or after a roll while the winner chooses.
-
-    ``grip_*`` is the grapple penalty each side suffers; ``fumble_*`` is 1 if that side
-    fumbled his last Confrontation roll (one die less this round). While a winner
-    chooses, ``chooser`` is 1 (A) or 2 (B), ``intent`` his intent (0 fight, 1 grapple)
-    and ``margin`` its class (1 significant, 2 exceptional)."""
-
-    round: int
-    health_a: int
-    health_b: int
-    grip_a: int
-    grip_b: int
-    fumble_a: int
-    fumble_b: int
-    chooser: int = 0
-    intent: int = 0
-    margin: int = 0
-    ending: int = 0
-
-
-# ---------------------------------------------------------------- dice
-
-@cache
-def pool(n: int) -> dict[int, Fraction]:
-    """Exact distribution of the sum of ``n`` d6."""
-    return dict(sum_of_dice(n).items())
-
-
-def at_least(n: int, threshold: int) -> Fraction:
-    """P(n d6 total >= threshold): an Épreuve, Prouesse or Exploit succeeds."""
-    return sum((p for total, p in pool(n).items() if total >= threshold), Fraction(0))
-
-
-@cache
-def resistance(n: int, threshold: int, cancel: int) -> tuple[Fraction, Fraction, Fraction]:
-    """(fail, cancel, apply) of a resistance test of ``n`` dice against ``threshold``:
-    failing is Hors de Combat, succeeding by ``cancel`` or more ignores the wound."""
-    fail = 1 - at_least(n, threshold)
-    cancelled = at_least(n, threshold + cancel)
-    return fail, cancelled, 1 - fail - cancelled
-
-
-def margin_class(margin: int, significant: int, exceptional: int) -> int:
-    if margin >= exceptional:
-        return EXCEPTIONAL
-    return SIGNIFICANT if margin >= significant else MINOR
-
-
-def _merge(items) -> list[tuple[float, object]]:
-    """(probability, state) pairs with equal states merged and zeros dropped (the
-    probabilities summed exactly, then made floats)."""
-    merged: dict = {}
-    for p, state in items:
-        if p > 0:
-            merged[state] = merged.get(state, 0) + p
-    return [(float(p), state) for state, p in merged.items()]
-
+from ..rulesets import ruleset_error as _fail
+from ..rulesets import ruleset_hash
+from ..rulesets import ruleset_int as _int
+from ..schema import token
+from .dice import alone_table, at_least, confrontation_table, merge, resistance, shot_table
+from .state import (
+    ACTIONS,
+    ADVANCE,
+    AIM,
+    ATOUTS,
+    BREAK_OFF,
+    DISARM,
+    EXCEPTIONAL,
+    FIGHT,
+    FIRE,
+    FIRE_MOVING,
+    FREE,
+    GRAPPLE,
+    KILLED,
+    M_DISARMED,
+    M_FLEES,
+    M_IMMOBILISED,
+    M_OUT,
+    M_TIME,
+    M_WALK,
+    MELEE_ENDINGS,
+    MINOR,
+    OBSERVATION,
+    OUT,
+    P_BOTH,
+    P_KILLED_A,
+    P_KILLED_B,
+    P_OUT_A,
+    P_OUT_B,
+    P_TIME,
+    PISTOL_ENDINGS,
+    PRESS,
+    RELOAD,
+    WAIT,
+    Bout,
+    Shot,
+    other,
+)
+from .words import MeleeWords, PistolWords
 
 # ---------------------------------------------------------------- the ruleset, compiled
 
@@ -216,48 +111,11 @@ def _blades(table: Mapping) -> dict[str, Blade]:
     return out
 
 
-# ---------------------------------------------------------------- the schema
-
-_DEFAULTS = default_ruleset("uchronia")
-WEAPONS = tuple(_DEFAULTS["melee"]["weapons"]) + tuple(_DEFAULTS["pistol"]["weapons"])
-BANDS = tuple(_DEFAULTS["pistol"]["bands"])
-
-
-def _build(ruleset: dict, options: dict):
+def build(ruleset: dict, options: dict):
+    """The game of ``options["mode"]``."""
     if options["mode"] == "melee":
         return MeleeGame(ruleset, options)
     return PistolGame(ruleset, options)
-
-
-SYSTEM = SystemSpec(
-    name="uchronia",
-    title="Uchronia confrontations and pistol duel",
-    options=(
-        Field("mode", "choice", "pistol: the duel of timing; melee: one Confrontation a "
-              "round", default_key="mode", choices=MODES),
-        Field("max_turns", "int", "pistol turns played before the seconds call a draw",
-              default_key="pistol.max_turns", low=1, high=200),
-        Field("max_rounds", "int", "melee rounds before the seconds stop the fight",
-              default_key="melee.max_rounds", low=1, high=200),
-        Field("start_band", "choice", "distance band the pistol duel starts at",
-              default_key="pistol.start_band", choices=BANDS,
-              aliases={"tres faible": "tres_faible", "twenty paces": "moyenne",
-                       "point blank": "tres_faible", "long": "grande"}),
-    ),
-    sheet=SheetSpec(
-        fields=tuple(Field(name, "flag", str(_DEFAULTS["atouts"][name]), default=False,
-                           aliases={alias: name for alias in ATOUT_ALIASES[name]})
-                     for name in ATOUTS) + (
-            Field("weapon", "choice", "melee weapon or firearm (default: bare hands in "
-                  "melee, the duel pistol in the pistol duel)", choices=WEAPONS,
-                  aliases=WEAPON_ALIASES),),
-        reference_key="sheets",
-        example="adresse,tireur,weapon=revolver"),
-    build=_build,
-    examples=Examples(sheet_a="adresse,tireur", sheet_b="sang-froid",
-                      state="band=1,aim_a=1", mix="fire:1,aim:2",
-                      quick={"max_turns": 6}),
-)
 
 
 # ---------------------------------------------------------------- shared by both modes
@@ -359,7 +217,7 @@ class _Uchronia(DeclaredGame):
             elif not nxt.ending:
                 nxt = nxt._replace(**{self.clock: clock + nxt[0]})
             items.append((p, nxt))
-        return _merge(items)
+        return merge(items)
 
     def sample(self, state, action_a: int, action_b: int, rng: np.random.Generator):
         return sample_outcome(self.outcomes(state, action_a, action_b), rng)
@@ -380,57 +238,10 @@ class _Uchronia(DeclaredGame):
         mask[list(legal)] = True
         return mask
 
-    def state_fields(self, state) -> dict[str, int]:
-        return dict(state._asdict())
-
-    state_dict = state_fields
-
-    def state_from(self, values: Mapping[str, object]):
-        """A live state: the start's fields overridden by ``values`` (integers, or band
-        names for ``band``); each checked against its range."""
-        start = self.initial_outcomes()[0][1]
-        fields = start._asdict()
-        for key, value in values.items():
-            name = token(key)
-            if name not in fields:
-                allowed = ", ".join(f for f in fields if f != "ending")
-                raise InputError(f"unknown state field {key!r}; allowed: {allowed}")
-            fields[name] = self._field_value(name, value)
-        state = self.state_type(**fields)
-        self._check_state(state)
-        return state
-
-    def _field_value(self, name: str, value: object) -> int:
-        low, high = self.state_ranges()[name]
-        if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
-            value = int(value)
-        if isinstance(value, str) and name == "band":
-            found = [i for i, band in enumerate(self.bands) if token(band) == token(value)]
-            value = found[0] if found else value
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise InputError(f"state field {name} takes an integer {low}..{high}"
-                             + (f" or a band ({', '.join(self.bands)})" if name == "band"
-                                else "") + f", got {value!r}")
-        return value
-
-    def _name(self, side: str) -> str:
-        return side.upper()
-
-    def _atout_text(self, side: str) -> str:
-        names = [self.ruleset["atouts"][a] for a in ATOUTS if self.sheets[side].get(a)]
-        return ", ".join(names) if names else "no Atout"
-
-
-def _other(side: str) -> str:
-    return "b" if side == "a" else "a"
-
-
-HEALTH_WORDS = ("unhurt", "wounded", "gravely wounded")
-
 
 # ---------------------------------------------------------------- the pistol duel
 
-class PistolGame(_Uchronia):
+class PistolGame(PistolWords, _Uchronia):
     """The pistol duel of timing."""
 
     mode = "pistol"
@@ -540,8 +351,8 @@ class PistolGame(_Uchronia):
                 for i, side in enumerate("ab")}
         if fires["a"] and fires["b"] and self.first is not None:
             return self._in_order(state, (action_a, action_b), health, dice)
-        after = {side: (self.hit(dice[_other(side)], health[side], side)
-                        if fires[_other(side)] else [(1, health[side])]) for side in "ab"}
+        after = {side: (self.hit(dice[other(side)], health[side], side)
+                        if fires[other(side)] else [(1, health[side])]) for side in "ab"}
         return [(pa * pb, sa, sb) for pa, sa in after["a"] for pb, sb in after["b"]]
 
     def _dice(self, state: Shot, side: str, action: int, health: int) -> int:
@@ -554,7 +365,7 @@ class PistolGame(_Uchronia):
         """The better shooter fires first; a second shooter still standing fires with
         the penalty of the wound he just took."""
         first = self.first
-        second = _other(first)
+        second = other(first)
         out = []
         for p1, hit_second in self.hit(dice[first], health[second], second):
             if hit_second >= OUT:
@@ -590,9 +401,9 @@ class PistolGame(_Uchronia):
         found = self._memo.get(key)
         if found is not None:
             return found
-        shots = _merge((p, (sa, sb)) for p, sa, sb in self._shots(state, action_a, action_b))
+        shots = merge((p, (sa, sb)) for p, sa, sb in self._shots(state, action_a, action_b))
         live = [(p, sa, sb) for p, (sa, sb) in shots if sa < OUT and sb < OUT]
-        ends = _merge((p, self._ending(sa, sb)) for p, (sa, sb) in shots
+        ends = merge((p, self._ending(sa, sb)) for p, (sa, sb) in shots
                       if sa >= OUT or sb >= OUT)
         moves = ADVANCE in (action_a, action_b) or FIRE_MOVING in (action_a, action_b)
         band = max(0, state.band - 1) if moves else state.band
@@ -650,105 +461,9 @@ class PistolGame(_Uchronia):
                 v[f"ammo_{own}"], v[f"ammo_{opp}"], v[f"aim_{own}"], v[f"aim_{opp}"],
                 0, 0, 0, 0, 0, 0, 0, state.ending)
 
-    # -- presentation
-    def state_ranges(self) -> dict[str, tuple[int, int]]:
-        return {"turn": (0, self.max_turns - 1), "band": (0, len(self.bands) - 1),
-                "health_a": (0, 2), "health_b": (0, 2),
-                "ammo_a": (0, self.weapon["a"].shots), "ammo_b": (0, self.weapon["b"].shots),
-                "aim_a": (0, 1), "aim_b": (0, 1), "ending": (0, 0)}
-
-    def _check_state(self, state: Shot) -> None:
-        for side in "ab":
-            if getattr(state, f"aim_{side}") and not getattr(state, f"ammo_{side}"):
-                raise InputError(f"aim_{side}=1 needs a loaded weapon (ammo_{side} >= 1)")
-
-    def band_text(self, band: int) -> str:
-        words = {0: "point-blank", 1: "a few paces", 2: "twenty paces", 3: "long range"}
-        name = self.band_names[band]
-        return f"{name} ({words[band]})" if band in words and len(self.bands) == 4 else name
-
-    def _gun_text(self, state: Shot, side: str, own: bool) -> str:
-        ammo = getattr(state, f"ammo_{side}")
-        weapon = self.weapon[side]
-        whose = "your" if own else "his"
-        if weapon.shots == 1:
-            load = "loaded" if ammo else "empty"
-        else:
-            load = f"{ammo} of {weapon.shots} rounds loaded" if ammo else "empty"
-        aim = ", aimed" if getattr(state, f"aim_{side}") else ""
-        return f"{whose} {weapon.name} {load}{aim}"
-
-    def describe(self, state: Shot, viewer: str | None = None) -> str:
-        if state.ending:
-            return f"Turn {state.turn}: {self.result(state)}."
-        parts = [f"Turn {state.turn + 1} of {self.max_turns}, distance "
-                 f"{self.band_text(state.band)}."]
-        for side in "ab":
-            health = HEALTH_WORDS[getattr(state, f"health_{side}")]
-            parts.append(f"{side.upper()} ({self._atout_text(side)}): {health}, "
-                         f"{self._gun_text(state, side, False).removeprefix('his ')}.")
-        return " ".join(parts)
-
-    def situation(self, state: Shot, player: str) -> str:
-        opp = _other(player)
-        if state.ending:
-            return f"the duel is over: {self.result(state)}"
-        mine = self._gun_text(state, player, True)
-        his = self._gun_text(state, opp, False)
-        text = (f"{self.band_text(state.band)}, {mine}; you are "
-                f"{HEALTH_WORDS[getattr(state, f'health_{player}')]}, he is "
-                f"{HEALTH_WORDS[getattr(state, f'health_{opp}')]}; {his}")
-        if not getattr(state, f"ammo_{opp}") and self.weapon[opp].shots == 1:
-            text += " (he has fired his only shot)"
-        legal = np.flatnonzero(self.legal_mask(state, player))
-        if FIRE in legal:
-            dice = self.shot_dice(player, state.band, getattr(state, f"health_{player}"),
-                                  getattr(state, f"aim_{player}") == 1, False)
-            chance = float(at_least(dice, self.threshold))
-            text += f"; a shot now rolls {dice} dice and hits {chance:.0%} of the time"
-        elif self.range_dice(player, state.band) is None:
-            text += "; he is out of your range"
-        return text + f"; turn {state.turn + 1} of {self.max_turns}"
-
-    def narrate(self, state: Shot, action_a: int, action_b: int, next_state: Shot) -> str:
-        words = {FIRE: "fires", AIM: "takes aim", ADVANCE: "advances", RELOAD: "reloads",
-                 FIRE_MOVING: "fires while advancing", WAIT: "waits"}
-        text = f"A {words[action_a]}, B {words[action_b]}."
-        for side in "ab":
-            before = getattr(state, f"health_{side}")
-            after = getattr(next_state, f"health_{side}")
-            if after > before and not next_state.ending:
-                text += f" {side.upper()} is hit: {HEALTH_WORDS[after]}."
-        if next_state.ending:
-            return text + f" {self.result(next_state)}."
-        fired = [s.upper() for s, a in zip("ab", (action_a, action_b), strict=True)
-                 if a in (FIRE, FIRE_MOVING)
-                 and getattr(next_state, f"health_{_other(s)}") == getattr(
-                     state, f"health_{_other(s)}")]
-        if fired:
-            text += f" {' and '.join(fired)} {'miss' if len(fired) > 1 else 'misses'}" \
-                    " (or the wound is shrugged off)."
-        if next_state.band != state.band:
-            text += f" The distance closes to {self.band_text(next_state.band)}."
-        return text
-
-
-@lru_cache(maxsize=4096)
-def _shot_table(dice: int, threshold: int, significant: int, exceptional: int):
-    """(miss, Blessé, Grièvement Blessé, Tué) of one shot by exact enumeration of the
-    pool: a hit is total >= threshold, its margin total - threshold; a fumble (every
-    die a 1, the total equal to the dice) is a miss whatever the threshold."""
-    probs = [Fraction(0)] * 4
-    for total, p in pool(dice).items():
-        if total < threshold or total == dice:
-            probs[0] += p
-        else:
-            probs[1 + margin_class(total - threshold, significant, exceptional)] += p
-    return tuple(probs)
-
 
 def _hit(game: PistolGame, dice: int, health: int, target: str):
-    miss, wounded, grave, killed = _shot_table(dice, game.threshold, game.significant,
+    miss, wounded, grave, killed = shot_table(dice, game.threshold, game.significant,
                                                game.exceptional)
     out = [(miss, health), (killed, KILLED)]
     for p, severity, resist in ((wounded, game.severity[0], game.resist[0]),
@@ -759,7 +474,7 @@ def _hit(game: PistolGame, dice: int, health: int, target: str):
 
 # ---------------------------------------------------------------- the melee
 
-class MeleeGame(_Uchronia):
+class MeleeGame(MeleeWords, _Uchronia):
     """One Confrontation a round."""
 
     mode = "melee"
@@ -842,7 +557,7 @@ class MeleeGame(_Uchronia):
         options = [PRESS]
         if getattr(state, f"grip_{winner}") > 0:
             options.append(FREE)
-        if state.intent == 0 and state.margin == EXCEPTIONAL and self.armed(_other(winner)):
+        if state.intent == 0 and state.margin == EXCEPTIONAL and self.armed(other(winner)):
             options.append(DISARM)
         return options
 
@@ -871,20 +586,20 @@ class MeleeGame(_Uchronia):
         if state.chooser:
             winner = "ab"[state.chooser - 1]
             choice = action_a if winner == "a" else action_b
-            return _merge(self._choose(state, winner, choice))
+            return merge(self._choose(state, winner, choice))
         breaks = (action_a == BREAK_OFF, action_b == BREAK_OFF)
         if all(breaks):
-            return _merge(self._both_break(state))
+            return merge(self._both_break(state))
         if any(breaks):
             breaker = "a" if breaks[0] else "b"
             intent = action_b if breaker == "a" else action_a
-            return _merge(self._one_breaks(state, breaker, intent))
-        return _merge(self._confrontation(state, action_a, action_b))
+            return merge(self._one_breaks(state, breaker, intent))
+        return merge(self._confrontation(state, action_a, action_b))
 
     def _confrontation(self, state: Bout, action_a: int, action_b: int):
         dice_a = self.confrontation_dice(state, "a", action_a)
         dice_b = self.confrontation_dice(state, "b", action_b)
-        table = _confrontation_table(dice_a, dice_b, self.significant, self.exceptional)
+        table = confrontation_table(dice_a, dice_b, self.significant, self.exceptional)
         out = []
         for (winner, margin, fumble_a, fumble_b), p in table.items():
             rolled = state._replace(fumble_a=fumble_a, fumble_b=fumble_b)
@@ -899,11 +614,11 @@ class MeleeGame(_Uchronia):
     def _one_breaks(self, state: Bout, breaker: str, intent: int):
         """The breaker rolls his Prouesse first; on a failure he is helpless and the
         other's margin is his whole total."""
-        stays = _other(breaker)
+        stays = other(breaker)
         success = at_least(self.break_dice(state, breaker), self.break_threshold)
         out = [(success, self._end(M_FLEES, stays))]
         dice = self.confrontation_dice(state, stays, intent)
-        for (margin, fumbled), p in _alone_table(dice, self.significant,
+        for (margin, fumbled), p in alone_table(dice, self.significant,
                                                  self.exceptional).items():
             rolled = state._replace(**{f"fumble_{stays}": fumbled, f"fumble_{breaker}": 0})
             if margin == MINOR:
@@ -943,7 +658,7 @@ class MeleeGame(_Uchronia):
 
     def _apply(self, state: Bout, winner: str, intent: int, margin: int):
         """The winner's intent with a significant or exceptional margin."""
-        loser = _other(winner)
+        loser = other(winner)
         if intent == GRAPPLE:
             grip = getattr(state, f"grip_{loser}") + 1
             if margin == EXCEPTIONAL or grip >= self.full_pool[loser]:
@@ -987,126 +702,3 @@ class MeleeGame(_Uchronia):
         return (1, state.round, 0, v[f"health_{own}"], v[f"health_{opp}"], 0, 0, 0, 0,
                 v[f"grip_{own}"], v[f"grip_{opp}"], v[f"fumble_{own}"], v[f"fumble_{opp}"],
                 chooser, state.intent, state.margin, state.ending)
-
-    # -- presentation
-    def state_ranges(self) -> dict[str, tuple[int, int]]:
-        return {"round": (0, self.max_rounds - 1), "health_a": (0, 2), "health_b": (0, 2),
-                "grip_a": (0, self.full_pool["a"] - 1), "grip_b": (0, self.full_pool["b"] - 1),
-                "fumble_a": (0, 1), "fumble_b": (0, 1), "chooser": (0, 2), "intent": (0, 1),
-                "margin": (0, 2), "ending": (0, 0)}
-
-    def _check_state(self, state: Bout) -> None:
-        for side in "ab":
-            if getattr(state, f"grip_{side}") and self.armed(_other(side)):
-                raise InputError(f"grip_{side} > 0 needs an unarmed opponent (only bare hands "
-                                 f"grapple)")
-        if state.chooser and state.margin == MINOR:
-            raise InputError("a pending choice (chooser) needs margin 1 (significant) or 2 "
-                             "(exceptional)")
-        if state.chooser and state.intent == 1 and self.armed("ab"[state.chooser - 1]):
-            raise InputError("intent 1 (grapple) needs an unarmed chooser")
-
-    def _side_text(self, state: Bout, side: str, you: bool) -> str:
-        health = getattr(state, f"health_{side}")
-        hurt = ("unhurt", "stunned or wounded", "gravely wounded")[health]
-        grip = getattr(state, f"grip_{side}")
-        text = f"{hurt}, {self.weapon[side].name}"
-        if grip:
-            text += f", held in a grapple (-{grip} {'die' if grip == 1 else 'dice'})"
-        if getattr(state, f"fumble_{side}"):
-            text += f", off balance after {'your' if you else 'his'} fumble"
-        return text
-
-    def describe(self, state: Bout, viewer: str | None = None) -> str:
-        if state.ending:
-            return f"Round {state.round}: {self.result(state)}."
-        parts = [f"Round {state.round + 1} of {self.max_rounds}."]
-        for side in "ab":
-            parts.append(f"{side.upper()} ({self._atout_text(side)}): "
-                         f"{self._side_text(state, side, False)}.")
-        if state.chooser:
-            parts.append(self._pending_text(state, "ab"[state.chooser - 1], False))
-        return " ".join(parts)
-
-    def _pending_text(self, state: Bout, winner: str, you: bool) -> str:
-        who = "you" if you else winner.upper()
-        margin = MARGINS[state.margin]
-        intent = INTENTS[state.intent]
-        choices = [ACTIONS[k] for k in self.options_after_roll(state, winner)]
-        return (f"{who} won the roll by a {margin} margin ({intent}) and "
-                f"{'choose' if you else 'chooses'} between {', '.join(choices)}.")
-
-    def situation(self, state: Bout, player: str) -> str:
-        if state.ending:
-            return f"the fight is over: {self.result(state)}"
-        opp = _other(player)
-        text = (f"round {state.round + 1} of {self.max_rounds}; you are "
-                f"{self._side_text(state, player, True)}; he is "
-                f"{self._side_text(state, opp, False)}")
-        if state.chooser:
-            winner = "ab"[state.chooser - 1]
-            if winner == player:
-                return text + "; " + self._pending_text(state, player, True)
-            return text + "; he won the roll and chooses; you wait"
-        fight = self.confrontation_dice(state, player, FIGHT)
-        flee = float(at_least(self.break_dice(state, player), self.break_threshold))
-        return (text + f"; you fight with {fight} dice against his "
-                f"{self.confrontation_dice(state, opp, FIGHT)}, and would break off "
-                f"{flee:.0%} of the time")
-
-    def narrate(self, state: Bout, action_a: int, action_b: int, next_state: Bout) -> str:
-        if state.chooser:
-            winner = "ab"[state.chooser - 1].upper()
-            choice = ACTIONS[action_a if winner == "A" else action_b]
-            text = f"{winner} chooses to {choice.replace('_', ' ')}."
-        else:
-            text = f"A chooses to {ACTIONS[action_a].replace('_', ' ')}, B to " \
-                   f"{ACTIONS[action_b].replace('_', ' ')}."
-        if next_state.ending:
-            return text + f" {self.result(next_state)}."
-        if next_state.chooser:
-            return text + " " + self._pending_text(next_state, "ab"[next_state.chooser - 1],
-                                                   False)
-        events = [event for side in "ab" for event in self._events(state, next_state, side)]
-        if not events and not state.chooser:
-            events = ["Neither gains the upper hand."]
-        return " ".join([text, *events])
-
-    def _events(self, state: Bout, next_state: Bout, side: str) -> list[str]:
-        """What changed for ``side`` in one step, in words."""
-        who = side.upper()
-        events = []
-        if getattr(next_state, f"health_{side}") > getattr(state, f"health_{side}"):
-            events.append(f"{who} is hurt.")
-        grip_now, grip_then = getattr(next_state, f"grip_{side}"), getattr(state, f"grip_{side}")
-        if grip_now > grip_then:
-            events.append(f"{who} is caught in a grapple.")
-        elif grip_now < grip_then:
-            events.append(f"{who} works free of the grapple.")
-        if getattr(next_state, f"fumble_{side}") and not state.chooser:
-            events.append(f"{who} fumbles.")
-        return events
-
-
-@lru_cache(maxsize=4096)
-def _confrontation_table(dice_a: int, dice_b: int, significant: int, exceptional: int):
-    """{(winner 0/1/2, margin class, fumble_a, fumble_b): p} of an opposed roll; a
-    fumble is every die a 1, i.e. a total equal to the number of dice."""
-    table: dict = {}
-    for ta, pa in pool(dice_a).items():
-        for tb, pb in pool(dice_b).items():
-            winner = 0 if ta == tb else 1 if ta > tb else 2
-            margin = margin_class(abs(ta - tb), significant, exceptional) if winner else 0
-            key = (winner, margin, int(ta == dice_a), int(tb == dice_b))
-            table[key] = table.get(key, 0) + pa * pb
-    return table
-
-
-@lru_cache(maxsize=4096)
-def _alone_table(dice: int, significant: int, exceptional: int):
-    """{(margin class, fumbled): p} of a roll against a helpless foe (total 0)."""
-    table: dict = {}
-    for total, p in pool(dice).items():
-        key = (margin_class(total, significant, exceptional), int(total == dice))
-        table[key] = table.get(key, 0) + p
-    return table

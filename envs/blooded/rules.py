@@ -1,0 +1,571 @@
+"""The rules of a Blooded duel (shared/rules/blooded.md), as ``BloodedGame``.
+
+A beat: the pools (``pool``), the strike bid (``_bid``), the risk (``_risk``,
+``_risk_all``), then the consequences in their order: Blind (``_blind``), the
+cancellation (``_cancel_result``), the defeated's Bind, the victor's maneuvers
+(``victor_options``, ``_maneuver``: Feint, Injure, Lunge, Parry, Bind, Riposte
+(``_riposte_hits``), Bash (``_bash``)), and the end of the beat (``_end_beat``: the
+Injury, the Style gains, the next beat or the end of the duel).
+
+Where the rules offer a choice that can never help, or a step with one sensible choice,
+``reductions.py`` decides (``self.reductions``); everything else is here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from envs.rulesets import ruleset_hash
+from solver.errors import InputError
+from solver.game import GameInfo, sample_outcome
+
+from .counters import BeatsLeft
+from .dice import bash_split, risk_table, risk_table_layout
+from .reductions import PlainRules, Reductions
+from .state import (
+    BID,
+    BLIND,
+    CANCEL,
+    CHOOSE,
+    DBIND,
+    DRAW,
+    ENDINGS,
+    MANEUVERS,
+    OVER,
+    PAYOFF,
+    RCANCEL,
+    RISK,
+    SIDES,
+    VICTOR,
+    Duellist,
+    Rules,
+    State,
+)
+from .words import BloodedWords
+
+
+def _int(ruleset: Mapping, key: str, low: int, high: int) -> int:
+    value = ruleset[key]
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InputError(f"ruleset {key} must be an integer {low}..{high}, got {value!r}")
+    return value
+
+
+def _word(ruleset: Mapping, key: str, allowed: tuple[str, ...]) -> str:
+    value = ruleset[key]
+    if value not in allowed:
+        raise InputError(f"ruleset {key}: unknown value {value!r}; allowed: {', '.join(allowed)}")
+    return value
+
+
+def compile_rules(ruleset: Mapping) -> Rules:
+    """The ruleset as checked numbers; readings not modelled are errors."""
+    if ruleset["auto_spend_style"] is not True:
+        raise InputError("ruleset auto_spend_style: only true is supported (Style is spent "
+                         "automatically, at most style_spend_cap a beat)")
+    _word(ruleset, "pool", ("every_beat",))
+    _word(ruleset, "bid_tie", ("prowess_then_coin",))
+    costs = {name: _int(ruleset["costs"], name, 0, 20) for name in MANEUVERS}
+    max_rank = _int(ruleset, "max_rank", 1, 20)
+    return Rules(
+        target=_int(ruleset, "risk_target", 1, 200), sides=_int(ruleset, "die_sides", 2, 100),
+        spend_cap=_int(ruleset, "style_spend_cap", 0, 50),
+        bank_cap=_int(ruleset, "style_bank_cap", 0, 50),
+        invoke_dice=_int(ruleset, "invoke_dice", 0, 20),
+        bids_spent=_word(ruleset, "bids_spent", ("both", "loser")),
+        risk_tie=_word(ruleset, "risk_tie", ("defender", "aggressor")),
+        per_style=_int(ruleset, "wagers_per_style", 1, 20), costs=costs,
+        max_rank=max_rank, mortal_rank=_int(ruleset, "mortal_rank", 1, max_rank))
+
+
+def duellist(sheet: Mapping, side: str, rules: Rules) -> Duellist:
+    known = frozenset(m for m in MANEUVERS if sheet[m])
+    if "lunge" in known and sheet["strength"] < 1:
+        raise InputError(f"sheet {side}: lunge needs strength 1 or more, got strength "
+                         f"{sheet['strength']}; allowed: strength 1..5 with lunge")
+    if sheet["style"] > rules.bank_cap:
+        raise InputError(f"sheet {side}: style {sheet['style']} exceeds the Style bank cap; "
+                         f"allowed: 0..{rules.bank_cap}")
+    return Duellist(sheet["prowess"], sheet["sword"], sheet["strength"], sheet["athletics"],
+                    sheet["style"], sheet["invokes"], known)
+
+
+def build(ruleset: dict, options: dict) -> BloodedGame:
+    """The duel of ``options`` (sheets ``a`` and ``b`` and the schema's options)."""
+    rules = compile_rules(ruleset)
+    for key in ("convention", "max_beats"):
+        if options[key] is None:
+            raise InputError(f"option {key} is required")
+    a, b = (duellist(options[side], side, rules) for side in SIDES)
+    return BloodedGame(rules, a, b, options, ruleset_hash(ruleset))
+
+
+class BloodedGame(BloodedWords, BeatsLeft):
+    """The duel between sheets ``a`` and ``b`` under ``rules`` and the options."""
+
+    system = "blooded"
+
+    def __init__(self, rules: Rules, a: Duellist, b: Duellist, options: dict,
+                 digest: str):
+        self.rules = rules
+        self.sheets = (a, b)
+        self.convention = options["convention"]
+        self.max_beats = options["max_beats"]
+        self.bid_every_beat = bool(options["bid_every_beat"])
+        self.options = options
+        self.ruleset_hash = digest
+        self.max_dice = max(self._pool_bound(d) for d in self.sheets)
+        self.reductions = Reductions(self) if options["reductions"] else PlainRules(self)
+        self._set_actions()
+        self._set_observation()
+        self.info = GameInfo(
+            system="blooded", action_names=self.action_names,
+            observation_fields=self.observation_fields,
+            observation_low=self.observation_low, observation_high=self.observation_high,
+            public_information=True, payoff_bounds=(-1.0, 1.0), may_cycle=False,
+            options=options, ruleset_hash=digest,
+            fast_paths=frozenset({"sample", "transitions", "graph", "counters", "cores"}),
+            length_unit="beat")
+        self._masks: dict = {}
+        self._after_cache: dict = {}  # (state after the roll, case) -> next state
+        self._cancel_cache: dict = {}  # (state, count cancelled) -> next state
+
+    # -- setup
+    def _pool_bound(self, d: Duellist) -> int:
+        r = self.rules
+        # Prowess, The Sword, Style spent, an invoke, a tagged Injury, a Feint's bonus
+        return d.prowess + d.sword + r.spend_cap + r.invoke_dice + r.max_rank + d.sword
+
+    def _set_actions(self) -> None:
+        counts = tuple(str(n) for n in range(self.max_dice + 1))
+        # the most wagers put into one Injury (beyond the rank cap only without the
+        # reductions)
+        most = self.reductions.injury_wagers(self.max_dice, 1)
+        injure = tuple(f"injure{k}" for k in range(most + 1))
+        lunge = tuple(f"lunge{k}" for k in range(most + 1))
+        names = counts + ("aggressor", "defender", "blind", "pass", "feint") + injure + lunge \
+            + ("bash", "bind", "riposte", "parry", "wait")
+        self.action_names = names
+        self.index = {name: i for i, name in enumerate(names)}
+        self.WAIT = self.index["wait"]
+
+    def _set_observation(self) -> None:
+        n, bank, rank = self.max_dice, self.rules.bank_cap, self.rules.max_rank
+        spec = (("beat", 1, self.max_beats), ("phase", 0, OVER), ("role", -1, 1),
+                ("own_injury", 0, rank), ("opp_injury", 0, rank),
+                ("own_bank", 0, bank), ("opp_bank", 0, bank),
+                ("own_feint", 0, 1), ("opp_feint", 0, 1),
+                ("own_dice", 0, n), ("opp_dice", 0, n), ("own_bid", 0, n), ("opp_bid", 0, n),
+                ("victor", -1, 1), ("own_wagers", 0, n), ("opp_wagers", 0, n))
+        self.observation_fields = tuple(s[0] for s in spec)
+        self.observation_low = tuple(s[1] for s in spec)
+        self.observation_high = tuple(s[2] for s in spec)
+
+    # -- pools
+    def pool(self, state: State, side: int) -> int:
+        """Dice gathered at the start of ``state.beat`` by ``side`` (0 = A)."""
+        d, r = self.sheets[side], self.rules
+        bank = state.bank_a if side == 0 else state.bank_b
+        feint = state.feint_a if side == 0 else state.feint_b
+        tag = state.inj_b if side == 0 else state.inj_a
+        invoke = r.invoke_dice if d.invokes >= state.beat else 0
+        return d.prowess + d.sword + min(bank, r.spend_cap) + invoke + tag + feint * d.sword
+
+    def dice_left(self, state: State, side: int) -> int:
+        return self.pool(state, side) - (state.bid_a if side == 0 else state.bid_b)
+
+    # -- the protocol: start, masks
+    def initial_outcomes(self) -> list[tuple[float, State]]:
+        return [(1.0, self.start())]
+
+    def start(self) -> State:
+        a, b = self.sheets
+        return State(1, BID, 0, 0, 0, a.style, b.style, 0, 0, 0, 0, 0, 0, 0, 0)
+
+    def stopped(self) -> State:
+        """The draw when the seconds stop the duel after the last beat: one state,
+        whatever the Injuries (the beats left are a counter whose depletion it is)."""
+        return State(self.max_beats, OVER, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, DRAW)
+
+    def is_terminal(self, state: State) -> bool:
+        return state.phase == OVER
+
+    def starts_unit(self, state: State) -> bool:
+        """Each beat has one risk, whether a bid came before it or not; the beat
+        counter cannot tell (the beats left are a counter)."""
+        return state.phase == RISK
+
+    def payoff(self, state: State) -> float:
+        return PAYOFF[state.ending]
+
+    def result(self, state: State) -> str:
+        if state.ending == DRAW:
+            return f"draw: the seconds stop the duel after {self.max_beats} beats"
+        return ENDINGS[state.ending]
+
+    def legal_mask(self, state: State, player: str) -> np.ndarray:
+        key = (state, player)
+        mask = self._masks.get(key)
+        if mask is None:
+            mask = np.zeros(len(self.action_names), bool)
+            mask[self._legal(state, 0 if player == "a" else 1)] = True
+            if len(self._masks) < 2_000_000:
+                self._masks[key] = mask
+        return mask.copy()
+
+    def _legal(self, s: State, side: int) -> list[int]:
+        if s.phase == OVER:
+            return []
+        if s.phase == BID:
+            return list(range(self.pool(s, side) + 1))
+        if s.phase == RISK:
+            return list(range(self.dice_left(s, side) + 1))
+        deciding = self._decider(s)
+        if side != deciding:
+            return [self.WAIT]
+        return self._choices(s)
+
+    def _decider(self, s: State) -> int:
+        if s.phase in (CHOOSE, BLIND, VICTOR):
+            return s.victor
+        return 1 - s.victor  # CANCEL, DBIND, RCANCEL: the defeated
+
+    def _choices(self, s: State) -> list[int]:
+        ix = self.index
+        if s.phase == CHOOSE:
+            return [ix["aggressor"], ix["defender"]]
+        if s.phase == BLIND:
+            return [ix["blind"], ix["pass"]]
+        if s.phase in (CANCEL, RCANCEL):
+            return self.reductions.cancels(s)
+        if s.phase == DBIND:
+            return [ix["bind"], ix["pass"]]
+        return [ix[name] for name in self.victor_options(s)]
+
+    def victor_options(self, s: State) -> list[str]:
+        """The victor's maneuvers at ``s``: a Feint first if he may, then one that ends
+        his sequence (Injure or Lunge with their wagers, Bash, Bind, Riposte, Parry)."""
+        d, costs, w = self.sheets[s.victor], self.rules.costs, s.wv
+        aggressor = s.aggressor == s.victor
+        feinted = s.feint_a if s.victor == 0 else s.feint_b
+        names = []
+        if d.knows("feint") and not feinted and w >= costs["feint"]:
+            names.append("feint")
+        if aggressor:
+            top = self.reductions.injury_wagers(w, 1)
+            names += [f"injure{k}" for k in range(top + 1)]
+            if d.knows("lunge") and w >= costs["lunge"]:
+                top = self.reductions.injury_wagers(w - costs["lunge"], 1 + d.strength)
+                names += [f"lunge{k}" for k in range(top + 1)]
+        else:
+            names.append("parry")
+            if d.knows("riposte") and w >= costs["riposte"]:
+                names.append("riposte")
+        for name in ("bash", "bind"):
+            if d.knows(name) and w >= costs[name]:
+                names.append(name)
+        return names
+
+    # -- the protocol: outcomes
+    def outcomes(self, state: State, action_a: int, action_b: int) -> list[tuple[float, State]]:
+        self._check(state, action_a, action_b)
+        if state.phase == BID:
+            return self._bid(state, action_a, action_b)
+        if state.phase == RISK:
+            return self._risk(state, action_a, action_b)
+        action = action_a if self._decider(state) == 0 else action_b
+        return self._decide(state, action)
+
+    def sample(self, state: State, action_a: int, action_b: int,
+               rng: np.random.Generator) -> State:
+        return sample_outcome(self.outcomes(state, action_a, action_b), rng)
+
+    def _check(self, state: State, action_a: int, action_b: int) -> None:
+        if state.phase == OVER:
+            raise InputError("the duel is over; no action is legal")
+        for side, action in ((0, action_a), (1, action_b)):
+            if action not in self._legal(state, side):
+                name = self.action_names[action] if 0 <= action < len(self.action_names) \
+                    else action
+                allowed = ", ".join(self.action_names[i] for i in self._legal(state, side))
+                raise InputError(f"illegal action {name!r} for {SIDES[side]}; allowed: {allowed}")
+
+    def _bid(self, s: State, ba: int, bb: int) -> list[tuple[float, State]]:
+        if ba != bb:
+            winner = 0 if ba > bb else 1
+            chooser = [(1.0, winner)]
+        else:
+            pa, pb = self.sheets[0].prowess, self.sheets[1].prowess
+            chooser = [(1.0, 0 if pa > pb else 1)] if pa != pb else [(0.5, 0), (0.5, 1)]
+        if self.rules.bids_spent == "loser" and ba != bb:
+            ba, bb = (0, bb) if ba > bb else (ba, 0)
+        return [(p, s._replace(phase=CHOOSE, bid_a=ba, bid_b=bb, victor=w, aggressor=0))
+                for p, w in chooser]
+
+    def transitions(self, state: State) -> list[tuple[int, int, list[tuple[float, State]]]]:
+        """Every legal joint action with its outcomes, as ``outcomes`` gives them (the
+        solver's fast path: no re-checks, the risk's next states shared across pairs)."""
+        if state.phase == RISK:
+            return self._risk_all(state)
+        if state.phase == BID:
+            return [(ba, bb, self._bid(state, ba, bb))
+                    for ba in range(self.pool(state, 0) + 1)
+                    for bb in range(self.pool(state, 1) + 1)]
+        decider, choices = self._decider(state), self._choices(state)
+        if decider == 0:
+            return [(i, self.WAIT, self._decide(state, i)) for i in choices]
+        return [(self.WAIT, j, self._decide(state, j)) for j in choices]
+
+    def _risk_all(self, s: State) -> list[tuple[int, int, list[tuple[float, State]]]]:
+        """``_risk`` for every pair of wagers at once: the pairs' results come from a
+        table shared by every risk with the same dice (``risk_table``), each distinct
+        result is turned into a next state once."""
+        tie = 1 - s.aggressor if self.rules.risk_tie == "defender" else s.aggressor
+        table, cases = risk_table(self.dice_left(s, 0), self.dice_left(s, 1), tie,
+                                   self.rules.target, self.rules.sides)
+        states = dict(zip(cases, self._after_cases(s, cases), strict=True))
+        out = []
+        for wa, wb, items in table:
+            outcomes = [(p, states[case]) for p, case in items]
+            if len(outcomes) > 1 and len({nxt for _, nxt in outcomes}) < len(outcomes):
+                merged: dict[State, float] = {}
+                for p, nxt in outcomes:
+                    merged[nxt] = merged.get(nxt, 0.0) + p
+                outcomes = [(p, nxt) for nxt, p in merged.items()]
+            out.append((wa, wb, outcomes))
+        return out
+
+    def risk_layout(self, s: State):
+        """The risk at ``s`` as ``transitions`` gives it, in flat lists: A's and B's
+        wagers of each pair, its number of results, each result's position in the
+        list of next states and its probability, and that list (a next state may
+        repeat within a pair: its probabilities then add up)."""
+        tie = 1 - s.aggressor if self.rules.risk_tie == "defender" else s.aggressor
+        wagers_a, wagers_b, counts, which, probs, cases = risk_table_layout(
+            self.dice_left(s, 0), self.dice_left(s, 1), tie, self.rules.target,
+            self.rules.sides)
+        return wagers_a, wagers_b, counts, which, probs, self._after_cases(s, cases)
+
+    def _after_cases(self, s: State, cases: tuple) -> list[State]:
+        """The state after the roll at ``s`` for each case, shared between risks that
+        leave the same state behind them (``_risk_base``)."""
+        base, shared, found = self._risk_base(s), self._after_cache, []
+        for case in cases:
+            key = (base, case)
+            nxt = shared.get(key)
+            if nxt is None:
+                nxt = self._after_risk(s, base, case)
+                if len(shared) < 4_000_000:
+                    shared[key] = nxt
+            found.append(nxt)
+        return found
+
+    def _after_risk(self, s: State, base: State, case: tuple | None) -> State:
+        if case is None:  # both failed: the beat counts, roles alternate
+            return self._end_beat(base, None, 0, (0, 0), 1 - s.aggressor)
+        return self._settle(base._replace(victor=case[0], wv=case[1], wd=case[2]))
+
+    def _risk_base(self, s: State) -> State:
+        """The beat after the roll: Style spent, Feint bonuses and bids used up (the same
+        on every beat, the last included: a beat's states never depend on the beats
+        left, which is what ``core_transitions`` relies on)."""
+        cap = self.rules.spend_cap
+        return s._replace(phase=BLIND, bank_a=s.bank_a - min(s.bank_a, cap),
+                          bank_b=s.bank_b - min(s.bank_b, cap), feint_a=0, feint_b=0,
+                          bid_a=0, bid_b=0)
+
+    def _risk(self, s: State, wa: int, wb: int) -> list[tuple[float, State]]:
+        """The roll of one pair of wagers (the same table as ``transitions``)."""
+        base = self._risk_base(s)
+        tie = 1 - s.aggressor if self.rules.risk_tie == "defender" else s.aggressor
+        lb = self.dice_left(s, 1)
+        table, _ = risk_table(self.dice_left(s, 0), lb, tie, self.rules.target,
+                               self.rules.sides)
+        merged: dict[State, float] = {}
+        for p, case in table[wa * (lb + 1) + wb][2]:
+            nxt = self._after_risk(s, base, case)
+            merged[nxt] = merged.get(nxt, 0.0) + p
+        return [(p, nxt) for nxt, p in merged.items()]
+
+    def _decide(self, s: State, action: int) -> list[tuple[float, State]]:
+        name = self.action_names[action]
+        if s.phase == CHOOSE:
+            aggressor = s.victor if name == "aggressor" else 1 - s.victor
+            return [(1.0, s._replace(phase=RISK, aggressor=aggressor, victor=0))]
+        if s.phase == BLIND:
+            return [(1.0, self._settle(self._blind(s) if name == "blind"
+                                       else s._replace(phase=CANCEL)))]
+        if s.phase in (CANCEL, RCANCEL):
+            return [(1.0, self._cancel_result(s, action))]
+        if s.phase == DBIND:
+            if name == "pass":
+                return [(1.0, self._settle(s._replace(phase=VICTOR)))]
+            wd = s.wd - self.rules.costs["bind"]
+            return [(1.0, self._end_beat(s, None, 0, self._gains(s, s.wv, wd),
+                                         1 - s.aggressor))]
+        return self._maneuver(s, name)
+
+    def _blind(self, s: State) -> State:
+        sword = self.sheets[s.victor].sword
+        return s._replace(phase=CANCEL, wv=s.wv - self.rules.costs["blind"],
+                          wd=max(0, s.wd - sword))
+
+    def _settle(self, s: State) -> State:
+        """Play at once the steps in which the one who decides has a single choice: a
+        single legal one, or (``reductions``) a single sensible one."""
+        reduce = self.reductions
+        if s.phase == BLIND and not (self._may_blind(s) and reduce.blind_helps(s)):
+            s = s._replace(phase=CANCEL)
+        if s.phase == CANCEL:
+            if min(s.wv, s.wd) == 0:
+                s = s._replace(phase=DBIND)
+            else:
+                return reduce.skipped_cancel(s) or s
+        if s.phase == DBIND:
+            if not self._may_bind(s):
+                s = s._replace(phase=VICTOR)
+            else:
+                return reduce.forced_bind(s) or s
+        if s.phase == VICTOR:
+            s = reduce.canonical_victor(s)
+            options = self.victor_options(s)
+            played = reduce.finishing_blow(s, options) or (options[0] if len(options) == 1
+                                                           else None)
+            if played is not None:  # deterministic: Parry, Injure or the finishing blow
+                (_, only), = self._maneuver(s, played)
+                return only
+        return s
+
+    def _may_blind(self, s: State) -> bool:
+        """Whether the victor may declare Blind: an aggressor who knows it and can pay."""
+        v = self.sheets[s.victor]
+        return (s.aggressor == s.victor and v.knows("blind")
+                and s.wv >= self.rules.costs["blind"])
+
+    def _may_bind(self, s: State) -> bool:
+        """Whether the defeated may Bind: he knows it and can pay."""
+        return (self.sheets[1 - s.victor].knows("bind")
+                and s.wd >= self.rules.costs["bind"])
+
+    def _cancel_result(self, s: State, count: int) -> State:
+        """The next state when the defeated cancels ``count`` at ``s`` (CANCEL or
+        RCANCEL)."""
+        key = (s, count)
+        found = self._cancel_cache.get(key)
+        if found is None:
+            cut = s._replace(wv=s.wv - count, wd=s.wd - count)
+            found = (self._riposte_hits(cut) if s.phase == RCANCEL
+                     else self._settle(cut._replace(phase=DBIND)))
+            if len(self._cancel_cache) < 2_000_000:
+                self._cancel_cache[key] = found
+        return found
+
+    def _gains(self, s: State, victor_left: int, defeated_left: int) -> tuple[int, int]:
+        """Style each side banks from its unused wagers, as (A, B)."""
+        per = self.rules.per_style
+        gv, gd = max(victor_left, 0) // per, max(defeated_left, 0) // per
+        return (gv, gd) if s.victor == 0 else (gd, gv)
+
+    def _maneuver(self, s: State, name: str) -> list[tuple[float, State]]:
+        costs, loser, nxt = self.rules.costs, 1 - s.victor, 1 - s.aggressor
+        if name == "feint":
+            feint = {"feint_a": 1} if s.victor == 0 else {"feint_b": 1}
+            return [(1.0, self._settle(s._replace(wv=s.wv - costs["feint"], **feint)))]
+        if name.startswith("injure"):
+            k = int(name[6:])
+            return [(1.0, self._end_beat(s, loser, 1 + k, self._gains(s, s.wv - k, s.wd), nxt))]
+        if name.startswith("lunge"):
+            k = int(name[5:])
+            rank = 1 + self.sheets[s.victor].strength + k
+            left = s.wv - costs["lunge"] - k
+            return [(1.0, self._end_beat(s, loser, rank, self._gains(s, left, s.wd), nxt))]
+        if name == "parry":
+            return [(1.0, self._end_beat(s, None, 0, self._gains(s, s.wv, s.wd), nxt))]
+        if name == "bind":
+            left = s.wv - costs["bind"]
+            return [(1.0, self._end_beat(s, None, 0, self._gains(s, left, s.wd), nxt))]
+        if name == "riposte":
+            s = s._replace(wv=s.wv - costs["riposte"], phase=RCANCEL)
+            if min(s.wv, s.wd) == 0:
+                return [(1.0, self._riposte_hits(s))]
+            return [(1.0, self.reductions.skipped_cancel(s) or s)]
+        if name == "bash":
+            return self._bash(s._replace(wv=s.wv - costs["bash"]))
+        raise InputError(f"unknown maneuver {name!r}")
+
+    def _riposte_hits(self, s: State) -> State:
+        """The riposter (the victor, defender) injures the aggressor for 1 + his wagers
+        left after cancellation; the aggressor banks what he has left."""
+        return self._end_beat(s, 1 - s.victor, 1 + s.wv, self._gains(s, 0, s.wd), s.victor)
+
+    def _bash(self, s: State) -> list[tuple[float, State]]:
+        a, b = self.sheets
+        split = bash_split(a.strength + a.athletics, b.strength + b.athletics,
+                           self.rules.target, self.rules.sides)
+        wagers = {s.victor: s.wv, 1 - s.victor: s.wd}
+        merged: dict[State, float] = {}
+        for p, (roller, attacks) in zip(split, ((0, True), (0, False), (1, True),
+                                                (1, False), (None, False)), strict=True):
+            if p <= 0:
+                continue
+            if attacks:
+                left = {roller: 0, 1 - roller: wagers[1 - roller]}
+                gains = (left[0] // self.rules.per_style, left[1] // self.rules.per_style)
+                nxt = self._end_beat(s, 1 - roller, 1 + wagers[roller], gains, roller)
+            else:
+                following = 1 - s.aggressor if roller is None else roller
+                nxt = self._end_beat(s, None, 0, self._gains(s, s.wv, s.wd), following)
+            merged[nxt] = merged.get(nxt, 0.0) + p
+        return [(p, nxt) for nxt, p in merged.items()]
+
+    def _end_beat(self, s: State, injured: int | None, rank: int, gains: tuple[int, int],
+                  next_aggressor: int) -> State:
+        """Apply the Injury and the Style gains, then start the next beat (or end)."""
+        inj = [s.inj_a, s.inj_b]
+        ending = 0
+        if injured is not None:
+            inj[injured] = max(inj[injured], min(rank, self.rules.max_rank))
+            if self.convention == "first_blood":
+                ending = 4 if injured == 0 else 3
+            elif inj[injured] >= self.rules.mortal_rank:
+                ending = 2 if injured == 0 else 1
+        if not ending and s.beat >= self.max_beats:
+            return self.stopped()
+        if ending:
+            return State(s.beat, OVER, 0, inj[0], inj[1], 0, 0, 0, 0, 0, 0, 0, 0, 0, ending)
+        cap = self.rules.bank_cap
+        bank_a, bank_b = min(cap, s.bank_a + gains[0]), min(cap, s.bank_b + gains[1])
+        phase = BID if self.bid_every_beat else RISK
+        return State(s.beat + 1, phase, 0 if phase == BID else next_aggressor, inj[0], inj[1],
+                     bank_a, bank_b, s.feint_a, s.feint_b, 0, 0, 0, 0, 0, 0)
+
+    # -- observation
+    def observe(self, state: State, player: str) -> tuple[int, ...]:
+        me = 0 if player == "a" else 1
+        s = state
+
+        def own(a: int, b: int) -> int:
+            return a if me == 0 else b
+
+        def opp(a: int, b: int) -> int:
+            return b if me == 0 else a
+        live = s.phase != OVER
+        if s.phase in (BID, CHOOSE) or not live:
+            role = 0
+        else:
+            role = 1 if s.aggressor == me else -1
+        dice_phase = s.phase in (BID, RISK)
+        own_dice = self.dice_left(s, me) if dice_phase else 0
+        opp_dice = self.dice_left(s, 1 - me) if dice_phase else 0
+        decided = s.phase in (CHOOSE, BLIND, CANCEL, DBIND, VICTOR, RCANCEL)
+        victor = (1 if s.victor == me else -1) if decided else 0
+        after = s.phase in (BLIND, CANCEL, DBIND, VICTOR, RCANCEL)
+        own_w = (s.wv if s.victor == me else s.wd) if after else 0
+        opp_w = (s.wd if s.victor == me else s.wv) if after else 0
+        return (min(s.beat, self.max_beats), s.phase, role, own(s.inj_a, s.inj_b),
+                opp(s.inj_a, s.inj_b), own(s.bank_a, s.bank_b), opp(s.bank_a, s.bank_b),
+                own(s.feint_a, s.feint_b), opp(s.feint_a, s.feint_b), own_dice, opp_dice,
+                own(s.bid_a, s.bid_b), opp(s.bid_a, s.bid_b), victor, own_w, opp_w)
+

@@ -1,0 +1,85 @@
+"""The state of a Blooded duel and the data it is made of: the phases of a beat, the
+endings, a duellist's sheet and the ruleset's numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+MANEUVERS = ("bash", "bind", "blind", "feint", "lunge", "riposte")
+CONVENTIONS = ("mortal", "first_blood")
+SIDES = ("a", "b")
+
+# phases of a beat
+BID, CHOOSE, RISK, BLIND, CANCEL, DBIND, VICTOR, RCANCEL, OVER = range(9)
+PHASES = ("bid", "choose", "risk", "blind", "cancel", "defeated_bind", "victor",
+          "riposte_cancel", "over")
+
+ENDINGS = ("", "A wins: B takes a mortal Injury", "B wins: A takes a mortal Injury",
+           "A wins: first blood", "B wins: first blood",
+           "draw: the seconds stop the duel")
+PAYOFF = (0.0, 1.0, -1.0, 1.0, -1.0, 0.0)
+DRAW = 5
+
+
+class State(NamedTuple):
+    """Only what matters: each side's highest Injury, Style bank and Feint bonus.
+
+    ``aggressor`` (0 = A, 1 = B) is this beat's aggressor once roles are set; ``victor``
+    is the bid's winner while he chooses his role, then the risk's victor; ``wv`` /
+    ``wd`` are the victor's / defeated's usable wagers left. During the consequences
+    ``bank_*`` is the bank left after this beat's spend and ``feint_*`` the bonus won
+    for the next beat. Unused fields are 0.
+    """
+
+    beat: int
+    phase: int
+    aggressor: int
+    inj_a: int
+    inj_b: int
+    bank_a: int
+    bank_b: int
+    feint_a: int
+    feint_b: int
+    bid_a: int
+    bid_b: int
+    victor: int
+    wv: int
+    wd: int
+    ending: int
+
+
+STATE_FIELDS = State._fields
+
+
+@dataclass(frozen=True)
+class Duellist:
+    prowess: int
+    sword: int
+    strength: int
+    athletics: int
+    style: int
+    invokes: int
+    maneuvers: frozenset[str]
+
+    def knows(self, maneuver: str) -> bool:
+        return maneuver in self.maneuvers
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The ruleset's numbers, checked."""
+
+    target: int
+    sides: int
+    spend_cap: int
+    bank_cap: int
+    invoke_dice: int
+    bids_spent: str
+    risk_tie: str
+    per_style: int
+    costs: Mapping[str, int]
+    max_rank: int
+    mortal_rank: int
+

@@ -1,0 +1,221 @@
+"""The words of a Blooded duel: the state as named fields and back (``--state``), a
+state described, a step narrated, an action and a situation as a player says them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from solver.errors import InputError
+
+from .state import (
+    BID,
+    BLIND,
+    CANCEL,
+    CHOOSE,
+    DBIND,
+    DRAW,
+    OVER,
+    PHASES,
+    RCANCEL,
+    RISK,
+    SIDES,
+    VICTOR,
+    State,
+)
+
+
+class BloodedWords:
+    """The presentation of ``BloodedGame`` (a mixin: it reads the game's rules, sheets
+    and pools)."""
+
+    def state_fields(self, state: State) -> dict[str, int]:
+        return dict(state._asdict())
+
+    state_dict = state_fields
+
+    def state_from(self, values: Mapping[str, object]) -> State:
+        fields = self.state_fields(self.start())
+        for key, value in values.items():
+            if key not in fields:
+                raise InputError(f"unknown state field {key!r}; allowed: {', '.join(fields)}")
+            if key == "phase" and isinstance(value, str) and not value.lstrip("-").isdigit():
+                if value not in PHASES:
+                    raise InputError(f"unknown phase {value!r}; allowed: {', '.join(PHASES)}")
+                value = PHASES.index(value)
+            try:
+                fields[key] = int(value)
+            except (TypeError, ValueError):
+                raise InputError(f"state field {key} takes an integer, got {value!r}") from None
+        state = State(**fields)
+        self._check_state(state)
+        return state
+
+    def _check_state(self, s: State) -> None:
+        rank, bank, n = self.rules.max_rank, self.rules.bank_cap, self.max_dice
+        bounds = {"beat": (1, self.max_beats), "phase": (0, OVER - 1), "aggressor": (0, 1),
+                  "inj_a": (0, rank), "inj_b": (0, rank), "bank_a": (0, bank),
+                  "bank_b": (0, bank), "feint_a": (0, 1), "feint_b": (0, 1),
+                  "bid_a": (0, n), "bid_b": (0, n), "victor": (0, 1), "wv": (0, n),
+                  "wd": (0, n), "ending": (0, 0)}
+        for key, (low, high) in bounds.items():
+            value = getattr(s, key)
+            if not low <= value <= high:
+                raise InputError(f"state field {key} must be {low}..{high} for a live duel, "
+                                 f"got {value}")
+        if s.phase in (BID, RISK) and any(self.dice_left(s, x) < 0 for x in (0, 1)):
+            raise InputError("a bid exceeds the dice gathered this beat")
+        if s.phase in (BLIND, CANCEL, DBIND, VICTOR, RCANCEL) and s.wv == 0 and s.phase != VICTOR:
+            raise InputError(f"phase {PHASES[s.phase]} needs the victor's wagers wv > 0")
+
+    def _name(self, side: int) -> str:
+        return SIDES[side].upper()
+
+    def _wound(self, rank: int) -> str:
+        if rank == 0:
+            return "unhurt"
+        kind = "a flesh wound" if rank <= 2 else "crippled" if rank < self.rules.mortal_rank \
+            else "mortally wounded"
+        return f"wounded at rank {rank} ({kind})"
+
+    def describe(self, state: State, viewer: str | None = None) -> str:
+        s = state
+        if s.phase == OVER and s.ending == DRAW:
+            return f"After beat {s.beat}: {self.result(s)}."
+        if s.phase == OVER:
+            return (f"After beat {s.beat}: {self.result(s)}. A is {self._wound(s.inj_a)}, "
+                    f"B is {self._wound(s.inj_b)}.")
+        lines = [f"Beat {s.beat} of {self.max_beats}, {PHASES[s.phase].replace('_', ' ')} "
+                 f"({self.convention.replace('_', ' ')} duel)."]
+        for side in (0, 1):
+            lines.append(self._side_line(s, side))
+        if s.phase in (BLIND, CANCEL, DBIND, VICTOR, RCANCEL):
+            lines.append(f"{self._name(s.victor)} is the victor with {s.wv} usable wagers; "
+                         f"{self._name(1 - s.victor)} keeps {s.wd}.")
+        return "\n".join(lines)
+
+    def _side_line(self, s: State, side: int) -> str:
+        inj = (s.inj_a, s.inj_b)[side]
+        bank = (s.bank_a, s.bank_b)[side]
+        feint = (s.feint_a, s.feint_b)[side]
+        parts = [f"{self._name(side)}: {self._wound(inj)}, {bank} Style banked"]
+        if s.phase in (BID, RISK):
+            left = self.dice_left(s, side)
+            parts.append(f"{left} {'die' if left == 1 else 'dice'} to play")
+        if s.phase in (CHOOSE, RISK) and (s.bid_a or s.bid_b):
+            parts.append(f"bid {(s.bid_a, s.bid_b)[side]}")
+        if feint:
+            when = "now" if s.phase <= RISK else "next beat"
+            parts.append(f"a Feint's bonus of {self.sheets[side].sword} dice {when}")
+        if s.phase >= RISK and s.aggressor == side:
+            parts.append("aggressor")
+        elif s.phase >= RISK:
+            parts.append("defender")
+        return ", ".join(parts) + "."
+
+    def narrate(self, state: State, action_a: int, action_b: int, next_state: State) -> str:
+        s, n = state, next_state
+        names = self.action_names
+        if s.phase == BID:
+            text = (f"A bids {names[action_a]} dice, B bids {names[action_b]}; "
+                    f"{self._name(n.victor)} chooses the role.")
+        elif s.phase == RISK:
+            text = (f"A wagers {names[action_a]}, B wagers {names[action_b]}. "
+                    + self._risk_text(s, n)).rstrip()
+        else:
+            actor = self._decider(s)
+            action = names[action_a if actor == 0 else action_b]
+            text = f"{self._name(actor)} {self._act_text(s, action)}."
+        if n.phase == OVER:
+            text += f" {self.result(n)}."
+        elif n.beat != s.beat:
+            text += (f" Beat {n.beat} begins (A {self._wound(n.inj_a)}, "
+                     f"B {self._wound(n.inj_b)}).")
+        return text
+
+    def _risk_text(self, s: State, n: State) -> str:
+        if n.phase in (BLIND, CANCEL, DBIND, VICTOR, RCANCEL):
+            return (f"{self._name(n.victor)} is the victor with {n.wv} usable wagers, "
+                    f"{self._name(1 - n.victor)} keeps {n.wd}.")
+        return self._beat_end_text(s, n)
+
+    def _beat_end_text(self, s: State, n: State) -> str:
+        """What a beat that ended at once (a double failure, a forced Parry or Injury)
+        changed: Injuries and Style banked."""
+        if n.phase == OVER and n.ending == DRAW:
+            return ""  # the draw follows, in words, and keeps no Injury
+        changes = []
+        for side, before, after in ((0, s.inj_a, n.inj_a), (1, s.inj_b, n.inj_b)):
+            if after > before:
+                changes.append(f"{self._name(side)} is {self._wound(after)}")
+        if n.phase != OVER:
+            for side, after in ((0, n.bank_a), (1, n.bank_b)):
+                if after:
+                    changes.append(f"{self._name(side)} has {after} Style banked")
+        text = "; ".join(changes) or "nobody is hurt and no Style is banked"
+        return text[0].upper() + text[1:] + "."
+
+    def action_words(self, s: State, action: str) -> str:
+        """An action at ``s`` as a player says it: "bid 3", "wager 2", "cancel 1",
+        "Injure with 2 wagers"."""
+        if action.isdigit():
+            verb = {BID: "bid", RISK: "wager"}.get(s.phase, "cancel")
+            return f"{verb} {action}"
+        for maneuver, length in (("injure", 6), ("lunge", 5)):
+            if action.startswith(maneuver):
+                count = int(action[length:])
+                return f"{maneuver.capitalize()} with {count} wager{'' if count == 1 else 's'}"
+        return {"aggressor": "be the aggressor", "defender": "defend", "pass": "pass",
+                "wait": "wait"}.get(action, action.capitalize())
+
+    def _act_text(self, s: State, action: str) -> str:
+        texts = {"aggressor": "takes the aggressor's role", "defender": "chooses to defend",
+                 "blind": "slashes at the eyes (Blind)", "pass": "lets it pass",
+                 "feint": "feints", "bash": "bashes", "bind": "binds the blades",
+                 "riposte": "ripostes", "parry": "parries"}
+        if action in texts:
+            return texts[action]
+        if action.startswith("injure"):
+            return f"injures, putting {action[6:]} wagers into the wound"
+        if action.startswith("lunge"):
+            return f"lunges, adding {action[5:]} wagers"
+        return f"cancels {action} wagers"
+
+    def situation(self, state: State, player: str) -> str:
+        s, me = state, 0 if player == "a" else 1
+        other = self._name(1 - me)
+        mine = (s.inj_a, s.inj_b)[me]
+        theirs = (s.inj_b, s.inj_a)[me]
+        own = f"you are {self._wound(mine)} with {(s.bank_a, s.bank_b)[me]} Style banked"
+        tag = (f"{other} is wounded at rank {theirs}, which you may tag" if theirs
+               else f"{other} is unhurt")
+        if s.phase == OVER:
+            return f"the duel is over: {self.result(s)}"
+        if s.phase == BID:
+            return (f"strike bid: you have {self.pool(s, me)} dice, {other} has "
+                    f"{self.pool(s, 1 - me)}; the higher bid chooses the role; {tag}; {own}")
+        if s.phase == RISK:
+            role = "you attack" if s.aggressor == me else f"{other} attacks, you defend"
+            bids = (s.bid_a, s.bid_b)
+            spent = (f"you bid {bids[me]} of your {self.pool(s, me)} dice, {other} "
+                     f"{bids[1 - me]}; " if any(bids) else "")
+            return (f"{spent}{role} and risk {self.dice_left(s, me)} dice against "
+                    f"{other}'s {self.dice_left(s, 1 - me)}: how many to wager; {tag}; {own}")
+        return self._after_situation(s, me, other, own)
+
+    def _after_situation(self, s: State, me: int, other: str, own: str) -> str:
+        mine = s.wv if s.victor == me else s.wd
+        theirs = s.wd if s.victor == me else s.wv
+        if self._decider(s) != me:
+            what = {CHOOSE: "chooses his role", BLIND: "may Blind you",
+                    CANCEL: f"cancels some of your {mine} wagers",
+                    DBIND: "may Bind to end the beat", VICTOR: "chooses his maneuver",
+                    RCANCEL: "cancels some of your Riposte's wagers"}[s.phase]
+            return f"{other} {what}; you wait, with {mine} usable wagers; {own}"
+        ask = {CHOOSE: "you won the strike bid: be the aggressor or the defender",
+               BLIND: f"you won as aggressor: Blind {other} or not",
+               CANCEL: f"you were defeated: cancel some of {other}'s {theirs} wagers",
+               DBIND: "you were defeated: Bind to end the beat or not",
+               VICTOR: "you are the victor: choose your maneuver",
+               RCANCEL: f"{other} ripostes with {theirs} wagers: cancel some"}[s.phase]
+        return f"{ask}, with {mine} usable wagers against {theirs}; {own}"
+
