@@ -59,7 +59,7 @@ def machine() -> str:
 
 
 def cell(value: object) -> str:
-    """A number as a reader wants it: thousands separated, floats to 3 significant digits."""
+    """A number as a reader wants it: thousands separated, floats to about 3 digits."""
     if value is None:
         return "-"
     if isinstance(value, bool):
@@ -67,9 +67,10 @@ def cell(value: object) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     if isinstance(value, float):
-        if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e7):
+        size = abs(value)
+        if value != 0 and (size < 1e-3 or size >= 1e9):
             return f"{value:.2e}"
-        return f"{value:,.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+        return f"{value:,.0f}" if size >= 100 else f"{value:.1f}" if size >= 10 else f"{value:.2f}"
     return str(value).replace("|", "\\|")
 
 
