@@ -30,6 +30,7 @@ import argparse
 import json
 import time
 
+import report
 from baseline import budgeted_baseline
 
 import envs
@@ -82,11 +83,14 @@ def main() -> None:
                         help="beats of the baseline's state graph when the case's is "
                              "too large to hold")
     parser.add_argument("--json", action="store_true")
+    report.add_flag(parser)
     args = parser.parse_args()
     setups = {"default": (*DEFAULT, args.default_beats),
               "largest": (LARGEST, LARGEST, args.largest_beats)}
     rows = [measure(case.strip(), *setups[case.strip()], args.baseline_seconds,
                     args.baseline_beats) for case in args.cases.split(",")]
+    if args.write_docs:
+        write_docs(rows)
     if args.json:
         print(json.dumps(rows, indent=2))
         return
@@ -108,6 +112,20 @@ def main() -> None:
           "games per second, ours over the baseline's (stopped after --baseline-seconds "
           "when it would take longer); |dv|: value difference when the baseline finished "
           "the same duel")
+
+
+def write_docs(rows: list[dict]) -> None:
+    report.write_section("bench_blooded", "Houses of the Blooded: beats left as a counter", [
+        ("case", "case"), ("beats", "max_beats"), ("cores", "cores"),
+        ("stage games", "stage_games"), ("total s", "seconds_total"),
+        ("ours games/s", "stage_games_per_second_ours"),
+        ("baseline beats", "baseline_beats"),
+        ("linprog games/s", "stage_games_per_second_linprog"),
+        ("ratio", lambda r: f"{r['speedup']:.0f}x"), ("value gap", "value_gap")], rows,
+        notes="total s: a fresh game's whole solution (cores explored, then solved beat by "
+              "beat). ratio: stage games per second, ours over the per-state linprog "
+              "baseline's on the state graph (at the baseline's beats when the case's graph "
+              "is too large to hold), stopped after --baseline-seconds.")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import json
 import time
 
 import numpy as np
+import report
 from baseline import baseline_solve
 
 import envs
@@ -61,12 +62,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3, help="best of this many runs")
     parser.add_argument("--json", action="store_true")
+    report.add_flag(parser)
     args = parser.parse_args()
     rows = [
         measure("AV vs GD, default options", lambda: [duel("AV", "GD")], args.repeats),
         measure("all 36 pairings", lambda: [duel(a, b) for a in LEVELS for b in LEVELS],
                 max(1, args.repeats - 2)),
     ]
+    if args.write_docs:
+        write_docs(rows)
     if args.json:
         print(json.dumps(rows, indent=2))
         return
@@ -77,6 +81,15 @@ def main() -> None:
               f"{r['seconds_linprog']:>11.3f}{r['states_per_second_ours']:>11.0f}"
               f"{r['states_per_second_linprog']:>14.0f}{r['speedup']:>8.1f}x"
               f"{r['max_value_gap']:>10.1e}")
+
+
+def write_docs(rows: list[dict]) -> None:
+    report.write_section("bench_falkenstein", "Castle Falkenstein: the whole duel", [
+        ("case", "case"), ("stage games", "stage_games"), ("ours s", "seconds_ours"),
+        ("linprog s", "seconds_linprog"), ("ratio", lambda r: f"{r['speedup']:.1f}x"),
+        ("max value gap", "max_value_gap")], rows,
+        notes="ratio: the per-state linprog backward induction's time over ours, the same "
+              "duels in the same run.")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ import json
 import time
 
 import numpy as np
+import report
 
 import envs
 from solver.cfr import CFRPlus
@@ -128,19 +129,22 @@ def main() -> None:
     parser.add_argument("--target", type=float, default=1e-4)
     parser.add_argument("--step", type=int, default=50, help="iterations between checks")
     parser.add_argument("--json", action="store_true")
+    report.add_flag(parser)
     args = parser.parse_args()
     game = envs.make("falkenstein", hidden_levels=True, prior_a=args.prior_a,
                      prior_b=args.prior_b, max_rounds=1)
     ours = timed_ours(game, args.target, args.step)
     text = efg_text(game)
     theirs = timed_openspiel(text, args.target, args.step)
-    report = {"game": {"prior_a": args.prior_a, "prior_b": args.prior_b, "max_rounds": 1},
-              "target": args.target, "ours": ours, "openspiel_cfr_plus": theirs,
-              "ratio_openspiel_cfr_plus_to_our_lp": theirs["seconds"] / ours["lp_seconds"],
-              "ratio_openspiel_cfr_plus_to_our_cfr_plus":
-                  theirs["seconds"] / ours["cfr_seconds"]}
+    results = {"game": {"prior_a": args.prior_a, "prior_b": args.prior_b, "max_rounds": 1},
+               "target": args.target, "ours": ours, "openspiel_cfr_plus": theirs,
+               "ratio_openspiel_cfr_plus_to_our_lp": theirs["seconds"] / ours["lp_seconds"],
+               "ratio_openspiel_cfr_plus_to_our_cfr_plus":
+                   theirs["seconds"] / ours["cfr_seconds"]}
+    if args.write_docs:
+        write_docs(results)
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(json.dumps(results, indent=2))
         return
     print(f"hidden duel, prior_a={args.prior_a}, prior_b={args.prior_b}, one round; target "
           f"exploitability {args.target:g}")
@@ -151,9 +155,28 @@ def main() -> None:
     print(f"  OpenSpiel CFR+ (C++):  {theirs['seconds']:.2f} s, {theirs['iterations']} "
           f"iterations (loading the EFG {theirs['load_seconds']:.2f} s of it), exploitability "
           f"{theirs['exploitability']:.1e}, value of its average {theirs['value']:+.6f}")
-    print(f"  ratios: OpenSpiel CFR+ / our LP {report['ratio_openspiel_cfr_plus_to_our_lp']:.2f}"
+    print(f"  ratios: OpenSpiel CFR+ / our LP {results['ratio_openspiel_cfr_plus_to_our_lp']:.2f}"
           f", OpenSpiel CFR+ / our CFR+ "
-          f"{report['ratio_openspiel_cfr_plus_to_our_cfr_plus']:.2f}")
+          f"{results['ratio_openspiel_cfr_plus_to_our_cfr_plus']:.2f}")
+
+
+def write_docs(results: dict) -> None:
+    ours, theirs = results["ours"], results["openspiel_cfr_plus"]
+    rows = [{"solver": "ours, sequence-form LP", "seconds": ours["lp_seconds"],
+             "iterations": None, "exploitability": ours["lp_exploitability"],
+             "OpenSpiel / this": results["ratio_openspiel_cfr_plus_to_our_lp"]},
+            {"solver": "ours, CFR+", "seconds": ours["cfr_seconds"],
+             "iterations": ours["cfr_iterations"], "exploitability": ours["cfr_exploitability"],
+             "OpenSpiel / this": results["ratio_openspiel_cfr_plus_to_our_cfr_plus"]},
+            {"solver": "OpenSpiel CFR+ (C++)", "seconds": theirs["seconds"],
+             "iterations": theirs["iterations"], "exploitability": theirs["exploitability"],
+             "OpenSpiel / this": 1.0}]
+    game = results["game"]
+    report.write_section("bench_hidden", "Hidden levels: one round, exact", [
+        ("solver", "solver"), ("seconds", "seconds"), ("iterations", "iterations"),
+        ("exploitability", "exploitability"), ("OpenSpiel / this", "OpenSpiel / this")], rows,
+        notes=f"Falkenstein, prior_a={game['prior_a']}, prior_b={game['prior_b']}, one round; "
+              f"each timed to exploitability {results['target']:g}, measured exactly.")
 
 
 if __name__ == "__main__":

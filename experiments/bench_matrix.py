@@ -23,6 +23,7 @@ import time
 import warnings
 
 import numpy as np
+import report as performance_page
 from scipy.optimize import linprog
 
 from solver.matrix import solve_matrices
@@ -154,12 +155,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeats", type=int, default=3, help="best of this many runs (ours)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
+    performance_page.add_flag(parser)
     args = parser.parse_args()
     if args.games < 1 or args.nashpy < 1 or args.repeats < 1 or args.degenerate < 0:
         parser.error("--games, --nashpy and --repeats must be positive")
     results = [run("uniform", args.games, args.nashpy, args.seed, args.repeats)]
     if args.degenerate:
         results.append(run("degenerate", args.degenerate, 0, args.seed, args.repeats))
+    if args.write_docs:
+        write_docs(results)
     if args.json:
         print(json.dumps(results, indent=2))
         return
@@ -167,6 +171,23 @@ def main() -> None:
         if k:
             print()
         report(result)
+
+
+def write_docs(results: list[dict]) -> None:
+    rows = [{"games": f"{r['games']:,} {r['description']}", "method": LABELS.get(name, name),
+             "seconds": seconds, "games/s": r["games_per_second"][name],
+             "vs linprog": _times(r["speedup_vs_linprog"].get(name)),
+             "vs nashpy": _times(r["speedup_vs_nashpy"].get(name))}
+            for r in results for name, seconds in r["seconds"].items()]
+    performance_page.write_section("bench_matrix", "Matrix games: 6x6 batches", [
+        ("games", "games"), ("method", "method"), ("seconds", "seconds"),
+        ("games/s", "games/s"), ("vs linprog", "vs linprog"), ("vs nashpy", "vs nashpy")],
+        rows, notes="vs linprog, vs nashpy: how many times faster than scipy's HiGHS called "
+                    "per game and nashpy's linear_program (timed on a sample, scaled).")
+
+
+def _times(ratio: float | None) -> str | None:
+    return None if ratio is None else f"{ratio:.1f}x"
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ import resource
 import time
 
 import numpy as np
+import report
 from baseline import OutOfTime, budgeted_baseline, linprog_value, timed_schedule
 
 import envs
@@ -198,11 +199,14 @@ def main() -> None:
                         help="groups of cases to run (one, first, knockout, level10, "
                         "level10-knockout)")
     parser.add_argument("--json", action="store_true")
+    report.add_flag(parser)
     args = parser.parse_args()
     chosen = set(args.cases.split(","))
     rows = [measure(name, a, b, options, args.baseline_seconds)
             for group, name, a, b, options in cases(args.level10_hp) if group in chosen]
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20   # KiB -> GiB
+    if args.write_docs:
+        write_docs(rows, peak)
     if args.json:
         print(json.dumps({"cases": rows, "peak_resident_gib": peak}, indent=2))
         return
@@ -228,6 +232,29 @@ def main() -> None:
         for r in timed:
             print(f"{r['case']:<34}" + "".join(f"{r['phases'][n]:>15.1f}" for n in names))
     print(f"peak resident memory of this run: {peak:.2f} GiB")
+
+
+def write_docs(rows: list[dict], peak: float) -> None:
+    columns = [("case", "case"), ("states", "states"), ("cores", "core_states"),
+               ("decision states", "decision_states"), ("sweeps", "sweeps"),
+               ("build s", "seconds_build"), ("total s", "seconds_total"),
+               ("ours games/s", "stage_games_per_second_ours"),
+               ("linprog games/s", "stage_games_per_second_linprog"),
+               ("ratio", lambda r: f"{r['speedup']:.0f}x"), ("value gap", "value_gap")]
+    timed = [r for r in rows if r.get("phases")]
+    phases = ""
+    if timed:
+        names = list(timed[0]["phases"])
+        phases = "\n\nWhere the seconds went (whole duels):\n\n" + report.table(
+            [("case", "case"), *[(n, lambda r, n=n: r["phases"][n]) for n in names]], timed)
+    report.write_section("bench_pathfinder", "Pathfinder 2e: one round, first blood, knockout",
+                         columns, rows,
+                         notes="states: the state graph's, or for whole duels cores times "
+                               "hit-point pairs. ratio: stage games solved per second, ours "
+                               "(everything included) over the linprog baseline's on the "
+                               "same schedule (its time inside linprog only, stopped after "
+                               f"--baseline-seconds). Peak resident memory {peak:.2f} GiB."
+                               + phases)
 
 
 if __name__ == "__main__":

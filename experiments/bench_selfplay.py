@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import report
 
 import envs
 from agents.curves import plot_curves
@@ -304,6 +305,26 @@ def print_summary(summary: dict) -> None:
           f"OpenSpiel: {theirs['iterations']} iterations")
 
 
+def write_docs(summaries: list[dict]) -> None:
+    rows = []
+    for summary in summaries:
+        ours, theirs = summary["ours"], summary["openspiel_os_mccfr"]
+        budget = summary["budget_seconds"]
+        rows.append({"duel": summary["duel"], "seconds": budget,
+                     "ours": at_time(ours["curve"], budget),
+                     "ours steps": ours["steps"],
+                     "OpenSpiel OS-MCCFR": at_time(theirs["curve"], budget),
+                     "OpenSpiel iterations": theirs["iterations"],
+                     "ours to target s": ours["time_to_target"],
+                     "OpenSpiel to target s": theirs["time_to_target"],
+                     "ratio": summary["time_ratio"]})
+    report.write_section("bench_selfplay", "Self-play against OpenSpiel's MCCFR", [
+        (name, name) for name in rows[0]] if rows else [("duel", "duel")], rows,
+        notes=f"Exploitability after the training budget, both measured by our exact "
+              f"solver; to target: training seconds to exploitability below {TARGET}; "
+              f"ratio: OpenSpiel's time to the target over ours.")
+
+
 def _fmt(value: float | None) -> str:
     if value is None:
         return "-"
@@ -338,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="directory for the CSV, PNG and JSON files")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("--probe-es", help=argparse.SUPPRESS)
+    report.add_flag(parser)
     args = parser.parse_args(argv)
     if args.probe_es:
         _probe(args.probe_es)
@@ -349,27 +371,29 @@ def main(argv: list[str] | None = None) -> int:
         if name not in DUELS:
             parser.error(f"unknown duel {name!r}; allowed: {', '.join(DUELS)}")
     args.out.mkdir(parents=True, exist_ok=True)
-    report = {"target": TARGET, "minutes": args.minutes, "seed": args.seed, "duels": []}
+    results = {"target": TARGET, "minutes": args.minutes, "seed": args.seed, "duels": []}
     for name in names:
         duel = make_duel(name)
         ours = run_ours(duel, name, args.minutes, args.seed, args.out)
         theirs = run_openspiel(duel, args.minutes, args.seed)
         summary = summarise(name, ours, theirs, 60.0 * args.minutes)
         write_outputs(name, summary, args.out)
-        report["duels"].append(summary)
+        results["duels"].append(summary)
         if not args.json:
             print_summary(summary)
     if args.es_probe > 0:
-        report["openspiel_es_mccfr_first_iteration"] = probe_external_sampling(
+        results["openspiel_es_mccfr_first_iteration"] = probe_external_sampling(
             names[0], args.es_probe)
         if not args.json:
-            probe = report["openspiel_es_mccfr_first_iteration"]
+            probe = results["openspiel_es_mccfr_first_iteration"]
             state = "finished" if probe["finished"] else "did not finish"
             print(f"\nOpenSpiel external-sampling MCCFR, {names[0]}: the first iteration "
                   f"{state} in {probe['seconds']:.0f} s")
-    (args.out / "bench_selfplay.json").write_text(json.dumps(report, indent=1))
+    (args.out / "bench_selfplay.json").write_text(json.dumps(results, indent=1))
+    if args.write_docs:
+        write_docs(results["duels"])
     if args.json:
-        print(json.dumps(report))
+        print(json.dumps(results))
     return 0
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 
+import report
 from bench_falkenstein import measure
 
 import envs
@@ -45,12 +46,15 @@ def main() -> None:
                         help="the default sheets, the largest pools (minutes of linprog), "
                              "or both")
     parser.add_argument("--json", action="store_true")
+    report.add_flag(parser)
     args = parser.parse_args()
     rows = []
     for name, make_games, largest in cases(args.cases):
         row = measure(name, make_games, 1 if largest else args.repeats)
         row["reachable_states"] = sum(build_graph(g).size for g in make_games())
         rows.append(row)
+    if args.write_docs:
+        write_docs(rows)
     if args.json:
         print(json.dumps(rows, indent=2))
         return
@@ -61,6 +65,14 @@ def main() -> None:
               f"{r['seconds_ours']:>9.2f}{r['seconds_linprog']:>11.2f}"
               f"{r['states_per_second_ours']:>11.0f}{r['states_per_second_linprog']:>14.0f}"
               f"{r['speedup']:>8.1f}x{r['max_value_gap']:>10.1e}")
+
+
+def write_docs(rows: list[dict]) -> None:
+    report.write_section("bench_uchronia", "Uchronia: both modes", [
+        ("case", "case"), ("states", "reachable_states"), ("stage games", "stage_games"),
+        ("ours s", "seconds_ours"), ("linprog s", "seconds_linprog"),
+        ("ratio", lambda r: f"{r['speedup']:.1f}x"), ("max value gap", "max_value_gap")],
+        rows, notes="ratio: the per-state linprog backward induction's time over ours.")
 
 
 if __name__ == "__main__":

@@ -106,12 +106,12 @@ def test_hidden_levels_are_refused_with_a_clear_message():
         solve_game(game)
 
 
-def test_readme_grid_is_the_default_fill():
+def test_documented_grid_is_the_default_fill():
     import re
     import tomllib
     from pathlib import Path
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
-    block = re.search(r"```toml\n(\[damage\].*?)```", readme, re.S).group(1)
+    page = (Path(__file__).parents[1] / "docs" / "systems" / "falkenstein.md").read_text()
+    block = re.search(r"```toml\n(\[damage\].*?)```", page, re.S).group(1)
     override = tomllib.loads(block)
     for a, b in (("AV", "GD"), ("EXT", "PR"), ("GR", "GD")):
         sheets = {"a": {"fencing": a}, "b": {"fencing": b}}
