@@ -16,18 +16,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 import envs
-from solver.backward import solve_game
-from solver.counter_play import counter_decisions, counter_mixes, counter_visits
-from solver.errors import InputError
-from solver.evaluate import Evaluation, mixes_of, statistics, visit_counts
+from solver import best_response, solve_game
+from solver.counters.play import counter_decisions, counter_mixes, counter_visits
 from solver.game import Game, Policy, other
-from solver.graph import answers_on_counters, build_graph
-from solver.response import best_response
+from solver.markov.evaluate import Evaluation, mixes_of, statistics, visit_counts
+from solver.solve import answers_on_counters, state_graph
 
 from .personalities import OVERALL as _OVERALL
 from .personalities import Situation, situations
-from .personalities import personality as compute_personality
-from .profiles import Profile, build_profile
 
 if TYPE_CHECKING:  # the hidden-level learner needs torch: imported only when used
     from .hidden_learner import HiddenConfig
@@ -103,7 +99,7 @@ class _GraphDecisions:
     sum (a situation's reach is its share of it)."""
 
     def __init__(self, game: Game, policy: Policy, opponent: Policy, side: str):
-        self.game, self.graph = game, build_graph(game)
+        self.game, self.graph = game, state_graph(game)
         self.states = np.flatnonzero(~self.graph.terminal)
         theirs = mixes_of(game, self.graph, opponent, other(side))
         mine = mixes_of(game, self.graph, policy, side)
@@ -127,7 +123,7 @@ class _GraphDecisions:
 
 class _CounterDecisions:
     """The same over a counter game's counters: the states where someone chooses
-    (``solver.counter_play.counter_decisions``; the forced ones report no tendency), the
+    (``solver.counters.play.counter_decisions``; the forced ones report no tendency), the
     reach's denominator counting every live state as on the state graph."""
 
     def __init__(self, game: Game, policy: Policy, opponent: Policy, side: str):
@@ -255,28 +251,3 @@ def characteristic_action(game: Game, policy: Policy, side: str) -> dict:
     sound = frequencies(game, solve_game(game).policy_for(side), side)
     action = max(mine, key=lambda a: mine[a] - sound[a])
     return {"action": action, "frequency": mine[action], "equilibrium": sound[action]}
-
-
-def make_profile(game: Game, side: str, *, personality: str | None = None,
-                 strength: float = 0.5, policy: Policy | None = None, result=None,
-                 name: str | None = None) -> Profile:
-    """One call from a game to a profile with its exact metrics (where the game has
-    public information), for exactly one of: a built-in ``personality`` of ``strength``
-    (computed exactly), a ``policy``, or a training ``result`` (``agents.selfplay``'s
-    ``TrainResult``, whose ``side`` policy is stored). ``save_profile(path,
-    profile.document)`` writes it."""
-    given = [what for what in (personality, policy, result) if what is not None]
-    if len(given) != 1:
-        raise InputError("make_profile takes exactly one of personality=, policy=, result=; "
-                         f"got {len(given)}")
-    record, training, source = None, None, "exact"
-    if personality is not None:
-        found = compute_personality(game, personality, strength, side)
-        policy, record = found.policy, {"name": personality, "strength": found.strength}
-    elif result is not None:
-        policy, source = getattr(result, f"policy_{side}"), "trained"
-        training = {"steps": result.step, "seconds": result.seconds}
-    document = build_profile(game, policy, side, personality=record,
-                             metrics=profile_metrics(game, policy, side), training=training,
-                             source=source, name=name)
-    return Profile(document)

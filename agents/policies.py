@@ -18,11 +18,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from solver.counter_play import counter_table
+from solver.counters.play import counter_table
 from solver.errors import InputError
-from solver.evaluate import mixes_of
 from solver.game import Game, Observation
-from solver.graph import answers_on_counters, build_graph
+from solver.markov.evaluate import mixes_of
+from solver.solve import answers_on_counters, state_graph
 
 SPEC_KIND = "masked-mlp"
 SPEC_VERSION = 1
@@ -267,7 +267,7 @@ def tabulate(game: Game, policy, player: str) -> dict[Observation, np.ndarray]:
     counters of a counter game too large for the state graph: where someone chooses)."""
     if answers_on_counters(game):
         return counter_table(game, policy, player)
-    graph = build_graph(game)
+    graph = state_graph(game)
     masks = graph.mask_a if player == "a" else graph.mask_b
     table: dict[Observation, np.ndarray] = {}
     rows: list[int] = []

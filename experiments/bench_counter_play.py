@@ -1,5 +1,5 @@
-"""Answers against a fixed opponent over the counters (``solver.counter_play``) beside
-the state graph's (``solver.response``, ``solver.evaluate``, ``solver.regularized``),
+"""Answers against a fixed opponent over the counters (``solver.counters.play``) beside
+the state graph's (``solver.markov.response``, ``solver.evaluate``, ``solver.markov.regularized``),
 in the same run, on Pathfinder's fighter against rogue to knockout.
 
 At hit points where the state graph fits, both are timed on the same questions (best
@@ -18,13 +18,10 @@ import time
 
 import envs
 from agents.personalities import temperament
-from solver import solve_game
-from solver.counter_play import counter_best_response, counter_evaluate, counter_regularized
+from solver import best_response, evaluate, solve_game, solve_regularized
 from solver.counters import explore
-from solver.evaluate import evaluate
-from solver.graph import build_graph
-from solver.regularized import solve_regularized
-from solver.response import best_response
+from solver.counters.play import counter_best_response, counter_evaluate, counter_regularized
+from solver.markov.graph import build_graph
 
 
 def _timed(work):

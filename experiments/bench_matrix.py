@@ -25,7 +25,7 @@ import warnings
 import numpy as np
 from scipy.optimize import linprog
 
-from solver.matrix import solve_matrices
+from solver.matrix.lp import solve_matrices
 
 SMALL_BATCH = 20
 

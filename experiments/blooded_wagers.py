@@ -22,7 +22,7 @@ import numpy as np
 import envs
 from envs.blooded import RISK, success_probability
 from solver import solve_game
-from solver.evaluate import visit_counts
+from solver.markov.evaluate import visit_counts
 
 OUT = Path(__file__).resolve().parent / "out"
 

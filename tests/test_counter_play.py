@@ -1,4 +1,4 @@
-"""Answers against fixed policies over counters (``solver.counter_play``): on knockout
+"""Answers against fixed policies over counters (``solver.counters.play``): on knockout
 duels small enough for the state graph they agree with the state graph's answers (which
 have their own hand and second-library tests) at every state, and on toy duels of
 several hits; one toy case is counted by hand; and ``duel odds`` answers the same way
@@ -13,12 +13,19 @@ import pytest
 from test_counters import LANDS, Duel, HitPennies, RolledPennies
 
 import envs
-import solver.graph as graph_module
+import solver.solve as facade
 from agents.cli import main
 from agents.personalities import temperament
-from solver import best_response, evaluate, exploitability, solve_game
-from solver.backward import solve_moment
-from solver.counter_play import (
+from solver import (
+    best_response,
+    evaluate,
+    exploitability,
+    resolve_policy,
+    solve_game,
+    solve_moment,
+    solve_regularized,
+)
+from solver.counters.play import (
     CounterResponse,
     counter_best_response,
     counter_chances,
@@ -26,9 +33,8 @@ from solver.counter_play import (
     counter_mixes,
     counter_regularized,
 )
-from solver.graph import build_graph
+from solver.markov.graph import build_graph
 from solver.policy import MixPolicy, TabularPolicy
-from solver.regularized import solve_regularized
 
 AGREE = 1e-8
 SMALL = {"a": "fighter,hp=3", "b": "rogue,hp=3"}
@@ -62,7 +68,8 @@ def test_the_best_response_agrees_with_the_state_graph_at_every_state(small, res
     game, graph, live = small
     safest = solve_game(game).policy_for(responder) if opponent == "equilibrium" else None
     on_graph = best_response(game, opponent, responder, safest=safest)
-    on_counters = counter_best_response(game, opponent, responder, safest=safest)
+    fixed = resolve_policy(opponent, game, "b" if responder == "a" else "a")
+    on_counters = counter_best_response(game, fixed, responder, safest=safest)
     sign = 1.0 if responder == "a" else -1.0
     values = np.array([sign * on_counters.values.value_at(graph.states[s]) for s in live])
     assert np.abs(values - _responder_values(on_graph, live)).max() < AGREE
@@ -86,7 +93,7 @@ def test_evaluation_and_chances_from_every_state_agree_with_the_state_graph(smal
     # win / draw / loss from every state under a best response and its opponent
     response = best_response(game, "uniform", "b")
     chances = counter_chances(counter_best_response(game, "uniform", "b").play)
-    from solver.evaluate import state_chances
+    from solver.markov.evaluate import state_chances
     expected = state_chances(graph, response.opponent_mixes, response.mixes)
     found = np.array([chances.at(graph.states[s]) for s in live])
     assert np.abs(found - expected[live]).max() < AGREE
@@ -97,7 +104,7 @@ def test_exploitability_over_counters_agrees_with_the_state_graph(small, monkeyp
     prior = temperament("pathfinder", "bully").policy(game)
     on_graph = exploitability(game, prior, "uniform")
     # the same call, with the state graph refused: every part goes over the counters
-    monkeypatch.setattr(graph_module, "MAX_COUNTED_STATES", 10)
+    monkeypatch.setattr(facade, "MAX_COUNTED_STATES", 10)
     assert isinstance(best_response(game, "uniform", "a"), CounterResponse)
     on_counters = exploitability(game, prior, "uniform")
     for key in ("value", "gain_a", "gain_b", "pair_value"):
@@ -144,7 +151,7 @@ def _odds(capsys, *extra):
                                    ["--vs", "mix=intimidation-first-strike3:1", "--side", "b"]])
 def test_duel_odds_over_counters_answers_as_on_the_state_graph(capsys, monkeypatch, extra):
     on_graph = _odds(capsys, *extra)
-    monkeypatch.setattr(graph_module, "MAX_COUNTED_STATES", 10)
+    monkeypatch.setattr(facade, "MAX_COUNTED_STATES", 10)
     on_counters = _odds(capsys, *extra)
     for row in ("best_response", "equilibrium_against_it"):
         for key in ("value", "win", "draw", "loss", "expected_length"):
@@ -169,7 +176,7 @@ def test_duel_odds_answers_a_duel_too_large_for_the_state_graph(capsys):
     # 11 and 10 hit points: 110 pairs times the 45,622 cores pass the state graph's
     # 5,000,000, so the whole answer goes over the counters
     sheets = ["--a", "fighter,hp=11", "--b", "rogue,hp=10"]
-    assert graph_module.answers_on_counters(envs.make("pathfinder", a=sheets[1], b=sheets[3]))
+    assert facade.answers_on_counters(envs.make("pathfinder", a=sheets[1], b=sheets[3]))
     assert main(["odds", "pathfinder", *sheets, "--vs", "equilibrium", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     best, steady = report["best_response"], report["equilibrium_against_it"]

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import envs
-import solver.graph as graph_module
+import solver.solve as facade
 from agents import load_profile
 from agents.cli import main
 from agents.metrics import profile_metrics
@@ -56,8 +56,8 @@ def _assert_close(found, expected, where="metrics"):
 def test_metrics_over_counters_agree_with_the_state_graph(game, monkeypatch, side, which):
     policy = _policy(game, which)
     on_graph = profile_metrics(game, policy, side)
-    monkeypatch.setattr(graph_module, "MAX_COUNTED_STATES", 10)
-    assert graph_module.answers_on_counters(game)
+    monkeypatch.setattr(facade, "MAX_COUNTED_STATES", 10)
+    assert facade.answers_on_counters(game)
     _assert_close(profile_metrics(game, policy, side), on_graph)
 
 
@@ -65,7 +65,7 @@ def test_a_table_over_counters_holds_the_state_graphs_mix_at_every_decision(game
                                                                            monkeypatch):
     policy = _policy(game, "trickster")
     on_graph = tabulate(game, policy, "b")
-    monkeypatch.setattr(graph_module, "MAX_COUNTED_STATES", 10)
+    monkeypatch.setattr(facade, "MAX_COUNTED_STATES", 10)
     on_counters = tabulate(game, policy, "b")
     for observation, mix in on_graph.items():
         if observation in on_counters:
@@ -86,7 +86,7 @@ def _train(capsys, path, *extra) -> dict:
 def test_duel_train_beyond_the_state_graph_writes_the_same_profile_compressed(
         capsys, monkeypatch, tmp_path):
     plain = _train(capsys, tmp_path / "graph.json")
-    monkeypatch.setattr(graph_module, "MAX_COUNTED_STATES", 10)
+    monkeypatch.setattr(facade, "MAX_COUNTED_STATES", 10)
     path = tmp_path / "knockout.json.gz"
     compressed = _train(capsys, path)
     assert path.read_bytes()[:2] == b"\x1f\x8b"
@@ -141,8 +141,8 @@ def test_profile_show_groups_pathfinders_actions_by_part(capsys, tmp_path):
 
 def test_a_duel_with_too_many_decisions_for_a_table_is_refused_before_solving(
         capsys, monkeypatch, tmp_path):
-    import solver.counter_play as counter_play
-    monkeypatch.setattr(graph_module, "MAX_COUNTED_STATES", 10)
+    import solver.counters.play as counter_play
+    monkeypatch.setattr(facade, "MAX_COUNTED_STATES", 10)
     monkeypatch.setattr(counter_play, "MAX_TABLE_DECISIONS", 100)
     path = tmp_path / "npc.json"
     assert main(["train", "pathfinder", *SMALL, "--out", str(path)]) == 2

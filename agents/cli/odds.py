@@ -11,12 +11,12 @@ import numpy as np
 
 import envs
 from solver import best_response, evaluate, solve_game
-from solver.counter_play import counter_chances
+from solver.counters.play import counter_chances
 from solver.errors import InputError
-from solver.evaluate import state_chances
-from solver.graph import answers_on_counters, build_graph
+from solver.markov.evaluate import state_chances
+from solver.markov.response import BestResponse
 from solver.policy import MixPolicy
-from solver.response import BestResponse
+from solver.solve import answers_on_counters, state_graph
 
 from ..opponents import opponent_policy
 from .common import (
@@ -58,7 +58,7 @@ def run(args) -> int:
         return run_hidden_odds(args, game)
     me, them = args.side, ("b" if args.side == "a" else "a")
     if not answers_on_counters(game):
-        build_graph(game)  # state by state: a duel that cannot be held says so now
+        state_graph(game)  # state by state: a duel that cannot be held says so now
     opponent = opponent_policy(args.vs, game, them)
     equilibrium = solve_game(game).policy_for(me)
     response = best_response(game, opponent, me, safest=equilibrium)
@@ -129,7 +129,7 @@ def _graph_decisions(response, me: str):
 
 
 def _counter_decisions(response, me: str):
-    """The same over a counter game's counters (``solver.counter_play``)."""
+    """The same over a counter game's counters (``solver.counters.play``)."""
     chances = counter_chances(response.play)
     for state, reach, mix, value in response.decisions():
         win, draw, loss = chances.at(state)

@@ -6,10 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 import envs
-from solver import solve_game
-from solver.backward import solve_moment
+from solver import solve_game, solve_moment
 from solver.errors import InputError
-from solver.evaluate import visit_counts
+from solver.markov.evaluate import visit_counts
 
 from .common import (
     add_game_args,

@@ -18,12 +18,12 @@ import sys
 import time
 from pathlib import Path
 
-from solver.backward import solve_game
-from solver.counter_play import require_table
+from solver import solve_game, solve_regularized
+from solver.counters.play import require_table
 from solver.errors import InputError
 from solver.game import other
-from solver.graph import answers_on_counters, require_states
-from solver.regularized import regularized_value, solve_regularized, strength_to_beta
+from solver.markov.regularized import regularized_value, strength_to_beta
+from solver.solve import answers_on_counters, require_states
 
 from ..metrics import profile_metrics
 from ..personalities import calibration, check_strength, personality, temperament

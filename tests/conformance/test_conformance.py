@@ -26,7 +26,7 @@ from agents.cli import main
 from solver import exploitability, solve_game
 from solver.counters import walk
 from solver.game import Game, check_info
-from solver.graph import build_graph, explore
+from solver.markov.graph import build_graph, explore
 
 SYSTEMS = [name for name, spec in envs.systems().items() if spec.implemented]
 #: reachable states checked one by one (the quick duels are far smaller in general)

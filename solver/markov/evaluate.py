@@ -10,10 +10,10 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from .errors import InputError
-from .game import BatchPolicy, Game, Policy, State, policy_mix, renormalise
-from .graph import StateGraph, answers_on_counters, build_graph
-from .policy import resolve_policy
+from ..errors import InputError
+from ..game import BatchPolicy, Game, Policy, State, policy_mix, renormalise
+from ..policy import named_policy
+from .graph import StateGraph, build_graph
 from .stages import sweep
 
 
@@ -43,8 +43,8 @@ def require_public(game: Game, what: str) -> None:
 def mixes_of(game: Game, graph: StateGraph, policy: Policy, player: str) -> np.ndarray:
     """(N, n_actions) mix of ``policy`` at every non-terminal state, from what the
     player observes only. A policy may offer ``batch_probabilities`` for speed; the
-    names ``uniform``, ``equilibrium`` and ``mix=...`` are accepted for a policy."""
-    policy = resolve_policy(policy, game, player)
+    names ``uniform`` and ``mix=...`` are accepted for a policy."""
+    policy = named_policy(policy, game, player)
     mixes = np.zeros((graph.size, len(game.info.action_names)))
     live = np.flatnonzero(~graph.terminal)
     masks = graph.mask_a if player == "a" else graph.mask_b
@@ -107,13 +107,10 @@ def statistics(game: Game, graph: StateGraph, visits: np.ndarray) -> Evaluation:
         endings=dict(sorted(endings.items(), key=lambda item: -item[1])))
 
 
-def evaluate(game: Game, policy_a: Policy, policy_b: Policy,
-             start: State | None = None) -> Evaluation:
-    """Exact value and outcome probabilities of ``policy_a`` against ``policy_b`` (over
-    the counters of a counter game too large for the state graph)."""
-    if answers_on_counters(game, start):
-        from .counter_play import counter_evaluate  # late: it builds on this module
-        return counter_evaluate(game, policy_a, policy_b)
+def evaluate_graph(game: Game, policy_a: Policy, policy_b: Policy,
+                   start: State | None = None) -> Evaluation:
+    """Exact value and outcome probabilities of ``policy_a`` against ``policy_b`` over
+    the state graph (the state-graph backend of ``solver.evaluate``)."""
     graph = build_graph(game) if start is None else build_graph(game, [(1.0, start)])
     mix_a = mixes_of(game, graph, policy_a, "a")
     mix_b = mixes_of(game, graph, policy_b, "b")
@@ -135,5 +132,5 @@ def state_chances(graph: StateGraph, mix_a: np.ndarray, mix_b: np.ndarray) -> np
         chances[states] = step[states] @ chances
 
     chances = ends.copy()
-    sweep(graph, chances, update, what="the chances of each ending")
+    sweep(graph.schedule, chances, update, what="the chances of each ending")
     return chances

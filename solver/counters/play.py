@@ -1,13 +1,13 @@
 """Answers against fixed policies over a counter game's counters: best response,
 evaluation of a pair, win / draw / loss from every moment, and the regularised
 (personality) solution, each one ``solver.counters`` solve with its stage rule
-(``solver.stage_rules``), every counter value at once.
+(``solver.counters.stage_rules``), every counter value at once.
 
 A fixed policy lives in the solver's own layout: ``mixes[player]`` of shape (grid
 points, the player's slots), each choosing core's mix over its legal actions
 (``CoreGraph.slots``), read from any policy by observing ``game.attach(core,
-counters)`` at every choosing core and point. ``solver.response``,
-``solver.evaluate`` and ``solver.regularized`` come here for a game that declares
+counters)`` at every choosing core and point. ``solver.markov.response``,
+``solver.evaluate`` and ``solver.markov.regularized`` come here for a game that declares
 the ``counters`` fast path and whose state graph would be refused (``answers_on_counters``);
 below that size the state graph's answers keep their per-state tables.
 """
@@ -20,13 +20,14 @@ from functools import cached_property
 
 import numpy as np
 
-from .counters import CounterPolicy, CounterSolution, explore, solve_counters
-from .errors import InputError
-from .evaluate import Evaluation
-from .game import BatchPolicy, Game, Policy, State, renormalise
-from .policy import TabularPolicy, resolve_policy
+from ..errors import InputError
+from ..game import BatchPolicy, Game, Policy, State, renormalise
+from ..markov.evaluate import Evaluation
+from ..markov.stages import MAX_SWEEPS, TOLERANCE, Convergence
+from ..policy import TabularPolicy, named_policy
+from .cores import explore
+from .solution import CounterPolicy, CounterSolution, solve_counters
 from .stage_rules import BestReply, FixedPair, Regularized
-from .stages import MAX_SWEEPS, TOLERANCE, Convergence
 
 #: a decision reached less often than this is left out of a plan
 MIN_REACH = 1e-12
@@ -131,7 +132,7 @@ def counter_visits(game: Game, policy_a: Policy | str, policy_b: Policy | str,
 def counter_mixes(game: Game, policy: Policy | str, player: str) -> np.ndarray:
     """(grid points, slots) what ``policy`` plays as ``player`` at every choosing core
     and point of ``game``'s counters, from the player's observations only."""
-    policy = resolve_policy(policy, game, player)
+    policy = named_policy(policy, game, player)
     graph, grid, _ = explore(game)
     # a solution from a given moment (``solve_moment``) lays its mixes out on its own
     # cores and points: only one from the game's start is read back as it is
@@ -180,7 +181,7 @@ def _signed_loss(responder: str):
 
 @dataclass
 class CounterResponse:
-    """``solver.response.BestResponse`` over counters: ``value`` is the responder's,
+    """``solver.markov.response.BestResponse`` over counters: ``value`` is the responder's,
     ``evaluation`` the resulting play from A's side; ``values`` holds the best
     response's values (to A) at every state, ``play`` the play's mixes of both sides
     (the safest tie-break's when asked) and its visits."""
@@ -215,7 +216,7 @@ class CounterResponse:
 def counter_best_response(game: Game, policy: Policy | str, responder: str,
                           tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
                           safest: Policy | None = None) -> CounterResponse:
-    """``solver.response.best_response`` over counters: one solve with the best reply
+    """``solver.markov.response.best_response`` over counters: one solve with the best reply
     as the stage rule; with ``safest`` a second one among the tied actions only, with
     the responder's chance of losing as the payoff, whose ties are then played as
     ``safest`` plays them (evenly where it plays none)."""
@@ -246,7 +247,7 @@ def pair_mixes(game: Game, policy_a: Policy | str, policy_b: Policy | str) -> di
 def counter_evaluate(game: Game, policy_a: Policy | str, policy_b: Policy | str,
                      tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS
                      ) -> Evaluation:
-    """``solver.evaluate.evaluate`` over counters: the fixed pair as the stage rule."""
+    """``solver.markov.evaluate.evaluate`` over counters: the fixed pair as the stage rule."""
     return counter_visits(game, policy_a, policy_b, tolerance, max_sweeps).evaluation
 
 
@@ -276,7 +277,7 @@ def counter_chances(solution: CounterSolution, tolerance: float = TOLERANCE,
 
 @dataclass
 class CounterRegularized:
-    """``solver.regularized.RegularizedSolution`` over counters."""
+    """``solver.markov.regularized.RegularizedSolution`` over counters."""
 
     game: Game
     player: str
@@ -298,7 +299,7 @@ class CounterRegularized:
 def counter_regularized(game: Game, player: str, prior: Policy, beta: float,
                         tolerance: float = TOLERANCE,
                         max_sweeps: int = MAX_SWEEPS) -> CounterRegularized:
-    """``solver.regularized.solve_regularized`` over counters: the regularised stage
+    """``solver.markov.regularized.solve_regularized`` over counters: the regularised stage
     problem as the rule, the prior read in the solver's layout."""
     rule = Regularized(player, counter_mixes(game, prior, player), beta, explore(game)[1])
     solution = solve_counters(game, tolerance, max_sweeps, rule=rule, statistics=False)

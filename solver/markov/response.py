@@ -7,11 +7,11 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .errors import InputError
-from .evaluate import Evaluation, evaluate, mixes_of, require_public, statistics, visit_counts
-from .game import Game, Policy, other
-from .graph import StateGraph, answers_on_counters, build_graph
-from .policy import TabularPolicy, observation_table
+from ..errors import InputError
+from ..game import Game, Policy, other
+from ..policy import TabularPolicy, observation_table
+from .evaluate import Evaluation, mixes_of, require_public, statistics, visit_counts
+from .graph import StateGraph, build_graph
 from .stages import MAX_SWEEPS, TOLERANCE, Convergence, sweep
 
 #: best-response actions whose values are this close count as tied, and share the play
@@ -40,9 +40,9 @@ class BestResponse:
     convergence: Convergence
 
 
-def best_response(game: Game, policy: Policy, responder: str,
-                  tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
-                  safest: Policy | None = None) -> BestResponse:
+def best_response_graph(game: Game, policy: Policy, responder: str,
+                        tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
+                        safest: Policy | None = None) -> BestResponse:
     """What ``responder`` ("a" or "b") should play against ``policy`` on the other side.
 
     The responder sees the whole state (the game is of public information), the fixed
@@ -53,15 +53,11 @@ def best_response(game: Game, policy: Policy, responder: str,
     losing, then as close to ``safest`` as possible (its mix restricted to the actions
     still tied, or an even split where it plays none of them).
 
-    A counter game too large for the state graph is answered over its counters
-    (``solver.counter_play.CounterResponse``: the same value, policy and evaluation).
+    The state-graph backend of ``solver.best_response``.
     """
     require_public(game, "the exact best response")
     if not isinstance(responder, str) or responder not in ("a", "b"):
         raise InputError(f"unknown responder {responder!r}; allowed: a, b")
-    if answers_on_counters(game):
-        from .counter_play import counter_best_response  # late: it builds on this module's peers
-        return counter_best_response(game, policy, responder, tolerance, max_sweeps, safest)
     graph = build_graph(game)
     fixed = mixes_of(game, graph, policy, other(responder))
     sign = 1.0 if responder == "a" else -1.0
@@ -70,7 +66,7 @@ def best_response(game: Game, policy: Policy, responder: str,
     def update(states: np.ndarray) -> None:
         _improve(graph, states, fixed, responder, values)
 
-    convergence = sweep(graph, values, update, tolerance, max_sweeps, "the best response")
+    convergence = sweep(graph.schedule, values, update, tolerance, max_sweeps, "the best response")
     action_values = _action_values(graph, fixed, responder, values)
     if safest is None:
         mixes = _even_split(action_values)
@@ -126,7 +122,7 @@ def _safest(graph: StateGraph, fixed: np.ndarray, responder: str, action_values:
         chances = _action_values(graph, fixed, responder, losing, states)
         losing[states] = np.nanmin(chances + restricted[states], axis=1)
 
-    sweep(graph, losing, update, tolerance, max_sweeps, "the safest best response")
+    sweep(graph.schedule, losing, update, tolerance, max_sweeps, "the safest best response")
     loss = _action_values(graph, fixed, responder, losing) + restricted
     safest = _tied(-loss)
     weights = np.where(safest, reference, 0.0)
@@ -158,12 +154,13 @@ class Exploitability:
         return self.gain_a + self.gain_b
 
 
-def exploitability(game: Game, policy_a: Policy, policy_b: Policy) -> Exploitability:
-    """0 at an equilibrium; in payoff units. Gains below the solver's rounding (a few
-    ulps of the payoff range) are reported as 0, never negative."""
-    pair = evaluate(game, policy_a, policy_b).value
-    against_b = best_response(game, policy_b, "a").value
-    against_a = best_response(game, policy_a, "b").value
+def exploitability_of(game: Game, pair: float, against_b: float,
+                      against_a: float) -> Exploitability:
+    """The exploitability of a pair worth ``pair`` to A, against which a best-responding
+    A gets ``against_b`` and a best-responding B ``against_a`` (each the responder's
+    value; ``solver.exploitability`` computes them). 0 at an equilibrium; in payoff
+    units. Gains below the solver's rounding (a few ulps of the payoff range) are
+    reported as 0, never negative."""
     gain_a = max(0.0, against_b - pair)
     gain_b = max(0.0, against_a + pair)
     return Exploitability((gain_a + gain_b) / 2, gain_a, gain_b, pair)
