@@ -19,10 +19,13 @@ from .matrix import MatrixSolutions, solve_matrices, solve_matrix
 from .policy import MixPolicy, TabularPolicy, UniformPolicy
 from .solve import (
     best_response,
+    decisions,
     equilibrium_policy,
     evaluate,
     exploitability,
+    policy_table,
     require_states,
+    require_table,
     resolve_policy,
     solve_game,
     solve_moment,
@@ -33,7 +36,7 @@ from .solve import (
 __all__ = [
     "PLAYERS", "BestResponse", "Evaluation", "Exploitability", "Game", "InputError",
     "MatrixSolutions", "MixPolicy", "Policy", "Solution", "TabularPolicy", "UniformPolicy",
-    "best_response", "equilibrium_policy", "evaluate", "exploitability", "require_states",
-    "resolve_policy", "solve_game", "solve_matrices", "solve_matrix", "solve_moment",
-    "solve_regularized", "state_graph",
+    "best_response", "decisions", "equilibrium_policy", "evaluate", "exploitability",
+    "policy_table", "require_states", "require_table", "resolve_policy", "solve_game",
+    "solve_matrices", "solve_matrix", "solve_moment", "solve_regularized", "state_graph",
 ]

@@ -24,6 +24,7 @@ from solver.counters.layers import read_lowered as read_lowered
 from solver.counters.stage_rules import WarmStarts
 from solver.errors import InputError
 from solver.markov.stages import ConvergenceWarning
+from solver.solve import forcing
 
 LANDS = 0.6   # chance that the winner of an exchange hits; else nothing happens
 
@@ -285,7 +286,8 @@ def test_a_chance_step_inside_the_cycle_keeps_the_hand_count():
 def test_solve_game_takes_the_counters_path_and_agrees_with_the_graph():
     game = HitPennies(3, 4, damage_a=1)
     fast = solve_game(game)
-    generic = solve_game(game, start=game.start)  # a given start explores the graph
+    with forcing("states"):  # the generic solver, over the state graph
+        generic = solve_game(game, start=game.start)
     assert fast.value == pytest.approx(generic.value, abs=1e-9)
     assert fast.value == pytest.approx(2 * a_wins(3, 4, 1) - 1, abs=1e-9)
 
@@ -335,13 +337,14 @@ def test_moves_too_many_to_mark_in_a_table_are_numbered_alike(monkeypatch):
 def test_a_counter_game_too_large_for_the_state_graph_is_refused_in_words(monkeypatch):
     # 3 x 4 = 12 pairs of counter values, each with at least its one choosing core: a
     # limit of 11 states is exceeded, one of 10,000 is not
-    import solver.solve as facade
+    import solver.counters.cores as cores
+    from solver import state_graph
 
-    monkeypatch.setattr(facade, "MAX_COUNTED_STATES", 11)
+    monkeypatch.setattr(cores, "MAX_COUNTED_STATES", 11)
     with pytest.raises(InputError, match=r"counters at 3 and 4 it has up to"):
-        facade.state_graph(HitPennies(3, 4))
-    monkeypatch.setattr(facade, "MAX_COUNTED_STATES", 10_000)
-    assert not facade.state_graph(HitPennies(3, 4)).terminal.all()
+        state_graph(HitPennies(3, 4))
+    monkeypatch.setattr(cores, "MAX_COUNTED_STATES", 10_000)
+    assert not state_graph(HitPennies(3, 4)).terminal.all()
 
 
 def test_a_duel_where_every_step_lowers_a_counter_is_solved_without_cycles():
@@ -481,7 +484,8 @@ def test_three_counters_agree_with_the_graph():
     # and chances as the state graph's solver
     game = HitTriples(3, 4, 2)
     fast = solve_game(game)
-    generic = solve_game(game, start=game.start)  # a given start explores the graph
+    with forcing("states"):  # the generic solver, over the state graph
+        generic = solve_game(game, start=game.start)
     assert fast.value == pytest.approx(generic.value, abs=1e-9)
     assert fast.evaluation.win == pytest.approx(generic.evaluation.win, abs=1e-9)
     assert fast.evaluation.expected_length == pytest.approx(
@@ -510,7 +514,8 @@ def test_layers_read_together_keep_the_graphs_values(monkeypatch):
     game = envs.make("pathfinder", a="fighter,hp=7", b="rogue,hp=6")
     solution = solve_counters(game)
     assert any(last - first > 1 for first, last in solution.grid.reads)
-    generic = solve_game(game, start=game.initial_outcomes()[0][1])
+    with forcing("states"):
+        generic = solve_game(game, start=game.initial_outcomes()[0][1])
     assert solution.value == pytest.approx(generic.value, abs=1e-9)
     assert solution.win == pytest.approx(generic.win, abs=1e-9)
     assert solution.expected_length == pytest.approx(generic.expected_length, abs=1e-8)
@@ -529,7 +534,8 @@ def test_chance_cores_valued_through_their_stage_games_keep_the_graphs_values(mo
     monkeypatch.setattr(counters.Part, "_split_single", not_apart)
     game = envs.make("pathfinder", a="fighter,hp=5", b="rogue,hp=4")
     solution = solve_counters(game)
-    generic = solve_game(game, start=game.initial_outcomes()[0][1])
+    with forcing("states"):
+        generic = solve_game(game, start=game.initial_outcomes()[0][1])
     assert solution.value == pytest.approx(generic.value, abs=1e-9)
     assert solution.win == pytest.approx(generic.win, abs=1e-9)
 

@@ -240,6 +240,41 @@ def explore(game: Game, starts: list[tuple[float, State]] | None = None
     return found
 
 
+
+#: the most states a counter game may spell out one by one (its cores times its counter
+#: values bound them; beyond, exploring takes many minutes and gigabytes)
+MAX_COUNTED_STATES = 5_000_000
+
+
+def counted_bound(game: Game) -> tuple[int, tuple[int, ...]]:
+    """A counter game's cores times its counter values (a bound on its states), and
+    the counters' values at the start."""
+    cores, grid, _ = explore(game)
+    return cores.size * grid.size, grid.top
+
+
+def fits_state_graph(game: Game) -> bool:
+    """Whether a counter game's states may be held one by one: its bound is at most
+    ``MAX_COUNTED_STATES``."""
+    return counted_bound(game)[0] <= MAX_COUNTED_STATES
+
+
+def require_states(game: Game) -> None:
+    """Refuse, in words and before any work, a counter game too large to hold state by
+    state: its answers (``solver.solve_game``, against a fixed policy) cover every
+    counter value at once, but training and a table of every state go state by
+    state."""
+    bound, top = counted_bound(game)
+    if bound <= MAX_COUNTED_STATES:
+        return
+    held = " and ".join(str(int(value)) for value in top)
+    raise InputError(
+        f"this duel is too large to take situation by situation (training, a profile's "
+        f"table of every situation): with its counters at {held} it has up to {bound:,} "
+        f"situations, more than the {MAX_COUNTED_STATES:,} that fit here. `duel solve` "
+        "and `duel odds` still answer it whole; a shorter duel fits (lower hit points or "
+        "fewer beats, or a duel that ends sooner)")
+
 @dataclass
 class CoreWalk:
     """Every core reachable from the start, as the walk through ``core_transitions``

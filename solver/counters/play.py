@@ -121,19 +121,22 @@ def counter_table(game: Game, policy: Policy | str, player: str) -> dict:
 
 
 def counter_visits(game: Game, policy_a: Policy | str, policy_b: Policy | str,
-                   tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS
-                   ) -> CounterSolution:
-    """The fixed pair played over the counters, with its statistics: ``evaluation``,
-    ``visits`` (points, choosing cores) and ``core_visits``."""
-    return solve_counters(game, tolerance, max_sweeps,
-                          rule=FixedPair(pair_mixes(game, policy_a, policy_b)))
+                   tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
+                   start: State | None = None) -> CounterSolution:
+    """The fixed pair played over the counters (from the game's start, or from the
+    moment ``start``), with its statistics: ``evaluation``, ``visits`` (points,
+    choosing cores) and ``core_visits``."""
+    return solve_counters(game, tolerance, max_sweeps, start=start,
+                          rule=FixedPair(pair_mixes(game, policy_a, policy_b, start)))
 
 
-def counter_mixes(game: Game, policy: Policy | str, player: str) -> np.ndarray:
+def counter_mixes(game: Game, policy: Policy | str, player: str,
+                  start: State | None = None) -> np.ndarray:
     """(grid points, slots) what ``policy`` plays as ``player`` at every choosing core
-    and point of ``game``'s counters, from the player's observations only."""
+    and point of ``game``'s counters (from its start, or from the moment ``start``),
+    from the player's observations only."""
     policy = named_policy(policy, game, player)
-    graph, grid, _ = explore(game)
+    graph, grid, _ = explore(game, None if start is None else [(1.0, start)])
     # a solution from a given moment (``solve_moment``) lays its mixes out on its own
     # cores and points: only one from the game's start is read back as it is
     if isinstance(policy, CounterPolicy) and policy.player == player and (
@@ -197,6 +200,18 @@ class CounterResponse:
     def policy(self) -> TabularPolicy:
         return self.play.policy_for(self.responder, f"best response of {self.responder}")
 
+    def chances(self) -> CounterChances:
+        """A's chances of winning, drawing and losing from every state in this play."""
+        return counter_chances(self.play)
+
+    def live_visits(self, player: str) -> tuple[np.ndarray, np.ndarray]:
+        """``player``'s legal actions at every live core and its expected visits, all
+        counter values together (a core's legal actions are the same at every one)."""
+        cores = self.play.cores
+        live = np.flatnonzero(~cores.terminal)
+        masks = cores.mask_a if player == "a" else cores.mask_b
+        return masks[live], self.play.core_visits[live]
+
     def decisions(self) -> list[tuple[State, float, np.ndarray, float]]:
         """Every state where the responder chooses that the play reaches (at least
         ``MIN_REACH``): the state, its chance of being reached, the responder's mix over
@@ -240,15 +255,17 @@ def counter_best_response(game: Game, policy: Policy | str, responder: str,
                            values.convergence)
 
 
-def pair_mixes(game: Game, policy_a: Policy | str, policy_b: Policy | str) -> dict:
-    return {"a": counter_mixes(game, policy_a, "a"), "b": counter_mixes(game, policy_b, "b")}
+def pair_mixes(game: Game, policy_a: Policy | str, policy_b: Policy | str,
+               start: State | None = None) -> dict:
+    return {"a": counter_mixes(game, policy_a, "a", start),
+            "b": counter_mixes(game, policy_b, "b", start)}
 
 
 def counter_evaluate(game: Game, policy_a: Policy | str, policy_b: Policy | str,
-                     tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS
-                     ) -> Evaluation:
-    """``solver.markov.evaluate.evaluate`` over counters: the fixed pair as the stage rule."""
-    return counter_visits(game, policy_a, policy_b, tolerance, max_sweeps).evaluation
+                     tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
+                     start: State | None = None) -> Evaluation:
+    """``solver.evaluate`` over counters: the fixed pair as the stage rule."""
+    return counter_visits(game, policy_a, policy_b, tolerance, max_sweeps, start).evaluation
 
 
 @dataclass
@@ -304,3 +321,30 @@ def counter_regularized(game: Game, player: str, prior: Policy, beta: float,
     rule = Regularized(player, counter_mixes(game, prior, player), beta, explore(game)[1])
     solution = solve_counters(game, tolerance, max_sweeps, rule=rule, statistics=False)
     return CounterRegularized(game, player, beta, solution, rule.gap, solution.convergence)
+
+
+class CounterPlay:
+    """A fixed pair played over the counters, reported where someone chooses
+    (``counter_decisions``; the forced states report no choice): the decision states
+    and their chance of being reached (``states``, ``visits``), ``live`` the expected
+    visits of every live state (a decision's reach is its share of it), and the play's
+    ``evaluation``. ``solver.markov.evaluate.GraphPlay`` is the same over the state
+    graph."""
+
+    def __init__(self, game: Game, policy_a: Policy, policy_b: Policy):
+        self.game = game
+        self.every = counter_decisions(game)
+        played = counter_visits(game, policy_a, policy_b)
+        self.evaluation = played.evaluation
+        self.visits = played.visits[self.every.point, self.every.column]
+        self.live = float(played.core_visits[~played.cores.terminal].sum())
+        self.states = self.every.states
+
+    def mixes(self, policy: Policy, player: str) -> np.ndarray:
+        """(decisions, actions) ``policy``'s mix as ``player`` at every decision."""
+        return self.every.rows(self.game, counter_mixes(self.game, policy, player), player)
+
+    def response_mixes(self, response: CounterResponse) -> np.ndarray:
+        """The mixes of a best response (``counter_best_response``) at every decision."""
+        return self.every.rows(self.game, response.play.mixes[response.responder],
+                               response.responder)

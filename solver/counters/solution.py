@@ -9,12 +9,12 @@ from functools import cached_property
 
 import numpy as np
 
-from ..errors import InputError
 from ..game import Game, State
-from ..markov.evaluate import Evaluation
+from ..markov.evaluate import Evaluation, StateTable, state_table
+from ..markov.graph import build_graph
 from ..markov.stages import MAX_SWEEPS, TOLERANCE, Convergence
 from ..policy import TabularPolicy
-from .cores import CoreGraph, explore
+from .cores import CoreGraph, explore, require_states
 from .flow import endings, play_forward, unit_starts
 from .grid import Grid
 from .heap import keeping_freed_memory
@@ -52,11 +52,19 @@ class CounterSolution:
     expected_length = property(lambda self: self.evaluation.expected_length)
     endings = property(lambda self: self.evaluation.endings)
 
-    @property
-    def graph(self):
-        raise InputError(f"{self.game.info.system}: per-state tables (such as --by) are not "
-                         "available for a duel solved over every counter value (hit "
-                         "points, beats left) at once")
+    #: the moment solved from (None: the game's initial outcomes)
+    start: State | None = None
+
+    def state_table(self) -> StateTable:
+        """Every live state with its expected visits and both mixes, state by state:
+        refused in words when the duel is too large to hold so (``require_states``)."""
+        require_states(self.game)
+        graph = build_graph(self.game, None if self.start is None else [(1.0, self.start)])
+        n = len(self.game.info.action_names)
+        mixes = {"a": np.zeros((graph.size, n)), "b": np.zeros((graph.size, n))}
+        for s in np.flatnonzero(~graph.terminal).tolist():
+            mixes["a"][s], mixes["b"][s] = self.policy(graph.states[s])
+        return state_table(graph, mixes["a"], mixes["b"])
 
     def _locate(self, state: State) -> tuple[int, int]:
         try:
@@ -205,16 +213,18 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
                              max_sweeps, unit_starts(game, graph, grid), visits
                              ) if statistics else (0.0, 0.0, 0.0)
     position = {core: at for at, core in enumerate(kept.tolist())}
-    start = np.array([sum(p * held[position[core], grid.column[point]]
-                          for p, core, point in roots),
-                      win, loss, steps])
+    totals = np.array([sum(p * held[position[core], grid.column[point]]
+                           for p, core, point in roots),
+                       win, loss, steps])
     draw = float(max(0.0, 1.0 - win - loss)) if statistics else 0.0
-    evaluation = Evaluation(value=float(start[0]), win=win, draw=draw, loss=loss,
+    evaluation = Evaluation(value=float(totals[0]), win=win, draw=draw, loss=loss,
                             expected_length=steps,
-                            endings=endings(game, graph, grid, ends, start)
+                            endings=endings(game, graph, grid, ends, totals)
                             if statistics else {})
-    return CounterSolution(game, graph, grid, (kept, held), mixes, evaluation,
-                           record.convergence(), visits)
+    solution = CounterSolution(game, graph, grid, (kept, held), mixes, evaluation,
+                               record.convergence(), visits)
+    solution.start = start
+    return solution
 
 
 def _kept(graph: CoreGraph, roots: list[int]) -> np.ndarray:

@@ -16,7 +16,14 @@ import numpy as np
 from ..game import Game, State
 from ..matrix import solve_matrices
 from ..policy import TabularPolicy, observation_table
-from .evaluate import Evaluation, require_public, statistics, visit_counts
+from .evaluate import (
+    Evaluation,
+    StateTable,
+    require_public,
+    state_table,
+    statistics,
+    visit_counts,
+)
 from .graph import StateGraph, build_graph
 from .stages import MAX_SWEEPS, TOLERANCE, Convergence, stage_batches, sweep
 
@@ -89,10 +96,14 @@ class Solution:
             self.graph.transitions[pairs] @ self.values)
         return matrix
 
-    def policy_for(self, player: str) -> TabularPolicy:
+    def policy_for(self, player: str, name: str = "equilibrium") -> TabularPolicy:
         """The equilibrium of ``player`` as a policy on its observations."""
         mixes = self.mix_a if player == "a" else self.mix_b
-        return observation_table(self.game, self.graph, mixes, player, "equilibrium")
+        return observation_table(self.game, self.graph, mixes, player, name)
+
+    def state_table(self) -> StateTable:
+        """Every live state with its expected visits and both mixes."""
+        return state_table(self.graph, self.mix_a, self.mix_b)
 
 
 def solve_graph(game: Game, start: State | None = None, tolerance: float = TOLERANCE,

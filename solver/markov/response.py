@@ -8,14 +8,23 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InputError
-from ..game import Game, Policy, other
+from ..game import Game, Policy, State, other
 from ..policy import TabularPolicy, observation_table
-from .evaluate import Evaluation, mixes_of, require_public, statistics, visit_counts
+from .evaluate import (
+    Evaluation,
+    StateChances,
+    mixes_of,
+    require_public,
+    statistics,
+    visit_counts,
+)
 from .graph import StateGraph, build_graph
 from .stages import MAX_SWEEPS, TOLERANCE, Convergence, sweep
 
 #: best-response actions whose values are this close count as tied, and share the play
 TIE_TOLERANCE = 1e-9
+#: a decision reached less often than this is left out of a plan
+MIN_REACH = 1e-12
 
 
 @dataclass
@@ -38,6 +47,29 @@ class BestResponse:
     evaluation: Evaluation    # the resulting play, from A's side
     graph: StateGraph
     convergence: Convergence
+
+    def _pair(self) -> tuple[np.ndarray, np.ndarray]:
+        return ((self.mixes, self.opponent_mixes) if self.responder == "a"
+                else (self.opponent_mixes, self.mixes))
+
+    def decisions(self) -> list[tuple[State, float, np.ndarray, float]]:
+        """Every state where the responder chooses that the play reaches (at least
+        ``MIN_REACH``): the state, its expected visits, the responder's mix over the
+        action list and his value there."""
+        masks = self.graph.mask_a if self.responder == "a" else self.graph.mask_b
+        kept = np.flatnonzero((masks.sum(axis=1) > 1) & (self.visits > MIN_REACH))
+        return [(self.graph.states[s], float(self.visits[s]), self.mixes[s],
+                 float(np.nanmax(self.action_values[s]))) for s in kept.tolist()]
+
+    def chances(self) -> StateChances:
+        """A's chances of winning, drawing and losing from every state in this play."""
+        return StateChances(self.graph, *self._pair())
+
+    def live_visits(self, player: str) -> tuple[np.ndarray, np.ndarray]:
+        """``player``'s legal actions at every live state and its expected visits."""
+        live = np.flatnonzero(~self.graph.terminal)
+        masks = self.graph.mask_a if player == "a" else self.graph.mask_b
+        return masks[live], self.visits[live]
 
 
 def best_response_graph(game: Game, policy: Policy, responder: str,
