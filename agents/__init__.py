@@ -4,7 +4,6 @@ A profile file becomes a policy with ``load_profile(path)``; the environments, t
 solver and the CLI accept it wherever they accept a policy.
 """
 
-from .metrics import make_profile
 from .personalities import (
     Personality,
     Temperament,
@@ -21,6 +20,7 @@ from .profiles import (
     check_game,
     is_profile_path,
     load_profile,
+    make_profile,
     save_profile,
     validate_profile,
 )

@@ -30,7 +30,7 @@ importance weight 1 / rho (outcome sampling); so a traversal of a ten-round duel
 is sampled, divided by the traverser's own sampling probability so every information set
 keeps one constant weight across iterations.
 
-**Measurement.** Where ``solver.hidden`` can unroll the game (one round), exploitability
+**Measurement.** Where ``solver.hidden.sequence`` can unroll the game (one round), exploitability
 is exact: NashConv / 2 by the best response over information sets. Beyond, it is
 *estimated* (``estimate_exploitability``): for each side a best responder is trained by
 the same traversal against the frozen policy (regret matching for one player: its
@@ -52,7 +52,7 @@ import numpy as np
 
 from solver.errors import InputError
 from solver.game import Game, Policy, State, other, renormalise, sample_outcome, sample_step
-from solver.hidden import (
+from solver.hidden.sequence import (
     MAX_NODES,
     Tree,
     best_response_value,
@@ -323,7 +323,7 @@ class Measurement:
 
 
 EXACT_METHOD = ("exactly: the best answer to it over everything the other side can know "
-                "(a best response over information sets, solver.hidden)")
+                "(a best response over information sets, solver.hidden.sequence)")
 ESTIMATED_METHOD = ("by estimate: an opponent trained to exploit it (regret matching against "
                     "the frozen policy) played {games} sampled duels against it (95% "
                     "interval +-{interval:.4f}); a perfect exploiter takes at least as much, "

@@ -1,5 +1,5 @@
 """What a profile records about a policy for a game with hidden types: exact where
-``solver.hidden`` can unroll the game (one round of hidden levels), estimated by a trained
+``solver.hidden.sequence`` can unroll the game (one round of hidden levels), estimated by a trained
 best responder beyond (``agents.hidden_learner``), and always saying which.
 
 Exact: the game's value (the sequence-form equilibrium), the profile's value against the
@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from solver.game import Game, Policy, other
-from solver.hidden import (
+from solver.hidden.sequence import (
     HiddenSolution,
     Tree,
     best_response_mixes,

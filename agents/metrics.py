@@ -16,18 +16,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 import envs
-from solver.backward import solve_game
-from solver.counter_play import counter_decisions, counter_mixes, counter_visits
-from solver.errors import InputError
-from solver.evaluate import Evaluation, mixes_of, statistics, visit_counts
+from solver import best_response, solve_game
 from solver.game import Game, Policy, other
-from solver.graph import answers_on_counters, build_graph
-from solver.response import best_response
+from solver.markov.evaluate import Evaluation
+from solver.solve import decisions as solver_decisions
 
 from .personalities import OVERALL as _OVERALL
 from .personalities import Situation, situations
-from .personalities import personality as compute_personality
-from .profiles import Profile, build_profile
 
 if TYPE_CHECKING:  # the hidden-level learner needs torch: imported only when used
     from .hidden_learner import HiddenConfig
@@ -97,69 +92,32 @@ def _outcome(evaluation: Evaluation, side: str) -> dict:
             "loss": evaluation.win}
 
 
-class _GraphDecisions:
-    """The live states of the state graph, each with the side's observation and its
-    expected visits when ``policy`` (the side's) plays ``opponent``; ``live`` is their
-    sum (a situation's reach is its share of it)."""
+class _Seen:
+    """Where ``side``'s play is reported (``solver.decisions``: the state graph's live
+    states, or over the counters the states where someone chooses), how often the pair
+    gets there, and the side's observation at each."""
 
-    def __init__(self, game: Game, policy: Policy, opponent: Policy, side: str):
-        self.game, self.graph = game, build_graph(game)
-        self.states = np.flatnonzero(~self.graph.terminal)
-        theirs = mixes_of(game, self.graph, opponent, other(side))
-        mine = mixes_of(game, self.graph, policy, side)
-        pair = (mine, theirs) if side == "a" else (theirs, mine)
-        visits = visit_counts(self.graph, *pair)
-        self.evaluation = statistics(game, self.graph, visits)
-        self.visits = visits[self.states]
-        self.live = float(self.visits.sum())
-        self.observations = np.asarray([game.observe(self.graph.states[s], side)
-                                        for s in self.states], dtype=np.int64)
+    def __init__(self, game: Game, played, side: str):
+        self.game, self.played = game, played
+        self.evaluation, self.visits, self.live = played.evaluation, played.visits, played.live
+        self.observations = np.asarray([game.observe(state, side) for state in played.states],
+                                       dtype=np.int64)
 
     def mixes(self, policy: Policy, player: str) -> np.ndarray:
-        return mixes_of(self.game, self.graph, policy, player)[self.states]
+        return self.played.mixes(policy, player)
 
     def state(self, k: int):
-        return self.graph.states[self.states[k]]
+        return self.played.states[k]
 
     def response_mixes(self, response) -> np.ndarray:
-        return response.mixes[self.states]
+        return self.played.response_mixes(response)
 
 
-class _CounterDecisions:
-    """The same over a counter game's counters: the states where someone chooses
-    (``solver.counter_play.counter_decisions``; the forced ones report no tendency), the
-    reach's denominator counting every live state as on the state graph."""
-
-    def __init__(self, game: Game, policy: Policy, opponent: Policy, side: str):
-        self.game, self.side = game, side
-        self.every = counter_decisions(game)
-        pair = (policy, opponent) if side == "a" else (opponent, policy)
-        played = counter_visits(game, *pair)
-        self.evaluation = played.evaluation
-        self.visits = played.visits[self.every.point, self.every.column]
-        self.live = float(played.core_visits[~played.cores.terminal].sum())
-        self.observations = np.asarray([game.observe(state, side)
-                                        for state in self.every.states], dtype=np.int64)
-
-    def mixes(self, policy: Policy, player: str) -> np.ndarray:
-        return self.every.rows(self.game, counter_mixes(self.game, policy, player), player)
-
-    def state(self, k: int):
-        return self.every.states[k]
-
-    def response_mixes(self, response) -> np.ndarray:
-        solution = response.play
-        return self.every.rows(self.game, solution.mixes[response.responder],
-                               response.responder)
-
-
-def decisions(game: Game, policy: Policy, opponent: Policy, side: str):
+def decisions(game: Game, policy: Policy, opponent: Policy, side: str) -> _Seen:
     """Where ``side``'s play is reported and how often ``policy`` gets there against
-    ``opponent`` (``WEIGHTING``): the state graph's live states, or over the counters
-    of a counter game too large for it."""
-    if answers_on_counters(game):
-        return _CounterDecisions(game, policy, opponent, side)
-    return _GraphDecisions(game, policy, opponent, side)
+    ``opponent`` (``WEIGHTING``)."""
+    pair = (policy, opponent) if side == "a" else (opponent, policy)
+    return _Seen(game, solver_decisions(game, *pair), side)
 
 
 def _average(mixes: np.ndarray, members: np.ndarray, visits: np.ndarray) -> np.ndarray:
@@ -255,28 +213,3 @@ def characteristic_action(game: Game, policy: Policy, side: str) -> dict:
     sound = frequencies(game, solve_game(game).policy_for(side), side)
     action = max(mine, key=lambda a: mine[a] - sound[a])
     return {"action": action, "frequency": mine[action], "equilibrium": sound[action]}
-
-
-def make_profile(game: Game, side: str, *, personality: str | None = None,
-                 strength: float = 0.5, policy: Policy | None = None, result=None,
-                 name: str | None = None) -> Profile:
-    """One call from a game to a profile with its exact metrics (where the game has
-    public information), for exactly one of: a built-in ``personality`` of ``strength``
-    (computed exactly), a ``policy``, or a training ``result`` (``agents.selfplay``'s
-    ``TrainResult``, whose ``side`` policy is stored). ``save_profile(path,
-    profile.document)`` writes it."""
-    given = [what for what in (personality, policy, result) if what is not None]
-    if len(given) != 1:
-        raise InputError("make_profile takes exactly one of personality=, policy=, result=; "
-                         f"got {len(given)}")
-    record, training, source = None, None, "exact"
-    if personality is not None:
-        found = compute_personality(game, personality, strength, side)
-        policy, record = found.policy, {"name": personality, "strength": found.strength}
-    elif result is not None:
-        policy, source = getattr(result, f"policy_{side}"), "trained"
-        training = {"steps": result.step, "seconds": result.seconds}
-    document = build_profile(game, policy, side, personality=record,
-                             metrics=profile_metrics(game, policy, side), training=training,
-                             source=source, name=name)
-    return Profile(document)

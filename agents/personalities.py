@@ -11,7 +11,7 @@ A personality of strength s in [0, 1] is the most robust play that stays close t
 its temperament: against a best responder, it maximises its value minus
 ``beta * KL(play || temperament)`` at every state it visits. s = 0 is the
 maximum-entropy equilibrium, s = 1 the temperament itself. It is computed exactly by
-backward induction (``solver.regularized``), not learnt.
+backward induction (``solver.markov.regularized``), not learnt.
 
 Strength is calibrated so that a game master can feel it: ``beta(s)`` is found, per
 game, side and temperament, by bisection on the exact exploitability, so that the
@@ -41,13 +41,12 @@ from pathlib import Path
 import numpy as np
 
 import envs
-from solver.backward import solve_game
+from solver import best_response, solve_game, solve_regularized
 from solver.errors import InputError
-from solver.evaluate import require_public
 from solver.game import Game, Observation, other
+from solver.markov.evaluate import require_public
+from solver.markov.regularized import RegularizedSolution, strength_to_beta
 from solver.policy import TabularPolicy, uniform_over
-from solver.regularized import RegularizedSolution, solve_regularized, strength_to_beta
-from solver.response import best_response
 
 _OPERATORS: dict[str, Callable[[int, int], bool]] = {
     "==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge,

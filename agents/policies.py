@@ -18,11 +18,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from solver.counter_play import counter_table
+from solver import policy_table
 from solver.errors import InputError
-from solver.evaluate import mixes_of
 from solver.game import Game, Observation
-from solver.graph import answers_on_counters, build_graph
 
 SPEC_KIND = "masked-mlp"
 SPEC_VERSION = 1
@@ -263,21 +261,5 @@ def _reset(net: nn.Module) -> None:
 
 def tabulate(game: Game, policy, player: str) -> dict[Observation, np.ndarray]:
     """``policy``'s mix (over the whole action list, zero where illegal) at every
-    observation ``player`` can make on a reachable, non-terminal state (over the
-    counters of a counter game too large for the state graph: where someone chooses)."""
-    if answers_on_counters(game):
-        return counter_table(game, policy, player)
-    graph = build_graph(game)
-    masks = graph.mask_a if player == "a" else graph.mask_b
-    table: dict[Observation, np.ndarray] = {}
-    rows: list[int] = []
-    for s in np.flatnonzero(~graph.terminal):
-        observation = tuple(int(x) for x in game.observe(graph.states[s], player))
-        if observation not in table:
-            table[observation] = masks[s]
-            rows.append(int(s))
-    if not rows:
-        return {}
-    keys = list(table)
-    mixes = mixes_of(game, graph, policy, player)[rows]
-    return {key: mix for key, mix in zip(keys, mixes, strict=True)}
+    observation ``player`` makes where the game is decided (``solver.policy_table``)."""
+    return policy_table(game, policy, player)

@@ -74,6 +74,35 @@ def file_stem(path: str | Path) -> str:
     return name
 
 
+def make_profile(game: Game, side: str, *, personality: str | None = None,
+                 strength: float = 0.5, policy: Policy | None = None, result=None,
+                 name: str | None = None) -> Profile:
+    """One call from a game to a profile with its exact metrics (where the game has
+    public information), for exactly one of: a built-in ``personality`` of ``strength``
+    (computed exactly), a ``policy``, or a training ``result`` (``agents.selfplay``'s
+    ``TrainResult``, whose ``side`` policy is stored). ``save_profile(path,
+    profile.document)`` writes it."""
+    given = [what for what in (personality, policy, result) if what is not None]
+    if len(given) != 1:
+        raise InputError("make_profile takes exactly one of personality=, policy=, result=; "
+                         f"got {len(given)}")
+    # metrics and personalities solve games: loading a profile needs neither
+    from .metrics import profile_metrics
+    from .personalities import personality as compute_personality
+
+    record, training, source = None, None, "exact"
+    if personality is not None:
+        found = compute_personality(game, personality, strength, side)
+        policy, record = found.policy, {"name": personality, "strength": found.strength}
+    elif result is not None:
+        policy, source = getattr(result, f"policy_{side}"), "trained"
+        training = {"steps": result.step, "seconds": result.seconds}
+    document = build_profile(game, policy, side, personality=record,
+                             metrics=profile_metrics(game, policy, side), training=training,
+                             source=source, name=name)
+    return Profile(document)
+
+
 def build_profile(game: Game, policy: Policy, side: str, *,
                   personality: Mapping | None = None, metrics: Mapping | None = None,
                   training: Mapping | None = None, source: str = "exact",
@@ -94,7 +123,7 @@ def build_profile(game: Game, policy: Policy, side: str, *,
     if side not in ("a", "b"):
         raise InputError(f"unknown side {side!r}; allowed: a, b")
     if metrics is None:
-        from .metrics import profile_metrics  # metrics imports this module
+        from .metrics import profile_metrics  # it solves games: loading a profile does not
 
         metrics = profile_metrics(game, policy, side)
     if tabular is None:

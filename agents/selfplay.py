@@ -77,10 +77,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from solver import Exploitability, exploitability
 from solver.errors import InputError, check_choice
 from solver.game import PLAYERS, Game, Policy, State, renormalise, sample_step
 from solver.policy import TabularPolicy
-from solver.response import Exploitability, exploitability
 
 from .checkpoints import load_checkpoint, save_checkpoint
 from .counter_traversal import CounterTraversal, Visits

@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from solver import equilibrium_policy, resolve_policy
 from solver.errors import check_choice
 from solver.game import PLAYERS, Game, Policy, State, policy_mix
-from solver.policy import equilibrium_policy, resolve_policy
 
 #: what an opponent may be (the solver's policy names, and profiles through agents)
 

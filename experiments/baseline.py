@@ -9,8 +9,8 @@ import time
 import numpy as np
 from scipy.optimize import linprog
 
-from solver.graph import build_graph
-from solver.stages import TOLERANCE, stage_batches, sweep
+from solver.markov.graph import build_graph
+from solver.markov.stages import TOLERANCE, stage_batches, sweep
 
 
 def linprog_value(matrix: np.ndarray) -> float:
@@ -36,7 +36,7 @@ class OutOfTime(Exception):
 
 
 def timed_schedule(graph, solve_batch, what: str, tolerance: float = TOLERANCE) -> dict:
-    """``solver.stages.sweep``'s schedule on ``graph``, each batch's stage games valued
+    """``solver.markov.stages.sweep``'s schedule on ``graph``, each batch's stage games valued
     by ``solve_batch(batch)``, which may stop the run by raising ``OutOfTime``: the
     batches' stage games solved, the seconds, and the value if it finished."""
     values = graph.payoff.astype(float).copy()
@@ -51,7 +51,7 @@ def timed_schedule(graph, solve_batch, what: str, tolerance: float = TOLERANCE) 
 
     finished = True
     try:
-        sweep(graph, values, update, tolerance, what=what)
+        sweep(graph.schedule, values, update, tolerance, what=what)
     except OutOfTime:
         finished = False
     return {"seconds": time.perf_counter() - start, "stage_games": solved,

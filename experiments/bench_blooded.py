@@ -35,7 +35,7 @@ from baseline import budgeted_baseline
 
 import envs
 from solver import solve_game
-from solver.graph import build_graph
+from solver.markov.graph import build_graph
 
 DEFAULT = ("prowess=3,sword=3", "prowess=2,sword=4")
 LARGEST = ("prowess=5,sword=5,strength=5,athletics=5,style=10,invokes=1,"

@@ -1,5 +1,6 @@
-"""Answers against a fixed opponent over the counters (``solver.counter_play``) beside
-the state graph's (``solver.response``, ``solver.evaluate``, ``solver.regularized``),
+"""Answers against a fixed opponent over the counters (``solver.counters.play``) beside
+the state graph's (``solver.markov.response``, ``solver.markov.evaluate``,
+``solver.markov.regularized``),
 in the same run, on Pathfinder's fighter against rogue to knockout.
 
 At hit points where the state graph fits, both are timed on the same questions (best
@@ -21,12 +22,12 @@ import report
 import envs
 from agents.personalities import temperament
 from solver import solve_game
-from solver.counter_play import counter_best_response, counter_evaluate, counter_regularized
 from solver.counters import explore
-from solver.evaluate import evaluate
-from solver.graph import build_graph
-from solver.regularized import solve_regularized
-from solver.response import best_response
+from solver.counters.play import counter_best_response, counter_evaluate, counter_regularized
+from solver.markov.evaluate import evaluate_graph
+from solver.markov.graph import build_graph
+from solver.markov.regularized import solve_regularized_graph
+from solver.markov.response import best_response_graph
 
 
 def _timed(work):
@@ -43,13 +44,13 @@ def _questions(game):
     return {
         "best response to uniform (safest)": (
             lambda: counter_best_response(game, "uniform", "a", safest=safest).value,
-            lambda: best_response(game, "uniform", "a", safest=safest).value),
+            lambda: best_response_graph(game, "uniform", "a", safest=safest).value),
         "bully against uniform, evaluated": (
             lambda: counter_evaluate(game, "uniform", bully).value,
-            lambda: evaluate(game, "uniform", bully).value),
+            lambda: evaluate_graph(game, "uniform", bully).value),
         "bully regularised, beta 0.3": (
             lambda: counter_regularized(game, "b", bully, 0.3).value,
-            lambda: solve_regularized(game, "b", bully, 0.3).value),
+            lambda: solve_regularized_graph(game, "b", bully, 0.3).value),
     }
 
 

@@ -20,7 +20,7 @@ from baseline import baseline_solve
 
 import envs
 from solver import solve_game
-from solver.graph import build_graph
+from solver.markov.graph import build_graph
 
 LEVELS = ("PR", "AV", "GD", "GR", "EXC", "EXT")
 

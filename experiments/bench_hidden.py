@@ -4,9 +4,9 @@
                                        [--target 1e-4] [--json]
 
 One run, one machine, the same game (Castle Falkenstein, hidden levels, one round):
-- ours: the sequence-form linear program (``solver.hidden``, HiGHS), and CFR+ on the
-  unrolled tree (``solver.cfr``, numpy), each timed to an exploitability below
-  ``--target`` (exploitability computed exactly by ``solver.hidden``);
+- ours: the sequence-form linear program (``solver.hidden.sequence``, HiGHS), and CFR+ on the
+  unrolled tree (``solver.hidden.cfr``, numpy), each timed to an exploitability below
+  ``--target`` (exploitability computed exactly by ``solver.hidden.sequence``);
 - OpenSpiel: its C++ ``CFRPlusSolver`` on the same tree, given to OpenSpiel as a Gambit
   EFG file by a small adapter below (the simultaneous exchange in turn-based form: A
   chooses, then B in an information set that does not see A's cards), timed to the
@@ -25,12 +25,12 @@ import numpy as np
 import report
 
 import envs
-from solver.cfr import CFRPlus
-from solver.hidden import Sequences, build_tree, solve_hidden
+from solver.hidden.cfr import CFRPlus
+from solver.hidden.sequence import Sequences, build_tree, solve_hidden
 
 
 def efg_text(game) -> str:
-    """The unrolled game as a Gambit EFG: information sets numbered as ``solver.hidden``
+    """The unrolled game as a Gambit EFG: information sets numbered as ``solver.hidden.sequence``
     numbers them (observation histories), one outcome number per end."""
     sets = {"a": Sequences(), "b": Sequences()}
     names = game.info.action_names

@@ -26,7 +26,7 @@ import numpy as np
 import report as performance_page
 from scipy.optimize import linprog
 
-from solver.matrix import solve_matrices
+from solver.matrix.lp import solve_matrices
 
 SMALL_BATCH = 20
 

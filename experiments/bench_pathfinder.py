@@ -34,10 +34,10 @@ import report
 from baseline import OutOfTime, budgeted_baseline, linprog_value, timed_schedule
 
 import envs
-from solver import counters, solve_game, stage_rules
-from solver.counters import explore, solve_counters
-from solver.graph import build_graph
-from solver.matrix import solve_matrices
+from solver import solve_game
+from solver.counters import explore, flow, solution, solve_counters, stage_rules
+from solver.markov.graph import build_graph
+from solver.matrix.lp import solve_matrices
 
 LEVEL10_A = ("hp=150,ac=29,attack=19,damage=2d8+10,perception=18:expert,"
              "intimidation=17:expert,deception=15:trained,will=29,perception_dc=28")
@@ -161,8 +161,8 @@ def measure_counters(name: str, game, budget: float) -> dict:
 
 
 #: the parts of ``solve_counters`` timed on their own (see ``_breakdown``)
-PHASES = ((stage_rules, "solve_matrices"), (counters, "_lowered"), (counters, "_feed"),
-          (counters, "_play"))
+PHASES = ((stage_rules, "solve_matrices"), (solution, "read_lowered"), (flow, "feed"),
+          (solution, "play_forward"))
 
 
 def _timer(function, phases: dict, name: str):
@@ -178,12 +178,12 @@ def _timer(function, phases: dict, name: str):
 def _breakdown(phases: dict, total: float) -> dict:
     """Seconds of each part of a whole duel's solution: exploring the cores, the stage
     games (value iteration, policy steps, maximum-entropy mixes), the damage sums read
-    back (``_lowered``) and pushed forward (``_feed``), the rest of the forward push
+    back (``read_lowered``) and pushed forward (``feed``), the rest of the forward push
     (win, loss, length) and the rest (stage values, policy evaluation, bookkeeping)."""
     parts = {"explore": phases["explore"], "stage games": phases.get("solve_matrices", 0.0),
-             "damage back": phases.get("_lowered", 0.0),
-             "damage forward": phases.get("_feed", 0.0),
-             "push forward": phases.get("_play", 0.0) - phases.get("_feed", 0.0)}
+             "damage back": phases.get("read_lowered", 0.0),
+             "damage forward": phases.get("feed", 0.0),
+             "push forward": phases.get("play_forward", 0.0) - phases.get("feed", 0.0)}
     parts["rest"] = total - sum(parts.values())
     return parts
 

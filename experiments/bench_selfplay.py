@@ -39,9 +39,9 @@ import report
 import envs
 from agents.curves import plot_curves
 from agents.selfplay import TrainConfig, train
-from solver.graph import build_graph
+from solver import exploitability
+from solver.markov.graph import build_graph
 from solver.policy import TabularPolicy
-from solver.response import exploitability
 
 TARGET = 0.02
 #: name -> (title, system, options)

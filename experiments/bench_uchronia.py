@@ -19,7 +19,7 @@ import report
 from bench_falkenstein import measure
 
 import envs
-from solver.graph import build_graph
+from solver.markov.graph import build_graph
 
 SHOOTER = "adresse,tireur,sang_froid,weapon=revolver"
 BRAWLER = "athlete,adresse,colosse,pugiliste"

@@ -22,7 +22,6 @@ import numpy as np
 import envs
 from envs.blooded import RISK, success_probability
 from solver import solve_game
-from solver.evaluate import visit_counts
 
 OUT = Path(__file__).resolve().parent / "out"
 
@@ -43,13 +42,13 @@ def opening(base_a: int, base_b: int, max_beats: int) -> dict:
     counts = np.array([float(n) if n.isdigit() else 0.0 for n in game.action_names])
     root = game.initial_outcomes()[0][1]
     bid_a, bid_b = (mix @ counts for mix in solution.policy(root))
-    visits = visit_counts(solution.graph, solution.mix_a, solution.mix_b)
+    table = solution.state_table()
     wagers, weight = np.zeros(2), 0.0
-    for index, state in enumerate(solution.graph.states):
-        if state.phase == RISK and state.beat == 1 and visits[index] > 0:
-            mix_a, mix_b = solution.policy(state)
-            wagers += visits[index] * np.array([mix_a @ counts, mix_b @ counts])
-            weight += visits[index]
+    for state, visits, mix_a, mix_b in zip(table.states, table.visits, table.mix_a,
+                                           table.mix_b, strict=True):
+        if state.phase == RISK and state.beat == 1 and visits > 0:
+            wagers += visits * np.array([mix_a @ counts, mix_b @ counts])
+            weight += visits
     wagers /= weight
     return {"pool_a": base_a, "pool_b": base_b, "bid_a": float(bid_a), "bid_b": float(bid_b),
             "wager_a": float(wagers[0]), "wager_b": float(wagers[1]), "value": solution.value}

@@ -3,7 +3,7 @@
     python experiments/bluffing.py [--out experiments/out] [--json]
 
 For several priors, solves the hidden-level duel by the sequence-form linear program
-(``solver.hidden``) and measures, from the equilibrium found (the measures that depend
+(``solver.hidden.sequence``) and measures, from the equilibrium found (the measures that depend
 on the strategies need not be unique; the value is):
 
 - **sandbagging**: the expected number of Rests a level plays beyond what it still owes
@@ -33,7 +33,7 @@ import numpy as np  # noqa: E402
 
 import envs  # noqa: E402
 from solver import solve_game  # noqa: E402
-from solver.hidden import solve_hidden  # noqa: E402
+from solver.hidden.sequence import solve_hidden  # noqa: E402
 
 PRIORS = [("GD:0.5,GR:0.5", "GD:1"), ("AV:0.5,GD:0.5", "GD:1"),
           ("PR:0.1,AV:0.3,GD:0.3,GR:0.2,EXC:0.1", "GD:1"),

@@ -21,7 +21,7 @@ import numpy as np  # noqa: E402
 
 import envs  # noqa: E402
 from solver import solve_game  # noqa: E402
-from solver.evaluate import visit_counts  # noqa: E402
+from solver.markov.evaluate import visit_counts  # noqa: E402
 
 
 def pairings(options: dict) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:

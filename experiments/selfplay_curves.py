@@ -34,10 +34,8 @@ import envs
 from agents.metrics import characteristic_action
 from agents.personalities import personality, personality_names, systems_with_personalities
 from agents.selfplay import TrainConfig, train
-from solver.backward import solve_game
-from solver.evaluate import evaluate
-from solver.regularized import regularized_value, strength_to_beta
-from solver.response import best_response
+from solver import best_response, evaluate, solve_game
+from solver.markov.regularized import regularized_value, strength_to_beta
 
 OUT = Path(__file__).resolve().parent / "out" / "selfplay_curves"
 EQUILIBRIUM = "equilibrium"

@@ -5,7 +5,7 @@
 
 One run, one machine, the same game (Castle Falkenstein, hidden levels, one round), the
 same training-time budget for each learner (measurement excluded), and the same exact
-measure for both: ``solver.hidden``'s exploitability (NashConv / 2, best response over
+measure for both: ``solver.hidden.sequence``'s exploitability (NashConv / 2, best response over
 information sets) of the policies read back on the players' observations.
 
 - ours: ``agents.hidden_learner.train_hidden`` (MCCFR over information sets keyed on the
@@ -39,7 +39,7 @@ from agents.curves import plot_curves
 from agents.hidden_learner import HiddenConfig, exact_measure, train_hidden
 from agents.policies import NetworkPolicy
 from solver.game import renormalise
-from solver.hidden import build_tree
+from solver.hidden.sequence import build_tree
 
 TARGET = 0.01
 REPORT_TIMES = (1, 2, 5, 10, 20, 30, 60, 120, 300, 600)

@@ -9,7 +9,7 @@ import json
 
 from agents.selfplay import TrainConfig, train
 from solver.counters import explore
-from solver.graph import build_graph
+from solver.markov.graph import build_graph
 
 TARGET = 0.02
 

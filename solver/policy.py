@@ -113,11 +113,11 @@ POLICY_FORMS = ("a policy object (with probabilities(observation, mask)), 'unifo
                 "policy with agents.load_profile(path)")
 
 
-def resolve_policy(spec: object, game: Game, player: str) -> Policy:
-    """The policy ``spec`` names for ``player`` of ``game``: a policy object as is, or
-    one of the names ``uniform``, ``equilibrium`` (the maximum-entropy equilibrium of
-    the whole duel) and ``mix=ACTION:WEIGHT,...``. The one place names become policies
-    (``envs.opponents`` adds profile checks on top); the solver needs nothing else."""
+def named_policy(spec: object, game: Game, player: str) -> Policy:
+    """The policy ``spec`` names for ``player`` of ``game`` when it needs no solving: a
+    policy object as is, ``uniform`` or ``mix=ACTION:WEIGHT,...``. ``solver.resolve_policy``
+    (the one place names become policies) adds ``equilibrium`` on top, which needs the
+    solver; the backends take what it resolved."""
     if player not in ("a", "b"):
         raise InputError(f"unknown player {player!r}; allowed: a, b")
     if callable(getattr(spec, "probabilities", None)):
@@ -126,26 +126,14 @@ def resolve_policy(spec: object, game: Game, player: str) -> Policy:
         name = spec.strip()
         if name == "uniform":
             return UniformPolicy()
-        if name == "equilibrium":
-            return equilibrium_policy(game, player)
         if name.startswith("mix="):
             return MixPolicy.parse(name, tuple(game.info.action_names))
-    raise InputError(f"unknown policy {spec!r:.80}{_did_you_mean(spec)}; expected "
+    raise InputError(f"unknown policy {spec!r:.80}{did_you_mean(spec)}; expected "
                      f"{POLICY_FORMS}")
 
 
-def _did_you_mean(spec: object) -> str:
+def did_you_mean(spec: object) -> str:
     if not isinstance(spec, str):
         return ""
     close = get_close_matches(spec.strip().lower(), ("uniform", "equilibrium"), n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def equilibrium_policy(game: Game, player: str) -> Policy:
-    """``player``'s maximum-entropy equilibrium of the whole duel."""
-    if not game.info.public_information:
-        raise InputError(f"the exact equilibrium of {game.info.system} with hidden information "
-                         "is not available yet; use the public variant, a mix or a "
-                         "trained profile as the opponent")
-    from .backward import solve_game  # late: backward imports this module
-    return solve_game(game).policy_for(player)

@@ -1,5 +1,5 @@
 """Two state graphs of one game compared entry by entry: a declared ``graph`` fast path
-against the generic exploration (``solver.graph.explore``), the reference; and two
+against the generic exploration (``solver.markov.graph.explore``), the reference; and two
 walks of a counter game's cores (``cores`` against ``solver.counters.walk``)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver.counters import CoreWalk
-from solver.graph import StateGraph
+from solver.markov.graph import StateGraph
 
 
 def assert_same_graph(fast: StateGraph, reference: StateGraph, tolerance: float = 1e-12):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.barrier import _solve_kkt
+from solver.matrix.barrier import _solve_kkt
 
 
 def test_the_kkt_solve_matches_lapack():

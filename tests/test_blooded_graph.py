@@ -12,7 +12,7 @@ from scipy.optimize import linprog
 
 import envs
 from solver import solve_game
-from solver.graph import build_graph, explore
+from solver.markov.graph import build_graph, explore
 
 CASES = [
     {"a": "prowess=2,sword=2", "b": "prowess=2,sword=3", "max_beats": 5},

@@ -13,7 +13,7 @@ from agents.personalities import personality, personality_names
 from envs.blooded import BID, BLIND, CANCEL, CHOOSE, RCANCEL, RISK, VICTOR
 from solver import solve_game
 from solver.game import policy_mix
-from solver.graph import build_graph
+from solver.markov.graph import build_graph
 
 STRENGTHS = (0.25, 0.5, 0.75, 1.0)
 SIDE = "a"

@@ -1,11 +1,11 @@
-"""The compiled passes that sort a counter game's outcomes (``solver.counter_outcomes``)
+"""The compiled passes that sort a counter game's outcomes (``solver.counters.outcomes``)
 against the numpy they replace: hashes that all collide still find exactly the equal
 runs, and the kernels come in ``np.unique``'s order of byte rows."""
 
 import numpy as np
 import pytest
 
-from solver import counter_outcomes
+from solver.counters import outcomes as counter_outcomes
 
 
 def _runs(seed: int, count: int = 400):

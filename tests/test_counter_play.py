@@ -1,4 +1,4 @@
-"""Answers against fixed policies over counters (``solver.counter_play``): on knockout
+"""Answers against fixed policies over counters (``solver.counters.play``): on knockout
 duels small enough for the state graph they agree with the state graph's answers (which
 have their own hand and second-library tests) at every state, and on toy duels of
 several hits; one toy case is counted by hand; and ``duel odds`` answers the same way
@@ -13,12 +13,20 @@ import pytest
 from test_counters import LANDS, Duel, HitPennies, RolledPennies
 
 import envs
-import solver.graph as graph_module
+import solver.solve as facade
 from agents.cli import main
 from agents.personalities import temperament
-from solver import best_response, evaluate, exploitability, solve_game
-from solver.backward import solve_moment
-from solver.counter_play import (
+from solver import (
+    best_response,
+    evaluate,
+    exploitability,
+    resolve_policy,
+    solve_game,
+    solve_moment,
+    solve_regularized,
+)
+from solver.counters.cores import fits_state_graph
+from solver.counters.play import (
     CounterResponse,
     counter_best_response,
     counter_chances,
@@ -26,9 +34,8 @@ from solver.counter_play import (
     counter_mixes,
     counter_regularized,
 )
-from solver.graph import build_graph
+from solver.markov.graph import build_graph
 from solver.policy import MixPolicy, TabularPolicy
-from solver.regularized import solve_regularized
 
 AGREE = 1e-8
 SMALL = {"a": "fighter,hp=3", "b": "rogue,hp=3"}
@@ -61,8 +68,10 @@ def test_the_best_response_agrees_with_the_state_graph_at_every_state(small, res
                                                                       opponent):
     game, graph, live = small
     safest = solve_game(game).policy_for(responder) if opponent == "equilibrium" else None
-    on_graph = best_response(game, opponent, responder, safest=safest)
-    on_counters = counter_best_response(game, opponent, responder, safest=safest)
+    with facade.forcing("states"):
+        on_graph = best_response(game, opponent, responder, safest=safest)
+    fixed = resolve_policy(opponent, game, "b" if responder == "a" else "a")
+    on_counters = counter_best_response(game, fixed, responder, safest=safest)
     sign = 1.0 if responder == "a" else -1.0
     values = np.array([sign * on_counters.values.value_at(graph.states[s]) for s in live])
     assert np.abs(values - _responder_values(on_graph, live)).max() < AGREE
@@ -78,26 +87,28 @@ def test_the_best_response_agrees_with_the_state_graph_at_every_state(small, res
 def test_evaluation_and_chances_from_every_state_agree_with_the_state_graph(small):
     game, graph, live = small
     prior = temperament("pathfinder", "bully").policy(game)
-    on_graph = evaluate(game, prior, "uniform")
+    with facade.forcing("states"):
+        on_graph = evaluate(game, prior, "uniform")
     on_counters = counter_evaluate(game, prior, "uniform")
     for key in ("value", "win", "draw", "loss", "expected_length"):
         assert getattr(on_counters, key) == pytest.approx(getattr(on_graph, key), abs=AGREE)
     assert on_counters.endings.keys() == on_graph.endings.keys()
     # win / draw / loss from every state under a best response and its opponent
-    response = best_response(game, "uniform", "b")
+    with facade.forcing("states"):
+        response = best_response(game, "uniform", "b")
     chances = counter_chances(counter_best_response(game, "uniform", "b").play)
-    from solver.evaluate import state_chances
+    from solver.markov.evaluate import state_chances
     expected = state_chances(graph, response.opponent_mixes, response.mixes)
     found = np.array([chances.at(graph.states[s]) for s in live])
     assert np.abs(found - expected[live]).max() < AGREE
 
 
-def test_exploitability_over_counters_agrees_with_the_state_graph(small, monkeypatch):
+def test_exploitability_over_counters_agrees_with_the_state_graph(small):
     game, _, _ = small
     prior = temperament("pathfinder", "bully").policy(game)
-    on_graph = exploitability(game, prior, "uniform")
-    # the same call, with the state graph refused: every part goes over the counters
-    monkeypatch.setattr(graph_module, "MAX_COUNTED_STATES", 10)
+    with facade.forcing("states"):
+        on_graph = exploitability(game, prior, "uniform")
+    # the same call as a counter game is answered: every part goes over the counters
     assert isinstance(best_response(game, "uniform", "a"), CounterResponse)
     on_counters = exploitability(game, prior, "uniform")
     for key in ("value", "gain_a", "gain_b", "pair_value"):
@@ -108,7 +119,8 @@ def test_exploitability_over_counters_agrees_with_the_state_graph(small, monkeyp
 def test_the_regularised_solution_agrees_with_the_state_graph(small, beta):
     game, graph, live = small
     prior = temperament("pathfinder", "bully").policy(game)
-    on_graph = solve_regularized(game, "b", prior, beta)
+    with facade.forcing("states"):
+        on_graph = solve_regularized(game, "b", prior, beta)
     on_counters = counter_regularized(game, "b", prior, beta)
     values = np.array([-on_counters.solution.value_at(graph.states[s]) for s in live])
     assert np.abs(values - on_graph.values[live]).max() < AGREE
@@ -142,9 +154,9 @@ def _odds(capsys, *extra):
 
 @pytest.mark.parametrize("extra", [["--vs", "equilibrium"],
                                    ["--vs", "mix=intimidation-first-strike3:1", "--side", "b"]])
-def test_duel_odds_over_counters_answers_as_on_the_state_graph(capsys, monkeypatch, extra):
-    on_graph = _odds(capsys, *extra)
-    monkeypatch.setattr(graph_module, "MAX_COUNTED_STATES", 10)
+def test_duel_odds_over_counters_answers_as_on_the_state_graph(capsys, extra):
+    with facade.forcing("states"):
+        on_graph = _odds(capsys, *extra)
     on_counters = _odds(capsys, *extra)
     for row in ("best_response", "equilibrium_against_it"):
         for key in ("value", "win", "draw", "loss", "expected_length"):
@@ -169,7 +181,7 @@ def test_duel_odds_answers_a_duel_too_large_for_the_state_graph(capsys):
     # 11 and 10 hit points: 110 pairs times the 45,622 cores pass the state graph's
     # 5,000,000, so the whole answer goes over the counters
     sheets = ["--a", "fighter,hp=11", "--b", "rogue,hp=10"]
-    assert graph_module.answers_on_counters(envs.make("pathfinder", a=sheets[1], b=sheets[3]))
+    assert not fits_state_graph(envs.make("pathfinder", a=sheets[1], b=sheets[3]))
     assert main(["odds", "pathfinder", *sheets, "--vs", "equilibrium", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     best, steady = report["best_response"], report["equilibrium_against_it"]
@@ -220,16 +232,19 @@ def test_over_several_hits_the_answers_agree_with_the_state_graph(game):
     leaning = MixPolicy({"heads": 0.8, "tails": 0.2}, game.action_names)
     for responder in ("a", "b"):
         fixed = leaning if responder == "b" else "uniform"
-        on_graph = best_response(game, fixed, responder)
+        with facade.forcing("states"):
+            on_graph = best_response(game, fixed, responder)
         on_counters = counter_best_response(game, fixed, responder)
         sign = 1.0 if responder == "a" else -1.0
         values = np.array([sign * on_counters.values.value_at(graph.states[s]) for s in live])
         assert np.abs(values - _responder_values(on_graph, live)).max() < AGREE
         assert on_counters.evaluation.expected_length == pytest.approx(
             on_graph.evaluation.expected_length, abs=AGREE)
+    with facade.forcing("states"):
+        on_graph_value = evaluate(game, leaning, "uniform").value
+        on_graph = solve_regularized(game, "a", leaning, 0.2)
     assert counter_evaluate(game, leaning, "uniform").value == pytest.approx(
-        evaluate(game, leaning, "uniform").value, abs=AGREE)
-    on_graph = solve_regularized(game, "a", leaning, 0.2)
+        on_graph_value, abs=AGREE)
     on_counters = counter_regularized(game, "a", leaning, 0.2)
     values = np.array([on_counters.solution.value_at(graph.states[s]) for s in live])
     assert np.abs(values - on_graph.values[live]).max() < AGREE

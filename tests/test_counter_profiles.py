@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import envs
-import solver.graph as graph_module
+import solver.solve as facade
 from agents import load_profile
 from agents.cli import main
 from agents.metrics import profile_metrics
@@ -53,19 +53,18 @@ def _assert_close(found, expected, where="metrics"):
 
 @pytest.mark.parametrize("side", ["a", "b"])
 @pytest.mark.parametrize("which", ["uniform", "bully"])
-def test_metrics_over_counters_agree_with_the_state_graph(game, monkeypatch, side, which):
+def test_metrics_over_counters_agree_with_the_state_graph(game, side, which):
     policy = _policy(game, which)
-    on_graph = profile_metrics(game, policy, side)
-    monkeypatch.setattr(graph_module, "MAX_COUNTED_STATES", 10)
-    assert graph_module.answers_on_counters(game)
+    with facade.forcing("states"):
+        on_graph = profile_metrics(game, policy, side)
+    assert facade.backend(game) == "counters"
     _assert_close(profile_metrics(game, policy, side), on_graph)
 
 
-def test_a_table_over_counters_holds_the_state_graphs_mix_at_every_decision(game,
-                                                                           monkeypatch):
+def test_a_table_over_counters_holds_the_state_graphs_mix_at_every_decision(game):
     policy = _policy(game, "trickster")
-    on_graph = tabulate(game, policy, "b")
-    monkeypatch.setattr(graph_module, "MAX_COUNTED_STATES", 10)
+    with facade.forcing("states"):
+        on_graph = tabulate(game, policy, "b")
     on_counters = tabulate(game, policy, "b")
     for observation, mix in on_graph.items():
         if observation in on_counters:
@@ -83,10 +82,9 @@ def _train(capsys, path, *extra) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def test_duel_train_beyond_the_state_graph_writes_the_same_profile_compressed(
-        capsys, monkeypatch, tmp_path):
-    plain = _train(capsys, tmp_path / "graph.json")
-    monkeypatch.setattr(graph_module, "MAX_COUNTED_STATES", 10)
+def test_duel_train_over_the_counters_writes_the_same_profile_compressed(capsys, tmp_path):
+    with facade.forcing("states"):
+        plain = _train(capsys, tmp_path / "graph.json")
     path = tmp_path / "knockout.json.gz"
     compressed = _train(capsys, path)
     assert path.read_bytes()[:2] == b"\x1f\x8b"
@@ -141,8 +139,7 @@ def test_profile_show_groups_pathfinders_actions_by_part(capsys, tmp_path):
 
 def test_a_duel_with_too_many_decisions_for_a_table_is_refused_before_solving(
         capsys, monkeypatch, tmp_path):
-    import solver.counter_play as counter_play
-    monkeypatch.setattr(graph_module, "MAX_COUNTED_STATES", 10)
+    import solver.counters.play as counter_play
     monkeypatch.setattr(counter_play, "MAX_TABLE_DECISIONS", 100)
     path = tmp_path / "npc.json"
     assert main(["train", "pathfinder", *SMALL, "--out", str(path)]) == 2

@@ -9,12 +9,12 @@ from test_counters import RolledPennies
 
 import envs
 from agents.selfplay import SelfPlay, TrainConfig, train
-from solver.counter_play import pair_mixes
+from solver import exploitability
 from solver.counters import solve_counters
+from solver.counters.play import pair_mixes
+from solver.counters.stage_rules import FixedPair
 from solver.errors import InputError
 from solver.policy import UniformPolicy
-from solver.response import exploitability
-from solver.stage_rules import FixedPair
 
 TINY = ("hp=2,ac=14,attack=4,damage=1d2,shield,will=13,perception_dc=13,"
         "deception=2:trained,intimidation=1:trained,perception=3:trained")

@@ -13,12 +13,18 @@ import scipy.sparse as sp
 from bare import BareGame
 
 import envs
-from solver import counter_sums, solve_game
-from solver.backward import solve_moment
-from solver.counters import Grid, _feed, _lowered, _Move, _Windows, explore, solve_counters, walk
+from solver import solve_game, solve_moment
+from solver.counters import explore, solve_counters, walk
+from solver.counters import sums as counter_sums
+from solver.counters.flow import feed as feed
+from solver.counters.grid import Grid
+from solver.counters.grid import Move as Move
+from solver.counters.grid import Windows as Windows
+from solver.counters.layers import read_lowered as read_lowered
+from solver.counters.stage_rules import WarmStarts
 from solver.errors import InputError
-from solver.stage_rules import WarmStarts
-from solver.stages import ConvergenceWarning
+from solver.markov.stages import ConvergenceWarning
+from solver.solve import forcing
 
 LANDS = 0.6   # chance that the winner of an exchange hits; else nothing happens
 
@@ -280,7 +286,8 @@ def test_a_chance_step_inside_the_cycle_keeps_the_hand_count():
 def test_solve_game_takes_the_counters_path_and_agrees_with_the_graph():
     game = HitPennies(3, 4, damage_a=1)
     fast = solve_game(game)
-    generic = solve_game(game, start=game.start)  # a given start explores the graph
+    with forcing("states"):  # the generic solver, over the state graph
+        generic = solve_game(game, start=game.start)
     assert fast.value == pytest.approx(generic.value, abs=1e-9)
     assert fast.value == pytest.approx(2 * a_wins(3, 4, 1) - 1, abs=1e-9)
 
@@ -311,7 +318,7 @@ def test_a_step_lowering_two_counters_is_refused():
 def test_moves_too_many_to_mark_in_a_table_are_numbered_alike(monkeypatch):
     # a hit for a hundred million: the move keys are numbered by sorting, not in a table
     # of every key; the moves, their matrices and the kernels are the same either way
-    import solver.counters as counters
+    import solver.counters.cores as counters
 
     def arrays():
         graph, _, _ = counters._explore(HitPennies(4, 5, damage_a=10**8))
@@ -330,13 +337,14 @@ def test_moves_too_many_to_mark_in_a_table_are_numbered_alike(monkeypatch):
 def test_a_counter_game_too_large_for_the_state_graph_is_refused_in_words(monkeypatch):
     # 3 x 4 = 12 pairs of counter values, each with at least its one choosing core: a
     # limit of 11 states is exceeded, one of 10,000 is not
-    import solver.graph as graph_module
+    import solver.counters.cores as cores
+    from solver import state_graph
 
-    monkeypatch.setattr(graph_module, "MAX_COUNTED_STATES", 11)
+    monkeypatch.setattr(cores, "MAX_COUNTED_STATES", 11)
     with pytest.raises(InputError, match=r"counters at 3 and 4 it has up to"):
-        graph_module.build_graph(HitPennies(3, 4))
-    monkeypatch.setattr(graph_module, "MAX_COUNTED_STATES", 10_000)
-    assert not graph_module.build_graph(HitPennies(3, 4)).terminal.all()
+        state_graph(HitPennies(3, 4))
+    monkeypatch.setattr(cores, "MAX_COUNTED_STATES", 10_000)
+    assert not state_graph(HitPennies(3, 4)).terminal.all()
 
 
 def test_a_duel_where_every_step_lowers_a_counter_is_solved_without_cycles():
@@ -356,8 +364,8 @@ def test_a_layer_reads_each_move_as_one_window_of_an_earlier_layer():
     assert grid.columns == 8
     assert grid.column.tolist() == [0, 1, 2, 3, 4, 5, 6, 7]
     layer = grid.layers[2]          # (2, 2), (3, 1)
-    moves = [_Move(np.array(step), None) for step in [(1, 0), (0, 1), (2, 0)]]
-    windows = _Windows.of(grid, layer, moves)
+    moves = [Move(np.array(step), None) for step in [(1, 0), (0, 1), (2, 0)]]
+    windows = Windows.of(grid, layer, moves)
     # (1, 0): (1, 2), (2, 1) -> columns 1, 2; (0, 1): (2, 1) -> 2, then B depleted;
     # (2, 0): A depleted, then (1, 1) -> 0, so the window starts one column earlier
     assert windows.columns.tolist() == [[1, 2], [2, 7], [6, 0]]
@@ -375,7 +383,7 @@ def test_a_layer_of_several_sums_reads_a_window_per_sum():
     assert [grid.points[p].sum(axis=1).tolist() for p in grid.layers] == [
         [2, 3, 3], [4, 4, 4, 5, 5], [6]]
     layer = grid.layers[1]
-    windows = _Windows.of(grid, layer, [_Move(np.array((2, 0)), None)])
+    windows = Windows.of(grid, layer, [Move(np.array((2, 0)), None)])
     # (1,3), (2,2) deplete A, (3,1) -> (1,1) column 0: the run of sum 4 is points 2..3
     # reading from column 0; (2,3) depletes A, (3,2) -> (1,2) column 1: points 4..5
     # from column 1 - 4 = -3
@@ -398,7 +406,7 @@ def test_points_landing_apart_are_read_one_by_one():
     grid = Grid((3, 3, 3))
     layer = grid.layers[3]
     assert grid.points[layer].sum(axis=1).tolist() == [6] * 7
-    windows = _Windows.of(grid, layer, [_Move(np.array((0, 0, 1)), None)])
+    windows = Windows.of(grid, layer, [Move(np.array((0, 0, 1)), None)])
     assert windows.columns[0].tolist() == [5, 6, 7, 8, 29, 9, 29]
     assert (windows.lo[0, 0], windows.hi[0, 0], windows.apart[0]) == (0, 0, True)
 
@@ -422,7 +430,7 @@ def test_the_damage_sums_read_through_windows_match_each_outcome_summed(game):
         table[:, grid.column[point]] = values[(slice(None),) + tuple(counters - 1)]
     table[:, grid.column[grid.size:]] = payoffs
     for points in grid.layers:
-        found = graph.landings.spread @ _lowered(graph, grid, points, table)
+        found = graph.landings.spread @ read_lowered(graph, grid, points, table)
         for column, counters in enumerate(grid.points[points]):
             expected = np.zeros(len(graph.pair_core))
             for move in graph.moves:
@@ -459,7 +467,7 @@ def test_the_damage_sums_pushed_forward_match_each_outcome_summed(game):
     for points in grid.layers:
         played = rng.random((len(graph.pair_core), len(points)))
         arriving = np.zeros((len(graph.landing), grid.columns))
-        _feed(graph, grid, points, counter_sums.times(graph.landings.gather, played), arriving)
+        feed(graph, grid, points, counter_sums.times(graph.landings.gather, played), arriving)
         after = grid.points[points][None, :, :] - decrement[:, None, :]   # (outcomes, points)
         dead = (after < 1).any(axis=2)
         column = np.where(dead, grid.column[grid.size + np.argmax(after < 1, axis=2)],
@@ -476,7 +484,8 @@ def test_three_counters_agree_with_the_graph():
     # and chances as the state graph's solver
     game = HitTriples(3, 4, 2)
     fast = solve_game(game)
-    generic = solve_game(game, start=game.start)  # a given start explores the graph
+    with forcing("states"):  # the generic solver, over the state graph
+        generic = solve_game(game, start=game.start)
     assert fast.value == pytest.approx(generic.value, abs=1e-9)
     assert fast.evaluation.win == pytest.approx(generic.evaluation.win, abs=1e-9)
     assert fast.evaluation.expected_length == pytest.approx(
@@ -484,7 +493,7 @@ def test_three_counters_agree_with_the_graph():
 
 
 def test_layers_are_read_together_while_their_sums_span_less_than_the_band(monkeypatch):
-    import solver.counters as counters
+    import solver.counters.grid as counters
     monkeypatch.setattr(counters, "LAYER_POINTS", 2)
     # 4 x 4: sums 2..8 hold 1, 2, 3, 4, 3, 2, 1 points, a layer each (two points at most)
     grid = Grid((4, 4), band=3)
@@ -500,12 +509,13 @@ def test_layers_are_read_together_while_their_sums_span_less_than_the_band(monke
 def test_layers_read_together_keep_the_graphs_values(monkeypatch):
     # narrow layers read back and pushed forward several at a time: the same value and
     # chances as the state graph's solution
-    import solver.counters as counters
+    import solver.counters.grid as counters
     monkeypatch.setattr(counters, "LAYER_POINTS", 3)
     game = envs.make("pathfinder", a="fighter,hp=7", b="rogue,hp=6")
     solution = solve_counters(game)
     assert any(last - first > 1 for first, last in solution.grid.reads)
-    generic = solve_game(game, start=game.initial_outcomes()[0][1])
+    with forcing("states"):
+        generic = solve_game(game, start=game.initial_outcomes()[0][1])
     assert solution.value == pytest.approx(generic.value, abs=1e-9)
     assert solution.win == pytest.approx(generic.win, abs=1e-9)
     assert solution.expected_length == pytest.approx(generic.expected_length, abs=1e-8)
@@ -514,17 +524,18 @@ def test_layers_read_together_keep_the_graphs_values(monkeypatch):
 def test_chance_cores_valued_through_their_stage_games_keep_the_graphs_values(monkeypatch):
     # the way taken when a part's steps could lead to its own chance cores: their values
     # read from the continuation instead of written in place
-    import solver.counters as counters
-    split = counters._Part._split_single
+    import solver.counters.cores as counters
+    split = counters.Part._split_single
 
     def not_apart(part):
         split(part)
         part.apart = False
 
-    monkeypatch.setattr(counters._Part, "_split_single", not_apart)
+    monkeypatch.setattr(counters.Part, "_split_single", not_apart)
     game = envs.make("pathfinder", a="fighter,hp=5", b="rogue,hp=4")
     solution = solve_counters(game)
-    generic = solve_game(game, start=game.initial_outcomes()[0][1])
+    with forcing("states"):
+        generic = solve_game(game, start=game.initial_outcomes()[0][1])
     assert solution.value == pytest.approx(generic.value, abs=1e-9)
     assert solution.win == pytest.approx(generic.win, abs=1e-9)
 

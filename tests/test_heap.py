@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import solver.heap as heap
+import solver.counters.heap as heap
 
 
 class RecordingLibc:

@@ -1,4 +1,4 @@
-"""The exact solver of games with hidden types (``solver.hidden``) and the perfect-recall
+"""The exact solver of games with hidden types (``solver.hidden.sequence``) and the perfect-recall
 observation of Castle Falkenstein's hidden variant. Expected numbers are derived by hand
 (the reasoning is in the comments), by brute force over pure strategies, or by the
 public-information solver, never read from the code under test."""
@@ -16,7 +16,7 @@ import envs
 from envs.falkenstein import ACTIONS
 from solver import evaluate, solve_game
 from solver.errors import InputError
-from solver.hidden import (
+from solver.hidden.sequence import (
     best_response_value,
     build_tree,
     hidden_exploitability,
@@ -275,7 +275,7 @@ def test_cli_hidden_odds_against_the_equilibrium_gain_nothing(capsys):
 @pytest.mark.parametrize("game, iterations", [(TinyBluff(), 1000),
                                               (PenniesDuel(hidden=True), 400)])
 def test_cfr_plus_agrees_with_the_linear_program(game, iterations):
-    from solver.cfr import CFRPlus
+    from solver.hidden.cfr import CFRPlus
     lp = solve_hidden(game)
     cfr = CFRPlus(lp.tree)
     cfr.run(iterations)

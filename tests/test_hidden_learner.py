@@ -1,6 +1,6 @@
 """The hidden-level learner (``agents.hidden_learner``), its estimated exploitability and its
 profiles. Expected numbers are derived by hand in the comments (the tiny bluff of
-``hidden_games``) or by the exact solver ``solver.hidden`` (tested on its own against
+``hidden_games``) or by the exact solver ``solver.hidden.sequence`` (tested on its own against
 brute force in ``test_hidden.py``), never read from the code under test."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from agents.hidden_learner import (
 from agents.hidden_metrics import hidden_metrics
 from solver.errors import InputError
 from solver.game import renormalise
-from solver.hidden import best_response_value, build_tree, policy_plan, solve_hidden
+from solver.hidden.sequence import best_response_value, build_tree, policy_plan, solve_hidden
 from solver.policy import MixPolicy, UniformPolicy
 
 TARGET = ["-o", "hidden_levels=true", "-o", "max_rounds=1", "-o", "prior_a=GD:0.5,GR:0.5",

@@ -10,8 +10,8 @@ import pytest
 from scipy.optimize import linprog, minimize
 
 from solver.errors import InputError
-from solver.matrix import MatrixSolutions, solve_matrices, solve_matrix
-from solver.simplex import primal_values, solve_lps
+from solver.matrix.lp import MatrixSolutions, solve_matrices, solve_matrix
+from solver.matrix.simplex import primal_values, solve_lps
 
 RPS = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -1.0], [-1.0, 1.0, 0.0]])
 TOL = 1e-8
@@ -159,7 +159,7 @@ def test_payoff_scale_does_not_matter(scale):
 
 def test_failed_simplex_answer_is_repaired(monkeypatch):
     # an LP answer that is plainly wrong must be caught by the regret check
-    import solver.matrix as matrix
+    import solver.matrix.lp as matrix
 
     def broken(duals, y):
         return np.full(duals.shape, 1.0 / duals.shape[1]), np.eye(y.shape[1])[[0] * len(y)]
@@ -470,7 +470,7 @@ def test_a_batch_solved_in_parts_gives_every_game_its_own_equilibrium(monkeypatc
                                                                       max_entropy):
     # parts of 3 games for 10 games of different shapes (padded, masked): each game's
     # value is HiGHS's, and its mixes leave neither player a better pure reply
-    import solver.matrix as matrix_module
+    import solver.matrix.lp as matrix_module
 
     monkeypatch.setattr(matrix_module, "HARD_PART", 3)
     rng = np.random.default_rng(11)
@@ -516,7 +516,7 @@ def test_start_on_the_right_supports_is_answered_without_the_simplex(monkeypatch
     # [[3, -1], [-2, 1]] by hand: x = (3/7, 4/7), y = (2/7, 5/7), value 1/7; a third
     # row and column strictly dominated. Started from the answer's supports, no game
     # reaches the simplex.
-    import solver.matrix as matrix_module
+    import solver.matrix.lp as matrix_module
 
     A = np.array([[3.0, -1.0, 5.0], [-2.0, 1.0, 4.0], [-3.0, -2.0, 3.5]])
     saddle = np.array([[1.0, 2.0, 3.0], [0.0, 1.5, 0.5], [0.2, 4.0, 0.1]])  # row 1, col 1
@@ -659,7 +659,7 @@ def test_warm_starts_give_the_cold_answers(kind, monkeypatch):
     # the answer it gets without a start: where the start's supports give the unique
     # equilibrium, that is the simplex's; where they give a merely optimal pair (the
     # integer games' ties), the start must be refused for the maximum-entropy one
-    import solver.matrix as matrix_module
+    import solver.matrix.lp as matrix_module
 
     rng = np.random.default_rng(["generic", "masked", "ties", "saddle", "extreme"].index(kind))
     games, rows, cols, nearby = nearby_games(kind, rng)
@@ -692,7 +692,7 @@ def test_games_laid_out_by_point_are_read_in_place(monkeypatch):
     # (cores, m, n, points) as a counter game's stage games, passed as the transposed
     # view (cores, points, m, n): the same answers as the same games in a plain batch,
     # the warm start reading them where they are (enough games to run in parallel)
-    import solver.matrix_starts as matrix_starts
+    import solver.matrix.starts as matrix_starts
 
     rng = np.random.default_rng(11)
     k, m, n, width = 24, 3, 4, 200
@@ -725,8 +725,8 @@ def test_a_game_without_a_start_tries_the_answer_one_point_before():
     # has a start. The others settle on the supports of the point before (within one
     # chunk of the compiled loop: fewer than CHUNK games here), and every answer is the
     # cold one, its value linprog's
-    import solver.matrix as matrix
-    import solver.matrix_starts as matrix_starts
+    import solver.matrix.lp as matrix
+    import solver.matrix.starts as matrix_starts
 
     rng = np.random.default_rng(12)
     k, width = 5, 12

@@ -14,15 +14,14 @@ from agents.personalities import (
     personality_names,
     temperament,
 )
-from solver import InputError, best_response, solve_game
-from solver.graph import build_graph
-from solver.policy import MixPolicy
-from solver.regularized import (
+from solver import InputError, best_response, solve_game, solve_regularized
+from solver.markov.graph import build_graph
+from solver.markov.regularized import (
     regularized_maxmin,
     regularized_value,
-    solve_regularized,
     strength_to_beta,
 )
+from solver.policy import MixPolicy
 from tests.solver_games import LoopingPennies, MatrixThenChance
 from tests.toy_games import PenniesDuel
 

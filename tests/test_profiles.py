@@ -22,7 +22,7 @@ from agents import (
 )
 from agents.metrics import profile_metrics
 from solver import InputError, evaluate, solve_game
-from solver.graph import build_graph
+from solver.markov.graph import build_graph
 from tests.toy_games import PenniesDuel
 
 

@@ -13,10 +13,10 @@ from selfplay_toy import ToyDuel
 import envs
 from agents.policies import NetworkPolicy, fit, tabulate
 from agents.selfplay import SelfPlay, TrainConfig, train
+from solver import exploitability
 from solver.errors import InputError
-from solver.graph import build_graph
+from solver.markov.graph import build_graph
 from solver.policy import MixPolicy, UniformPolicy
-from solver.response import exploitability
 
 
 def quick(**overrides) -> TrainConfig:

@@ -11,7 +11,7 @@ import envs
 from agents import personality, personality_names
 from solver import solve_game
 from solver.game import policy_mix
-from solver.graph import build_graph
+from solver.markov.graph import build_graph
 
 STRENGTHS = (0.25, 0.5, 0.75, 1.0)
 

@@ -1,5 +1,5 @@
 """``duel solve`` for games with hidden types (hidden levels): the exact equilibrium of
-``solver.hidden``, each type's play by situation and its expected payoff, in words.
+``solver.hidden.sequence``, each type's play by situation and its expected payoff, in words.
 
 Kept apart from ``solve.py``'s public path; everything is said through the contract's
 presentation (``describe``, ``situation``), so no system's words are spoken here."""
@@ -12,7 +12,7 @@ import numpy as np
 
 from solver.errors import InputError
 from solver.game import other
-from solver.hidden import (
+from solver.hidden.sequence import (
     HiddenSolution,
     behaviour,
     best_response_mixes,

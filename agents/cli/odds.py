@@ -11,12 +11,8 @@ import numpy as np
 
 import envs
 from solver import best_response, evaluate, solve_game
-from solver.counter_play import counter_chances
 from solver.errors import InputError
-from solver.evaluate import state_chances
-from solver.graph import answers_on_counters, build_graph
 from solver.policy import MixPolicy
-from solver.response import BestResponse
 
 from ..opponents import opponent_policy
 from .common import (
@@ -57,8 +53,6 @@ def run(args) -> int:
         from .hidden import run_hidden_odds  # hidden.py imports this module's neighbours
         return run_hidden_odds(args, game)
     me, them = args.side, ("b" if args.side == "a" else "a")
-    if not answers_on_counters(game):
-        build_graph(game)  # state by state: a duel that cannot be held says so now
     opponent = opponent_policy(args.vs, game, them)
     equilibrium = solve_game(game).policy_for(me)
     response = best_response(game, opponent, me, safest=equilibrium)
@@ -92,8 +86,7 @@ def _mine(evaluation: dict, me: str) -> dict:
 def _plan(game, response, me: str) -> list[dict]:
     """What to play in every situation the best response reaches where there is a choice,
     most likely first."""
-    found = (_graph_decisions if isinstance(response, BestResponse) else
-             _counter_decisions)(response, me)
+    found = _decisions(response, me)
     words = envs.spec(game.info.system).action_words
     plan = []
     for state, reach, mix, value, (win, draw, loss) in found:
@@ -112,25 +105,9 @@ def _plan(game, response, me: str) -> list[dict]:
     return plan
 
 
-def _graph_decisions(response, me: str):
-    """(state, reach, my mix, my value, my win / draw / loss) where I choose, on the
-    state graph."""
-    graph, visits = response.graph, response.visits
-    choices = (graph.mask_a if me == "a" else graph.mask_b).sum(axis=1) > 1
-    mix_a, mix_b = ((response.mixes, response.opponent_mixes) if me == "a"
-                    else (response.opponent_mixes, response.mixes))
-    chances = state_chances(graph, mix_a, mix_b)
-    if me == "b":
-        chances = chances[:, ::-1]
-    for s in np.flatnonzero(choices & (visits > 1e-12)):
-        yield (graph.states[s], float(visits[s]), response.mixes[s],
-               float(np.nanmax(response.action_values[s])),
-               tuple(float(c) for c in chances[s]))
-
-
-def _counter_decisions(response, me: str):
-    """The same over a counter game's counters (``solver.counter_play``)."""
-    chances = counter_chances(response.play)
+def _decisions(response, me: str):
+    """(state, reach, my mix, my value, my win / draw / loss) where I choose."""
+    chances = response.chances()
     for state, reach, mix, value in response.decisions():
         win, draw, loss = chances.at(state)
         yield state, reach, mix, value, ((win, draw, loss) if me == "a" else (loss, draw, win))
@@ -138,14 +115,9 @@ def _counter_decisions(response, me: str):
 
 def _fallback(response, mix: MixPolicy, them: str) -> dict:
     """How often the mix had none of its actions legal (and played uniformly)."""
-    if isinstance(response, BestResponse):
-        graph, visits = response.graph, response.visits
-    else:   # over counters: each core's visits at every point together
-        graph, visits = response.play.cores, response.play.core_visits
-    masks = graph.mask_b if them == "b" else graph.mask_a
-    live = np.flatnonzero(~graph.terminal)
-    uncovered = [s for s in live if not mix.covers(masks[s])]
-    total = float(visits[live].sum())
+    masks, visits = response.live_visits(them)
+    uncovered = [k for k, mask in enumerate(masks) if not mix.covers(mask)]
+    total = float(visits.sum())
     expected = float(visits[uncovered].sum()) if uncovered else 0.0
     return {"steps_per_duel": expected, "share_of_steps": expected / total if total else 0}
 

@@ -6,10 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 import envs
-from solver import solve_game
-from solver.backward import solve_moment
+from solver import solve_game, solve_moment
 from solver.errors import InputError
-from solver.evaluate import visit_counts
 
 from .common import (
     add_game_args,
@@ -244,23 +242,23 @@ def _next_text(report: dict, me: str, them: str) -> list[str]:
 def play_by_field(game, solution, field: str) -> dict:
     """The equilibrium mixes averaged over the live states sharing each value of state
     field ``field``, weighted by their expected visits from the start solved."""
-    graph = solution.graph
-    fields = [game.state_fields(state) for state in graph.states]
-    if field not in fields[0]:
+    table = solution.state_table()
+    allowed = game.state_fields(table.states[0]) if table.states else {}
+    if field not in allowed:
         raise InputError(f"unknown state field {field!r} for --by; allowed: "
-                         f"{', '.join(fields[0])}")
-    visits = visit_counts(graph, solution.mix_a, solution.mix_b)
-    values = np.array([f[field] for f in fields])
+                         f"{', '.join(allowed)}")
+    values = np.array([game.state_fields(state)[field] for state in table.states])
+    visits = table.visits
     names = game.info.action_names
     out = {"field": field, "rows": []}
-    for value in sorted(set(values[~graph.terminal].tolist())):
-        chosen = ~graph.terminal & (values == value)
+    for value in sorted(set(values.tolist())):
+        chosen = values == value
         weight = visits[chosen].sum()
         if weight <= 1e-12:
             continue
         mixes = {key: dict(zip(names, map(float, visits[chosen] @ mix[chosen] / weight),
                                strict=True))
-                 for key, mix in (("mix_a", solution.mix_a), ("mix_b", solution.mix_b))}
+                 for key, mix in (("mix_a", table.mix_a), ("mix_b", table.mix_b))}
         out["rows"].append({"value": int(value), "visits": float(weight), **mixes})
     return out
 

@@ -18,12 +18,10 @@ import sys
 import time
 from pathlib import Path
 
-from solver.backward import solve_game
-from solver.counter_play import require_table
+from solver import require_states, require_table, solve_game, solve_regularized
 from solver.errors import InputError
 from solver.game import other
-from solver.graph import answers_on_counters, require_states
-from solver.regularized import regularized_value, solve_regularized, strength_to_beta
+from solver.markov.regularized import regularized_value, strength_to_beta
 
 from ..metrics import profile_metrics
 from ..personalities import calibration, check_strength, personality, temperament
@@ -117,8 +115,7 @@ def run(args) -> int:
     args.npc = other(args.side)  # the side the profile plays
     _check_out(Path(args.out))
     if game.info.public_information and not args.network:
-        if answers_on_counters(game):
-            require_table(game)   # before the solves, not after them
+        require_table(game)   # before the solves, not after them
         return _exact(game, args, settings)
     # the trainer goes state by state: a duel too large for that says so before any work
     require_states(game)

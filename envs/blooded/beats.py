@@ -5,7 +5,7 @@ last plays by the same rules: the transitions of a state at beat t are those of 
 state at beat t + 1, moved by one beat. So the rules run three times only: over the
 opening beats, over one *core* beat holding every state a middle beat can hold, and over
 the last beat (where the draw comes). The middle beats are then copies of the core made
-with arrays, keeping only what the start can reach. ``solver.graph.explore`` stays the
+with arrays, keeping only what the start can reach. ``solver.markov.graph.explore`` stays the
 reference; the tests compare the two. (The solution does not need this graph: the beats
 left are a counter, ``BloodedGame.counters``; what walks the states one by one, odds
 against a fixed opponent, best responses, training, does.)
@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 
-from solver.graph import StateGraph, assemble, explore
+from solver.markov.graph import StateGraph, assemble, explore
 
 from .state import RISK
 
@@ -135,7 +135,7 @@ class _Arrays:
 
 
 def beat_graph(game) -> StateGraph:
-    """Every state reachable from the start, as ``solver.graph.explore`` finds them."""
+    """Every state reachable from the start, as ``solver.markov.graph.explore`` finds them."""
     first = max(d.invokes for d in game.sheets) + 1  # the first beat like the next ones
     first = max(first, 2)                            # the strike bid makes beat 1 apart
     last = game.max_beats

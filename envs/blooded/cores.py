@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from solver.counters import CoreWalk
-from solver.graph import ranges
+from solver.markov.graph import ranges
 
 from .dice import risk_table_layout
 from .state import BLIND, OVER, RCANCEL, RISK, State

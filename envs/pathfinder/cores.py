@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from solver.counters import CoreWalk
-from solver.graph import ranges
+from solver.markov.graph import ranges
 
 from .game import _DEM, _FR, _OG, _PLAN, _SH, _SKILL, DECIDE, FIRST, SECOND, State
 from .rules import TurnContext

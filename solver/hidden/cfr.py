@@ -1,4 +1,4 @@
-"""CFR+ on the unrolled tree of ``solver.hidden``: a second, independent way to the
+"""CFR+ on the unrolled tree of ``solver.hidden.sequence``: a second, independent way to the
 equilibrium of a game with hidden types, to cross-check the sequence-form program.
 
 Vectorised over sequences: a player's counterfactual values are the payoff matrix times
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .hidden import Sequences, Tree, exploitability_of
+from .sequence import Sequences, Tree, exploitability_of
 
 
 @dataclass
@@ -120,13 +120,3 @@ class CFRPlus:
         plans = self.average_plans()
         return float(plans["a"] @ (self.payoff @ plans["b"]))
 
-
-def solve_cfr_plus(tree: Tree, target: float = 1e-6, check_every: int = 100,
-                   max_iterations: int = 100_000) -> CFRPlus:
-    """CFR+ until the average's exploitability is below ``target`` (or the limit)."""
-    solver = CFRPlus(tree)
-    while solver.iterations < max_iterations:
-        solver.run(check_every)
-        if solver.exploitability() < target:
-            break
-    return solver

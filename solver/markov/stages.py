@@ -6,8 +6,9 @@ Long action lists are batched by bucket of the numbers of legal actions of both 
 sequential step (one side waits) stays a 1 x m game, cheap to store and answered in
 closed form by the matrix solver; short action lists are batched whole.
 
-``sweep`` is the only place that decides the order of solution: the state graph's
-strongly connected components in dependency order (``StateGraph.schedule``); a block
+``sweep`` is the only place that decides the order of solution: a schedule of
+blocks in dependency order (the state graph's strongly connected components,
+``StateGraph.schedule``); a block
 without a cycle is solved once, a block with cycles by value iteration (Shapley)
 until no value in it moves by more than ``tolerance``. At ``max_sweeps`` without
 reaching it, the values are kept, a ``ConvergenceWarning`` is issued and the
@@ -54,13 +55,20 @@ class Convergence:
                 "tolerance": self.tolerance, "converged": self.converged}
 
 
-def sweep(graph: StateGraph, values: np.ndarray, update: Callable[[np.ndarray], None],
+#: blocks of states in dependency order, each ``(states, has_cycles)``: a block's values
+#: depend only on earlier blocks and on itself (``StateGraph.schedule``, or a counter
+#: game's blocks of cores)
+Schedule = list[tuple[np.ndarray, bool]]
+
+
+def sweep(schedule: Schedule, values: np.ndarray, update: Callable[[np.ndarray], None],
           tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
           what: str = "the values") -> Convergence:
-    """Bring ``values`` to their fixed point: ``update(states)`` writes new values of
-    ``states`` into ``values`` from the values of their successors."""
+    """Bring ``values`` to their fixed point, block by block of ``schedule``:
+    ``update(states)`` writes new values of ``states`` into ``values`` from the values
+    of their successors."""
     sweeps, residual, converged = 0, 0.0, True
-    for states, cyclic in graph.schedule:
+    for states, cyclic in schedule:
         if not cyclic:
             update(states)
             continue
@@ -78,7 +86,8 @@ def sweep(graph: StateGraph, values: np.ndarray, update: Callable[[np.ndarray], 
         warnings.warn(f"{what}: value iteration stopped after {max_sweeps} sweeps with "
                       f"values still moving by {residual:.3g} (tolerance {tolerance:g})",
                       ConvergenceWarning, stacklevel=2)
-    return Convergence(graph.cyclic, sweeps, residual, tolerance, converged)
+    cyclic = any(has_cycles for _, has_cycles in schedule)
+    return Convergence(cyclic, sweeps, residual, tolerance, converged)
 
 
 @dataclass

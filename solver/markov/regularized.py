@@ -15,7 +15,7 @@ The stage problem is solved exactly up to a certified tolerance. By the minimax
 theorem it equals its dual ``min_y beta * log sum_i p_i exp((Q y)_i / beta)`` (the inner
 max over x is the Gibbs mix ``x ∝ p exp(Q y / beta)``), a smooth convex problem over the
 opponent's simplex, solved by a barrier (interior point) Newton method, state by state
-in compiled loops (``solver.barrier``) over a whole batch at once. The duality gap
+in compiled loops (``solver.matrix.barrier``) over a whole batch at once. The duality gap
 between that dual value and what the Gibbs mix guarantees is the certificate; it is
 reported.
 """
@@ -26,12 +26,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import barrier
+from ..game import Game, Policy, renormalise
+from ..matrix import barrier, solve_matrices
+from ..policy import TabularPolicy, observation_table
 from .evaluate import mixes_of, require_public
-from .game import Game, Policy, renormalise
-from .graph import StateGraph, answers_on_counters, build_graph
-from .matrix import solve_matrices
-from .policy import TabularPolicy, observation_table
+from .graph import StateGraph, build_graph
 from .stages import MAX_SWEEPS, TOLERANCE, Convergence, stage_batches, sweep
 
 #: a stage problem is solved once its duality gap is below this (times the payoff scale)
@@ -151,7 +150,7 @@ def _barrier_newton(Q, p, cols, beta, start=None) -> np.ndarray:
     weight mu, Newton steps on dual(y) - mu * sum log y_j over the simplex. At the
     barrier optimum the duality gap is at most (legal columns) * mu; each game stops
     once its gap is below GAP_TOLERANCE (or mu reaches rounding level). The steps are
-    compiled loops, game by game (``solver.barrier``)."""
+    compiled loops, game by game (``solver.matrix.barrier``)."""
     legal = cols.astype(float)
     y = legal / legal.sum(axis=1, keepdims=True)
     scale = max(float(np.abs(Q).max(initial=0.0)), 1e-3)
@@ -195,24 +194,20 @@ class RegularizedSolution:
         return observation_table(self.game, self.graph, self.mix, self.player, name)
 
 
-def solve_regularized(game: Game, player: str, prior: Policy, beta: float,
-                      tolerance: float = TOLERANCE,
-                      max_sweeps: int = MAX_SWEEPS) -> RegularizedSolution:
+def solve_regularized_graph(game: Game, player: str, prior: Policy, beta: float,
+                            tolerance: float = TOLERANCE,
+                            max_sweeps: int = MAX_SWEEPS) -> RegularizedSolution:
     """Backward induction of the regularised game: ``player`` stays within ``beta`` KL of
     ``prior`` (a policy on its observations), the other side best-responds.
 
-    Cyclic parts of the graph use value iteration (``solver.stages.sweep``). A counter
-    game too large for the state graph is solved over its counters
-    (``solver.counter_play.CounterRegularized``: the same value and policy).
+    Cyclic parts of the graph use value iteration (``solver.markov.stages.sweep``). The
+    state-graph backend of ``solver.solve_regularized``.
     """
     require_public(game, "the regularised solution")
     if player not in ("a", "b"):
         raise ValueError(f"player must be 'a' or 'b', got {player!r}")
     if beta < 0 or np.isnan(beta):
         raise ValueError(f"beta must be >= 0, got {beta}")
-    if answers_on_counters(game):
-        from .counter_play import counter_regularized  # late: it builds on this module
-        return counter_regularized(game, player, prior, beta, tolerance, max_sweeps)
     graph = build_graph(game)
     priors = mixes_of(game, graph, prior, player)
     values = graph.payoff.astype(float).copy()  # from A's side while solving
@@ -222,7 +217,7 @@ def solve_regularized(game: Game, player: str, prior: Policy, beta: float,
     def update(states: np.ndarray) -> None:
         _solve_states(graph, states, values, mix, priors, player, beta, gaps)
 
-    convergence = sweep(graph, values, update, tolerance, max_sweeps,
+    convergence = sweep(graph.schedule, values, update, tolerance, max_sweeps,
                         "the regularised solution")
     sign = 1.0 if player == "a" else -1.0
     return RegularizedSolution(game, graph, player, beta, sign * values, mix,
@@ -266,7 +261,7 @@ def regularized_value(game: Game, player: str, policy: Policy, prior: Policy | N
     def update(states: np.ndarray) -> None:
         _guarantee(graph, states, values, mix, penalty, player)
 
-    sweep(graph, values, update, tolerance, max_sweeps, "the regularised value")
+    sweep(graph.schedule, values, update, tolerance, max_sweeps, "the regularised value")
     return float(graph.start @ values)
 
 

@@ -2,12 +2,12 @@
 
 The row player maximises. Games with one row, one column or constant payoffs have
 closed forms; every other game is solved by the batched simplex of
-``solver.simplex`` on the classic positive-matrix LP and checked by its regret.
+``solver.matrix.simplex`` on the classic positive-matrix LP and checked by its regret.
 The rare game that fails the check (nearly degenerate ones lose accuracy over the
 pivots) is re-solved from its final basis, then if need be by HiGHS, so a returned
 pair is an equilibrium to within REGRET_TOL. With ``max_entropy=True`` each
 player's mix is the maximum-entropy one among all its optimal mixes (see
-``solver.entropy``).
+``solver.matrix.entropy``).
 
 A batch may come with a start: earlier answers to nearby games. Most games of a
 layer of a counter game keep their supports from one solve to the next, so each game
@@ -27,8 +27,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.optimize import linprog
 
+from ..errors import InputError, RefinementWarning
 from .entropy import max_entropy_mixes
-from .errors import InputError, RefinementWarning
 from .simplex import Tableaux, dual_values, primal_values, resolve_basis, solve_lps
 
 #: regret allowed, per unit of max(1, max |payoff|), before a game's answer is repaired
@@ -45,7 +45,7 @@ UNIQUE_TOL = 1e-9
 #: rescaled by a power of two (see ``_scales``)
 SCALE_ABOVE = 2.0 ** 500
 #: a square game whose payoffs, shifted onto [1, 2], have an inverse larger than this
-#: (max row sum) is too close to singular for its equalising mixes (``solver.matrix_starts``)
+#: (max row sum) is too close to singular for its equalising mixes (``solver.matrix.starts``)
 INVERSE_LIMIT = 1e5
 #: the most games whose simplex tableaux pivot together (``_hard_mixes_in_parts``)
 HARD_PART = 512
@@ -90,7 +90,7 @@ def solve_matrices(matrices, row_masks=None, col_masks=None, max_entropy: bool =
     are answers to nearby games, typically the same games a step earlier: each game
     first tries the equilibrium on its start's supports, then (in a (k, width, m, n)
     array) on the answer's at the game before it in its group, then its saddle point,
-    kept only where it is certainly the one equilibrium (``solver.matrix_starts.started``: so
+    kept only where it is certainly the one equilibrium (``solver.matrix.starts.started``: so
     the answers are those without a start, to rounding); the others are solved as
     without it.
     """
@@ -331,8 +331,10 @@ def _solve_started(batch: _Batch, max_entropy: bool,
                    start: tuple[np.ndarray, np.ndarray]) -> MatrixSolutions:
     """Each game tried on its start's supports, then on its neighbour's answer and on
     its saddle point, kept where it is certainly the only equilibrium
-    (``solver.matrix_starts.started``); the rest as without a start."""
-    from . import matrix_starts  # numba: only counter games start, so `import solver` stays light
+    (``solver.matrix.starts.started``); the rest as without a start."""
+    from . import (
+        starts as matrix_starts,  # numba: only counter games start, so `import solver` stays light
+    )
 
     row, col, value, settled, low, high = matrix_starts.started(
         _games_of(batch), batch.rows, batch.cols, batch.full,

@@ -1,13 +1,13 @@
 """Answers against fixed policies over a counter game's counters: best response,
 evaluation of a pair, win / draw / loss from every moment, and the regularised
 (personality) solution, each one ``solver.counters`` solve with its stage rule
-(``solver.stage_rules``), every counter value at once.
+(``solver.counters.stage_rules``), every counter value at once.
 
 A fixed policy lives in the solver's own layout: ``mixes[player]`` of shape (grid
 points, the player's slots), each choosing core's mix over its legal actions
 (``CoreGraph.slots``), read from any policy by observing ``game.attach(core,
-counters)`` at every choosing core and point. ``solver.response``,
-``solver.evaluate`` and ``solver.regularized`` come here for a game that declares
+counters)`` at every choosing core and point. ``solver.markov.response``,
+``solver.evaluate`` and ``solver.markov.regularized`` come here for a game that declares
 the ``counters`` fast path and whose state graph would be refused (``answers_on_counters``);
 below that size the state graph's answers keep their per-state tables.
 """
@@ -20,13 +20,14 @@ from functools import cached_property
 
 import numpy as np
 
-from .counters import CounterPolicy, CounterSolution, explore, solve_counters
-from .errors import InputError
-from .evaluate import Evaluation
-from .game import BatchPolicy, Game, Policy, State, renormalise
-from .policy import TabularPolicy, resolve_policy
+from ..errors import InputError
+from ..game import BatchPolicy, Game, Policy, State, renormalise
+from ..markov.evaluate import Evaluation
+from ..markov.stages import MAX_SWEEPS, TOLERANCE, Convergence
+from ..policy import TabularPolicy, named_policy
+from .cores import explore
+from .solution import CounterPolicy, CounterSolution, solve_counters
 from .stage_rules import BestReply, FixedPair, Regularized
-from .stages import MAX_SWEEPS, TOLERANCE, Convergence
 
 #: a decision reached less often than this is left out of a plan
 MIN_REACH = 1e-12
@@ -120,19 +121,22 @@ def counter_table(game: Game, policy: Policy | str, player: str) -> dict:
 
 
 def counter_visits(game: Game, policy_a: Policy | str, policy_b: Policy | str,
-                   tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS
-                   ) -> CounterSolution:
-    """The fixed pair played over the counters, with its statistics: ``evaluation``,
-    ``visits`` (points, choosing cores) and ``core_visits``."""
-    return solve_counters(game, tolerance, max_sweeps,
-                          rule=FixedPair(pair_mixes(game, policy_a, policy_b)))
+                   tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
+                   start: State | None = None) -> CounterSolution:
+    """The fixed pair played over the counters (from the game's start, or from the
+    moment ``start``), with its statistics: ``evaluation``, ``visits`` (points,
+    choosing cores) and ``core_visits``."""
+    return solve_counters(game, tolerance, max_sweeps, start=start,
+                          rule=FixedPair(pair_mixes(game, policy_a, policy_b, start)))
 
 
-def counter_mixes(game: Game, policy: Policy | str, player: str) -> np.ndarray:
+def counter_mixes(game: Game, policy: Policy | str, player: str,
+                  start: State | None = None) -> np.ndarray:
     """(grid points, slots) what ``policy`` plays as ``player`` at every choosing core
-    and point of ``game``'s counters, from the player's observations only."""
-    policy = resolve_policy(policy, game, player)
-    graph, grid, _ = explore(game)
+    and point of ``game``'s counters (from its start, or from the moment ``start``),
+    from the player's observations only."""
+    policy = named_policy(policy, game, player)
+    graph, grid, _ = explore(game, None if start is None else [(1.0, start)])
     # a solution from a given moment (``solve_moment``) lays its mixes out on its own
     # cores and points: only one from the game's start is read back as it is
     if isinstance(policy, CounterPolicy) and policy.player == player and (
@@ -180,7 +184,7 @@ def _signed_loss(responder: str):
 
 @dataclass
 class CounterResponse:
-    """``solver.response.BestResponse`` over counters: ``value`` is the responder's,
+    """``solver.markov.response.BestResponse`` over counters: ``value`` is the responder's,
     ``evaluation`` the resulting play from A's side; ``values`` holds the best
     response's values (to A) at every state, ``play`` the play's mixes of both sides
     (the safest tie-break's when asked) and its visits."""
@@ -195,6 +199,18 @@ class CounterResponse:
     @cached_property
     def policy(self) -> TabularPolicy:
         return self.play.policy_for(self.responder, f"best response of {self.responder}")
+
+    def chances(self) -> CounterChances:
+        """A's chances of winning, drawing and losing from every state in this play."""
+        return counter_chances(self.play)
+
+    def live_visits(self, player: str) -> tuple[np.ndarray, np.ndarray]:
+        """``player``'s legal actions at every live core and its expected visits, all
+        counter values together (a core's legal actions are the same at every one)."""
+        cores = self.play.cores
+        live = np.flatnonzero(~cores.terminal)
+        masks = cores.mask_a if player == "a" else cores.mask_b
+        return masks[live], self.play.core_visits[live]
 
     def decisions(self) -> list[tuple[State, float, np.ndarray, float]]:
         """Every state where the responder chooses that the play reaches (at least
@@ -215,7 +231,7 @@ class CounterResponse:
 def counter_best_response(game: Game, policy: Policy | str, responder: str,
                           tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
                           safest: Policy | None = None) -> CounterResponse:
-    """``solver.response.best_response`` over counters: one solve with the best reply
+    """``solver.markov.response.best_response`` over counters: one solve with the best reply
     as the stage rule; with ``safest`` a second one among the tied actions only, with
     the responder's chance of losing as the payoff, whose ties are then played as
     ``safest`` plays them (evenly where it plays none)."""
@@ -239,15 +255,17 @@ def counter_best_response(game: Game, policy: Policy | str, responder: str,
                            values.convergence)
 
 
-def pair_mixes(game: Game, policy_a: Policy | str, policy_b: Policy | str) -> dict:
-    return {"a": counter_mixes(game, policy_a, "a"), "b": counter_mixes(game, policy_b, "b")}
+def pair_mixes(game: Game, policy_a: Policy | str, policy_b: Policy | str,
+               start: State | None = None) -> dict:
+    return {"a": counter_mixes(game, policy_a, "a", start),
+            "b": counter_mixes(game, policy_b, "b", start)}
 
 
 def counter_evaluate(game: Game, policy_a: Policy | str, policy_b: Policy | str,
-                     tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS
-                     ) -> Evaluation:
-    """``solver.evaluate.evaluate`` over counters: the fixed pair as the stage rule."""
-    return counter_visits(game, policy_a, policy_b, tolerance, max_sweeps).evaluation
+                     tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
+                     start: State | None = None) -> Evaluation:
+    """``solver.evaluate`` over counters: the fixed pair as the stage rule."""
+    return counter_visits(game, policy_a, policy_b, tolerance, max_sweeps, start).evaluation
 
 
 @dataclass
@@ -276,7 +294,7 @@ def counter_chances(solution: CounterSolution, tolerance: float = TOLERANCE,
 
 @dataclass
 class CounterRegularized:
-    """``solver.regularized.RegularizedSolution`` over counters."""
+    """``solver.markov.regularized.RegularizedSolution`` over counters."""
 
     game: Game
     player: str
@@ -298,8 +316,35 @@ class CounterRegularized:
 def counter_regularized(game: Game, player: str, prior: Policy, beta: float,
                         tolerance: float = TOLERANCE,
                         max_sweeps: int = MAX_SWEEPS) -> CounterRegularized:
-    """``solver.regularized.solve_regularized`` over counters: the regularised stage
+    """``solver.markov.regularized.solve_regularized`` over counters: the regularised stage
     problem as the rule, the prior read in the solver's layout."""
     rule = Regularized(player, counter_mixes(game, prior, player), beta, explore(game)[1])
     solution = solve_counters(game, tolerance, max_sweeps, rule=rule, statistics=False)
     return CounterRegularized(game, player, beta, solution, rule.gap, solution.convergence)
+
+
+class CounterPlay:
+    """A fixed pair played over the counters, reported where someone chooses
+    (``counter_decisions``; the forced states report no choice): the decision states
+    and their chance of being reached (``states``, ``visits``), ``live`` the expected
+    visits of every live state (a decision's reach is its share of it), and the play's
+    ``evaluation``. ``solver.markov.evaluate.GraphPlay`` is the same over the state
+    graph."""
+
+    def __init__(self, game: Game, policy_a: Policy, policy_b: Policy):
+        self.game = game
+        self.every = counter_decisions(game)
+        played = counter_visits(game, policy_a, policy_b)
+        self.evaluation = played.evaluation
+        self.visits = played.visits[self.every.point, self.every.column]
+        self.live = float(played.core_visits[~played.cores.terminal].sum())
+        self.states = self.every.states
+
+    def mixes(self, policy: Policy, player: str) -> np.ndarray:
+        """(decisions, actions) ``policy``'s mix as ``player`` at every decision."""
+        return self.every.rows(self.game, counter_mixes(self.game, policy, player), player)
+
+    def response_mixes(self, response: CounterResponse) -> np.ndarray:
+        """The mixes of a best response (``counter_best_response``) at every decision."""
+        return self.every.rows(self.game, response.play.mixes[response.responder],
+                               response.responder)

@@ -1,10 +1,10 @@
-"""The barrier Newton method of ``solver.regularized``, game by game, as compiled loops.
+"""The barrier Newton method of ``solver.markov.regularized``, game by game, as compiled loops.
 
 Each stage problem is solved on its own (the games of a batch in parallel): Newton
 steps on ``dual(y) - mu * sum log y_j`` over the opponent's simplex, the equality kept
 in a KKT system, an Armijo line search strictly inside the simplex, ``mu`` shrunk once a
 step is centred, until the duality gap certifies the answer. The rules and constants
-are ``solver.regularized``'s, which passes them in; only the arithmetic moved here (a
+are ``solver.markov.regularized``'s, which passes them in; only the arithmetic moved here (a
 numpy batch spent most of its time building small arrays).
 """
 

@@ -9,16 +9,22 @@ is well defined.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
-from .evaluate import Evaluation, require_public, statistics, visit_counts
-from .game import Game, State
+from ..game import Game, State
+from ..matrix import solve_matrices
+from ..policy import TabularPolicy, observation_table
+from .evaluate import (
+    Evaluation,
+    StateTable,
+    require_public,
+    state_table,
+    statistics,
+    visit_counts,
+)
 from .graph import StateGraph, build_graph
-from .matrix import solve_matrices
-from .policy import TabularPolicy, observation_table
 from .stages import MAX_SWEEPS, TOLERANCE, Convergence, stage_batches, sweep
 
 
@@ -90,23 +96,26 @@ class Solution:
             self.graph.transitions[pairs] @ self.values)
         return matrix
 
-    def policy_for(self, player: str) -> TabularPolicy:
+    def policy_for(self, player: str, name: str = "equilibrium") -> TabularPolicy:
         """The equilibrium of ``player`` as a policy on its observations."""
         mixes = self.mix_a if player == "a" else self.mix_b
-        return observation_table(self.game, self.graph, mixes, player, "equilibrium")
+        return observation_table(self.game, self.graph, mixes, player, name)
+
+    def state_table(self) -> StateTable:
+        """Every live state with its expected visits and both mixes."""
+        return state_table(self.graph, self.mix_a, self.mix_b)
 
 
-def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERANCE,
-               max_sweeps: int = MAX_SWEEPS) -> Solution:
-    """Solve ``game`` from its initial outcomes (or from ``start``).
+def solve_graph(game: Game, start: State | None = None, tolerance: float = TOLERANCE,
+                max_sweeps: int = MAX_SWEEPS) -> Solution:
+    """Solve ``game`` over its state graph, from its initial outcomes (or from ``start``):
+    the state-graph backend of ``solver.solve_game``.
 
     ``tolerance`` and ``max_sweeps`` apply to the parts of the state graph with cycles,
-    solved by value iteration (see ``solver.stages.sweep``); ``solution.convergence``
+    solved by value iteration (see ``solver.markov.stages.sweep``); ``solution.convergence``
     says how it went.
     """
     require_public(game, "the exact solution")
-    if start is None and game.info.has("counters"):
-        return _counter_solution(game, tolerance, max_sweeps)
     graph = build_graph(game) if start is None else build_graph(game, [(1.0, start)])
     values = graph.payoff.astype(float).copy()
 
@@ -115,7 +124,7 @@ def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERA
             values[batch.states] = solve_matrices(batch.matrices, batch.row_mask,
                                                   batch.col_mask).value
 
-    convergence = sweep(graph, values, update, tolerance, max_sweeps, "the exact solution")
+    convergence = sweep(graph.schedule, values, update, tolerance, max_sweeps, "the exact solution")
     # The values are unique, so the maximum-entropy mixes can wait until every stage
     # game is known, and then come from one batch per shape instead of one per level.
     n = len(game.info.action_names)
@@ -129,29 +138,3 @@ def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERA
     evaluation = statistics(game, graph, visit_counts(graph, mix_a, mix_b))
     return Solution(game, graph, values, mix_a, mix_b, evaluation, convergence)
 
-
-#: a counter game's solution, once per game and tolerance: the answers against a fixed
-#: opponent (``duel odds``, a personality's calibration) ask for the equilibrium of
-#: the same large duel several times
-_COUNTER_SOLUTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _counter_solution(game: Game, tolerance: float, max_sweeps: int):
-    from .counters import solve_counters  # late: counters imports this module's peers
-
-    known = _COUNTER_SOLUTIONS.setdefault(game, {})
-    if (tolerance, max_sweeps) not in known:
-        known[tolerance, max_sweeps] = solve_counters(game, tolerance, max_sweeps)
-    return known[tolerance, max_sweeps]
-
-
-def solve_moment(game: Game, state: State, tolerance: float = TOLERANCE,
-                 max_sweeps: int = MAX_SWEEPS):
-    """The duel from a given moment: a game declaring the ``counters`` fast path over
-    every counter value up to the moment's (``solver.counters``), any other over the
-    states reachable from it (``solve_game``)."""
-    if game.info.has("counters"):
-        require_public(game, "the exact solution")
-        from .counters import solve_counters  # late: counters imports this module's peers
-        return solve_counters(game, tolerance, max_sweeps, start=state)
-    return solve_game(game, start=state, tolerance=tolerance, max_sweeps=max_sweeps)

@@ -1,17 +1,17 @@
-"""The warm start of ``solver.matrix`` as compiled loops: each game of a batch tried on
+"""The warm start of ``solver.matrix.lp`` as compiled loops: each game of a batch tried on
 its start's supports, then on those of the game before it where that one settled (the
 same core one point earlier: a near game), then on its own saddle point, kept only
 where the pair is strictly complementary (see ``started``).
 
 The games come as (cores, rows, cols, points), the layout of a counter game's stage
-games (``solver.stage_rules``), so they are read where they are: the games of one core
+games (``solver.counters.stage_rules``), so they are read where they are: the games of one core
 at consecutive points lie side by side, and their bounds are taken together, vectorised
 over the points. A plain batch (games, rows, cols) is the same with one point.
 
 The tolerances are arguments, not globals: a compiled global is frozen into the cache,
-which does not notice when ``solver.matrix`` changes its value. Indices are cast to
+which does not notice when ``solver.matrix.lp`` changes its value. Indices are cast to
 unsigned where the compiler cannot see they are not negative (as in
-``solver.counter_sums``): a signed index is checked for wrapping around, which keeps the
+``solver.counters.sums``): a signed index is checked for wrapping around, which keeps the
 bounds' loop over the points from being vectorised (twice as slow).
 """
 

@@ -22,9 +22,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from .errors import InputError
-from .game import BatchPolicy, Game, Policy, joint_outcomes, renormalise
-from .policy import TabularPolicy
+from ..errors import InputError
+from ..game import BatchPolicy, Game, Policy, joint_outcomes, renormalise
+from ..policy import TabularPolicy
 
 #: points of the tree (decisions and ends) beyond which it is not unrolled: the memory of
 #: the unrolled tree and of the linear program

@@ -19,7 +19,7 @@ response minimises the chance of losing: the payoff becomes a loss indicator).
 
 The rules: ``Equilibrium`` (the maximum-entropy equilibrium), ``BestReply`` (one side
 against the other's fixed mixes), ``FixedPair`` (both mixes fixed: an evaluation) and
-``Regularized`` (``solver.regularized``'s stage problem against a best responder).
+``Regularized`` (``solver.markov.regularized``'s stage problem against a best responder).
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from typing import Protocol
 
 import numpy as np
 
-from . import counter_sums
-from .matrix import solve_matrices
-from .regularized import regularized_maxmin
+from ..markov.regularized import regularized_maxmin
+from ..matrix import solve_matrices
+from . import sums as counter_sums
 
 #: best-response actions whose values are this close count as tied (as on the state graph)
 TIE_TOLERANCE = 1e-9
@@ -242,7 +242,7 @@ class BestReply:
 
 class Regularized:
     """``player`` plays ``max_x min_y x^T Q y - beta KL(x || prior)`` at every stage
-    (``solver.regularized.regularized_maxmin``, ``priors`` in the solver's layout), the
+    (``solver.markov.regularized.regularized_maxmin``, ``priors`` in the solver's layout), the
     other side a minimising reply."""
 
     scores = None

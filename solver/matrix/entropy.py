@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .errors import RefinementWarning
+from ..errors import RefinementWarning
 from .simplex import primal_values, solve_lps
 
 #: probabilities above this count as part of an LP mix's support

@@ -10,10 +10,10 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from .errors import InputError
-from .game import BatchPolicy, Game, Policy, State, policy_mix, renormalise
-from .graph import StateGraph, answers_on_counters, build_graph
-from .policy import resolve_policy
+from ..errors import InputError
+from ..game import BatchPolicy, Game, Policy, State, policy_mix, renormalise
+from ..policy import named_policy
+from .graph import StateGraph, build_graph
 from .stages import sweep
 
 
@@ -43,8 +43,8 @@ def require_public(game: Game, what: str) -> None:
 def mixes_of(game: Game, graph: StateGraph, policy: Policy, player: str) -> np.ndarray:
     """(N, n_actions) mix of ``policy`` at every non-terminal state, from what the
     player observes only. A policy may offer ``batch_probabilities`` for speed; the
-    names ``uniform``, ``equilibrium`` and ``mix=...`` are accepted for a policy."""
-    policy = resolve_policy(policy, game, player)
+    names ``uniform`` and ``mix=...`` are accepted for a policy."""
+    policy = named_policy(policy, game, player)
     mixes = np.zeros((graph.size, len(game.info.action_names)))
     live = np.flatnonzero(~graph.terminal)
     masks = graph.mask_a if player == "a" else graph.mask_b
@@ -107,13 +107,10 @@ def statistics(game: Game, graph: StateGraph, visits: np.ndarray) -> Evaluation:
         endings=dict(sorted(endings.items(), key=lambda item: -item[1])))
 
 
-def evaluate(game: Game, policy_a: Policy, policy_b: Policy,
-             start: State | None = None) -> Evaluation:
-    """Exact value and outcome probabilities of ``policy_a`` against ``policy_b`` (over
-    the counters of a counter game too large for the state graph)."""
-    if answers_on_counters(game, start):
-        from .counter_play import counter_evaluate  # late: it builds on this module
-        return counter_evaluate(game, policy_a, policy_b)
+def evaluate_graph(game: Game, policy_a: Policy, policy_b: Policy,
+                   start: State | None = None) -> Evaluation:
+    """Exact value and outcome probabilities of ``policy_a`` against ``policy_b`` over
+    the state graph (the state-graph backend of ``solver.evaluate``)."""
     graph = build_graph(game) if start is None else build_graph(game, [(1.0, start)])
     mix_a = mixes_of(game, graph, policy_a, "a")
     mix_b = mixes_of(game, graph, policy_b, "b")
@@ -135,5 +132,80 @@ def state_chances(graph: StateGraph, mix_a: np.ndarray, mix_b: np.ndarray) -> np
         chances[states] = step[states] @ chances
 
     chances = ends.copy()
-    sweep(graph, chances, update, what="the chances of each ending")
+    sweep(graph.schedule, chances, update, what="the chances of each ending")
     return chances
+
+
+@dataclass
+class StateTable:
+    """Every live state of a play, one by one: the states, the expected visits of each
+    and both players' mixes there (by row). What a table by state (``duel solve --by``)
+    reads, whichever backend solved the play."""
+
+    states: list[State]
+    visits: np.ndarray   # (k,)
+    mix_a: np.ndarray    # (k, n_actions)
+    mix_b: np.ndarray
+
+
+def state_table(graph: StateGraph, mix_a: np.ndarray, mix_b: np.ndarray) -> StateTable:
+    """The live states of ``graph`` under ``mix_a`` / ``mix_b`` (by state index)."""
+    live = np.flatnonzero(~graph.terminal)
+    visits = visit_counts(graph, mix_a, mix_b)
+    return StateTable([graph.states[s] for s in live], visits[live], mix_a[live],
+                      mix_b[live])
+
+
+class StateChances:
+    """A's chances of winning, drawing and losing from every state of a graph under
+    fixed mixes (``state_chances``), looked up by state."""
+
+    def __init__(self, graph: StateGraph, mix_a: np.ndarray, mix_b: np.ndarray):
+        self.graph, self.chances = graph, state_chances(graph, mix_a, mix_b)
+
+    def at(self, state: State) -> tuple[float, float, float]:
+        """A's (win, draw, loss) from ``state``."""
+        return tuple(float(c) for c in self.chances[self.graph.index[state]])
+
+
+class GraphPlay:
+    """The live states of the state graph and their expected visits when ``policy_a``
+    plays ``policy_b`` (``states``, ``visits``; ``live``: their sum), with the play's
+    ``evaluation``: where a play is reported state by state."""
+
+    def __init__(self, game: Game, policy_a: Policy, policy_b: Policy):
+        self.game, self.graph = game, build_graph(game)
+        self.rows = np.flatnonzero(~self.graph.terminal)
+        pair = (mixes_of(game, self.graph, policy_a, "a"),
+                mixes_of(game, self.graph, policy_b, "b"))
+        visits = visit_counts(self.graph, *pair)
+        self.evaluation = statistics(game, self.graph, visits)
+        self.visits = visits[self.rows]
+        self.live = float(self.visits.sum())
+        self.states = [self.graph.states[s] for s in self.rows]
+
+    def mixes(self, policy: Policy, player: str) -> np.ndarray:
+        """(decisions, actions) ``policy``'s mix as ``player`` at every decision."""
+        return mixes_of(self.game, self.graph, policy, player)[self.rows]
+
+    def response_mixes(self, response) -> np.ndarray:
+        """The mixes of a best response (``best_response_graph``) at every decision."""
+        return response.mixes[self.rows]
+
+
+def graph_table(game: Game, policy: Policy, player: str) -> dict:
+    """``policy``'s mix (over the whole action list, zero where illegal) at every
+    observation ``player`` can make on a live state of the state graph."""
+    graph = build_graph(game)
+    masks = graph.mask_a if player == "a" else graph.mask_b
+    table: dict = {}
+    rows: list[int] = []
+    for s in np.flatnonzero(~graph.terminal):
+        observation = tuple(int(x) for x in game.observe(graph.states[s], player))
+        if observation not in table:
+            table[observation] = masks[s]
+            rows.append(int(s))
+    if not rows:
+        return {}
+    mixes = mixes_of(game, graph, policy, player)[rows]
+    return dict(zip(list(table), mixes, strict=True))

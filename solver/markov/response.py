@@ -7,15 +7,24 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .errors import InputError
-from .evaluate import Evaluation, evaluate, mixes_of, require_public, statistics, visit_counts
-from .game import Game, Policy, other
-from .graph import StateGraph, answers_on_counters, build_graph
-from .policy import TabularPolicy, observation_table
+from ..errors import InputError
+from ..game import Game, Policy, State, other
+from ..policy import TabularPolicy, observation_table
+from .evaluate import (
+    Evaluation,
+    StateChances,
+    mixes_of,
+    require_public,
+    statistics,
+    visit_counts,
+)
+from .graph import StateGraph, build_graph
 from .stages import MAX_SWEEPS, TOLERANCE, Convergence, sweep
 
 #: best-response actions whose values are this close count as tied, and share the play
 TIE_TOLERANCE = 1e-9
+#: a decision reached less often than this is left out of a plan
+MIN_REACH = 1e-12
 
 
 @dataclass
@@ -39,10 +48,33 @@ class BestResponse:
     graph: StateGraph
     convergence: Convergence
 
+    def _pair(self) -> tuple[np.ndarray, np.ndarray]:
+        return ((self.mixes, self.opponent_mixes) if self.responder == "a"
+                else (self.opponent_mixes, self.mixes))
 
-def best_response(game: Game, policy: Policy, responder: str,
-                  tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
-                  safest: Policy | None = None) -> BestResponse:
+    def decisions(self) -> list[tuple[State, float, np.ndarray, float]]:
+        """Every state where the responder chooses that the play reaches (at least
+        ``MIN_REACH``): the state, its expected visits, the responder's mix over the
+        action list and his value there."""
+        masks = self.graph.mask_a if self.responder == "a" else self.graph.mask_b
+        kept = np.flatnonzero((masks.sum(axis=1) > 1) & (self.visits > MIN_REACH))
+        return [(self.graph.states[s], float(self.visits[s]), self.mixes[s],
+                 float(np.nanmax(self.action_values[s]))) for s in kept.tolist()]
+
+    def chances(self) -> StateChances:
+        """A's chances of winning, drawing and losing from every state in this play."""
+        return StateChances(self.graph, *self._pair())
+
+    def live_visits(self, player: str) -> tuple[np.ndarray, np.ndarray]:
+        """``player``'s legal actions at every live state and its expected visits."""
+        live = np.flatnonzero(~self.graph.terminal)
+        masks = self.graph.mask_a if player == "a" else self.graph.mask_b
+        return masks[live], self.visits[live]
+
+
+def best_response_graph(game: Game, policy: Policy, responder: str,
+                        tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
+                        safest: Policy | None = None) -> BestResponse:
     """What ``responder`` ("a" or "b") should play against ``policy`` on the other side.
 
     The responder sees the whole state (the game is of public information), the fixed
@@ -53,15 +85,11 @@ def best_response(game: Game, policy: Policy, responder: str,
     losing, then as close to ``safest`` as possible (its mix restricted to the actions
     still tied, or an even split where it plays none of them).
 
-    A counter game too large for the state graph is answered over its counters
-    (``solver.counter_play.CounterResponse``: the same value, policy and evaluation).
+    The state-graph backend of ``solver.best_response``.
     """
     require_public(game, "the exact best response")
     if not isinstance(responder, str) or responder not in ("a", "b"):
         raise InputError(f"unknown responder {responder!r}; allowed: a, b")
-    if answers_on_counters(game):
-        from .counter_play import counter_best_response  # late: it builds on this module's peers
-        return counter_best_response(game, policy, responder, tolerance, max_sweeps, safest)
     graph = build_graph(game)
     fixed = mixes_of(game, graph, policy, other(responder))
     sign = 1.0 if responder == "a" else -1.0
@@ -70,7 +98,7 @@ def best_response(game: Game, policy: Policy, responder: str,
     def update(states: np.ndarray) -> None:
         _improve(graph, states, fixed, responder, values)
 
-    convergence = sweep(graph, values, update, tolerance, max_sweeps, "the best response")
+    convergence = sweep(graph.schedule, values, update, tolerance, max_sweeps, "the best response")
     action_values = _action_values(graph, fixed, responder, values)
     if safest is None:
         mixes = _even_split(action_values)
@@ -126,7 +154,7 @@ def _safest(graph: StateGraph, fixed: np.ndarray, responder: str, action_values:
         chances = _action_values(graph, fixed, responder, losing, states)
         losing[states] = np.nanmin(chances + restricted[states], axis=1)
 
-    sweep(graph, losing, update, tolerance, max_sweeps, "the safest best response")
+    sweep(graph.schedule, losing, update, tolerance, max_sweeps, "the safest best response")
     loss = _action_values(graph, fixed, responder, losing) + restricted
     safest = _tied(-loss)
     weights = np.where(safest, reference, 0.0)
@@ -158,12 +186,13 @@ class Exploitability:
         return self.gain_a + self.gain_b
 
 
-def exploitability(game: Game, policy_a: Policy, policy_b: Policy) -> Exploitability:
-    """0 at an equilibrium; in payoff units. Gains below the solver's rounding (a few
-    ulps of the payoff range) are reported as 0, never negative."""
-    pair = evaluate(game, policy_a, policy_b).value
-    against_b = best_response(game, policy_b, "a").value
-    against_a = best_response(game, policy_a, "b").value
+def exploitability_of(game: Game, pair: float, against_b: float,
+                      against_a: float) -> Exploitability:
+    """The exploitability of a pair worth ``pair`` to A, against which a best-responding
+    A gets ``against_b`` and a best-responding B ``against_a`` (each the responder's
+    value; ``solver.exploitability`` computes them). 0 at an equilibrium; in payoff
+    units. Gains below the solver's rounding (a few ulps of the payoff range) are
+    reported as 0, never negative."""
     gain_a = max(0.0, against_b - pair)
     gain_b = max(0.0, against_a + pair)
     return Exploitability((gain_a + gain_b) / 2, gain_a, gain_b, pair)

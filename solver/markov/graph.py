@@ -11,13 +11,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from .errors import InputError
-from .game import Game, State, joint_outcomes
+from ..game import Game, State, joint_outcomes
 
 _GRAPHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-#: the most states a counter game may spell out one by one (its cores times its counter
-#: values bound them; beyond, exploring takes many minutes and gigabytes)
-MAX_COUNTED_STATES = 5_000_000
 
 
 @dataclass
@@ -93,57 +89,17 @@ def build_graph(game: Game, roots: list[tuple[float, State]] | None = None) -> S
     """Explore ``game`` from ``roots`` (its initial outcomes by default).
 
     The graph of the initial outcomes is cached per game object, since training
-    evaluates many policies on the same game.
+    evaluates many policies on the same game. Nothing here checks the size: a counter
+    game too large to hold state by state is refused by ``solver.state_graph`` (the
+    facade), which callers outside ``solver`` use.
     """
     if roots is None:
         cached = _GRAPHS.get(game)
         if cached is None:
-            require_states(game)
             cached = game.graph() if game.info.has("graph") else explore(game)
             _GRAPHS[game] = cached
         return cached
     return explore(game, roots)
-
-
-def _counted_bound(game: Game) -> tuple[int, tuple[int, ...]]:
-    """A counter game's cores times its counter values (a bound on its states), and
-    the counters' values at the start."""
-    from .counters import explore as explore_cores  # late: solver.counters builds on this
-
-    cores, grid, _ = explore_cores(game)
-    return cores.size * grid.size, grid.top
-
-
-def fits_state_graph(game: Game) -> bool:
-    """Whether a counter game's states may be held one by one: its bound is at most
-    ``MAX_COUNTED_STATES``."""
-    return _counted_bound(game)[0] <= MAX_COUNTED_STATES
-
-
-def answers_on_counters(game: Game, start: State | None = None) -> bool:
-    """Whether a question about ``game`` from its start is answered over its counters
-    (``solver.counter_play``): it declares them and its state graph would be refused as
-    too large. Below that size the state graph's answers keep their per-state tables."""
-    return start is None and game.info.has("counters") and not fits_state_graph(game)
-
-
-def require_states(game: Game) -> None:
-    """Refuse, in words and before any work, a counter game too large to hold state by
-    state: its solution (``solve_game``) and the answers against a fixed policy
-    (``solver.counter_play``) cover every counter value at once, but training and a
-    profile's tables go state by state."""
-    if not game.info.has("counters"):
-        return
-    bound, top = _counted_bound(game)
-    if bound <= MAX_COUNTED_STATES:
-        return
-    held = " and ".join(str(int(value)) for value in top)
-    raise InputError(
-        f"this duel is too large to take situation by situation (training, a profile's "
-        f"table of every situation): with its counters at {held} it has up to {bound:,} "
-        f"situations, more than the {MAX_COUNTED_STATES:,} that fit here. `duel solve` "
-        "and `duel odds` still answer it whole; a shorter duel fits (lower hit points or "
-        "fewer beats, or a duel that ends sooner)")
 
 
 def explore(game: Game, roots: list[tuple[float, State]] | None = None) -> StateGraph:
@@ -222,10 +178,10 @@ def assemble(states: list[State], terminal: np.ndarray, payoff: np.ndarray,
         states=states, index=index, terminal=terminal, payoff=payoff, mask_a=mask_a,
         mask_b=mask_b, pair_state=pair_state, pair_a=pair_a, pair_b=pair_b,
         transitions=transitions, start=start, pair_slices=slices.astype(np.int64),
-        schedule=_schedule(terminal, pair_state, transitions, slices, size))
+        schedule=dependency_order(terminal, pair_state, transitions, slices, size))
 
 
-def _schedule(terminal: np.ndarray, pair_state: np.ndarray, transitions: sp.csr_matrix,
+def dependency_order(terminal: np.ndarray, pair_state: np.ndarray, transitions: sp.csr_matrix,
               slices: np.ndarray, size: int) -> list[tuple[np.ndarray, bool]]:
     """Non-terminal states as blocks in dependency order: the strongly connected
     components of the successor graph, grouped by height (longest path to a terminal
@@ -236,7 +192,7 @@ def _schedule(terminal: np.ndarray, pair_state: np.ndarray, transitions: sp.csr_
     matrices and no component search."""
     successor = sp.csr_matrix((np.ones(transitions.nnz, np.int8), transitions.indices,
                                transitions.indptr[slices]), shape=(size, size))
-    height = _heights(successor, repeats=True)
+    height = heights(successor, repeats=True)
     if (height >= 0).all():
         live = ~terminal
         # from 0: a live state without successors (a counter game's core whose every
@@ -254,7 +210,7 @@ def _schedule(terminal: np.ndarray, pair_state: np.ndarray, transitions: sp.csr_
     cyclic[source[inside]] = True  # a state that can stay where it is
     condensed = sp.csr_matrix((np.ones(int((~inside).sum())), (source[~inside], target[~inside])),
                               shape=(count, count))
-    height = _heights(condensed)
+    height = heights(condensed)
     live = ~terminal
     blocks = []
     for level in range(int(height.max(initial=0)) + 1):
@@ -266,7 +222,7 @@ def _schedule(terminal: np.ndarray, pair_state: np.ndarray, transitions: sp.csr_
     return blocks
 
 
-def _heights(successor: sp.csr_matrix, repeats: bool = False) -> np.ndarray:
+def heights(successor: sp.csr_matrix, repeats: bool = False) -> np.ndarray:
     """Longest path from every node of a DAG to a node without successors (Kahn's
     algorithm on the reversed graph); -1 for nodes on or above a cycle. With
     ``repeats`` the entries of ``successor`` are edges, repeated edges included (each

@@ -1,0 +1,239 @@
+"""A counter game solved at every counter value at once (``solve_counters``), and its
+solution: values, mixes and visits by core and point (``CounterSolution``), the mixes
+as a policy on observations (``CounterPolicy``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property
+
+import numpy as np
+
+from ..game import Game, State
+from ..markov.evaluate import Evaluation, StateTable, state_table
+from ..markov.graph import build_graph
+from ..markov.stages import MAX_SWEEPS, TOLERANCE, Convergence
+from ..policy import TabularPolicy
+from .cores import CoreGraph, explore, require_states
+from .flow import endings, play_forward, unit_starts
+from .grid import Grid
+from .heap import keeping_freed_memory
+from .layers import Record, read_lowered, solve_layer
+from .stage_rules import Equilibrium, StageRule
+
+
+class CounterSolution:
+    """The value and maximum-entropy equilibrium of a counter game at every state
+    reachable from its start, as ``solver.markov.backward.Solution`` offers them."""
+
+    def __init__(self, game: Game, graph: CoreGraph, grid: Grid, kept: tuple,
+                 mixes: dict[str, np.ndarray], evaluation: Evaluation,
+                 convergence: Convergence, visits: tuple | None = None):
+        self.game, self.cores, self.grid = game, graph, grid
+        # (kept cores, grid.columns) the value of the kept cores (``_kept``) at each
+        # point's ``Grid.column``; the depleted counters' columns hold their payoffs
+        kept_cores, self.held = kept
+        self.position = np.full(graph.size, -1)
+        self.position[kept_cores] = np.arange(len(kept_cores))
+        # player -> (grid.size, slots): at each point the mixes of every core where the
+        # player has a choice, over his legal actions, from ``CoreGraph.slots``
+        self.mixes = mixes
+        self.evaluation = evaluation
+        self.convergence = convergence
+        #: (grid.size, choosing cores) the chance that play under the mixes reaches each
+        #: core where someone chooses (``cores.chooses``), by point; (cores,) the
+        #: expected visits of every core, all points together
+        self.visits, self.core_visits = (None, None) if visits is None else visits
+
+    value = property(lambda self: self.evaluation.value)
+    win = property(lambda self: self.evaluation.win)
+    draw = property(lambda self: self.evaluation.draw)
+    loss = property(lambda self: self.evaluation.loss)
+    expected_length = property(lambda self: self.evaluation.expected_length)
+    endings = property(lambda self: self.evaluation.endings)
+
+    #: the moment solved from (None: the game's initial outcomes)
+    start: State | None = None
+
+    def state_table(self) -> StateTable:
+        """Every live state with its expected visits and both mixes, state by state:
+        refused in words when the duel is too large to hold so (``require_states``)."""
+        require_states(self.game)
+        graph = build_graph(self.game, None if self.start is None else [(1.0, self.start)])
+        n = len(self.game.info.action_names)
+        mixes = {"a": np.zeros((graph.size, n)), "b": np.zeros((graph.size, n))}
+        for s in np.flatnonzero(~graph.terminal).tolist():
+            mixes["a"][s], mixes["b"][s] = self.policy(graph.states[s])
+        return state_table(graph, mixes["a"], mixes["b"])
+
+    def _locate(self, state: State) -> tuple[int, int]:
+        try:
+            return self.cores.index[self.game.core(state)], self.grid.flat(
+                self.game.counters(state))
+        except KeyError:
+            raise KeyError(f"state not reachable in this solution: {state!r}") from None
+
+    def value_at(self, state: State) -> float:
+        if self.game.is_terminal(state):
+            return float(self.game.payoff(state))
+        core, point = self._locate(state)
+        return float(self._values_at(np.array([core]), point)[0])
+
+    def _values_at(self, cores: np.ndarray, point: int) -> np.ndarray:
+        """The values of ``cores`` at one flat point (past grid.size: depleted)."""
+        column = self.grid.column[point]
+        if point >= self.grid.size:
+            return np.full(len(cores), self.held[0, column])
+        position = self.position[cores]
+        held = position >= 0
+        found = np.empty(len(cores))
+        found[held] = self.held[position[held], column]
+        if not held.all():   # one joint action each (``_kept``)
+            found[~held] = self._continuation(self.cores.pair_slices[cores[~held]], point)
+        return found
+
+    def _continuation(self, pairs: np.ndarray, point: int) -> np.ndarray:
+        """The expected value after each joint action of ``pairs`` at one point."""
+        graph = self.cores
+        total = np.zeros(len(pairs))
+        steps = [(graph.zero, point)] + [
+            (move.full, int(self.grid.shifted(np.array([point]), move.decrement)[0]))
+            for move in graph.moves]
+        for matrix, after in steps:
+            rows = matrix[pairs]
+            if rows.nnz:
+                reached = np.unique(rows.indices)
+                values = np.zeros(graph.size)
+                values[reached] = self._values_at(reached, after)
+                total += rows @ values
+        return total
+
+    def policy(self, state: State) -> tuple[np.ndarray, np.ndarray]:
+        """The equilibrium mixes of A and B at ``state``."""
+        core, point = self._locate(state)
+        return tuple(self.mix_at(player, core, point) for player in ("a", "b"))
+
+    def mix_at(self, player: str, core: int, point: int) -> np.ndarray:
+        """The mix of ``player`` over the action list at a core and flat point."""
+        mask = (self.cores.mask_a if player == "a" else self.cores.mask_b)[core]
+        if mask.sum() == 1:
+            return mask.astype(float)
+        first, last = self.cores.slots[player][core:core + 2]
+        full = np.zeros(len(mask))
+        full[mask] = self.mixes[player][point, first:last]
+        return full
+
+    def stage_matrix(self, state: State) -> np.ndarray:
+        """Continuation values to A of every joint action at ``state`` (NaN where illegal)."""
+        core, point = self._locate(state)
+        pairs = np.arange(self.cores.pair_slices[core], self.cores.pair_slices[core + 1])
+        n = len(self.game.info.action_names)
+        matrix = np.full((n, n), np.nan)
+        matrix[self.cores.pair_a[pairs], self.cores.pair_b[pairs]] = self._continuation(
+            pairs, point)
+        return matrix
+
+    def policy_for(self, player: str, name: str = "equilibrium") -> CounterPolicy:
+        """The mixes of ``player`` (the equilibrium, or the rule's play) as a policy on
+        its observations."""
+        return CounterPolicy(self, player, name)
+
+    def table(self, player: str) -> dict:
+        """The mixes of ``player`` by observation. A core may exist at some counter
+        values only (a game's opening, say): where the state it attaches to reports
+        other counters, that pair is no state of the game and is left out (its mix
+        would overwrite a real state's)."""
+        table = {}
+        for core in np.flatnonzero(self.cores.chooses):
+            for point in range(self.grid.size):
+                counters = self.grid.points[point]
+                state = self.game.attach(self.cores.cores[core], counters)
+                if tuple(self.game.counters(state)) != tuple(counters.tolist()):
+                    continue
+                table[tuple(self.game.observe(state, player))] = self.mix_at(player, core, point)
+        return table
+
+
+class CounterPolicy(TabularPolicy):
+    """A play solved over a game's counters, as a policy on observations (its table is
+    built when first asked); it keeps its mixes in the solver's layout, so the same game
+    reads them back without observing every state again
+    (``solver.counters.play.counter_mixes``)."""
+
+    def __init__(self, solution: CounterSolution, player: str, name: str):
+        self.solution, self.game, self.player, self.name = solution, solution.game, player, name
+        self.mixes = solution.mixes[player]
+
+    @cached_property
+    def table(self) -> dict:
+        return self.solution.table(self.player)
+
+
+@keeping_freed_memory()
+def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
+                   stage_values: Callable[[np.ndarray], np.ndarray] | None = None,
+                   start: State | None = None, rule: StageRule | None = None,
+                   statistics: bool = True) -> CounterSolution:
+    """Solve a game that declares the ``counters`` fast path (see the module), from its
+    initial outcomes or from the live state ``start`` (every state reachable from it).
+    ``rule`` settles each stage (``solver.counters.stage_rules``: the maximum-entropy
+    equilibrium by default, whose value iteration ``stage_values`` solves: benchmarks
+    swap it for a reference solver; or a best reply, a fixed pair, a regularised
+    player). Without ``statistics`` the play is not pushed forward (win, loss, length
+    and ``visits`` are left at 0)."""
+    graph, grid, roots = explore(game, None if start is None else [(1.0, start)])
+    rule = Equilibrium(stage_values, grid) if rule is None else rule
+    counters = len(grid.top)
+    ends = [game.depleted(k) for k in range(counters)]
+    payoffs = np.array([float(game.payoff(s)) for s in ends])
+    scored = payoffs if rule.scores is None else rule.scores(payoffs)
+    finals = graph.payoff[graph.terminal]
+    finals = finals if rule.scores is None else rule.scores(finals)
+    # the values kept by hit points first: the landing cores (those a decrement
+    # reaches, what a layer reads) first, then those a state's value cannot be
+    # rebuilt from in one step (see CounterSolution); the others are never stored
+    kept = _kept(graph, [core for _, core, _ in roots])
+    held = np.zeros((len(kept), grid.columns))
+    held[:, grid.column[grid.size:]] = scored
+    landed = held[:len(graph.landing)]
+    mixes = {p: np.zeros((grid.size, int(graph.slots[p][-1]))) for p in ("a", "b")}
+    record = Record(tolerance)
+    for first, last in grid.reads:
+        together, starts = grid.together(first, last)
+        known = read_lowered(graph, grid, together, landed)
+        for points, at in zip(grid.layers[first:last], starts, strict=True):
+            reading = (np.ascontiguousarray(known[:, at:at + len(points)]), landed, finals)
+            layer = solve_layer(graph, grid, points, reading, mixes, record, tolerance,
+                                 max_sweeps, rule)
+            held[:, grid.span(points)] = layer[kept]
+    # the chance of play reaching each core where someone chooses, by point; the
+    # expected visits of every core
+    visits = (np.zeros((grid.size, int(graph.chooses.sum()))), np.zeros(graph.size))
+    win, loss, steps = play_forward(graph, grid, roots, mixes, payoffs, tolerance,
+                             max_sweeps, unit_starts(game, graph, grid), visits
+                             ) if statistics else (0.0, 0.0, 0.0)
+    position = {core: at for at, core in enumerate(kept.tolist())}
+    totals = np.array([sum(p * held[position[core], grid.column[point]]
+                           for p, core, point in roots),
+                       win, loss, steps])
+    draw = float(max(0.0, 1.0 - win - loss)) if statistics else 0.0
+    evaluation = Evaluation(value=float(totals[0]), win=win, draw=draw, loss=loss,
+                            expected_length=steps,
+                            endings=endings(game, graph, grid, ends, totals)
+                            if statistics else {})
+    solution = CounterSolution(game, graph, grid, (kept, held), mixes, evaluation,
+                               record.convergence(), visits)
+    solution.start = start
+    return solution
+
+
+def _kept(graph: CoreGraph, roots: list[int]) -> np.ndarray:
+    """The cores whose values a solution keeps: the landing cores first, then the
+    roots, the cores with more than one joint action and those in cycles. Every other
+    core has one joint action whose steps lead to kept cores or, without a cycle, to
+    cores like it, so its value is rebuilt on demand."""
+    single = np.diff(graph.pair_slices) == 1
+    cyclic = [block.cores for block in graph.blocks if block.cyclic]
+    others = np.union1d(np.flatnonzero(~single), np.concatenate([roots, *cyclic]))
+    return np.concatenate([graph.landing, np.setdiff1d(others, graph.landing)]).astype(
+        np.int64)

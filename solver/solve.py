@@ -1,0 +1,266 @@
+"""The one place the solver decides how to answer a game: which backend answers it
+(``backend``), and how a policy given by name becomes a policy (``resolve_policy``).
+
+The rule: **a game that declares the ``counters`` fast path is answered over its
+counters (``solver.counters``), every other game over its state graph
+(``solver.markov``)**, whatever the question (the solution, the evaluation of a pair,
+a best response, exploitability, regularised play, a table of decisions) and from
+the game's start or from a given moment. One backend per game, so two answers about
+one duel never come from two solvers.
+
+Why this rule: the counters backend is the one that answers a counter game whole at
+every size (its state graph is refused past ``MAX_COUNTED_STATES``), and
+``solve_game`` has always taken it for these games, so the solutions that the tests
+and the benchmarks pin do not move. Choosing by size instead would have moved them
+(the backends agree to about 1e-9 on cyclic duels, not to the last bit) and made
+``duel solve`` of a medium duel explore millions of states one by one. The answers
+against a fixed policy on counter games small enough for the state graph move from
+it to the counters: on acyclic duels by rounding only; on cyclic ones (Pathfinder
+without a round limit) by up to about 1e-9, as the tests comparing the backends
+measure.
+
+Every result offers one interface whatever the backend: ``value``, ``win``, ``draw``,
+``loss``, ``expected_length``, ``endings`` and ``evaluation``; a solution
+``policy(state)``, ``value_at(state)``, ``stage_matrix(state)``, ``policy_for(player)``
+and ``state_table()`` (every live state with its visits and mixes, refused in words
+for a duel too large to hold state by state); a best response ``policy``,
+``decisions()``, ``chances()`` and ``live_visits(player)``; a regularised solution
+``value`` and ``policy()``. Nothing outside ``solver`` asks which backend ran.
+
+The counters backend is imported when first used: it compiles with numba, and
+``import solver`` stays light.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+
+from .errors import InputError
+from .game import Game, Policy, State
+from .markov import backward, regularized, response
+from .markov import evaluate as markov_evaluate
+from .markov.graph import StateGraph, build_graph
+from .markov.stages import MAX_SWEEPS, TOLERANCE
+from .policy import named_policy
+
+BACKENDS = ("counters", "states")
+#: a backend forced by the tests (``forcing``), to compare the two on one game
+_FORCED: list[str] = []
+
+
+def backend(game: Game) -> str:
+    """``"counters"`` for a game that declares the ``counters`` fast path, else
+    ``"states"`` (see the module: the one rule)."""
+    if _FORCED:
+        return _FORCED[-1]
+    return "counters" if game.info.has("counters") else "states"
+
+
+@contextmanager
+def forcing(name: str) -> Iterator[None]:
+    """Answer every question by backend ``name`` inside the block: for tests that
+    compare the backends on one game, never for callers."""
+    if name not in BACKENDS:
+        raise InputError(f"unknown backend {name!r}; allowed: {', '.join(BACKENDS)}")
+    _FORCED.append(name)
+    try:
+        yield
+    finally:
+        _FORCED.pop()
+
+
+def _on_counters(game: Game) -> bool:
+    return backend(game) == "counters"
+
+
+def require_states(game: Game) -> None:
+    """Refuse, in words and before any work, a counter game too large to hold state by
+    state: its answers cover every counter value at once, but training and a table
+    of every state go state by state."""
+    if game.info.has("counters"):
+        from .counters.cores import require_states as refuse
+        refuse(game)
+
+
+def state_graph(game: Game) -> StateGraph:
+    """The state graph of ``game`` from its initial outcomes, for callers that need a
+    table of every state (training); refused, in words, for a counter game too large
+    to hold state by state (``require_states``)."""
+    require_states(game)
+    return build_graph(game)
+
+
+def require_table(game: Game) -> None:
+    """Refuse, in words and before the solving, a game with too many decisions for a
+    profile's table (``policy_table``)."""
+    if _on_counters(game):
+        from .counters.play import require_table as refuse
+        refuse(game)
+    else:
+        require_states(game)
+
+
+def policy_table(game: Game, policy: Policy, player: str) -> dict:
+    """``policy``'s mix (over the whole action list) at every observation ``player``
+    makes where the game is decided (a profile's table): every live state of the state
+    graph, or every state where someone chooses over the counters (elsewhere the
+    player has one legal action, which a missing observation plays anyway)."""
+    policy = resolve_policy(policy, game, player)
+    if _on_counters(game):
+        from .counters.play import counter_table
+        return counter_table(game, policy, player)
+    return markov_evaluate.graph_table(game, policy, player)
+
+
+def decisions(game: Game, policy_a: Policy, policy_b: Policy):
+    """Where a pair's play is reported decision by decision, and how often it gets
+    there: ``states``, ``visits``, ``live`` (the visits of every live state),
+    ``evaluation``, ``mixes(policy, player)`` and ``response_mixes(best_response)`` at
+    each decision (``GraphPlay`` over the state graph, ``CounterPlay`` over the
+    counters, where the forced states report no choice)."""
+    policy_a = resolve_policy(policy_a, game, "a")
+    policy_b = resolve_policy(policy_b, game, "b")
+    if _on_counters(game):
+        from .counters.play import CounterPlay
+        return CounterPlay(game, policy_a, policy_b)
+    return markov_evaluate.GraphPlay(game, policy_a, policy_b)
+
+
+#: a counter game's solution, once per game and tolerance: the answers against a fixed
+#: opponent (``duel odds``, a personality's calibration) ask for the equilibrium of
+#: the same large duel several times
+_COUNTER_SOLUTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _counter_solution(game: Game, tolerance: float, max_sweeps: int):
+    from .counters.solution import solve_counters
+
+    known = _COUNTER_SOLUTIONS.setdefault(game, {})
+    if (tolerance, max_sweeps) not in known:
+        known[tolerance, max_sweeps] = solve_counters(game, tolerance, max_sweeps)
+    return known[tolerance, max_sweeps]
+
+
+def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERANCE,
+               max_sweeps: int = MAX_SWEEPS):
+    """Solve ``game`` from its initial outcomes (or from the moment ``start``): the
+    value, win / draw / loss and the maximum-entropy equilibrium at every state
+    (``solution.policy(state)``).
+
+    ``tolerance`` and ``max_sweeps`` apply to the parts of the game with cycles, solved
+    by value iteration (see ``solver.markov.stages.sweep``); ``solution.convergence``
+    says how it went.
+    """
+    markov_evaluate.require_public(game, "the exact solution")
+    if not _on_counters(game):
+        return backward.solve_graph(game, start, tolerance, max_sweeps)
+    if start is None:
+        return _counter_solution(game, tolerance, max_sweeps)
+    from .counters.solution import solve_counters
+    return solve_counters(game, tolerance, max_sweeps, start=start)
+
+
+def solve_moment(game: Game, state: State, tolerance: float = TOLERANCE,
+                 max_sweeps: int = MAX_SWEEPS):
+    """The duel from a given moment (``solve_game`` from ``state``): over every counter
+    value up to the moment's for a counter game, over the states reachable from it for
+    any other."""
+    return solve_game(game, start=state, tolerance=tolerance, max_sweeps=max_sweeps)
+
+
+def evaluate(game: Game, policy_a: Policy, policy_b: Policy,
+             start: State | None = None):
+    """Exact value and outcome probabilities of ``policy_a`` against ``policy_b``, from
+    the game's start (or from the moment ``start``)."""
+    policy_a = resolve_policy(policy_a, game, "a")
+    policy_b = resolve_policy(policy_b, game, "b")
+    if _on_counters(game):
+        from .counters.play import counter_evaluate
+        return counter_evaluate(game, policy_a, policy_b, start=start)
+    return markov_evaluate.evaluate_graph(game, policy_a, policy_b, start)
+
+
+def best_response(game: Game, policy: Policy, responder: str,
+                  tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
+                  safest: Policy | None = None):
+    """What ``responder`` ("a" or "b") should play against ``policy`` on the other side.
+
+    The responder sees the whole state (the game is of public information), the fixed
+    side is evaluated on its own observations. Cyclic games use value iteration to
+    ``tolerance``. Where several actions reach the best value they share the play
+    evenly; with ``safest`` (a reference policy of the responder, e.g. his
+    equilibrium) the play is instead the safest of them: the lowest probability of
+    losing, then as close to ``safest`` as possible (its mix restricted to the actions
+    still tied, or an even split where it plays none of them).
+    """
+    markov_evaluate.require_public(game, "the exact best response")
+    if not isinstance(responder, str) or responder not in ("a", "b"):
+        raise InputError(f"unknown responder {responder!r}; allowed: a, b")
+    policy = resolve_policy(policy, game, "b" if responder == "a" else "a")
+    if safest is not None:
+        safest = resolve_policy(safest, game, responder)
+    if _on_counters(game):
+        from .counters.play import counter_best_response
+        return counter_best_response(game, policy, responder, tolerance, max_sweeps, safest)
+    return response.best_response_graph(game, policy, responder, tolerance, max_sweeps,
+                                        safest)
+
+
+def exploitability(game: Game, policy_a: Policy, policy_b: Policy) -> response.Exploitability:
+    """NashConv / 2 as in OpenSpiel: the mean of what each best responder gains over the
+    pair's own value, plus the two gains separately; 0 at an equilibrium."""
+    policy_a = resolve_policy(policy_a, game, "a")
+    policy_b = resolve_policy(policy_b, game, "b")
+    pair = evaluate(game, policy_a, policy_b).value
+    against_b = best_response(game, policy_b, "a").value
+    against_a = best_response(game, policy_a, "b").value
+    return response.exploitability_of(game, pair, against_b, against_a)
+
+
+def solve_regularized(game: Game, player: str, prior: Policy, beta: float,
+                      tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS):
+    """Backward induction of the regularised game: ``player`` stays within ``beta`` KL of
+    ``prior`` (a policy on its observations), the other side best-responds
+    (``solver.markov.regularized``)."""
+    markov_evaluate.require_public(game, "the regularised solution")
+    if player not in ("a", "b"):
+        raise ValueError(f"player must be 'a' or 'b', got {player!r}")
+    if beta < 0 or np.isnan(beta):
+        raise ValueError(f"beta must be >= 0, got {beta}")
+    prior = resolve_policy(prior, game, player)
+    if _on_counters(game):
+        from .counters.play import counter_regularized
+        return counter_regularized(game, player, prior, beta, tolerance, max_sweeps)
+    return regularized.solve_regularized_graph(game, player, prior, beta, tolerance,
+                                               max_sweeps)
+
+
+def resolve_policy(spec: object, game: Game, player: str) -> Policy:
+    """The policy ``spec`` names for ``player`` of ``game``: a policy object as is, or
+    one of the names ``uniform``, ``equilibrium`` (the maximum-entropy equilibrium of
+    the whole duel) and ``mix=ACTION:WEIGHT,...``. The one place names become policies
+    (``envs.opponents`` adds profile checks on top); the solver needs nothing else."""
+    if isinstance(spec, str) and spec.strip() == "equilibrium":
+        if player not in ("a", "b"):
+            raise InputError(f"unknown player {player!r}; allowed: a, b")
+        return equilibrium_policy(game, player)
+    return named_policy(spec, game, player)
+
+
+def equilibrium_policy(game: Game, player: str) -> Policy:
+    """``player``'s maximum-entropy equilibrium of the whole duel."""
+    if not game.info.public_information:
+        raise InputError(f"the exact equilibrium of {game.info.system} with hidden information "
+                         "is not available yet; use the public variant, a mix or a "
+                         "trained profile as the opponent")
+    return solve_game(game).policy_for(player)
+
+
+__all__ = ["BACKENDS", "backend", "best_response", "decisions", "equilibrium_policy",
+           "evaluate", "exploitability", "forcing", "policy_table", "require_states",
+           "require_table", "resolve_policy", "solve_game", "solve_moment",
+           "solve_regularized", "state_graph"]

@@ -1,0 +1,210 @@
+"""One backend per game behind one interface (``solver.solve``): a counter game asked
+through the facade answers over its counters, and every answer offers the same
+interface, with the same numbers to 1e-9, as the state graph's (forced with the
+test-only ``forcing``)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from test_counters import HitPennies, RolledPennies
+
+import solver.solve as facade
+from agents.cli import main
+from solver import (
+    InputError,
+    best_response,
+    decisions,
+    evaluate,
+    exploitability,
+    policy_table,
+    solve_game,
+    solve_moment,
+    solve_regularized,
+)
+from solver.markov.graph import build_graph
+from solver.policy import MixPolicy
+
+AGREE = 1e-9
+GAMES = [HitPennies(3, 4), RolledPennies(3, 4)]
+IDS = ["hits", "rolled"]
+OUTCOMES = ("value", "win", "draw", "loss", "expected_length")
+
+
+def _leaning(game):
+    return MixPolicy({"heads": 0.8, "tails": 0.2}, game.action_names)
+
+
+def _both(ask):
+    """``ask()`` through the facade (the counters, for these games) and on the state
+    graph."""
+    with facade.forcing("states"):
+        on_states = ask()
+    return ask(), on_states
+
+
+def _same_outcomes(found, expected):
+    for key in OUTCOMES:
+        assert getattr(found, key) == pytest.approx(getattr(expected, key), abs=AGREE), key
+    assert found.endings.keys() == expected.endings.keys()
+    for label, p in expected.endings.items():
+        assert found.endings[label] == pytest.approx(p, abs=AGREE)
+
+
+def _live(game):
+    graph = build_graph(game)
+    return [graph.states[s] for s in np.flatnonzero(~graph.terminal)]
+
+
+def test_a_counter_game_is_answered_over_its_counters_and_any_other_over_its_states():
+    from toy_games import PenniesDuel
+
+    assert facade.backend(HitPennies(3, 4)) == "counters"
+    assert facade.backend(PenniesDuel()) == "states"
+    with facade.forcing("states"):
+        assert facade.backend(HitPennies(3, 4)) == "states"
+    with pytest.raises(InputError, match="unknown backend 'graph'; allowed: counters, states"):
+        with facade.forcing("graph"):
+            pass
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_the_solution_is_the_same_at_every_state(game):
+    on_counters, on_states = _both(lambda: solve_game(game))
+    assert type(on_counters) is not type(on_states)   # two backends, one interface
+    _same_outcomes(on_counters, on_states)
+    for state in _live(game):
+        assert on_counters.value_at(state) == pytest.approx(on_states.value_at(state),
+                                                            abs=AGREE)
+        for found, expected in zip(on_counters.policy(state), on_states.policy(state),
+                                   strict=True):
+            assert np.abs(found - expected).max() < AGREE
+        assert np.allclose(on_counters.stage_matrix(state), on_states.stage_matrix(state),
+                           atol=AGREE, rtol=0, equal_nan=True)
+    for player in ("a", "b"):
+        found = on_counters.policy_for(player)
+        expected = on_states.policy_for(player)
+        for state in _live(game):
+            seen = game.observe(state, player)
+            mask = game.legal_mask(state, player)
+            assert np.abs(found.probabilities(seen, mask) -
+                          expected.probabilities(seen, mask)).max() < AGREE
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_the_table_by_state_is_the_same(game):
+    found, expected = (solution.state_table() for solution in _both(lambda: solve_game(game)))
+    where = {state: k for k, state in enumerate(found.states)}
+    assert set(where) == set(expected.states)
+    rows = [where[state] for state in expected.states]
+    assert np.abs(found.visits[rows] - expected.visits).max() < AGREE
+    assert np.abs(found.mix_a[rows] - expected.mix_a).max() < AGREE
+    assert np.abs(found.mix_b[rows] - expected.mix_b).max() < AGREE
+    # the visits of the live states add up to the expected number of exchanges (each
+    # live state of these toys opens one)
+    assert found.visits.sum() == pytest.approx(solve_game(game).expected_length, abs=AGREE)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_a_moment_is_solved_alike(game):
+    moment = _live(game)[-1]
+    on_counters, on_states = _both(lambda: solve_moment(game, moment))
+    _same_outcomes(on_counters, on_states)
+    assert on_counters.value_at(moment) == pytest.approx(on_states.value_at(moment),
+                                                         abs=AGREE)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_an_evaluation_against_a_fixed_policy_is_the_same(game):
+    on_counters, on_states = _both(lambda: evaluate(game, _leaning(game), "uniform"))
+    _same_outcomes(on_counters, on_states)
+
+
+@pytest.mark.parametrize("responder", ["a", "b"])
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_a_best_response_offers_the_same_answers(game, responder):
+    fixed = _leaning(game)
+    on_counters, on_states = _both(lambda: best_response(game, fixed, responder,
+                                                         safest="equilibrium"))
+    assert on_counters.responder == on_states.responder == responder
+    assert on_counters.value == pytest.approx(on_states.value, abs=AGREE)
+    _same_outcomes(on_counters.evaluation, on_states.evaluation)
+    found = {state: rest for state, *rest in on_counters.decisions()}
+    expected = {state: rest for state, *rest in on_states.decisions()}
+    assert found.keys() == expected.keys() and expected
+    chances = on_counters.chances(), on_states.chances()
+    for state, (reach, mix, value) in expected.items():
+        got_reach, got_mix, got_value = found[state]
+        assert got_reach == pytest.approx(reach, abs=AGREE)
+        assert got_value == pytest.approx(value, abs=AGREE)
+        assert np.abs(got_mix - mix).max() < AGREE
+        assert chances[0].at(state) == pytest.approx(chances[1].at(state), abs=AGREE)
+    for player in ("a", "b"):
+        (masks, visits), (masks_s, visits_s) = (r.live_visits(player) for r in (
+            on_counters, on_states))
+        assert visits.sum() == pytest.approx(visits_s.sum(), abs=AGREE)
+        assert masks.shape[1] == masks_s.shape[1] == len(game.action_names)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_exploitability_is_the_same(game):
+    on_counters, on_states = _both(lambda: exploitability(game, _leaning(game), "uniform"))
+    for key in ("value", "gain_a", "gain_b", "pair_value"):
+        assert getattr(on_counters, key) == pytest.approx(getattr(on_states, key), abs=AGREE)
+    assert on_states.value > 0.01   # a leaning mix is exploitable: the test has teeth
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_a_regularised_solution_is_the_same(game):
+    on_counters, on_states = _both(lambda: solve_regularized(game, "a", _leaning(game), 0.2))
+    assert on_counters.value == pytest.approx(on_states.value, abs=AGREE)
+    found, expected = on_counters.policy(), on_states.policy()
+    for state in _live(game):
+        seen, mask = game.observe(state, "a"), game.legal_mask(state, "a")
+        assert np.abs(found.probabilities(seen, mask) -
+                      expected.probabilities(seen, mask)).max() < AGREE
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_a_pairs_decisions_and_tables_agree_where_someone_chooses(game):
+    fixed = _leaning(game)
+    on_counters, on_states = _both(lambda: decisions(game, fixed, "uniform"))
+    _same_outcomes(on_counters.evaluation, on_states.evaluation)
+    assert on_counters.live == pytest.approx(on_states.live, abs=AGREE)
+    where = {state: k for k, state in enumerate(on_states.states)}
+    # the counters list every counter value, those play never reaches too
+    reached = [k for k, state in enumerate(on_counters.states) if state in where]
+    assert np.abs(np.delete(on_counters.visits, reached)).max(initial=0.0) < AGREE
+    rows = [where[on_counters.states[k]] for k in reached]
+    assert np.abs(on_counters.visits[reached] - on_states.visits[rows]).max() < AGREE
+    assert np.abs(on_counters.mixes(fixed, "a")[reached] -
+                  on_states.mixes(fixed, "a")[rows]).max() < AGREE
+    over_counters, over_states = _both(lambda: policy_table(game, fixed, "a"))
+    shared = over_counters.keys() & over_states.keys()
+    assert shared
+    for observation in shared:
+        assert np.abs(over_counters[observation] - over_states[observation]).max() < AGREE
+
+
+def _by_beat(capsys) -> dict:
+    assert main(["solve", "blooded", "-o", "max_beats=3", "--by", "beat", "--json"]) == 0
+    return json.loads(capsys.readouterr().out)["by"]
+
+
+def test_duel_solve_by_a_field_answers_a_counter_game(capsys):
+    # Houses of the Blooded declares counters: its table by beat now comes from the
+    # counters' solution, state by state; the state graph's own solution gives the same
+    found = _by_beat(capsys)
+    with facade.forcing("states"):
+        expected = _by_beat(capsys)
+    assert found["field"] == "beat" and [row["value"] for row in found["rows"]] == [1, 2, 3]
+    assert len(found["rows"]) == len(expected["rows"])
+    for row, reference in zip(found["rows"], expected["rows"], strict=True):
+        assert row["value"] == reference["value"]
+        assert row["visits"] == pytest.approx(reference["visits"], abs=AGREE)
+        for key in ("mix_a", "mix_b"):
+            for action, p in reference[key].items():
+                assert row[key][action] == pytest.approx(p, abs=AGREE)
+            assert sum(row[key].values()) == pytest.approx(1.0, abs=1e-12)
