@@ -59,9 +59,9 @@ class GameInfo:
     ``fast_paths`` names the optional methods the game implements (``FAST_PATHS``):
     ``sample(state, a, b, rng) -> State`` draws from ``outcomes``;
     ``transitions(state) -> [(a, b, outcomes), ...]`` gives every legal joint action at
-    once, as ``outcomes`` would; ``graph() -> solver.graph.StateGraph`` gives every
+    once, as ``outcomes`` would; ``graph() -> solver.markov.graph.StateGraph`` gives every
     state reachable from ``initial_outcomes`` at once (built from arrays by
-    ``solver.graph.assemble``), with the states, masks, joint actions and transition
+    ``solver.markov.graph.assemble``), with the states, masks, joint actions and transition
     probabilities the generic exploration would find (the conformance suite compares
     them), in any order; ``counters`` declares counters (hit points) that only fall, by
     amounts that do not depend on them, the game ending when one reaches 0 (the methods

@@ -17,7 +17,7 @@ from envs.blooded import BID, BLIND, CANCEL, DBIND, OVER, RISK, VICTOR
 from solver import exploitability, solve_game
 from solver.counters import walk
 from solver.errors import InputError
-from solver.graph import explore
+from solver.markov.graph import explore
 
 ALL = "bash,bind,blind,feint,lunge,riposte"
 
