@@ -264,7 +264,9 @@ SYSTEM = SystemSpec(
                                 "melee_epee": {"mode": "melee", "a": "pugiliste,athlete",
                                                "b": "weapon=epee", "max_rounds": 3},
                                 "melee_matraque": {"mode": "melee", "a": "pugiliste,athlete",
-                                                   "b": "weapon=matraque", "max_rounds": 3}}),
+                                                   "b": "weapon=matraque", "max_rounds": 3},
+                                "long_range": {"a": "tireur,weapon=revolver", "b": "adresse",
+                                               "start_band": "grande"}}),
 )
 
 

@@ -54,7 +54,9 @@ class GameInfo:
 
     ``observation_low`` / ``observation_high`` bound every observation field (inclusive),
     the same for both players. ``may_cycle`` says the state graph can return to a state
-    (no turn cap): the solver then uses value iteration to a stated tolerance.
+    (no turn cap), for readers of the metadata: the solver finds the cycles itself
+    (and iterates through them to a stated tolerance), and the conformance suite checks
+    that a game declaring False has none.
     ``fast_paths`` names the optional methods the game implements (``FAST_PATHS``),
     each one a Protocol below (``SampleFastPath`` ... ``CoresFastPath``) that
     ``check_game`` verifies on the game itself.

@@ -10,6 +10,7 @@ declares beyond the protocol's types are in ``contract``.
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -54,7 +55,10 @@ def toy_games() -> dict[str, Game]:
             "looping pennies": LoopingPennies()}
 
 
-GAMES = {**{example_name(*example): (lambda example=example: example_game(*example))
+#: each example game built once for the whole module, so its state graph is explored
+#: once (``build_graph`` caches it per game); games are immutable rules
+shared_game = functools.cache(example_game)
+GAMES = {**{example_name(*example): (lambda example=example: shared_game(*example))
             for example in EXAMPLES},
          **{name: (lambda game=game: game) for name, game in toy_games().items()}}
 
