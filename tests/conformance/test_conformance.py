@@ -236,7 +236,7 @@ def test_state_fields_read_back(example):
     """The fields read back to the state; with hidden information, to the same fields
     (a hidden duel's state may also keep what was played, Falkenstein's card history,
     which no field gives: a moment given by fields starts it afresh)."""
-    game = example_game(*example)
+    game = shared_game(*example)
     for state in live_states(game)[:100]:
         fields = game.state_fields(state)
         assert all(isinstance(v, int | np.integer) for v in fields.values()), fields
@@ -320,7 +320,7 @@ def cli_options(system: str, variant: str | None = None) -> list[str]:
 def public_example(example) -> tuple[str, str | None]:
     """An example duel the commands solve exactly (the hidden-information commands have
     their own tests: a hidden solve takes seconds)."""
-    if not example_game(*example).info.public_information:
+    if not shared_game(*example).info.public_information:
         pytest.skip("hidden information: the commands are tested in test_cli_*")
     return example
 
