@@ -244,7 +244,7 @@ def check_game(game: object) -> Game:
     protocol and every method of each fast path it declares, each taking the
     protocol's arguments; else an InputError naming what is missing."""
     name = type(game).__name__
-    if not isinstance(getattr(game, "info", None), GameInfo):
+    if not hasattr(game, "info"):
         raise InputError(f"{name} is not a duel game (solver.game.Game): it declares no "
                          "metadata `info` (a solver.game.GameInfo)")
     info = check_info(game.info)

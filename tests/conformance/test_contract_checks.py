@@ -76,6 +76,16 @@ def test_a_method_missing_from_the_protocol_is_named():
         check_game(Mute())
 
 
+def test_a_game_without_metadata_is_refused():
+    class Undeclared:
+        info = {"system": "toy"}
+
+    with pytest.raises(InputError, match="object is not a duel game.*declares no metadata"):
+        check_game(object())
+    with pytest.raises(InputError, match="metadata as solver.game.GameInfo, got dict"):
+        check_game(Undeclared())
+
+
 def test_cores_need_counters():
     with pytest.raises(InputError, match="the cores fast path needs the counters fast path"):
         check_game(declaring(OneShotPennies, "cores"))
