@@ -18,17 +18,10 @@ import os
 from importlib import resources
 
 from solver.errors import InputError, check_choice
-from solver.game import check_info
+from solver.game import check_game
 
 from .rulesets import load_ruleset, ruleset_hash
 from .schema import Examples, Field, SheetSpec, SystemSpec
-
-#: systems announced before their rules module exists
-PLANNED = {
-    "blooded": "Houses of the Blooded dice-and-wagers duel",
-    "uchronia": "Uchronia confrontations and pistol duel",
-    "pathfinder": "Pathfinder 2e combat duel",
-}
 
 _REGISTERED: dict[str, SystemSpec] = {}
 _LOADED = False
@@ -67,12 +60,10 @@ def _load() -> None:
 
 
 def systems() -> dict[str, SystemSpec]:
-    """Every duel system, implemented ones first, with its status and schema."""
+    """Every registered duel system, implemented ones first, with its status and schema."""
     _load()
-    listed = dict(_REGISTERED)
-    for name, title in PLANNED.items():
-        listed.setdefault(name, SystemSpec(name, title, (), SheetSpec(()), None))
-    return dict(sorted(listed.items(), key=lambda item: (not item[1].implemented, item[0])))
+    return dict(sorted(_REGISTERED.items(),
+                       key=lambda item: (not item[1].implemented, item[0])))
 
 
 def spec(system: str) -> SystemSpec:
@@ -106,8 +97,7 @@ def make(system: str, **options):
             raise
         raise InputError(f"{system}: malformed ruleset data "
                          f"({type(error).__name__}: {error})") from None
-    check_info(game.info)
-    return game
+    return check_game(game)
 
 
 def register_gymnasium() -> None:
@@ -135,5 +125,5 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-__all__ = ["PLANNED", "Examples", "Field", "SheetSpec", "SystemSpec", "make", "register",
+__all__ = ["Examples", "Field", "SheetSpec", "SystemSpec", "make", "register",
            "register_gymnasium", "ruleset_hash", "spec", "systems"]

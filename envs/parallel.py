@@ -21,7 +21,7 @@ from solver.game import (
     PLAYERS,
     Game,
     State,
-    check_info,
+    check_game,
     mask_indices,
     sample_outcome,
     sample_step,
@@ -46,11 +46,7 @@ def build_game(system: str | Game, options: Mapping[str, Any]) -> Game:
     if options:
         raise InputError(f"options {sorted(options)} apply only when the game is built by "
                          "name; pass them to envs.make() instead")
-    if not isinstance(system, Game):
-        raise InputError(f"{type(system).__name__} is not a duel game (solver.game.Game): "
-                         "it lacks part of the protocol")
-    check_info(system.info)
-    return system
+    return check_game(system)
 
 
 def observation_space(game: Game) -> spaces.Dict:

@@ -316,7 +316,11 @@ class Examples:
     options of a small duel that solves in about a second (help texts, the README and
     the conformance suite use them); ``counters``, for a system that may declare the
     ``counters`` fast path, the options (sheets included) of a small duel that does,
-    which the conformance suite solves both ways."""
+    which the conformance suite solves both ways. ``variants`` names the other kinds
+    of duel the system plays (modes, conventions, hidden levels): each is options
+    over the quick duel's (sheets as ``a`` / ``b`` included), as small; the
+    conformance suite and the stored playthroughs cover the quick duel and every
+    variant (``duel``)."""
 
     sheet_a: str
     sheet_b: str
@@ -324,6 +328,16 @@ class Examples:
     mix: str
     quick: Mapping = field(default_factory=dict)
     counters: Mapping = field(default_factory=dict)
+    variants: Mapping[str, Mapping] = field(default_factory=dict)
+
+    def duel(self, variant: str | None = None) -> dict:
+        """The options of the quick duel (``variant`` None) or of one of its variants,
+        the example sheets included as ``a`` / ``b``."""
+        if variant is not None and variant not in self.variants:
+            raise InputError(f"unknown example variant {variant!r}; allowed: "
+                             f"{', '.join(self.variants) or 'none'}")
+        return {"a": self.sheet_a, "b": self.sheet_b, **self.quick,
+                **(self.variants[variant] if variant is not None else {})}
 
 
 @dataclass(frozen=True)

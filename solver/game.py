@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from inspect import signature
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -40,8 +41,6 @@ PLAYERS = ("a", "b")
 State = Hashable
 Observation = tuple  # a tuple of ints, named by ``info.observation_fields``
 Outcomes = list[tuple[float, State]]
-#: the optional fast paths a game may declare in ``GameInfo.fast_paths``
-FAST_PATHS = ("sample", "transitions", "graph", "counters", "cores")
 
 
 def other(player: str) -> str:
@@ -55,20 +54,12 @@ class GameInfo:
 
     ``observation_low`` / ``observation_high`` bound every observation field (inclusive),
     the same for both players. ``may_cycle`` says the state graph can return to a state
-    (no turn cap): the solver then uses value iteration to a stated tolerance.
-    ``fast_paths`` names the optional methods the game implements (``FAST_PATHS``):
-    ``sample(state, a, b, rng) -> State`` draws from ``outcomes``;
-    ``transitions(state) -> [(a, b, outcomes), ...]`` gives every legal joint action at
-    once, as ``outcomes`` would; ``graph() -> solver.markov.graph.StateGraph`` gives every
-    state reachable from ``initial_outcomes`` at once (built from arrays by
-    ``solver.markov.graph.assemble``), with the states, masks, joint actions and transition
-    probabilities the generic exploration would find (the conformance suite compares
-    them), in any order; ``counters`` declares counters (hit points) that only fall, by
-    amounts that do not depend on them, the game ending when one reaches 0 (the methods
-    are listed in ``solver.counters``, which then solves every counter value at once);
-    ``cores() -> solver.counters.CoreWalk`` gives a counter game's cores at once, as
-    ``solver.counters.walk`` finds them through ``core_transitions`` (the conformance
-    suite compares them).
+    (no turn cap), for readers of the metadata: the solver finds the cycles itself
+    (and iterates through them to a stated tolerance), and the conformance suite checks
+    that a game declaring False has none.
+    ``fast_paths`` names the optional methods the game implements (``FAST_PATHS``),
+    each one a Protocol below (``SampleFastPath`` ... ``CoresFastPath``) that
+    ``check_game`` verifies on the game itself.
     ``length_unit`` names what a duel's length is counted in ("round", "exchange",
     "beat"): the live states where ``starts_unit`` holds, one per unit played.
     """
@@ -88,6 +79,80 @@ class GameInfo:
 
     def has(self, fast_path: str) -> bool:
         return fast_path in self.fast_paths
+
+
+# -- the optional fast paths: what declaring each one in ``GameInfo.fast_paths`` promises
+
+@runtime_checkable
+class SampleFastPath(Protocol):
+    """``sample``: one draw from ``outcomes``, without building the whole list."""
+
+    def sample(self, state: State, action_a: int, action_b: int,
+               rng: np.random.Generator) -> State:
+        """A next state drawn with ``outcomes(state, action_a, action_b)``'s chances
+        (exactly its one state on a deterministic step)."""
+
+
+@runtime_checkable
+class TransitionsFastPath(Protocol):
+    """``transitions``: every legal joint action of a state at once."""
+
+    def transitions(self, state: State) -> list[tuple[int, int, Outcomes]]:
+        """``[(action_a, action_b, outcomes), ...]``, one entry per legal pair, each
+        ``outcomes`` as ``outcomes(state, action_a, action_b)`` gives it."""
+
+
+@runtime_checkable
+class GraphFastPath(Protocol):
+    """``graph``: the whole state graph at once."""
+
+    def graph(self):
+        """A ``solver.markov.graph.StateGraph`` (built from arrays by ``solver.markov.graph.assemble``)
+        of every state reachable from ``initial_outcomes``, with the states, masks, joint
+        actions and transition probabilities the generic exploration finds, in any
+        order (the conformance suite compares them)."""
+
+
+@runtime_checkable
+class CountersFastPath(Protocol):
+    """``counters``: counters (hit points) that only fall, by amounts that do not depend
+    on them, the game ending when one reaches 0; ``solver.counters`` then solves every
+    counter value at once."""
+
+    def counters(self, state: State) -> tuple[int, ...]:
+        """The counter values of a live state (positive integers)."""
+
+    def core(self, state: State) -> State:
+        """``state`` without its counters."""
+
+    def attach(self, core: State, counters: Sequence[int]) -> State:
+        """The state of ``core`` holding ``counters``."""
+
+    def core_transitions(self, core: State) -> list[tuple[int, int, list]]:
+        """Every legal joint action ``(i, j, outcomes)``, outcomes ``(p, next_core,
+        decrements)``, the same whatever the counters (masks too)."""
+
+    def depleted(self, counter: int) -> State:
+        """The terminal state reached when counter ``counter`` falls to 0 or below."""
+
+
+@runtime_checkable
+class CoresFastPath(Protocol):
+    """``cores``: a counter game's whole core graph at once."""
+
+    def cores(self):
+        """A ``solver.counters.CoreWalk``: the cores ``solver.counters.walk`` finds
+        through ``core_transitions``, in any order (the conformance suite compares)."""
+
+
+#: the optional fast paths a game may declare in ``GameInfo.fast_paths``, each with the
+#: methods it promises
+FAST_PATH_PROTOCOLS: dict[str, type] = {
+    "sample": SampleFastPath, "transitions": TransitionsFastPath, "graph": GraphFastPath,
+    "counters": CountersFastPath, "cores": CoresFastPath}
+FAST_PATHS = tuple(FAST_PATH_PROTOCOLS)
+#: fast paths that only make sense on top of another
+FAST_PATH_NEEDS = {"cores": "counters"}
 
 
 def check_info(info: object) -> GameInfo:
@@ -115,6 +180,9 @@ def check_info(info: object) -> GameInfo:
     unknown = set(info.fast_paths) - set(FAST_PATHS)
     if unknown:
         problems.append(f"unknown fast paths {sorted(unknown)}; allowed: {', '.join(FAST_PATHS)}")
+    problems += [f"the {path} fast path needs the {needed} fast path"
+                 for path, needed in FAST_PATH_NEEDS.items()
+                 if path in info.fast_paths and needed not in info.fast_paths]
     if problems:
         raise InputError(f"{info.system}: " + "; ".join(problems))
     return info
@@ -169,6 +237,52 @@ class Game(Protocol):
     def situation(self, state: State, player: str) -> str:
         """The decision ``player`` faces, in a few plain words for a game master, always
         with his own position ("with your back to the wall, one Rest still owed")."""
+
+
+def check_game(game: object) -> Game:
+    """``game`` if it has complete metadata (``check_info``), every method of the
+    protocol and every method of each fast path it declares, each taking the
+    protocol's arguments; else an InputError naming what is missing."""
+    name = type(game).__name__
+    if not hasattr(game, "info"):
+        raise InputError(f"{name} is not a duel game (solver.game.Game): it declares no "
+                         "metadata `info` (a solver.game.GameInfo)")
+    info = check_info(game.info)
+    problems = [f"{problem} (the protocol solver.game.Game)"
+                for problem in method_problems(game, Game)]
+    for path in sorted(info.fast_paths):
+        protocol = FAST_PATH_PROTOCOLS[path]
+        problems += [f"{problem} (declared fast path {path!r}, {protocol.__name__})"
+                     for problem in method_problems(game, protocol)]
+    if problems:
+        raise InputError(f"{name} ({info.system}) is not a duel game (solver.game.Game): "
+                         + "; ".join(problems))
+    return game
+
+
+def protocol_methods(protocol: type) -> dict[str, object]:
+    """The methods ``protocol`` itself defines, by name."""
+    return {name: member for name, member in vars(protocol).items()
+            if callable(member) and not name.startswith("_")}
+
+
+def method_problems(game: object, protocol: type) -> list[str]:
+    """What ``game`` lacks of ``protocol``'s methods: a missing one, or one that cannot
+    be called with the protocol's arguments."""
+    problems = []
+    for name, template in protocol_methods(protocol).items():
+        method = getattr(game, name, None)
+        if not callable(method):
+            problems.append(f"no method {name}")
+            continue
+        parameters = list(signature(template).parameters)[1:]  # less self
+        try:
+            signature(method).bind(*parameters)
+        except TypeError:
+            problems.append(f"{name} must take ({', '.join(parameters)})")
+        except ValueError:
+            continue  # no signature to read (a builtin): trusted
+    return problems
 
 
 class DeclaredGame:

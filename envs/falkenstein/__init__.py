@@ -88,7 +88,10 @@ SYSTEM = SystemSpec(
     build=build,
     examples=Examples(sheet_a="fencing=GR,physique=AV", sheet_b="fencing=GD",
                       state="round=2,exchange=1,owed_a=1", mix="AA:0.5,DR:0.5",
-                      quick={"max_rounds": 2}),
+                      quick={"max_rounds": 2},
+                      variants={"surrender": {"convention": "surrender"},
+                                "to_the_death": {"convention": "to_the_death"},
+                                "hidden_levels": {"hidden_levels": True, "max_rounds": 1}}),
     pairing=lambda game: game.discipline.ability,
 )
 

@@ -90,6 +90,7 @@ SYSTEM = SystemSpec(
                       state="hp_a=5,hp_b=4,fr_b=1",
                       mix="intimidation-first-strike3:2,perception-second-feint-strike2:1",
                       quick={"max_rounds": 1},
+                      variants={"first_blood": {"victory": "first_blood"}},
                       counters={"a": "fighter,hp=4", "b": "rogue,hp=3"}),
     pairing=None,
     action_parts=_action_parts,

@@ -80,8 +80,6 @@ STATE_FIELDS = State._fields
 # positions of A's field in the state tuple (B's is the next one)
 _HP, _FR, _DEM, _OG, _SH, _SKILL, _PLAN = (STATE_FIELDS.index(f"{name}_a") for name in (
     "hp", "fr", "dem", "og", "sh", "skill", "plan"))
-#: the state fields that belong to one side, without their ``_a`` / ``_b`` suffix
-SIDE_FIELDS = ("hp", "fr", "dem", "og", "sh", "skill", "plan")
 
 
 class Turn(NamedTuple):

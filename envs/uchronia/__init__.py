@@ -84,7 +84,17 @@ SYSTEM = SystemSpec(
     build=build,
     examples=Examples(sheet_a="adresse,tireur", sheet_b="sang-froid",
                       state="band=1,aim_a=1", mix="fire:1,aim:2",
-                      quick={"max_turns": 6}),
+                      quick={"max_turns": 6},
+                      # a bare-handed brawler against no weapon, a sword, a club: grapples,
+                      # disarms and the grappled winner's choice all occur
+                      variants={"melee": {"mode": "melee", "a": "pugiliste,athlete",
+                                          "b": "", "max_rounds": 3},
+                                "melee_epee": {"mode": "melee", "a": "pugiliste,athlete",
+                                               "b": "weapon=epee", "max_rounds": 3},
+                                "melee_matraque": {"mode": "melee", "a": "pugiliste,athlete",
+                                                   "b": "weapon=matraque", "max_rounds": 3},
+                                "long_range": {"a": "tireur,weapon=revolver", "b": "adresse",
+                                               "start_band": "grande"}}),
 )
 
 __all__ = ["ACTIONS", "ATOUTS", "BANDS", "FIGHT", "FIRE", "FIRE_MOVING", "MELEE_ACTIONS",

@@ -2,67 +2,81 @@
 games: registering a system is what tests it.
 
 Each system is tried on its own examples (``SystemSpec.examples``): the quick duel of
-its two example sheets for everything that enumerates or solves, the mirrored sheets
-for the value 0 of a symmetric duel, and the default duel for its state count.
+its two example sheets and every variant it declares (``example_duels``) for everything
+that enumerates or solves, the same with mirrored sheets for the value 0 of a
+symmetric duel, and the default duel for its state count. The checks of what a game
+declares beyond the protocol's types are in ``contract``.
 """
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from contract import (
+    assert_cycles_declared,
+    assert_public_observations_determine_state,
+    assert_sampler_exact_on_deterministic_steps,
+)
+from example_duels import (
+    EXAMPLE_NAMES,
+    EXAMPLES,
+    SYSTEMS,
+    example_game,
+    example_name,
+    example_options,
+)
 from graphs import assert_same_cores, assert_same_graph
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import parallel_api_test, parallel_seed_test
 from sampling import chi_square_pvalue, legal_pairs
 from scipy.sparse.csgraph import connected_components
-from solver_games import MatrixThenChance
+from solver_games import LoopingPennies, MatrixThenChance
 from toy_games import OneShotPennies, PenniesDuel
 
 import envs
 from agents.cli import main
 from solver import exploitability, solve_game
 from solver.counters import walk
-from solver.game import Game, check_info
+from solver.game import Game, check_game
 from solver.markov.graph import build_graph, explore
 from solver.solve import forcing
 
-SYSTEMS = [name for name, spec in envs.systems().items() if spec.implemented]
 #: reachable states checked one by one (the quick duels are far smaller in general)
 STATE_SAMPLE = 400
 DRAWS = 600
 
 
-def quick_options(system: str, a: str | None = None, b: str | None = None) -> dict:
-    examples = envs.spec(system).examples
-    return {"a": examples.sheet_a if a is None else a,
-            "b": examples.sheet_b if b is None else b, **examples.quick}
-
-
-def quick_game(system: str) -> Game:
-    return envs.make(system, **quick_options(system))
-
-
 def toy_games() -> dict[str, Game]:
     return {"pennies": PenniesDuel(), "hidden pennies": PenniesDuel(hidden=True),
             "one-shot pennies": OneShotPennies(), "matrix then chance": MatrixThenChance(),
-            "falkenstein, hidden levels": envs.make("falkenstein", hidden_levels=True,
-                                                    max_rounds=1)}
+            "looping pennies": LoopingPennies()}
 
 
-GAMES = {**{system: quick_game for system in SYSTEMS},
-         **{name: (lambda _, game=game: game) for name, game in toy_games().items()}}
+#: each example game built once for the whole module, so its state graph is explored
+#: once (``build_graph`` caches it per game); games are immutable rules
+shared_game = functools.cache(example_game)
+GAMES = {**{example_name(*example): (lambda example=example: shared_game(*example))
+            for example in EXAMPLES},
+         **{name: (lambda game=game: game) for name, game in toy_games().items()}}
 
 
 @pytest.fixture(params=list(GAMES))
 def game(request) -> Game:
-    return GAMES[request.param](request.param)
+    return GAMES[request.param]()
 
 
 @pytest.fixture(params=SYSTEMS)
 def system(request) -> str:
+    return request.param
+
+
+@pytest.fixture(params=EXAMPLES, ids=EXAMPLE_NAMES)
+def example(request) -> tuple[str, str | None]:
+    """A system and one of its example duels (None: the quick duel)."""
     return request.param
 
 
@@ -79,7 +93,9 @@ def live_states(game: Game) -> list:
 # --- declared metadata and the rules ------------------------------------------------
 
 def test_metadata_is_declared_and_consistent(game):
-    info = check_info(game.info)
+    """Complete metadata, and every method of the protocol and of each declared fast
+    path (``check_game``)."""
+    info = check_game(game).info
     assert isinstance(game, Game)
     assert isinstance(info.public_information, bool)
     assert len(info.observation_fields) == len(set(info.observation_fields))
@@ -116,7 +132,7 @@ def test_declared_graph_equals_exploration(game):
 
 
 def test_declared_sampler_draws_from_outcomes(game):
-    """Only where there is chance: a deterministic step has nothing to test."""
+    """Where there is chance, the draws fit the exact chances."""
     if not game.info.has("sample"):
         pytest.skip(f"{game.info.system} declares no sampler")
     rng = np.random.default_rng(2026)
@@ -127,6 +143,25 @@ def test_declared_sampler_draws_from_outcomes(game):
     for state, a, b in chancy[:: max(1, len(chancy) // 6)]:
         draws = [game.sample(state, a, b, rng) for _ in range(DRAWS)]
         assert chi_square_pvalue(game.outcomes(state, a, b), draws) > 1e-3, (state, a, b)
+
+
+def test_declared_sampler_is_exact_on_deterministic_steps(game):
+    if not game.info.has("sample"):
+        pytest.skip(f"{game.info.system} declares no sampler")
+    checked = assert_sampler_exact_on_deterministic_steps(game, live_states(game),
+                                                          np.random.default_rng(2026))
+    if not checked:
+        pytest.skip(f"{game.info.system}: every step in these states has chance")
+
+
+def test_declared_cycles(game):
+    assert_cycles_declared(game, build_graph(game))
+
+
+def test_public_observations_determine_the_state(game):
+    if not game.info.public_information:
+        pytest.skip("hidden information: observations may not tell states apart")
+    assert_public_observations_determine_state(game, build_graph(game).states)
 
 
 def test_the_length_is_counted_in_units_that_cannot_be_skipped(game):
@@ -198,13 +233,18 @@ def test_presentation_speaks_words(game):
             assert isinstance(text, str) and text.strip()
 
 
-def test_state_fields_read_back(system):
-    game = quick_game(system)
+def test_state_fields_read_back(example):
+    """The fields read back to the state; with hidden information, to the same fields
+    (a hidden duel's state may also keep what was played, Falkenstein's card history,
+    which no field gives: a moment given by fields starts it afresh)."""
+    game = shared_game(*example)
     for state in live_states(game)[:100]:
         fields = game.state_fields(state)
         assert all(isinstance(v, int | np.integer) for v in fields.values()), fields
-        assert game.state_from(fields) == state
-        assert game.state_from({k: str(v) for k, v in fields.items()}) == state
+        assert game.state_fields(game.state_from(fields)) == fields
+        if game.info.public_information:
+            assert game.state_from(fields) == state
+            assert game.state_from({k: str(v) for k, v in fields.items()}) == state
 
 
 # --- the environments -------------------------------------------------------------------
@@ -242,9 +282,12 @@ def test_gymnasium_check_env(game, player):
 
 # --- exact solutions ----------------------------------------------------------------------
 
-def test_mirrored_sheets_are_worth_nothing(system):
-    sheet = envs.spec(system).examples.sheet_a
-    game = envs.make(system, **quick_options(system, sheet, sheet))
+def test_mirrored_sheets_are_worth_nothing(example):
+    system, variant = example
+    sheet = example_options(system, variant)["a"]
+    game = envs.make(system, **example_options(system, variant, sheet, sheet))
+    if not game.info.public_information:
+        pytest.skip("the exact solution needs public information")
     assert solve_game(game).value == pytest.approx(0.0, abs=1e-9)
 
 
@@ -268,29 +311,39 @@ def test_default_duel_state_count(system, capsys):
 
 # --- the command line ---------------------------------------------------------------------
 
-def cli_options(system: str) -> list[str]:
-    examples = envs.spec(system).examples
-    options = [f"-o{k}={v}" for k, v in examples.quick.items()]
-    return [system, "--a", examples.sheet_a, "--b", examples.sheet_b, *options]
+def cli_options(system: str, variant: str | None = None) -> list[str]:
+    options = example_options(system, variant)
+    sheets = ["--a", options.pop("a"), "--b", options.pop("b")]
+    return [system, *sheets, *(f"-o{k}={v}" for k, v in options.items())]
+
+
+@pytest.fixture
+def public_example(example) -> tuple[str, str | None]:
+    """An example duel the commands solve exactly (the hidden-information commands have
+    their own tests: a hidden solve takes seconds)."""
+    if not shared_game(*example).info.public_information:
+        pytest.skip("hidden information: the commands are tested in test_cli_*")
+    return example
 
 
 @pytest.mark.parametrize("command", [["solve"], ["odds", "--vs", "uniform"],
                                      ["odds", "--vs", "equilibrium", "--side", "b"]])
-def test_cli_answers(system, command, capsys):
-    assert main([command[0], *cli_options(system), *command[1:]]) == 0
+def test_cli_answers(public_example, command, capsys):
+    assert main([command[0], *cli_options(*public_example), *command[1:]]) == 0
     assert capsys.readouterr().out.strip()
 
 
 def test_cli_solves_a_moment(system, capsys):
+    """The example moment (``Examples.state``) is one of the quick duel."""
     state = envs.spec(system).examples.state
     assert main(["solve", *cli_options(system), "--state", state, "--json"]) == 0
     assert capsys.readouterr().out.strip()
 
 
-def test_cli_plays_until_the_player_leaves(system, capsys):
+def test_cli_plays_until_the_player_leaves(public_example, capsys):
     from agents.cli import build_parser, play
-    args = build_parser().parse_args(["play", *cli_options(system), "--vs", "uniform",
-                                      "--seed", "1"])
+    args = build_parser().parse_args(["play", *cli_options(*public_example), "--vs",
+                                      "uniform", "--seed", "1"])
     answers = iter(["1", "2", "1", "q"])
     assert play.run(args, read=lambda prompt: next(answers)) == 0
     assert capsys.readouterr().out.strip()
@@ -303,12 +356,12 @@ def test_cli_lists_the_system(system, capsys):
     assert listed[system]["status"] == "implemented"
 
 
-def test_cli_trains_a_profile_that_plays(system, tmp_path, capsys):
+def test_cli_trains_a_profile_that_plays(public_example, tmp_path, capsys):
     profile = tmp_path / "npc.json"
-    assert main(["train", *cli_options(system), "--iterations", "200",
-                 "--out", str(profile)]) == 0
+    options = cli_options(*public_example)
+    assert main(["train", *options, "--iterations", "200", "--out", str(profile)]) == 0
     assert main(["profile", "show", str(profile)]) == 0
-    assert main(["odds", *cli_options(system), "--vs", str(profile)]) == 0
+    assert main(["odds", *options, "--vs", str(profile)]) == 0
     assert capsys.readouterr().out.strip()
 
 
@@ -349,6 +402,11 @@ def test_core_transitions_equal_outcomes(counter_game):
             expected = dict((s, p) for p, s in game.outcomes(state, a, b))
             assert merged.keys() == expected.keys()
             assert np.allclose([merged[s] for s in expected], list(expected.values()))
+
+
+def test_counter_example_declares_its_cycles(counter_game):
+    """The counters example may be endless (no turn cap): its graph, checked as well."""
+    assert_cycles_declared(counter_game, build_graph(counter_game))
 
 
 def test_declared_cores_equal_the_walk(counter_game):
