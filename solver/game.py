@@ -107,10 +107,11 @@ class GraphFastPath(Protocol):
     """``graph``: the whole state graph at once."""
 
     def graph(self):
-        """A ``solver.markov.graph.StateGraph`` (built from arrays by ``solver.markov.graph.assemble``)
-        of every state reachable from ``initial_outcomes``, with the states, masks, joint
-        actions and transition probabilities the generic exploration finds, in any
-        order (the conformance suite compares them)."""
+        """A ``solver.markov.graph.StateGraph`` (built from arrays by
+        ``solver.markov.graph.assemble``) of every state reachable from
+        ``initial_outcomes``, with the states, masks, joint actions and transition
+        probabilities the generic exploration finds, in any order (the conformance
+        suite compares them)."""
 
 
 @runtime_checkable
