@@ -1,0 +1,116 @@
+"""Where cells are solved: ``local`` (a process pool on this machine) or ``ray`` (Ray
+tasks, on a local Ray instance or a cluster). Each yields ``(tag, result)`` as cells
+finish, in any order; the results are the same whichever solves them."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterable, Iterator
+
+from solver.errors import InputError
+
+from .cells import solve_cell
+
+BACKENDS = ("local", "ray")
+#: memory declared to Ray for each cell unless told otherwise (bytes)
+TASK_MEMORY = 2 * 1024**3
+
+Task = tuple[str, str, dict]  # (tag, system, envs.make arguments)
+
+
+def default_workers() -> int:
+    """One worker per core this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class LocalBackend:
+    """A pool of processes on this machine; one worker solves in this process."""
+
+    def __init__(self, workers: int | None = None):
+        self.workers = workers or default_workers()
+
+    def run(self, tasks: Iterable[Task]) -> Iterator[tuple[str, dict]]:
+        if self.workers == 1:
+            for tag, system, arguments in tasks:
+                yield tag, solve_cell(system, arguments)
+            return
+        import multiprocessing
+        # spawn, not fork: the parent has numba's and torch's threads running
+        pool = multiprocessing.get_context("spawn").Pool(self.workers, _ignore_interrupts)
+        try:
+            yield from pool.imap_unordered(_solve_task, list(tasks), chunksize=1)
+            pool.close()
+        finally:
+            pool.terminate()  # an interrupted sweep stops its workers at once
+            pool.join()
+
+
+def _ignore_interrupts() -> None:
+    """Ctrl-C reaches the whole process group: only the parent answers it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _solve_task(task: Task) -> tuple[str, dict]:
+    tag, system, arguments = task
+    return tag, solve_cell(system, arguments)
+
+
+class RayBackend:
+    """Each cell a Ray task with ``memory`` bytes declared, so Ray schedules no more cells
+    on a node than its memory holds; on the cluster at ``address``, or on a Ray instance
+    started here with ``workers`` CPUs."""
+
+    def __init__(self, workers: int | None = None, address: str | None = None,
+                 memory: int = TASK_MEMORY):
+        self.workers, self.address, self.memory = workers, address, memory
+
+    def run(self, tasks: Iterable[Task]) -> Iterator[tuple[str, dict]]:
+        ray = _import_ray()
+        started_here = not ray.is_initialized()
+        if started_here:
+            ray.init(address=self.address, include_dashboard=False, log_to_driver=False,
+                     num_cpus=None if self.address else (self.workers or default_workers()))
+        remote = ray.remote(num_cpus=1, memory=self.memory, max_retries=0)(solve_cell)
+        waiting = list(tasks)
+        in_flight = max(1, 2 * int(ray.cluster_resources().get("CPU", 1)))
+        pending: dict = {}
+        try:
+            while waiting or pending:
+                while waiting and len(pending) < in_flight:
+                    tag, system, arguments = waiting.pop(0)
+                    pending[remote.remote(system, arguments)] = tag
+                ready, _ = ray.wait(list(pending), num_returns=1)
+                for ref in ready:
+                    yield pending.pop(ref), ray.get(ref)
+        finally:
+            for ref in pending:
+                ray.cancel(ref, force=True)
+            if started_here:
+                ray.shutdown()
+
+
+def _import_ray():
+    try:
+        import ray
+    except ModuleNotFoundError:
+        raise InputError("--backend ray needs Ray: pip install 'duel-solver[cluster]'"
+                         ) from None
+    return ray
+
+
+def make_backend(name: str, workers: int | None = None, address: str | None = None,
+                 memory: int = TASK_MEMORY):
+    if name not in BACKENDS:
+        raise InputError(f"unknown backend {name!r}; allowed: {', '.join(BACKENDS)}")
+    if workers is not None and workers < 1:
+        raise InputError(f"--workers takes an integer >= 1, got {workers}")
+    if address is not None and name != "ray":
+        raise InputError("--address is for --backend ray")
+    if name == "ray":
+        _import_ray()
+        return RayBackend(workers, address, memory)
+    return LocalBackend(workers)
