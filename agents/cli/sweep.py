@@ -41,6 +41,9 @@ def register(subparsers) -> None:
                         help="memory declared to Ray for each cell (default 2)")
     parser.add_argument("--report", metavar="FILE.md",
                         help="also write a designer's reading of the results, with plots")
+    parser.add_argument("--batch", type=int, default=32, metavar="N",
+                        help="cells solved between two writes of the journal (default 32; "
+                             "it is also written every 10 s)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     add_json(parser)
     parser.set_defaults(func=run)
@@ -60,6 +63,8 @@ def run(args) -> int:
     max_cells = MAX_CELLS if args.max_cells is None else args.max_cells
     if max_cells < 1:
         raise InputError(f"--max-cells takes an integer >= 1, got {max_cells}")
+    if args.batch < 1:
+        raise InputError(f"--batch takes an integer >= 1, got {args.batch}")
     if not args.task_memory > 0:
         raise InputError(f"--task-memory takes a number of GB > 0, got {args.task_memory}")
     grid = Grid(args.system, [parse_axis(text) for text in args.grid],
@@ -67,7 +72,7 @@ def run(args) -> int:
     cells = grid.cells(max_cells)  # refused here, before a backend starts
     backend = make_backend(args.backend, args.workers, args.address,
                            int(args.task_memory * 1024**3))
-    summary = run_sweep(grid, args.out, backend, max_cells, cells=cells,
+    summary = run_sweep(grid, args.out, backend, max_cells, cells=cells, batch=args.batch,
                         progress=not (args.quiet or args.json))
     document = summary.as_dict()
     if args.report:
@@ -80,4 +85,8 @@ def run(args) -> int:
               f"{summary.reused} done before, {summary.from_mirror} read from their mirror "
               f"({summary.seconds:.1f} s)"
               + (f"; report {document['report']}" if args.report else ""))
+        if summary.unrefined:
+            print(f"note: in {summary.unrefined} cells some mixes are optimal but not "
+                  "confirmed the least predictable (column unrefined): their odds and "
+                  "openings are those of the optimal mixes found")
     return 0

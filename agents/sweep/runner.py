@@ -22,6 +22,8 @@ class SweepSummary:
     solved: int
     reused: int
     from_mirror: int
+    #: cells some of whose mixes are optimal but not confirmed the least predictable
+    unrefined: int
     seconds: float
 
     def as_dict(self) -> dict:
@@ -29,15 +31,20 @@ class SweepSummary:
 
 
 def plan(cells: list[Cell], done: dict) -> list[Cell]:
-    """The cells to solve: not done before, not the same duel as another cell, and (in a
-    system whose swap symmetry is exact) not the mirror of a cell done or to be done."""
-    mirrors = cells[0].system in MIRROR_EXACT if cells else False
-    known = set(done)
+    """The cells to solve next: not done, not the same duel as another cell, and (in a
+    system whose swap symmetry is exact) not the mirror of a cell done with all its
+    least predictable mixes found, or of a cell solved before it in this round."""
+    mirrors = bool(cells) and cells[0].system in MIRROR_EXACT
+    planned: set[str] = set()
     chosen = []
     for cell in cells:
-        if cell.key in known or (mirrors and cell.mirror_key() in known):
+        if cell.key in done or cell.key in planned:
             continue
-        known.add(cell.key)
+        if mirrors:
+            mirror = cell.mirror_key()
+            if mirror in planned or (mirror in done and not done[mirror]["unrefined"]):
+                continue
+        planned.add(cell.key)
         chosen.append(cell)
     return chosen
 
@@ -53,21 +60,26 @@ def run_sweep(grid: Grid, out: str | Path, backend=None, max_cells: int = MAX_CE
         cells = grid.cells(max_cells)  # every bad value refused before any work
     journal = Journal(Path(out), batch=batch)
     done = journal.done()
-    todo = plan(cells, done)
     reused = sum(cell.key in done for cell in cells)
-    shown = SweepProgress(len(todo), len(cells) - len(todo), stream) if progress else None
     backend = backend or LocalBackend()
-    tasks = [(cell.key, cell.system, cell.make_arguments()) for cell in todo]
-    try:
-        for key, result in backend.run(tasks):
-            done[key] = result
-            journal.add(key, result)
+    solved = 0
+    # a second round solves the mirrors of cells whose mixes were not all refined
+    while todo := plan(cells, done):
+        shown = SweepProgress(len(todo), len(cells) - len(todo), stream) if progress else None
+        tasks = [(cell.key, cell.system, cell.make_arguments()) for cell in todo]
+        try:
+            for key, result in backend.run(tasks):
+                done[key] = result
+                journal.add(key, result)
+                solved += 1
+                if shown:
+                    shown.step()
+        finally:
+            journal.flush()  # an interrupted sweep keeps every cell it finished
             if shown:
-                shown.step()
-    finally:
-        journal.flush()  # an interrupted sweep keeps every cell it finished
-        if shown:
-            shown.close()
+                shown.close()
     from_mirror = journal.compact(grid, cells, done)
-    return SweepSummary(str(out), len(cells), len(todo), reused, from_mirror,
+    unrefined = sum(bool((done.get(c.key) or done[c.mirror_key()])["unrefined"])
+                    for c in cells)
+    return SweepSummary(str(out), len(cells), solved, reused, from_mirror, unrefined,
                         time.monotonic() - started)
