@@ -275,3 +275,31 @@ def test_a_ruleset_axis_sweeps_rules_variants(tmp_path):
         _assert_same_duel(row, _solved_directly("toy_dice", row))
     with pytest.raises(InputError, match="does not exist"):
         Grid("toy_dice", [parse_axis(f"ruleset={tmp_path / 'none.toml'}")]).cells()
+
+
+def test_the_report_states_the_numbers_of_the_duels(tmp_path):
+    """A toy grid whose numbers come from solving each duel directly."""
+    out, report = tmp_path / "r.parquet", tmp_path / "report.md"
+    grid = Grid("toy_dice", [parse_axis("a.hp=1..3"), parse_axis("b.hp=1,2"),
+                             parse_axis("a.lucky=false,true")], {"a": "", "b": ""},
+                {"max_rounds": "2"})
+    run_sweep(grid, out, LocalBackend(1), progress=False)
+    from agents.sweep.report import write_report
+    write_report(out, report)
+    text = report.read_text()
+
+    def win(hp_a, hp_b, lucky=False):
+        game = envs.make("toy_dice", a={"hp": hp_a, "lucky": lucky}, b={"hp": hp_b},
+                         max_rounds=2)
+        return 100 * solve_game(game).evaluation.win
+
+    gains = [win(h + 1, b, lucky) - win(h, b, lucky) for h in (1, 2) for b in (1, 2)
+             for lucky in (False, True)]
+    assert (f"one step of a.hp changes A's chance of winning by {min(gains):+.1f} to "
+            f"{max(gains):+.1f} points") in text
+    row = f"| b.hp=1, a.lucky=False | {win(2, 1) - win(1, 1):+.1f} | {win(3, 1) - win(2, 1):+.1f} |"
+    assert row in text
+    luck = max(abs(win(h, b, True) - win(h, b)) for h in (1, 2, 3) for b in (1, 2))
+    assert f"`a.lucky`: its values move A's chance of winning by at most {luck:.2f}" in text
+    assert "gives sheets no cost" in text
+    assert (tmp_path / "report_plots" / "heat_map.png").read_bytes()[:4] == b"\x89PNG"
