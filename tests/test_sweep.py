@@ -138,6 +138,7 @@ def test_the_row_asks_its_cell_again_on_the_command_line(small_sweeps, capsys):
 
 def test_grid_axes_read_ranges_lists_and_sheets():
     assert parse_axis("a.prowess=1..5").values == ("1", "2", "3", "4", "5")
+    assert parse_axis("a.hp=10..30:10").values == ("10", "20", "30")
     assert parse_axis("b=novice,duellist,master").values == ("novice", "duellist", "master")
     assert parse_axis("b=fighter,hp=6").values == ("fighter,hp=6",)
     assert parse_axis("a=fighter,hp=6;rogue").values == ("fighter,hp=6", "rogue")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from .common import _argparse_type as argparse_type
 from .common import add_json, emit_json, parse_option
 
-GRID_HELP = ("an axis of the grid: a.FIELD=1..5, b.FIELD=V1,V2, a=SHEET,SHEET (';' between "
-             "sheets that hold commas), o.OPTION=V1,V2 or ruleset=FILE,FILE (repeatable: "
-             "the cells are the product of the axes)")
+GRID_HELP = ("an axis of the grid: a.FIELD=1..5 (or 10..50:10), b.FIELD=V1,V2, "
+             "a=SHEET,SHEET (';' between sheets that hold commas), o.OPTION=V1,V2 or "
+             "ruleset=FILE,FILE (repeatable: the cells are the product of the axes)")
 
 
 def register(subparsers) -> None:

@@ -8,7 +8,8 @@ Axes, as typed on the command line:
 - ``o.KEY=...``: a system option;
 - ``ruleset=...``: ruleset files (TOML overriding the [default] rules).
 
-Values are ``LOW..HIGH`` (integers, both ends included) or a list separated by commas.
+Values are ``LOW..HIGH`` or ``LOW..HIGH:STEP`` (integers, both ends included) or a list
+separated by commas.
 Every cell is normalised as ``envs.make`` normalises a duel, so a bad value is refused
 here, in one line, before any duel is solved.
 """
@@ -87,14 +88,18 @@ def _values(text: str, target: str, name: str, whole: str) -> tuple[str, ...]:
 
 
 def _span(low: str, high: str, whole: str) -> tuple[str, ...]:
+    """``LOW..HIGH`` or ``LOW..HIGH:STEP``, both ends included."""
+    high, _, step = high.partition(":")
     try:
-        first, last = int(low), int(high)
+        first, last, by = int(low), int(high), int(step or 1)
     except ValueError:
-        raise InputError(f"bad range in --grid {whole!r}; expected LOW..HIGH with integers"
-                         ) from None
+        raise InputError(f"bad range in --grid {whole!r}; expected LOW..HIGH or "
+                         "LOW..HIGH:STEP with integers") from None
+    if by < 1:
+        raise InputError(f"the step of --grid {whole!r} must be >= 1, got {by}")
     if last < first:
         raise InputError(f"empty range {first}..{last} in --grid {whole!r}")
-    return tuple(str(v) for v in range(first, last + 1))
+    return tuple(str(v) for v in range(first, last + 1, by))
 
 
 @dataclass(frozen=True)

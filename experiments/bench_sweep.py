@@ -1,0 +1,118 @@
+"""Cells per second of `duel sweep` on the local backend and on Ray, in one run, with the
+scaling from 1 to 2 workers; and the seconds of one full-size cell of Houses of the
+Blooded and of Pathfinder, from which docs/cluster.md extrapolates the full grids.
+
+    python experiments/bench_sweep.py [--system falkenstein] [--cells-seconds] [--json]
+
+The grid is tiny on purpose (the machine is shared): Castle Falkenstein, two rounds,
+every Fencing level of A against every one of B (36 cells, 21 solved: the others are
+read from their mirror). Each backend writes its own results file; the files are
+compared cell for cell (timing columns aside), so a faster backend cannot be a wrong one.
+Ray starts a local instance with as many CPUs as workers; its start is timed apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from agents.sweep import Grid, parse_axis, run_sweep
+from agents.sweep.backends import LocalBackend, RayBackend
+from agents.sweep.cells import TIMING_COLUMNS, solve_cell
+
+TINY = {"falkenstein": (["a.fencing=PR,AV,GD,GR,EXC,EXT", "b.fencing=PR,AV,GD,GR,EXC,EXT"],
+                        {"max_rounds": "2"}),
+        "blooded": (["a.prowess=1..3", "b.prowess=1..3"],
+                    {"max_beats": "2", "convention": "first_blood"})}
+#: one cell of each full grid of docs/cluster.md, at the systems' default options
+FULL_CELLS = {"blooded": {"a": "prowess=3,sword=3", "b": "prowess=2,sword=4"},
+              "pathfinder": {"a": "fighter", "b": "rogue"}}
+
+
+def rows_without_timing(path: Path) -> list[dict]:
+    return [{k: v for k, v in row.items() if k not in TIMING_COLUMNS}
+            for row in pq.read_table(path).to_pylist()]
+
+
+def timed_sweep(grid: Grid, out: Path, backend) -> dict:
+    started = time.perf_counter()
+    summary = run_sweep(grid, out, backend, progress=False)
+    seconds = time.perf_counter() - started
+    return {"solved": summary.solved, "cells": summary.cells, "seconds": seconds,
+            "cells_per_second": summary.solved / seconds}
+
+
+def ray_sweep(grid: Grid, out: Path, workers: int) -> dict:
+    import ray
+    started = time.perf_counter()
+    ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+    ray.get(ray.remote(lambda: None).remote())  # a worker up and answering
+    start_seconds = time.perf_counter() - started
+    try:
+        result = timed_sweep(grid, out, RayBackend(workers, memory=512 * 1024**2))
+    finally:
+        ray.shutdown()
+    return {**result, "ray_start_seconds": start_seconds}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--system", default="falkenstein", choices=sorted(TINY))
+    parser.add_argument("--cells-seconds", action="store_true",
+                        help="also time one full-size cell of blooded and pathfinder")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    axes, options = TINY[args.system]
+    grid = Grid(args.system, [parse_axis(a) for a in axes], {"a": "", "b": ""}, options)
+    runs: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        here = Path(folder)
+        # the first run also pays for compiling; a throwaway warms it for all
+        run_sweep(grid, here / "warm.parquet", LocalBackend(1), progress=False)
+        runs["local, 1 worker"] = timed_sweep(grid, here / "l1.parquet", LocalBackend(1))
+        runs["local, 2 workers"] = timed_sweep(grid, here / "l2.parquet", LocalBackend(2))
+        try:
+            import ray  # noqa: F401
+        except ModuleNotFoundError:
+            ray_files = []
+        else:
+            runs["ray, 1 CPU"] = ray_sweep(grid, here / "r1.parquet", 1)
+            runs["ray, 2 CPUs"] = ray_sweep(grid, here / "r2.parquet", 2)
+            ray_files = ["r1.parquet", "r2.parquet"]
+        reference = rows_without_timing(here / "l1.parquet")
+        same = all(rows_without_timing(here / name) == reference
+                   for name in ["l2.parquet", *ray_files])
+    document = {"system": args.system, "grid": axes, "options": options, "runs": runs,
+                "same_cells_everywhere": same,
+                "scaling_local_1_to_2": runs["local, 2 workers"]["cells_per_second"]
+                / runs["local, 1 worker"]["cells_per_second"]}
+    if "ray, 1 CPU" in runs:
+        document["scaling_ray_1_to_2"] = (runs["ray, 2 CPUs"]["cells_per_second"]
+                                          / runs["ray, 1 CPU"]["cells_per_second"])
+    if args.cells_seconds:
+        document["full_cells"] = {system: solve_cell(system, sheets)["seconds"]
+                                  for system, sheets in FULL_CELLS.items()}
+    if args.json:
+        print(json.dumps(document, indent=2))
+        return
+    print(f"{args.system}: {len(reference)} cells, "
+          f"{runs['local, 1 worker']['solved']} solved (the rest read from their mirror); "
+          f"every backend gave the same cells: {same}")
+    print(f"{'backend':<18}{'seconds':>9}{'cells/s':>9}{'ray start s':>13}")
+    for name, run in runs.items():
+        start = f"{run['ray_start_seconds']:.1f}" if "ray_start_seconds" in run else "-"
+        print(f"{name:<18}{run['seconds']:>9.2f}{run['cells_per_second']:>9.2f}{start:>13}")
+    print(f"scaling from 1 to 2 workers: local {document['scaling_local_1_to_2']:.2f}x"
+          + (f", ray {document['scaling_ray_1_to_2']:.2f}x" if "scaling_ray_1_to_2" in
+             document else ""))
+    for system, seconds in document.get("full_cells", {}).items():
+        print(f"one full-size {system} cell ({FULL_CELLS[system]}): {seconds:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
