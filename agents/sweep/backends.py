@@ -28,25 +28,49 @@ def default_workers() -> int:
 
 
 class LocalBackend:
-    """A pool of processes on this machine; one worker solves in this process."""
+    """A pool of processes on this machine; one worker solves in this process. The pool
+    starts with the first run and stops after it, unless ``start`` kept it (a benchmark
+    times the cells without the workers' start)."""
 
     def __init__(self, workers: int | None = None):
         self.workers = workers or default_workers()
+        self.pool = None
+
+    def start(self) -> LocalBackend:
+        if self.workers > 1 and self.pool is None:
+            import multiprocessing
+            # spawn, not fork: the parent has numba's and torch's threads running
+            self.pool = multiprocessing.get_context("spawn").Pool(self.workers,
+                                                                  _ignore_interrupts)
+            self.pool.map(_ready, range(self.workers))  # every worker up
+        return self
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()  # an interrupted sweep stops its workers at once
+            self.pool.join()
+            self.pool = None
 
     def run(self, tasks: Iterable[Task]) -> Iterator[tuple[str, dict]]:
         if self.workers == 1:
             for tag, system, arguments in tasks:
                 yield tag, solve_cell(system, arguments)
             return
-        import multiprocessing
-        # spawn, not fork: the parent has numba's and torch's threads running
-        pool = multiprocessing.get_context("spawn").Pool(self.workers, _ignore_interrupts)
+        kept = self.pool is not None
+        self.start()
         try:
-            yield from pool.imap_unordered(_solve_task, list(tasks), chunksize=1)
-            pool.close()
-        finally:
-            pool.terminate()  # an interrupted sweep stops its workers at once
-            pool.join()
+            yield from self.pool.imap_unordered(_solve_task, list(tasks), chunksize=1)
+        except BaseException:
+            self.close()
+            raise
+        if not kept:
+            self.close()
+
+
+def _ready(_) -> None:
+    """A worker's first task: it imports what solving needs."""
+    import envs  # noqa: F401
+    import solver  # noqa: F401
 
 
 def _ignore_interrupts() -> None:
