@@ -304,3 +304,28 @@ def test_the_report_states_the_numbers_of_the_duels(tmp_path):
     assert f"`a.lucky`: its values move A's chance of winning by at most {luck:.2f}" in text
     assert "gives sheets no cost" in text
     assert (tmp_path / "report_plots" / "heat_map.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_personalities_build_one_profile_per_cell_and_temperament(tmp_path):
+    from agents import load_profile
+    from agents.personalities import personality
+    from agents.sweep.personalities import build_library, check_library_request
+
+    grid = Grid("falkenstein", [parse_axis("a.fencing=AV,GD")], {"a": "", "b": ""},
+                {"max_rounds": "2"})
+    cells = grid.cells()
+    names = check_library_request("falkenstein", ["cautious"])
+    index = json.loads(build_library(cells, tmp_path, names, 0.5, "b",
+                                     LocalBackend(1)).read_text())
+    assert [(e["cell"], e["temperament"], e["side"]) for e in index["profiles"]] == [
+        (0, "cautious", "b"), (1, "cautious", "b")]
+    for entry, cell in zip(index["profiles"], cells, strict=True):
+        game = envs.make("falkenstein", **cell.make_arguments())
+        expected = personality(game, "cautious", 0.5, "b").policy
+        profile = load_profile(tmp_path / entry["file"])
+        (_, start), = game.initial_outcomes()
+        seen, mask = game.observe(start, "b"), game.legal_mask(start, "b")
+        assert abs(profile.probabilities(seen, mask)
+                   - expected.probabilities(seen, mask)).max() <= TOL
+    with pytest.raises(InputError, match="unknown temperament 'bold'"):
+        check_library_request("falkenstein", ["bold"])

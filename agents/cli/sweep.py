@@ -41,6 +41,17 @@ def register(subparsers) -> None:
                         help="memory declared to Ray for each cell (default 2)")
     parser.add_argument("--report", metavar="FILE.md",
                         help="also write a designer's reading of the results, with plots")
+    parser.add_argument("--personalities", metavar="DIR",
+                        help="also a library of NPC profiles: one per cell and temperament "
+                             "in DIR, with DIR/index.json")
+    parser.add_argument("--temperaments", metavar="NAME,...",
+                        help="the temperaments of --personalities (default: all)")
+    parser.add_argument("--strength", type=float, default=0.5, metavar="S",
+                        help="the profiles' closeness to their temperament in [0, 1] "
+                             "(default 0.5)")
+    parser.add_argument("--side", choices=("a", "b"), default="a",
+                        help="the side the players play (default a): the NPC profiles "
+                             "play the other")
     parser.add_argument("--batch", type=int, default=32, metavar="N",
                         help="cells solved between two writes of the journal (default 32; "
                              "it is also written every 10 s)")
@@ -70,11 +81,23 @@ def run(args) -> int:
     grid = Grid(args.system, [parse_axis(text) for text in args.grid],
                 {"a": args.a, "b": args.b}, options, args.ruleset)
     cells = grid.cells(max_cells)  # refused here, before a backend starts
+    if args.personalities:
+        from agents.personalities import check_strength
+        from agents.sweep.personalities import check_library_request
+
+        names = check_library_request(args.system, [n.strip() for n in (
+            args.temperaments or "").split(",") if n.strip()])
+        check_strength(args.strength)
     backend = make_backend(args.backend, args.workers, args.address,
                            int(args.task_memory * 1024**3))
     summary = run_sweep(grid, args.out, backend, max_cells, cells=cells, batch=args.batch,
                         progress=not (args.quiet or args.json))
     document = summary.as_dict()
+    if args.personalities:
+        from agents.sweep.personalities import build_library
+        npc = "b" if args.side == "a" else "a"
+        document["personalities"] = str(build_library(cells, args.personalities, names,
+                                                      args.strength, npc, backend))
     if args.report:
         from agents.sweep.report import write_report
         document["report"] = str(write_report(args.out, args.report))
@@ -84,7 +107,9 @@ def run(args) -> int:
         print(f"{summary.cells} cells in {summary.out}: {summary.solved} solved now, "
               f"{summary.reused} done before, {summary.from_mirror} read from their mirror "
               f"({summary.seconds:.1f} s)"
-              + (f"; report {document['report']}" if args.report else ""))
+              + (f"; report {document['report']}" if args.report else "")
+              + (f"; profiles indexed in {document['personalities']}"
+                 if args.personalities else ""))
         if summary.unrefined:
             print(f"note: in {summary.unrefined} cells some mixes are optimal but not "
                   "confirmed the least predictable (column unrefined): their odds and "

@@ -1,12 +1,15 @@
 """Where cells are solved: ``local`` (a process pool on this machine) or ``ray`` (Ray
-tasks, on a local Ray instance or a cluster). Each yields ``(tag, result)`` as cells
-finish, in any order; the results are the same whichever solves them."""
+tasks, on a local Ray instance or a cluster). Each runs tasks ``(tag, work, arguments)``
+(``work`` a module-level function, ``solve_cell`` by default) and yields
+``(tag, work(*arguments))`` as they finish, in any order; the results are the same
+whichever runs them."""
 
 from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 
 from solver.errors import InputError
 
@@ -16,7 +19,12 @@ BACKENDS = ("local", "ray")
 #: memory declared to Ray for each cell unless told otherwise (bytes)
 TASK_MEMORY = 2 * 1024**3
 
-Task = tuple[str, str, dict]  # (tag, system, envs.make arguments)
+Task = tuple[str, Callable, tuple]  # (tag, work, its arguments)
+
+
+def solve_task(tag: str, system: str, arguments: dict) -> Task:
+    """The task of solving one cell: ``envs.make(system, **arguments)``."""
+    return tag, solve_cell, (system, arguments)
 
 
 def default_workers() -> int:
@@ -53,13 +61,12 @@ class LocalBackend:
 
     def run(self, tasks: Iterable[Task]) -> Iterator[tuple[str, dict]]:
         if self.workers == 1:
-            for tag, system, arguments in tasks:
-                yield tag, solve_cell(system, arguments)
+            yield from map(_run_task, tasks)
             return
         kept = self.pool is not None
         self.start()
         try:
-            yield from self.pool.imap_unordered(_solve_task, list(tasks), chunksize=1)
+            yield from self.pool.imap_unordered(_run_task, list(tasks), chunksize=1)
         except BaseException:
             self.close()
             raise
@@ -78,9 +85,14 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _solve_task(task: Task) -> tuple[str, dict]:
-    tag, system, arguments = task
-    return tag, solve_cell(system, arguments)
+def _run_task(task: Task) -> tuple[str, object]:
+    tag, work, arguments = task
+    return tag, work(*arguments)
+
+
+def _call(work: Callable, *arguments):
+    """A task's work, as one Ray remote function runs any of them."""
+    return work(*arguments)
 
 
 class RayBackend:
@@ -98,15 +110,15 @@ class RayBackend:
         if started_here:
             ray.init(address=self.address, include_dashboard=False, log_to_driver=False,
                      num_cpus=None if self.address else (self.workers or default_workers()))
-        remote = ray.remote(num_cpus=1, memory=self.memory, max_retries=0)(solve_cell)
-        waiting = list(tasks)
+        remote = ray.remote(num_cpus=1, memory=self.memory, max_retries=0)(_call)
+        waiting = deque(tasks)
         in_flight = max(1, 2 * int(ray.cluster_resources().get("CPU", 1)))
         pending: dict = {}
         try:
             while waiting or pending:
                 while waiting and len(pending) < in_flight:
-                    tag, system, arguments = waiting.pop(0)
-                    pending[remote.remote(system, arguments)] = tag
+                    tag, work, arguments = waiting.popleft()
+                    pending[remote.remote(work, *arguments)] = tag
                 ready, _ = ray.wait(list(pending), num_returns=1)
                 for ref in ready:
                     yield pending.pop(ref), ray.get(ref)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from .backends import LocalBackend
+from .backends import LocalBackend, solve_task
 from .cells import MIRROR_EXACT
 from .grid import MAX_CELLS, Cell, Grid
 from .progress import SweepProgress
@@ -66,7 +66,7 @@ def run_sweep(grid: Grid, out: str | Path, backend=None, max_cells: int = MAX_CE
     # a second round solves the mirrors of cells whose mixes were not all refined
     while todo := plan(cells, done):
         shown = SweepProgress(len(todo), len(cells) - len(todo), stream) if progress else None
-        tasks = [(cell.key, cell.system, cell.make_arguments()) for cell in todo]
+        tasks = [solve_task(cell.key, cell.system, cell.make_arguments()) for cell in todo]
         try:
             for key, result in backend.run(tasks):
                 done[key] = result
