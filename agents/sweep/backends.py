@@ -121,12 +121,23 @@ class RayBackend:
                     pending[remote.remote(work, *arguments)] = tag
                 ready, _ = ray.wait(list(pending), num_returns=1)
                 for ref in ready:
-                    yield pending.pop(ref), ray.get(ref)
+                    tag = pending.pop(ref)
+                    yield tag, self._result(ray, ref)
         finally:
             for ref in pending:
                 ray.cancel(ref, force=True)
             if started_here:
                 ray.shutdown()
+
+
+    def _result(self, ray, ref):
+        try:
+            return ray.get(ref)
+        except ray.exceptions.OutOfMemoryError:
+            raise InputError(
+                f"a cell needed more memory than its node had (declared: "
+                f"{self.memory / 1024**3:.1f} GB a cell); the cells done are kept: run the "
+                "sweep again with a larger --task-memory") from None
 
 
 def _import_ray():
