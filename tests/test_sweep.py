@@ -329,3 +329,18 @@ def test_personalities_build_one_profile_per_cell_and_temperament(tmp_path):
                    - expected.probabilities(seen, mask)).max() <= TOL
     with pytest.raises(InputError, match="unknown temperament 'bold'"):
         check_library_request("falkenstein", ["bold"])
+
+
+def test_progress_says_the_cells_done_and_the_time_left():
+    import io
+
+    from agents.sweep.progress import SweepProgress
+
+    stream = io.StringIO()
+    shown = SweepProgress(4, 3, stream, every=0.0)
+    shown.started -= 10.0  # two cells in ten seconds: five a cell, ten for the last two
+    shown.step()
+    shown.step()
+    assert stream.getvalue().splitlines()[-1] == (
+        "sweep: 2/4 cells solved (3 done before or read from a mirror); 10 s so far, "
+        "about 10 s left")
