@@ -105,6 +105,9 @@ def test_every_cell_is_its_duel_solved(small_sweeps, system):
     assert [row["cell"] for row in rows] == list(range(len(rows)))
     for row in rows:
         _assert_same_duel(row, _solved_directly(system, row))
+    # every cell is found again in the file: asked again, the sweep solves nothing
+    again = run_sweep(small_grid(system), summary.out, LocalBackend(1), progress=False)
+    assert again.solved == 0 and again.reused + again.from_mirror == len(rows)
 
 
 @pytest.mark.parametrize("system", ["blooded", "falkenstein", "pathfinder", "uchronia"])
