@@ -306,6 +306,15 @@ def test_the_report_states_the_numbers_of_the_duels(tmp_path):
     luck = max(abs(win(h, b, True) - win(h, b)) for h in (1, 2, 3) for b in (1, 2))
     assert f"`a.lucky`: its values move A's chance of winning by at most {luck:.2f}" in text
     assert "gives sheets no cost" in text
+    # hp=1 against every B of the grid is never worth more than hp=2 (the default sheet):
+    # a dominated sheet, with its gaps
+    def value(hp_a, hp_b):
+        game = envs.make("toy_dice", a={"hp": hp_a}, b={"hp": hp_b}, max_rounds=2)
+        return solve_game(game).value
+
+    gaps = [value(2, b) - value(1, b) for b in (1, 2)]
+    assert min(gaps) >= 0 and max(gaps) > 0
+    assert f"| `hp=1` | `(default)` | 2 | {min(gaps):+.3f} | {max(gaps):+.3f} |" in text
     assert (tmp_path / "report_plots" / "heat_map.png").read_bytes()[:4] == b"\x89PNG"
 
 
