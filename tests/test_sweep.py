@@ -204,6 +204,12 @@ def test_bad_grids_are_refused_in_one_line_before_any_work(tmp_path, capsys, mon
     assert not out.exists() and not (tmp_path / "r.parquet.parts").exists()
 
 
+def test_a_grid_with_hidden_information_is_refused_before_any_work():
+    grid = Grid("falkenstein", [parse_axis("o.hidden_levels=false,true")])
+    with pytest.raises(InputError, match="cell 1 .* has hidden information"):
+        grid.cells()
+
+
 def test_the_pool_gives_the_cells_of_one_worker(tmp_path, small_sweeps):
     run_sweep(small_grid("falkenstein"), tmp_path / "pool.parquet", LocalBackend(2),
               progress=False)

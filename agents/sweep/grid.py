@@ -180,6 +180,7 @@ class Grid:
         for index, values in enumerate(itertools.product(*(a.values for a in self.axes))):
             point = dict(zip(self.axes, values, strict=True))
             cells.append(self._cell(spec, index, point, rulesets))
+        _check_public(cells)
         return cells
 
     def _checked_axes(self, spec: SystemSpec) -> list[Axis]:
@@ -236,6 +237,21 @@ class Grid:
             raise InputError(f"sheet {side} {whole!r} cannot be written back as a command "
                              f"line ({text!r} reads differently)")
         return text
+
+
+def _check_public(cells: list[Cell]) -> None:
+    """The exact solver takes games of public information only: one game of each set of
+    options and rules is made (a millisecond) to refuse the others before any work."""
+    seen = set()
+    for cell in cells:
+        rules = (cell.options_json, cell.ruleset)
+        if rules in seen:
+            continue
+        seen.add(rules)
+        if not envs.make(cell.system, **cell.make_arguments()).info.public_information:
+            raise InputError(f"cell {cell.index} ({cell.system}, options {cell.options_json}) "
+                             "has hidden information, which duel sweep cannot solve exactly "
+                             "yet; sweep the public variant")
 
 
 def _point_value(spec: SystemSpec, axis: Axis, value: str, ruleset: dict):
