@@ -20,7 +20,8 @@ def register(subparsers) -> None:
     parser.add_argument("--grid", action="append", default=[], metavar="AXIS=VALUES",
                         help=GRID_HELP)
     parser.add_argument("--a", default="", metavar="SHEET",
-                        help="A's sheet, which a.FIELD axes change (default: the default)")
+                        help="A's sheet, which a.FIELD axes change (default: the "
+                             "system's default sheet)")
     parser.add_argument("--b", default="", metavar="SHEET", help="B's sheet")
     parser.add_argument("--ruleset", metavar="FILE", help="TOML file overriding [default] rules")
     parser.add_argument("-o", "--option", dest="options", action="append", default=[],
