@@ -4,6 +4,8 @@ Blooded and of Pathfinder, from which docs/cluster.md extrapolates the full grid
 
     python experiments/bench_sweep.py [--system blooded] [--cells-seconds] [--json]
 
+(needs pyarrow, ``pip install -e '.[sweep]'``; Ray, ``.[cluster]``, for its Ray rows)
+
 The grid is tiny on purpose (the machine is shared): Houses of the Blooded at first
 blood over two beats, Prowess 1-3 of A against Prowess 1-3 of B (9 cells, each about a
 second; those read from their mirror are not solved), or Castle Falkenstein's 36 cells
