@@ -298,6 +298,29 @@ class SheetSpec:
             out[entry.name] = entry.convert(value, f"reference sheet {found}'s {entry.name}")
         return found
 
+    def text(self, sheet: Mapping, ruleset: Mapping) -> str:
+        """A normalised sheet as the command line takes it back (``parse`` then
+        ``normalise`` give ``sheet`` again): its reference sheet first, then every field
+        that differs from what the reference (or the defaults) gives, flags set as bare
+        words; ``""`` for the default sheet."""
+        reference = sheet.get(REFERENCE)
+        base = self.normalise({REFERENCE: reference} if reference else {}, "a", ruleset)
+        parts = [reference] if reference else []
+        for entry in self.fields:
+            value = sheet.get(entry.name)
+            if value == base.get(entry.name):
+                continue
+            if entry.kind == "flag" and value is True:
+                parts.append(entry.name)
+                continue
+            written = str(value).lower() if isinstance(value, bool) else str(value)
+            if value is None or any(mark in written for mark in ",=") or not written.strip():
+                raise InputError(f"sheet field {entry.name}={value!r} cannot be written on "
+                                 "a command line (it holds a comma, an equals sign or "
+                                 "nothing)")
+            parts.append(f"{entry.name}={written}")
+        return ",".join(parts)
+
     def unknown(self, key: object, side: str, ruleset: Mapping) -> str:
         fields = [f.name for f in self.fields if f.kind != "flag"]
         flags = [f.name for f in self.fields if f.kind == "flag"]

@@ -9,7 +9,7 @@ import warnings
 
 from solver.errors import InputError, RefinementWarning
 
-COMMANDS = ("systems", "solve", "odds", "dice", "train", "play", "profile")
+COMMANDS = ("systems", "solve", "odds", "dice", "train", "play", "profile", "sweep")
 
 
 class _Parser(argparse.ArgumentParser):
