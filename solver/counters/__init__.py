@@ -17,20 +17,20 @@ many points the counters hold): its payoff is the same at every counter value.
 The core graph (states without counters) is explored once: by ``walk``, core by core
 through ``core_transitions``, or at once by the game's own ``cores()`` when it declares
 that fast path (``CoreWalk``: the same cores, masks and outcomes, checked against the
-walk by the conformance suite); compiled passes (``solver.counter_outcomes``) sort its
+walk by the conformance suite); compiled passes (``solver.counters.outcomes``) sort its
 outcomes into the matrices below. Values are arrays over the grid of counter values,
 solved layer by layer of the counters' sum (it falls with every positive decrement, by
 at least the least one: a layer holds that many consecutive sums, ``Grid``, and depends
 only on earlier layers and on itself). The steps that lower a counter are factored
-(``_Landings``): each pair's outcomes into one core form a distribution over
+(``Landings``): each pair's outcomes into one core form a distribution over
 decrements, stored once however many pairs share it, and a layer sums each one once,
 reading each decrement's values from the points of one sum as one run of columns of the
 core's row (``Grid.column``: the points layer after layer), in
-compiled loops (``solver.counter_sums``). Within a layer
+compiled loops (``solver.counters.sums``). Within a layer
 the steps that change no counter can cycle. The core graph's strongly connected
-components under those steps (``solver.graph``'s schedule) are solved in order: an
+components under those steps (``solver.markov.graph``'s schedule) are solved in order: an
 acyclic one at once (value and maximum-entropy mixes from one batch of stage games per
-shape); a cyclic one by value iteration through ``solver.stages.sweep``, as the
+shape); a cyclic one by value iteration through ``solver.markov.stages.sweep``, as the
 generic solver does, from 0 (endless play is worth 0), on its choice cores only when
 the chance steps between them are acyclic (their values are then affine in the choice
 cores'). When no joint action of such a block stays in it for sure, its fixed point is
@@ -43,7 +43,7 @@ cyclic ones; any other core's value is rebuilt from its one joint action on dema
 
 Each stage game is settled by a rule passed to ``solve_counters``
 (``solver.stage_rules``): the maximum-entropy equilibrium by default, or a best reply
-to fixed mixes, a fixed pair, a regularised player (``solver.counter_play`` answers
+to fixed mixes, a fixed pair, a regularised player (``solver.counters.play`` answers
 with them); the layers, the policy-evaluation steps and the sweeps are the same for
 every rule.
 

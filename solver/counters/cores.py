@@ -64,8 +64,8 @@ class Part:
         #: (targets, pairs), for pushing the chance of play forward
         self.targets = _sorted_set(self.zero.indices)
         self.inflow = self.zero[:, self.targets].T.tocsr()
-        #: the same steps read from ``_Flow.pairs`` (its columns: the pairs themselves,
-        #: up to the part's last)
+        #: the same steps read from the flow's pairs (``solver.counters.flow``; its
+        #: columns: the pairs themselves, up to the part's last)
         self.feeds = sp.csr_matrix((self.inflow.data, self.pairs[self.inflow.indices],
                                     self.inflow.indptr),
                                    shape=(len(self.targets), int(self.pairs.max(initial=-1)) + 1))
@@ -158,7 +158,7 @@ class Landings:
     once, as a kernel: its landing core (a position in ``CoreGraph.landing``) and its
     entries (a move, a probability; ``bounds``: where each kernel's entries start);
     ``spread`` (pairs, kernels) adds them up per pair. So a layer sums each distinct
-    distribution once, instead of once per outcome (``solver.counter_sums``)."""
+    distribution once, instead of once per outcome (``solver.counters.sums``)."""
 
     spread: sp.csr_matrix    # (P, kernels), 0 / 1
     landing: np.ndarray      # (kernels,) ascending
@@ -178,7 +178,7 @@ class Landings:
         self.cuts = counter_sums.batches(self.landing, self.bounds)
 
     def sums(self) -> tuple:
-        """The kernels' arrays as ``solver.counter_sums`` takes them."""
+        """The kernels' arrays as ``solver.counters.sums`` takes them."""
         return (self.landing, self.bounds, self.move, self.prob, self.tails, self.reach,
                 self.at, self.cuts)
 
@@ -231,7 +231,7 @@ def explore(game: Game, starts: list[tuple[float, State]] | None = None
     """The core graph from ``starts`` (the game's initial outcomes unless given), the
     grid up to their counters, and the roots as ``(probability, core, flat point)``;
     from the initial outcomes explored once per game (the size check of
-    ``solver.graph`` and the solution both need it)."""
+    ``solver.markov.graph`` and the solution both need it)."""
     if starts is not None:
         return _explore(game, starts)
     found = _CORES.get(game)
@@ -483,7 +483,7 @@ def _factor(low: _Lowering, pairs: int, grid: Grid) -> Landings:
     sums are the same terms regrouped."""
     starts, bits = low.runs, low.probs.view(np.uint64)
     kernel, first = counter_outcomes.distinct(starts, low.targets, low.moves, bits)
-    # the kernels by landing core (``solver.counter_sums`` sums them core by core)
+    # the kernels by landing core (``solver.counters.sums`` sums them core by core)
     order = counter_outcomes.ordered(first, starts, low.targets, low.moves, bits)
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
@@ -502,7 +502,7 @@ def _factor(low: _Lowering, pairs: int, grid: Grid) -> Landings:
 
 def _blocks(graph: CoreGraph) -> list[Block]:
     """The zero-decrement graph's strongly connected components in dependency order
-    (``solver.graph``'s schedule, with no terminal core), each with its stage shapes."""
+    (``solver.markov.graph``'s schedule, with no terminal core), each with its stage shapes."""
     schedule = dependency_order(graph.terminal, graph.pair_core, graph.zero,
                          graph.pair_slices, graph.size)
     blocks = []

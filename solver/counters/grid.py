@@ -165,7 +165,7 @@ class Windows:
                    np.ascontiguousarray(grid.points[points].T))
 
     def sums(self) -> tuple:
-        """The windows as ``solver.counter_sums`` takes them."""
+        """The windows as ``solver.counters.sums`` takes them."""
         return (self.columns, self.start, self.lo, self.hi, self.apart, self.run_of,
                 self.values)
 

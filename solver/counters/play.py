@@ -6,10 +6,9 @@ evaluation of a pair, win / draw / loss from every moment, and the regularised
 A fixed policy lives in the solver's own layout: ``mixes[player]`` of shape (grid
 points, the player's slots), each choosing core's mix over its legal actions
 (``CoreGraph.slots``), read from any policy by observing ``game.attach(core,
-counters)`` at every choosing core and point. ``solver.markov.response``,
-``solver.evaluate`` and ``solver.markov.regularized`` come here for a game that declares
-the ``counters`` fast path and whose state graph would be refused (``answers_on_counters``);
-below that size the state graph's answers keep their per-state tables.
+counters)`` at every choosing core and point. The facade (``solver.solve``) comes here
+for every game that declares the ``counters`` fast path; each answer offers the
+interface of its state-graph twin (``solver.markov``).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from .stage_rules import Equilibrium, StageRule
 
 class CounterSolution:
     """The value and maximum-entropy equilibrium of a counter game at every state
-    reachable from its start, as ``solver.markov.backward.Solution`` offers them."""
+    reachable from its start, with the interface of ``solver.markov.backward.Solution``."""
 
     def __init__(self, game: Game, graph: CoreGraph, grid: Grid, kept: tuple,
                  mixes: dict[str, np.ndarray], evaluation: Evaluation,
