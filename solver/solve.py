@@ -24,8 +24,9 @@ Every result offers one interface whatever the backend: ``value``, ``win``, ``dr
 ``policy(state)``, ``value_at(state)``, ``stage_matrix(state)``, ``policy_for(player)``
 and ``state_table()`` (every live state with its visits and mixes, refused in words
 for a duel too large to hold state by state); a best response ``policy``,
-``decisions()``, ``chances()`` and ``live_visits(player)``; a regularised solution
-``value`` and ``policy()``. Nothing outside ``solver`` asks which backend ran.
+``mix_at(state)``, ``value_at(state)``, ``decisions()``, ``chances()`` and
+``live_visits(player)``; a regularised solution ``value``, ``policy()``,
+``mix_at(state)`` and ``value_at(state)``. Nothing outside ``solver`` asks which backend ran.
 
 The counters backend and the regularised solver are imported when first used: they
 compile with numba, and ``import solver`` stays light.

@@ -199,6 +199,14 @@ class CounterResponse:
     def policy(self) -> TabularPolicy:
         return self.play.policy_for(self.responder, f"best response of {self.responder}")
 
+    def mix_at(self, state: State) -> np.ndarray:
+        """The responder's mix over the action list at ``state``."""
+        return self.play.policy(state)[0 if self.responder == "a" else 1]
+
+    def value_at(self, state: State) -> float:
+        """The responder's value of ``state`` under the best response."""
+        return (1.0 if self.responder == "a" else -1.0) * self.values.value_at(state)
+
     def chances(self) -> CounterChances:
         """A's chances of winning, drawing and losing from every state in this play."""
         return counter_chances(self.play)
@@ -310,6 +318,14 @@ class CounterRegularized:
 
     def policy(self, name: str = "regularized") -> TabularPolicy:
         return self.solution.policy_for(self.player, name)
+
+    def mix_at(self, state: State) -> np.ndarray:
+        """The regularised player's mix over the action list at ``state``."""
+        return self.solution.policy(state)[0 if self.player == "a" else 1]
+
+    def value_at(self, state: State) -> float:
+        """The regularised value of ``state`` to the player."""
+        return (1.0 if self.player == "a" else -1.0) * self.solution.value_at(state)
 
 
 def counter_regularized(game: Game, player: str, prior: Policy, beta: float,
