@@ -42,10 +42,10 @@ solution keeps the values of the cores a step lowers into, and of the choosing a
 cyclic ones; any other core's value is rebuilt from its one joint action on demand.
 
 Each stage game is settled by a rule passed to ``solve_counters``
-(``solver.stage_rules``): the maximum-entropy equilibrium by default, or a best reply
-to fixed mixes, a fixed pair, a regularised player (``solver.counters.play`` answers
-with them); the layers, the policy-evaluation steps and the sweeps are the same for
-every rule.
+(``solver.counters.stage_rules``): the maximum-entropy equilibrium by default, or a
+best reply to fixed mixes, a fixed pair, a regularised player (``solver.counters.play``
+answers with them); the layers, the policy-evaluation steps and the sweeps are the
+same for every rule.
 
 The modules, in the order they build on each other: ``outcomes`` and ``sums`` (the
 compiled passes), ``grid`` (the counter values), ``cores`` (the core graph, explored
