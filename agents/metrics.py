@@ -40,8 +40,8 @@ def profile_metrics(game: Game, policy: Policy, side: str,
                     opponent: Policy | None = None, config: HiddenConfig | None = None) -> dict:
     """The ``metrics`` object of a profile of ``policy`` playing ``side``.
 
-    Exact where the game is of public information (over the counters of a counter game
-    too large for the state graph). With hidden information (``agents.hidden_metrics``):
+    Exact where the game is of public information (whichever way the solver answers
+    it). With hidden information (``agents.hidden_metrics``):
     exact where the exact solver can unroll the game, with the tendencies against its
     equilibrium; otherwise estimated by a trained best responder (``config`` says how),
     ``opponent`` being the profile's training partner.

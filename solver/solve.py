@@ -24,11 +24,12 @@ Every result offers one interface whatever the backend: ``value``, ``win``, ``dr
 ``policy(state)``, ``value_at(state)``, ``stage_matrix(state)``, ``policy_for(player)``
 and ``state_table()`` (every live state with its visits and mixes, refused in words
 for a duel too large to hold state by state); a best response ``policy``,
-``decisions()``, ``chances()`` and ``live_visits(player)``; a regularised solution
-``value`` and ``policy()``. Nothing outside ``solver`` asks which backend ran.
+``mix_at(state)``, ``value_at(state)``, ``decisions()``, ``chances()`` and
+``live_visits(player)``; a regularised solution ``value``, ``policy()``,
+``mix_at(state)`` and ``value_at(state)``. Nothing outside ``solver`` asks which backend ran.
 
-The counters backend is imported when first used: it compiles with numba, and
-``import solver`` stays light.
+The counters backend and the regularised solver are imported when first used: they
+compile with numba, and ``import solver`` stays light.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ import numpy as np
 
 from .errors import InputError
 from .game import Game, Policy, State
-from .markov import backward, regularized, response
+from .markov import backward, response
 from .markov import evaluate as markov_evaluate
 from .markov.graph import StateGraph, build_graph
 from .markov.stages import MAX_SWEEPS, TOLERANCE
@@ -235,6 +236,7 @@ def solve_regularized(game: Game, player: str, prior: Policy, beta: float,
     if _on_counters(game):
         from .counters.play import counter_regularized
         return counter_regularized(game, player, prior, beta, tolerance, max_sweeps)
+    from .markov import regularized  # numba (its barrier method): only regularised solves
     return regularized.solve_regularized_graph(game, player, prior, beta, tolerance,
                                                max_sweeps)
 

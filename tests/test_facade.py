@@ -131,6 +131,10 @@ def test_a_best_response_offers_the_same_answers(game, responder):
     assert on_counters.responder == on_states.responder == responder
     assert on_counters.value == pytest.approx(on_states.value, abs=AGREE)
     _same_outcomes(on_counters.evaluation, on_states.evaluation)
+    for state in _live(game):
+        assert on_counters.value_at(state) == pytest.approx(on_states.value_at(state),
+                                                            abs=AGREE)
+        assert np.abs(on_counters.mix_at(state) - on_states.mix_at(state)).max() < AGREE
     found = {state: rest for state, *rest in on_counters.decisions()}
     expected = {state: rest for state, *rest in on_states.decisions()}
     assert found.keys() == expected.keys() and expected
@@ -162,6 +166,9 @@ def test_a_regularised_solution_is_the_same(game):
     assert on_counters.value == pytest.approx(on_states.value, abs=AGREE)
     found, expected = on_counters.policy(), on_states.policy()
     for state in _live(game):
+        assert on_counters.value_at(state) == pytest.approx(on_states.value_at(state),
+                                                            abs=AGREE)
+        assert np.abs(on_counters.mix_at(state) - on_states.mix_at(state)).max() < AGREE
         seen, mask = game.observe(state, "a"), game.legal_mask(state, "a")
         assert np.abs(found.probabilities(seen, mask) -
                       expected.probabilities(seen, mask)).max() < AGREE

@@ -22,7 +22,7 @@ outcomes into the matrices below. Values are arrays over the grid of counter val
 solved layer by layer of the counters' sum (it falls with every positive decrement, by
 at least the least one: a layer holds that many consecutive sums, ``Grid``, and depends
 only on earlier layers and on itself). The steps that lower a counter are factored
-(``_Landings``): each pair's outcomes into one core form a distribution over
+(``Landings``): each pair's outcomes into one core form a distribution over
 decrements, stored once however many pairs share it, and a layer sums each one once,
 reading each decrement's values from the points of one sum as one run of columns of the
 core's row (``Grid.column``: the points layer after layer), in
@@ -42,10 +42,10 @@ solution keeps the values of the cores a step lowers into, and of the choosing a
 cyclic ones; any other core's value is rebuilt from its one joint action on demand.
 
 Each stage game is settled by a rule passed to ``solve_counters``
-(``solver.counters.stage_rules``): the maximum-entropy equilibrium by default, or a best reply
-to fixed mixes, a fixed pair, a regularised player (``solver.counters.play`` answers
-with them); the layers, the policy-evaluation steps and the sweeps are the same for
-every rule.
+(``solver.counters.stage_rules``): the maximum-entropy equilibrium by default, or a
+best reply to fixed mixes, a fixed pair, a regularised player (``solver.counters.play``
+answers with them); the layers, the policy-evaluation steps and the sweeps are the
+same for every rule.
 
 The modules, in the order they build on each other: ``outcomes`` and ``sums`` (the
 compiled passes), ``grid`` (the counter values), ``cores`` (the core graph, explored

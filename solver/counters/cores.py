@@ -64,8 +64,8 @@ class Part:
         #: (targets, pairs), for pushing the chance of play forward
         self.targets = _sorted_set(self.zero.indices)
         self.inflow = self.zero[:, self.targets].T.tocsr()
-        #: the same steps read from ``_Flow.pairs`` (its columns: the pairs themselves,
-        #: up to the part's last)
+        #: the same steps read from the flow's pairs (``solver.counters.flow``; its
+        #: columns: the pairs themselves, up to the part's last)
         self.feeds = sp.csr_matrix((self.inflow.data, self.pairs[self.inflow.indices],
                                     self.inflow.indptr),
                                    shape=(len(self.targets), int(self.pairs.max(initial=-1)) + 1))

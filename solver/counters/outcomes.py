@@ -9,7 +9,7 @@ span + h, so the keys sort as the decrement vectors do (lexicographically, as
 ``np.unique`` of the vectors' flat indices did); the moves are the keys met, numbered
 in that order, and the later passes take each outcome's move.
 
-A kernel (``solver.counters._Landings``) is one distinct distribution into one landing
+A kernel (``solver.counters.cores.Landings``) is one distinct distribution into one landing
 core: the runs of one pair's outcomes into one core are hashed, and checked entry by
 entry against the kernels with the same hash; the kernels come in the order
 ``np.unique`` of the runs as byte rows (landing core, size, moves, probabilities'
@@ -265,7 +265,7 @@ def ordered(first, starts, target, move, bits):
 
 @numba.njit(cache=True)
 def tails(bounds, move, prob, counter_of, amount_of, counters):
-    """``_Landings.tails``, ``reach`` and ``at`` before ``counter_sums.from_the_top``:
+    """``Landings.tails``, ``reach`` and ``at`` before ``counter_sums.from_the_top``:
     each kernel's chance of lowering counter c by exactly h (kernel k's entries from
     ``bounds[k]``; each move's counter and amount, at most the counter's top)."""
     kernels = len(bounds) - 1

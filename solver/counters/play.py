@@ -6,10 +6,9 @@ evaluation of a pair, win / draw / loss from every moment, and the regularised
 A fixed policy lives in the solver's own layout: ``mixes[player]`` of shape (grid
 points, the player's slots), each choosing core's mix over its legal actions
 (``CoreGraph.slots``), read from any policy by observing ``game.attach(core,
-counters)`` at every choosing core and point. ``solver.markov.response``,
-``solver.evaluate`` and ``solver.markov.regularized`` come here for a game that declares
-the ``counters`` fast path and whose state graph would be refused (``answers_on_counters``);
-below that size the state graph's answers keep their per-state tables.
+counters)`` at every choosing core and point. The facade (``solver.solve``) comes here
+for every game that declares the ``counters`` fast path; each answer offers the
+interface of its state-graph twin (``solver.markov``).
 """
 
 from __future__ import annotations
@@ -200,6 +199,14 @@ class CounterResponse:
     def policy(self) -> TabularPolicy:
         return self.play.policy_for(self.responder, f"best response of {self.responder}")
 
+    def mix_at(self, state: State) -> np.ndarray:
+        """The responder's mix over the action list at ``state``."""
+        return self.play.policy(state)[0 if self.responder == "a" else 1]
+
+    def value_at(self, state: State) -> float:
+        """The responder's value of ``state`` under the best response."""
+        return (1.0 if self.responder == "a" else -1.0) * self.values.value_at(state)
+
     def chances(self) -> CounterChances:
         """A's chances of winning, drawing and losing from every state in this play."""
         return counter_chances(self.play)
@@ -311,6 +318,14 @@ class CounterRegularized:
 
     def policy(self, name: str = "regularized") -> TabularPolicy:
         return self.solution.policy_for(self.player, name)
+
+    def mix_at(self, state: State) -> np.ndarray:
+        """The regularised player's mix over the action list at ``state``."""
+        return self.solution.policy(state)[0 if self.player == "a" else 1]
+
+    def value_at(self, state: State) -> float:
+        """The regularised value of ``state`` to the player."""
+        return (1.0 if self.player == "a" else -1.0) * self.solution.value_at(state)
 
 
 def counter_regularized(game: Game, player: str, prior: Policy, beta: float,

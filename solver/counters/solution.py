@@ -24,12 +24,15 @@ from .stage_rules import Equilibrium, StageRule
 
 class CounterSolution:
     """The value and maximum-entropy equilibrium of a counter game at every state
-    reachable from its start, as ``solver.markov.backward.Solution`` offers them."""
+    reachable from its start, with the interface of ``solver.markov.backward.Solution``."""
 
     def __init__(self, game: Game, graph: CoreGraph, grid: Grid, kept: tuple,
                  mixes: dict[str, np.ndarray], evaluation: Evaluation,
-                 convergence: Convergence, visits: tuple | None = None):
+                 convergence: Convergence, visits: tuple | None = None,
+                 start: State | None = None):
         self.game, self.cores, self.grid = game, graph, grid
+        #: the moment solved from (None: the game's initial outcomes)
+        self.start = start
         # (kept cores, grid.columns) the value of the kept cores (``_kept``) at each
         # point's ``Grid.column``; the depleted counters' columns hold their payoffs
         kept_cores, self.held = kept
@@ -51,9 +54,6 @@ class CounterSolution:
     loss = property(lambda self: self.evaluation.loss)
     expected_length = property(lambda self: self.evaluation.expected_length)
     endings = property(lambda self: self.evaluation.endings)
-
-    #: the moment solved from (None: the game's initial outcomes)
-    start: State | None = None
 
     def state_table(self) -> StateTable:
         """Every live state with its expected visits and both mixes, state by state:
@@ -221,10 +221,8 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
                             expected_length=steps,
                             endings=endings(game, graph, grid, ends, totals)
                             if statistics else {})
-    solution = CounterSolution(game, graph, grid, (kept, held), mixes, evaluation,
-                               record.convergence(), visits)
-    solution.start = start
-    return solution
+    return CounterSolution(game, graph, grid, (kept, held), mixes, evaluation,
+                           record.convergence(), visits, start)
 
 
 def _kept(graph: CoreGraph, roots: list[int]) -> np.ndarray:

@@ -9,7 +9,7 @@ are read or written as one slice; a move's other live points (``apart[m]``) one 
 one. The points a move depletes a counter from are not visited
 entry by entry: the kernel's chance of depleting counter c from a point where it holds
 h = ``values[c, i]`` is ``tails[at[k, c] + h - 1]`` where h <= ``reach[k, c]``, none
-beyond (``_Landings.tails``), and that counter's column is ``depleted + c`` (its
+beyond (``Landings.tails``), and that counter's column is ``depleted + c`` (its
 payoff in every row of the values).
 
 The kernels come sorted by landing core and cut into ``batches`` of whole landing cores

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..game import Game, Policy, renormalise
+from ..game import Game, Policy, State, renormalise
 from ..matrix import barrier, solve_matrices
 from ..policy import TabularPolicy, observation_table
 from .evaluate import mixes_of, require_public
@@ -192,6 +192,20 @@ class RegularizedSolution:
     def policy(self, name: str = "regularized") -> TabularPolicy:
         """The regularised play as a policy on the player's observations."""
         return observation_table(self.game, self.graph, self.mix, self.player, name)
+
+    def _index(self, state: State) -> int:
+        try:
+            return self.graph.index[state]
+        except KeyError:
+            raise KeyError(f"state not reachable in this solution: {state!r}") from None
+
+    def mix_at(self, state: State) -> np.ndarray:
+        """The regularised player's mix over the action list at ``state``."""
+        return self.mix[self._index(state)].copy()
+
+    def value_at(self, state: State) -> float:
+        """The regularised value of ``state`` to the player."""
+        return float(self.values[self._index(state)])
 
 
 def solve_regularized_graph(game: Game, player: str, prior: Policy, beta: float,

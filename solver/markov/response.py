@@ -52,6 +52,23 @@ class BestResponse:
         return ((self.mixes, self.opponent_mixes) if self.responder == "a"
                 else (self.opponent_mixes, self.mixes))
 
+    def _index(self, state: State) -> int:
+        try:
+            return self.graph.index[state]
+        except KeyError:
+            raise KeyError(f"state not reachable in this play: {state!r}") from None
+
+    def mix_at(self, state: State) -> np.ndarray:
+        """The responder's mix over the action list at ``state``."""
+        return self.mixes[self._index(state)].copy()
+
+    def value_at(self, state: State) -> float:
+        """The responder's value of ``state`` under the best response."""
+        s = self._index(state)
+        if self.graph.terminal[s]:
+            return (1.0 if self.responder == "a" else -1.0) * float(self.graph.payoff[s])
+        return float(np.nanmax(self.action_values[s]))
+
     def decisions(self) -> list[tuple[State, float, np.ndarray, float]]:
         """Every state where the responder chooses that the play reaches (at least
         ``MIN_REACH``): the state, its expected visits, the responder's mix over the
