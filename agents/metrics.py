@@ -20,6 +20,7 @@ from solver.backward import solve_game
 from solver.counter_play import counter_decisions, counter_mixes, counter_visits
 from solver.errors import InputError
 from solver.evaluate import Evaluation, mixes_of, statistics, visit_counts
+from solver.gains import gain_over
 from solver.game import Game, Policy, other
 from solver.graph import answers_on_counters, build_graph
 from solver.response import best_response
@@ -64,7 +65,7 @@ def profile_metrics(game: Game, policy: Policy, side: str,
         "exact": True,
         "game_value": game_value,
         "value_against_best_response": exploited,
-        "exploitability": max(0.0, game_value - exploited),
+        "exploitability": gain_over(response.value, -game_value, game.info.payoff_bounds),
         "against_equilibrium": _outcome(seen.evaluation, side),
         "against_best_response": _outcome(response.evaluation, side),
         "tendencies_against": "the equilibrium",

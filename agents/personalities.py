@@ -44,6 +44,7 @@ import envs
 from solver.backward import solve_game
 from solver.errors import InputError
 from solver.evaluate import require_public
+from solver.gains import gain_over
 from solver.game import Game, Observation, other
 from solver.policy import TabularPolicy, uniform_over
 from solver.regularized import RegularizedSolution, solve_regularized, strength_to_beta
@@ -442,8 +443,8 @@ class Calibration:
 
     def exploitability_of(self, policy) -> float:
         """What ``policy`` gives away to a best responder, from its own side."""
-        lost = self.game_value + best_response(self.game, policy, other(self.side)).value
-        return max(0.0, lost)
+        response = best_response(self.game, policy, other(self.side)).value
+        return gain_over(response, -self.game_value, self.game.info.payoff_bounds)
 
     def point(self, beta: float) -> _Point:
         """The exact personality at ``beta`` (solved once, then cached)."""

@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from .errors import InputError
+from .gains import gain_over
 from .game import BatchPolicy, Game, Policy, joint_outcomes, renormalise
 from .policy import TabularPolicy
 
@@ -418,7 +419,8 @@ def exploitability_of(tree: Tree, plans: dict[str, np.ndarray]) -> float:
     payoff = tree.payoff_matrix()
     against_b = best_response_value(tree, "a", plans["b"], payoff)
     against_a = best_response_value(tree, "b", plans["a"], payoff)
-    return max(0.0, (against_b + against_a) / 2)
+    payoffs = (min(0.0, *tree.leaf_payoff), max(0.0, *tree.leaf_payoff))
+    return gain_over(against_b, -against_a, payoffs, "A's best response to B's plan") / 2
 
 
 def policy_plan(game: Game, tree: Tree, policy: Policy, player: str) -> np.ndarray:

@@ -9,6 +9,7 @@ import scipy.sparse as sp
 
 from .errors import InputError
 from .evaluate import Evaluation, evaluate, mixes_of, require_public, statistics, visit_counts
+from .gains import gain_over
 from .game import Game, Policy, other
 from .graph import StateGraph, answers_on_counters, build_graph
 from .policy import TabularPolicy, observation_table
@@ -159,11 +160,12 @@ class Exploitability:
 
 
 def exploitability(game: Game, policy_a: Policy, policy_b: Policy) -> Exploitability:
-    """0 at an equilibrium; in payoff units. Gains below the solver's rounding (a few
-    ulps of the payoff range) are reported as 0, never negative."""
+    """0 at an equilibrium; in payoff units. Gains within rounding are reported as 0 and a
+    clearly negative gain raises (see ``gain_over``)."""
     pair = evaluate(game, policy_a, policy_b).value
     against_b = best_response(game, policy_b, "a").value
     against_a = best_response(game, policy_a, "b").value
-    gain_a = max(0.0, against_b - pair)
-    gain_b = max(0.0, against_a + pair)
+    gain_a = gain_over(against_b, pair, game.info.payoff_bounds, "A's best response")
+    gain_b = gain_over(against_a, -pair, game.info.payoff_bounds, "B's best response")
     return Exploitability((gain_a + gain_b) / 2, gain_a, gain_b, pair)
+
