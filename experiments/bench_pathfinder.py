@@ -30,7 +30,8 @@ import resource
 import time
 
 import numpy as np
-from baseline import OutOfTime, budgeted_baseline, linprog_value, timed_schedule
+from baseline import OutOfTime, budgeted_baseline, timed_schedule
+from reference import linprog_value
 
 import envs
 from solver import counters, solve_game, stage_rules
