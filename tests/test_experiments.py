@@ -39,8 +39,8 @@ TINY = {
     "selfplay_curves": ["--minutes", "0.005", "--systems", "falkenstein", "-o", "max_rounds=1",
                         "--out", "{out}", "--json"],
     "selfplay_hidden": ["--minutes", "0.005", "--out", "{out}", "--json"],
-    "selfplay_pathfinder": ["--victory", "first_blood", "--minutes", "0.005", "--eval-every",
-                            "100", "--json"],
+    "selfplay_pathfinder": ["--a", "fighter,hp=1", "--b", "rogue,hp=1", "--victory",
+                            "first_blood", "--minutes", "0.005", "--eval-every", "100", "--json"],
     "uchronia_noisy_duel": ["--max-turns", "2", "--out", "{out}", "--json"],
 }
 
