@@ -419,6 +419,8 @@ def exploitability_of(tree: Tree, plans: dict[str, np.ndarray]) -> float:
     payoff = tree.payoff_matrix()
     against_b = best_response_value(tree, "a", plans["b"], payoff)
     against_a = best_response_value(tree, "b", plans["a"], payoff)
+    # NashConv: A's best response to B's plan can never score less than what B's best
+    # response to A's plan leaves A
     payoffs = (min(0.0, *tree.leaf_payoff), max(0.0, *tree.leaf_payoff))
     return gain_over(against_b, -against_a, payoffs, "A's best response to B's plan") / 2
 
