@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from solver.gains import gain_over
 from solver.game import Game, Policy, other
 from solver.hidden.sequence import (
     HiddenSolution,
@@ -64,7 +65,8 @@ def exact_metrics(game: Game, solution: HiddenSolution, policy: Policy, side: st
         "exploitability_method": EXACT_METHOD,
         "game_value": game_value,
         "value_against_best_response": against_response["value"],
-        "exploitability": max(0.0, game_value - against_response["value"]),
+        "exploitability": gain_over(-against_response["value"], -game_value,
+                                    game.info.payoff_bounds),
         "against_equilibrium": against_equilibrium,
         "against_best_response": against_response,
     }

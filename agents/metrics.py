@@ -17,6 +17,7 @@ import numpy as np
 
 import envs
 from solver import best_response, solve_game
+from solver.gains import gain_over
 from solver.game import Game, Policy, other
 from solver.markov.evaluate import Evaluation
 from solver.solve import decisions as solver_decisions
@@ -59,7 +60,7 @@ def profile_metrics(game: Game, policy: Policy, side: str,
         "exact": True,
         "game_value": game_value,
         "value_against_best_response": exploited,
-        "exploitability": max(0.0, game_value - exploited),
+        "exploitability": gain_over(response.value, -game_value, game.info.payoff_bounds),
         "against_equilibrium": _outcome(seen.evaluation, side),
         "against_best_response": _outcome(response.evaluation, side),
         "tendencies_against": "the equilibrium",

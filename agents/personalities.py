@@ -34,7 +34,7 @@ import operator
 import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -43,6 +43,7 @@ import numpy as np
 import envs
 from solver import best_response, solve_game, solve_regularized
 from solver.errors import InputError
+from solver.gains import gain_over
 from solver.game import Game, Observation, other
 from solver.markov.evaluate import require_public
 from solver.markov.regularized import RegularizedSolution, strength_to_beta
@@ -129,11 +130,17 @@ class Adjustment:
     scale: dict[str, float]
 
 
+#: a claim's share must beat the equilibrium's by this much (half a percentage point)
+CLAIM_MARGIN = 0.005
+
+
 @dataclass(frozen=True)
 class Claim:
     """What a description promises: in situation class ``situation``, the share
-    ``sum_a frequency(a) * more[a]`` exceeds the equilibrium's and does not fall as
-    strength grows (``more`` = {AA: 1, AD: 0.5, AR: 0.5} is the share of Attack cards).
+    ``sum_a frequency(a) * (more[a] - less[a])`` exceeds the equilibrium's by
+    ``CLAIM_MARGIN`` at every strength and does not fall as strength grows (``more`` =
+    {AA: 1, AD: 0.5, AR: 0.5} is the share of Attack cards; ``less`` = {fire: 1} says he
+    fires less than the equilibrium).
 
     ``of`` is ``"situation"`` (frequencies among the decisions in the situation) or
     ``"all"`` (among all its decisions: the situation's reach times its frequencies, for
@@ -143,9 +150,17 @@ class Claim:
     more: dict[str, float]
     text: str
     of: str = "situation"
+    less: dict[str, float] = field(default_factory=dict)
 
     def share(self, frequencies: Mapping[str, float]) -> float:
-        return float(sum(frequencies.get(a, 0.0) * w for a, w in self.more.items()))
+        return float(sum(frequencies.get(a, 0.0) * w for a, w in self.weights().items()))
+
+    def weights(self) -> dict[str, float]:
+        """The weight of every action the claim is about (``less`` ones negative)."""
+        weights = dict(self.more)
+        for action, weight in self.less.items():
+            weights[action] = weights.get(action, 0.0) - weight
+        return weights
 
 
 @dataclass(frozen=True)
@@ -266,15 +281,17 @@ def _claims(raw: object, where: str) -> tuple[Claim, ...]:
     claims = []
     for n, body in enumerate(raw):
         place = f"{where}, claim {n + 1}"
-        if not isinstance(body, dict) or set(body) - {"situation", "more", "text", "of"} \
-                or "situation" not in body or "more" not in body:
-            raise InputError(f"{place} must have 'situation' and 'more' (optional: 'text', "
-                             "'of')")
+        if not isinstance(body, dict) or set(body) - {"situation", "more", "less", "text", "of"} \
+                or "situation" not in body or not {"more", "less"} & set(body):
+            raise InputError(f"{place} must have 'situation' and 'more' or 'less' (optional: "
+                             "'text', 'of')")
         of = body.get("of", "situation")
         if of not in CLAIM_OF:
             raise InputError(f"{place}: unknown 'of' {of!r}; allowed: {', '.join(CLAIM_OF)}")
-        claims.append(Claim(str(body["situation"]), _number_table(body["more"], f"{place} more"),
-                            str(body.get("text", "")), of))
+        claims.append(Claim(str(body["situation"]),
+                            _number_table(body.get("more", {}), f"{place} more"),
+                            str(body.get("text", "")), of,
+                            _number_table(body.get("less", {}), f"{place} less")))
     return tuple(claims)
 
 
@@ -441,8 +458,8 @@ class Calibration:
 
     def exploitability_of(self, policy) -> float:
         """What ``policy`` gives away to a best responder, from its own side."""
-        lost = self.game_value + best_response(self.game, policy, other(self.side)).value
-        return max(0.0, lost)
+        response = best_response(self.game, policy, other(self.side)).value
+        return gain_over(response, -self.game_value, self.game.info.payoff_bounds)
 
     def point(self, beta: float) -> _Point:
         """The exact personality at ``beta`` (solved once, then cached)."""

@@ -7,22 +7,10 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from scipy.optimize import linprog
+from reference import linprog_value
 
 from solver.markov.graph import build_graph
 from solver.markov.stages import TOLERANCE, stage_batches, sweep
-
-
-def linprog_value(matrix: np.ndarray) -> float:
-    """Value of a zero-sum matrix game for the row player by one HiGHS call."""
-    m, n = matrix.shape
-    cost = np.zeros(m + 1)
-    cost[-1] = -1.0
-    upper = np.hstack([-matrix.T, np.ones((n, 1))])
-    equal = np.hstack([np.ones((1, m)), np.zeros((1, 1))])
-    done = linprog(cost, A_ub=upper, b_ub=np.zeros(n), A_eq=equal, b_eq=[1.0],
-                   bounds=[(0, None)] * m + [(None, None)], method="highs")
-    return float(done.x[-1])
 
 
 def stage_matrices(batch):

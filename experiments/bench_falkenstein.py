@@ -35,8 +35,8 @@ def timed(solve, games) -> tuple[float, list[float]]:
     return time.perf_counter() - start, values
 
 
-def duel(a: str, b: str):
-    return envs.make("falkenstein", a={"fencing": a}, b={"fencing": b})
+def duel(a: str, b: str, max_rounds: int | None = None):
+    return envs.make("falkenstein", a={"fencing": a}, b={"fencing": b}, max_rounds=max_rounds)
 
 
 def measure(name: str, make_games, repeats: int) -> dict:
@@ -61,12 +61,16 @@ def measure(name: str, make_games, repeats: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3, help="best of this many runs")
+    parser.add_argument("--max-rounds", type=int, default=None,
+                        help="rounds of every duel (default: the ruleset's)")
     parser.add_argument("--json", action="store_true")
     report.add_flag(parser)
     args = parser.parse_args()
+    rounds = args.max_rounds
     rows = [
-        measure("AV vs GD, default options", lambda: [duel("AV", "GD")], args.repeats),
-        measure("all 36 pairings", lambda: [duel(a, b) for a in LEVELS for b in LEVELS],
+        measure("AV vs GD, default options", lambda: [duel("AV", "GD", rounds)], args.repeats),
+        measure("all 36 pairings",
+                lambda: [duel(a, b, rounds) for a in LEVELS for b in LEVELS],
                 max(1, args.repeats - 2)),
     ]
     if args.write_docs:

@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 import report as performance_page
-from scipy.optimize import linprog
+from reference import linprog_value
 
 from solver.matrix.lp import solve_matrices
 
@@ -37,16 +37,6 @@ def make_games(count: int, seed: int, kind: str) -> np.ndarray:
         return rng.uniform(-1.0, 1.0, (count, 6, 6))
     # payoffs in {-1, 0, 1}: ties, duplicate and dominated actions, many optimal mixes
     return rng.integers(-1, 2, (count, 6, 6)).astype(float)
-
-
-def highs_value(A: np.ndarray) -> float:
-    """Value of one game by one HiGHS LP, min t s.t. A q <= t, sum q = 1 (the LP
-    that also yields both mixes: q, and the row mix as its duals)."""
-    m, n = A.shape
-    result = linprog(np.r_[np.zeros(n), 1.0], A_ub=np.c_[A, -np.ones(m)], b_ub=np.zeros(m),
-                     A_eq=np.r_[np.ones(n), 0.0][None], b_eq=[1.0],
-                     bounds=[(0, None)] * n + [(None, None)], method="highs")
-    return float(result.fun)
 
 
 def best_time(run, repeats: int) -> float:
@@ -79,7 +69,7 @@ def time_ours(games: np.ndarray, repeats: int) -> dict:
 
 def time_baselines(games: np.ndarray, sample: int) -> tuple[dict, np.ndarray]:
     start = time.perf_counter()
-    values = np.array([highs_value(A) for A in games])
+    values = np.array([linprog_value(A) for A in games])
     seconds = {"linprog": time.perf_counter() - start}
     try:
         import nashpy
@@ -109,7 +99,7 @@ LABELS = {"ours": "ours, one call", "ours_max_entropy": "ours, one call, max-ent
 def run(kind: str, count: int, sample: int, seed: int, repeats: int) -> dict:
     games = make_games(count, seed, kind)
     seconds = time_ours(games, repeats)
-    baseline_seconds, highs_values = time_baselines(games, min(sample, count))
+    baseline_seconds, linprog_values = time_baselines(games, min(sample, count))
     seconds.update(baseline_seconds)
     plain = solve_matrices(games)
     entropic = solve_matrices(games, max_entropy=True)
@@ -121,9 +111,9 @@ def run(kind: str, count: int, sample: int, seed: int, repeats: int) -> dict:
         "seconds": seconds, "games_per_second": rate,
         "speedup_vs_linprog": {k: rate[k] / rate["linprog"] for k in ours},
         "speedup_vs_nashpy": {k: rate[k] / rate["nashpy"] for k in ours if "nashpy" in rate},
-        "max_value_difference_vs_highs": float(np.max(np.abs(plain.value - highs_values))),
+        "max_value_difference_vs_highs": float(np.max(np.abs(plain.value - linprog_values))),
         "max_value_difference_vs_highs_max_entropy":
-            float(np.max(np.abs(entropic.value - highs_values))),
+            float(np.max(np.abs(entropic.value - linprog_values))),
         "max_regret": max_regret(games, plain.row, plain.col),
         "max_regret_max_entropy": max_regret(games, entropic.row, entropic.col),
     }

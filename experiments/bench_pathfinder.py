@@ -31,7 +31,8 @@ import time
 
 import numpy as np
 import report
-from baseline import OutOfTime, budgeted_baseline, linprog_value, timed_schedule
+from baseline import OutOfTime, budgeted_baseline, timed_schedule
+from reference import linprog_value
 
 import envs
 from solver import solve_game

@@ -25,15 +25,19 @@ SHOOTER = "adresse,tireur,sang_froid,weapon=revolver"
 BRAWLER = "athlete,adresse,colosse,pugiliste"
 
 
-def cases(which: str) -> list[tuple[str, object, bool]]:
-    """(name, game factory, largest?)"""
+def cases(which: str, length: dict | None = None) -> list[tuple[str, object, bool]]:
+    """(name, game factory, largest?); ``length`` (max_turns, max_rounds) overrides the
+    ruleset's where given."""
+    length = {key: value for key, value in (length or {}).items() if value is not None}
     out = [
-        ("pistol, default sheets", lambda: [envs.make("uchronia", mode="pistol")], False),
-        ("melee, default sheets", lambda: [envs.make("uchronia", mode="melee")], False),
+        ("pistol, default sheets", lambda: [envs.make("uchronia", mode="pistol", **length)],
+         False),
+        ("melee, default sheets", lambda: [envs.make("uchronia", mode="melee", **length)],
+         False),
         ("pistol, largest pools", lambda: [envs.make("uchronia", mode="pistol", a=SHOOTER,
-                                                     b=SHOOTER)], True),
+                                                     b=SHOOTER, **length)], True),
         ("melee, largest pools", lambda: [envs.make("uchronia", mode="melee", a=BRAWLER,
-                                                    b=BRAWLER)], True),
+                                                    b=BRAWLER, **length)], True),
     ]
     return [c for c in out if which == "all" or (which == "largest") == c[2]]
 
@@ -45,11 +49,16 @@ def main() -> None:
     parser.add_argument("--cases", choices=("all", "default", "largest"), default="all",
                         help="the default sheets, the largest pools (minutes of linprog), "
                              "or both")
+    parser.add_argument("--max-turns", type=int, default=None,
+                        help="turns of a pistol duel (default: the ruleset's)")
+    parser.add_argument("--max-rounds", type=int, default=None,
+                        help="rounds of a melee (default: the ruleset's)")
     parser.add_argument("--json", action="store_true")
     report.add_flag(parser)
     args = parser.parse_args()
     rows = []
-    for name, make_games, largest in cases(args.cases):
+    length = {"max_turns": args.max_turns, "max_rounds": args.max_rounds}
+    for name, make_games, largest in cases(args.cases, length):
         row = measure(name, make_games, 1 if largest else args.repeats)
         row["reachable_states"] = sum(build_graph(g).size for g in make_games())
         rows.append(row)

@@ -38,9 +38,11 @@ def _sheet(base: int) -> str:
 
 def opening(base_a: int, base_b: int, max_beats: int) -> dict:
     game = envs.make("blooded", a=_sheet(base_a), b=_sheet(base_b), max_beats=max_beats)
-    solution = solve_game(game)
     counts = np.array([float(n) if n.isdigit() else 0.0 for n in game.action_names])
-    root = game.initial_outcomes()[0][1]
+    (_, root), = game.initial_outcomes()
+    # solved from its one start: over the state graph, whose visits by state the wagers need
+    # (the whole duel is solved over its counters, which keep no state graph)
+    solution = solve_game(game, start=root)
     bid_a, bid_b = (mix @ counts for mix in solution.policy(root))
     table = solution.state_table()
     wagers, weight = np.zeros(2), 0.0
@@ -54,11 +56,11 @@ def opening(base_a: int, base_b: int, max_beats: int) -> dict:
             "wager_a": float(wagers[0]), "wager_b": float(wagers[1]), "value": solution.value}
 
 
-def plot(rows: list[dict], pools: list[int], table: list[list[float]]) -> Path:
+def plot(rows: list[dict], pools: list[int], table: list[list[float]], out: Path = OUT) -> Path:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    OUT.mkdir(exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
     for ax, key, title in ((axes[0], "bid_a", "A's expected strike bid"),
                            (axes[1], "wager_a", "A's expected opening wagers")):
@@ -78,7 +80,7 @@ def plot(rows: list[dict], pools: list[int], table: list[list[float]]) -> Path:
     axes[2].set_ylabel("P(total >= 10)")
     axes[2].set_title("Making 10 with wagers set aside")
     axes[2].legend()
-    path = OUT / "blooded_wagers.png"
+    path = out / "blooded_wagers.png"
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     return path
@@ -89,6 +91,7 @@ def main() -> None:
     parser.add_argument("--max-beats", type=int, default=3)
     parser.add_argument("--pools", default="4,6,8",
                         help="base pools (Prowess + The Sword) to cross")
+    parser.add_argument("--out", type=Path, default=OUT, help="folder for the outputs")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     pools = [int(p) for p in args.pools.split(",")]
@@ -107,7 +110,7 @@ def main() -> None:
     for r in rows:
         print(f"{r['pool_a']:>7}{r['pool_b']:>7}{r['bid_a']:>8.2f}{r['bid_b']:>8.2f}"
               f"{r['wager_a']:>9.2f}{r['wager_b']:>9.2f}{r['value']:>+9.4f}")
-    print(f"\nplot: {plot(rows, pools, table)}")
+    print(f"\nplot: {plot(rows, pools, table, args.out)}")
 
 
 if __name__ == "__main__":

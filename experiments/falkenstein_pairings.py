@@ -25,13 +25,15 @@ from solver.markov.evaluate import visit_counts  # noqa: E402
 
 
 def pairings(options: dict) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
-    probe = envs.make("falkenstein", **options)
-    levels = probe.level_names
+    spec = envs.spec("falkenstein")
+    ability = spec.pairing(envs.make("falkenstein", **options))  # the one the duel is fought with
+    levels = spec.sheet.field_named(ability).choices
     win = np.zeros((len(levels), len(levels)))
     value = np.zeros_like(win)
     for i, a in enumerate(levels):
         for j, b in enumerate(levels):
-            solution = solve_game(envs.make("falkenstein", **probe.options_for_pairing(a, b)))
+            game = envs.make("falkenstein", **options, a={ability: a}, b={ability: b})
+            solution = solve_game(game)
             win[i, j], value[i, j] = solution.win, solution.value
     return levels, win, value
 
@@ -42,10 +44,10 @@ def situations(game, solution, limit: int = 24):
     visits = visit_counts(graph, solution.mix_a, solution.mix_b)
     live = np.flatnonzero(~graph.terminal & (visits > 1e-9))
     live = live[np.argsort(-visits[live], kind="stable")][:limit]
-    live = sorted(live, key=lambda s: tuple(game.state_dict(graph.states[s]).values()))
+    live = sorted(live, key=lambda s: tuple(game.state_fields(graph.states[s]).values()))
     labels = []
     for s in live:
-        st = game.state_dict(graph.states[s])
+        st = game.state_fields(graph.states[s])
         labels.append(f"r{st['round']}e{st['exchange']} owes {st['owed_a']}/{st['owed_b']} "
                       f"back {st['back_a']}/{st['back_b']}")
     return live, labels, visits

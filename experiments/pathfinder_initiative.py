@@ -90,6 +90,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--victory", default="first_blood", choices=("knockout", "first_blood"))
     parser.add_argument("--max-rounds", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "out",
+                        help="folder for the plot")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     rows = run(args.victory, args.max_rounds)
@@ -103,7 +105,7 @@ def main() -> None:
         print(f"{r['variant']:<28}{r['value']:>8.4f}      {a['deception']:>5.2f}"
               f"{a['intimidation']:>6.2f}{a['perception']:>6.2f}      {b['deception']:>5.2f}"
               f"{b['intimidation']:>6.2f}{b['perception']:>6.2f}")
-    out = Path(__file__).parent / "out" / "pathfinder_initiative.png"
+    out = args.out / "pathfinder_initiative.png"
     plot(rows, out)
     print(f"plot: {out}")
 

@@ -35,6 +35,7 @@ from agents.metrics import characteristic_action
 from agents.personalities import personality, personality_names, systems_with_personalities
 from agents.selfplay import TrainConfig, train
 from solver import best_response, evaluate, solve_game
+from solver.gains import gain_over
 from solver.markov.regularized import regularized_value, strength_to_beta
 
 OUT = Path(__file__).resolve().parent / "out" / "selfplay_curves"
@@ -50,16 +51,28 @@ def parse_sheet(text: str) -> dict[str, str]:
 
 def make(system: str, args):
     sheets = {side: parse_sheet(text) for side, text in (("a", args.a), ("b", args.b)) if text}
-    return envs.make(system, **sheets)
+    return envs.make(system, **sheets, **dict(args.option))
+
+
+def chosen(systems, args) -> list[str]:
+    """The implemented ones among ``systems`` that ``--systems`` names (all by default)."""
+    wanted = args.systems.split(",") if args.systems else None
+    return [s for s in systems if envs.systems()[s].status == "implemented"
+            and (wanted is None or s in wanted)]
+
+
+def option(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key.strip(), value.strip()
 
 
 # -- 1. learning curves ----------------------------------------------------------------
 
 def curves(args) -> list[dict]:
     rows = []
-    for system, entry in envs.systems().items():
-        if entry.status != "implemented":
-            continue
+    for system in chosen(envs.systems(), args):
         game = make(system, args)
         config = TrainConfig(seed=args.seed, iterations=None, minutes=args.minutes,
                              eval_every=25, distill_steps=0,
@@ -87,8 +100,8 @@ def personality_policies(game, strength: float) -> dict[str, dict]:
 def gives_away(game, policy, side: str, value: float) -> float:
     """What ``policy`` on ``side`` loses to a best responder, against the duel's value."""
     own_value = value if side == "a" else -value
-    lost = own_value - (-best_response(game, policy, "b" if side == "a" else "a").value)
-    return 0.0 if abs(lost) < 1e-12 else lost  # rounding, not a gift
+    response = best_response(game, policy, "b" if side == "a" else "a").value
+    return gain_over(response, -own_value, game.info.payoff_bounds)
 
 
 def personality_table(game, strength: float) -> dict:
@@ -223,19 +236,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("--strength-curve-only", action="store_true",
                         help="print only the strength calibration curve of each system")
+    parser.add_argument("--systems", default="",
+                        help="comma-separated systems to run (default: every implemented one)")
+    parser.add_argument("-o", "--option", type=option, action="append", default=[],
+                        metavar="KEY=VALUE", help="an option of every duel, e.g. max_rounds=1")
     args = parser.parse_args(argv)
     if args.strength_curve_only:
-        for system in systems_with_personalities():
-            if envs.systems()[system].status == "implemented":
-                print_strength_curve(system, strength_curve(make(system, args)))
+        for system in chosen(systems_with_personalities(), args):
+            print_strength_curve(system, strength_curve(make(system, args)))
         return 0
     if args.minutes <= 0 or args.learn_minutes < 0 or not 0 <= args.strength <= 1:
         parser.error("--minutes must be > 0, --learn-minutes >= 0, --strength in [0, 1]")
     args.out.mkdir(parents=True, exist_ok=True)
     report = {"curves": curves(args), "personalities": [], "learnt": {}}
-    for system in systems_with_personalities():
-        if envs.systems()[system].status != "implemented":
-            continue
+    for system in chosen(systems_with_personalities(), args):
         game = make(system, args)
         report["personalities"].append(personality_table(game, args.strength))
         report.setdefault("strength_curves", {})[system] = strength_curve(game)

@@ -205,6 +205,7 @@ def main() -> None:
     parser.add_argument("--prior-a", default="GD:0.5,GR:0.5")
     parser.add_argument("--prior-b", default="GD:1")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=OUT, help="folder for the outputs")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     # networks this small lose more to thread contention on a shared 2-core machine than
@@ -220,16 +221,16 @@ def main() -> None:
               "openspiel_deep_cfr": theirs,
               "seconds_to_target": {"ours": first_below(ours, TARGET),
                                     "openspiel_deep_cfr": first_below(theirs, TARGET)}}
-    _write(report)
+    _write(report, args.out)
     if args.json:
         print(json.dumps(report, indent=2))
         return
     _print(report)
 
 
-def _write(report: dict) -> None:
-    OUT.mkdir(exist_ok=True)
-    with open(OUT / "selfplay_hidden.csv", "w", newline="", encoding="utf-8") as handle:
+def _write(report: dict, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "selfplay_hidden.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["learner", "step", "seconds", "exploitability"])
         for name in ("ours", "openspiel_deep_cfr"):
@@ -238,7 +239,7 @@ def _write(report: dict) -> None:
                                  f"{row['exploitability']:.6g}"])
     plot_curves({"ours (MCCFR on information sets)": report["ours"],
                  "OpenSpiel Deep CFR": report["openspiel_deep_cfr"]},
-                OUT / "selfplay_hidden.png", title="hidden levels, one round", target=TARGET)
+                out / "selfplay_hidden.png", title="hidden levels, one round", target=TARGET)
 
 
 def _print(report: dict) -> None:

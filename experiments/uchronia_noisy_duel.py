@@ -198,6 +198,7 @@ def plot(rows: list[dict], path: Path, title: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-turns", type=int, default=20)
+    parser.add_argument("--out", type=Path, default=OUT, help="folder for the outputs")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     results = {name: study(args.max_turns, ruleset) for name, ruleset in RULES.items()}
@@ -208,7 +209,7 @@ def main() -> None:
         print(f"== {HEADINGS[name]}")
         print(table(rows))
         print()
-        path = OUT / f"uchronia_noisy_duel_{name.replace(' ', '_')}.png"
+        path = args.out / f"uchronia_noisy_duel_{name.replace(' ', '_')}.png"
         plot(rows, path, HEADINGS[name])
         print(f"plot: {path}\n")
     print(EXPLANATION)

@@ -258,7 +258,8 @@ class DiceExpression:
 
     def __str__(self) -> str:
         terms = [f"{'' if count == 1 else count}d{sides}" for count, sides in self.dice]
-        text = "+".join(terms) or "0"
+        # no dice left (every group was 0dS): "0d1" still parses back, a bare "0" does not
+        text = "+".join(terms) or "0d1"
         if self.modifier:
             text += f"{self.modifier:+d}"
         return text

@@ -16,7 +16,6 @@ import warnings
 import nashpy
 import numpy as np
 import pytest
-from scipy.optimize import linprog
 from toy_games import Pennies, PenniesDuel
 
 import envs
@@ -24,6 +23,7 @@ import solver
 from agents.cli import main
 from agents.policies import NetworkPolicy
 from agents.profiles import build_profile
+from experiments.reference import linprog_value
 from solver.errors import InputError
 from solver.policy import MixPolicy, UniformPolicy
 
@@ -173,19 +173,6 @@ def test_payoffs_must_be_real_numbers(matrix, word):
 
 # -- 4. payoffs of extreme size are solved correctly, without a warning ------------------
 
-def _linprog_value(matrix: np.ndarray) -> float:
-    """The row player's maximin value by scipy's HiGHS, on the matrix divided by its
-    largest entry (which linprog needs) and scaled back."""
-    scale = np.abs(matrix).max()
-    a = matrix / scale
-    m, n = a.shape
-    # max v s.t. x^T a >= v, sum x = 1, x >= 0
-    result = linprog(np.r_[np.zeros(m), -1.0], A_ub=np.c_[-a.T, np.ones(n)], b_ub=np.zeros(n),
-                     A_eq=np.r_[np.ones(m), 0.0][None], b_eq=[1.0],
-                     bounds=[(0, None)] * m + [(None, None)], method="highs")
-    return float(result.x[-1]) * scale
-
-
 @pytest.mark.parametrize("matrix", [
     [[1e308, -1e308], [-1e308, 1e308]],
     [[3e307, -1e307], [-2e307, 4e307]],
@@ -203,7 +190,7 @@ def test_payoffs_of_extreme_size_are_solved_exactly(matrix):
                                            .support_enumeration()))
     assert row == pytest.approx(expected_row, abs=1e-9)
     assert col == pytest.approx(expected_col, abs=1e-9)
-    reference = _linprog_value(a)
+    reference = linprog_value(a)
     scale = np.abs(a).max()
     assert value == pytest.approx(reference, abs=1e-9 * scale)
     assert batch.value[0] == pytest.approx(reference, abs=1e-9 * scale)

@@ -12,7 +12,6 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog
 
 import envs
 from envs.blooded import (
@@ -30,6 +29,7 @@ from envs.blooded import (
     risk_split,
     success_probability,
 )
+from experiments.reference import linprog_value
 from solver import solve_game
 from solver.errors import InputError
 from solver.solve import forcing
@@ -365,15 +365,6 @@ def test_bid_every_beat():
 
 # -- a first-blood duel by an independent brute force
 
-def _matrix_value(m: np.ndarray) -> float:
-    rows, cols = m.shape
-    cost = np.zeros(rows + 1)
-    cost[-1] = -1
-    res = linprog(cost, A_ub=np.hstack([-m.T, np.ones((cols, 1))]), b_ub=np.zeros(cols),
-                  A_eq=[[1] * rows + [0]], b_eq=[1], bounds=[(0, None)] * rows + [(None, None)])
-    return float(res.x[-1])
-
-
 _SUMS: dict[int, Counter] = {}
 
 
@@ -440,7 +431,7 @@ class BruteFirstBlood:
                 value += ways["def>="] * self.parried(beat, banks, aggressor, w[dfd],
                                                       (w[agg] + 1) // 2)
                 m[wa, wb] = value / sum(ways.values())
-        return _matrix_value(m)
+        return linprog_value(m)
 
     def beat(self, beat, banks, aggressor, bids) -> float:
         key = (beat, banks, aggressor, bids)
@@ -461,7 +452,7 @@ class BruteFirstBlood:
                 else:
                     a_chooses = ba > bb or (ba == bb and self.tie == "a")
                     bid[ba, bb] = max(options) if a_chooses else min(options)
-        return _matrix_value(bid)
+        return linprog_value(bid)
 
 
 def test_one_beat_first_blood_is_worth_zero():

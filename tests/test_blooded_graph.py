@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from graphs import assert_same_graph
-from scipy.optimize import linprog
 
 import envs
+from experiments.reference import linprog_value
 from solver import solve_game
 from solver.markov.graph import build_graph, explore
 
@@ -63,13 +63,3 @@ def test_the_batched_solution_is_an_equilibrium_at_every_state():
         assert (stage @ mix_b[cols]).max() <= value + 1e-8
 
 
-def linprog_value(matrix: np.ndarray) -> float:
-    """The row player's value by scipy's HiGHS: max v s.t. x @ matrix >= v, x a mix."""
-    m, n = matrix.shape
-    cost = np.zeros(m + 1)
-    cost[-1] = -1.0
-    upper = np.hstack([-matrix.T, np.ones((n, 1))])
-    equal = np.hstack([np.ones((1, m)), np.zeros((1, 1))])
-    done = linprog(cost, A_ub=upper, b_ub=np.zeros(n), A_eq=equal, b_eq=[1.0],
-                   bounds=[(0, None)] * m + [(None, None)], method="highs")
-    return float(done.x[-1])

@@ -9,22 +9,13 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog, minimize
 
+from experiments.reference import linprog_value
 from solver.errors import InputError
 from solver.matrix.lp import MatrixSolutions, solve_matrices, solve_matrix
 from solver.matrix.simplex import primal_values, solve_lps
 
 RPS = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -1.0], [-1.0, 1.0, 0.0]])
 TOL = 1e-8
-
-
-def highs_value(A) -> float:
-    """Value of the game by one HiGHS LP: min t s.t. A q <= t, sum q = 1."""
-    A = np.asarray(A, dtype=float)
-    m, n = A.shape
-    result = linprog(np.r_[np.zeros(n), 1.0], A_ub=np.c_[A, -np.ones(m)], b_ub=np.zeros(m),
-                     A_eq=np.r_[np.ones(n), 0.0][None], b_eq=[1.0],
-                     bounds=[(0, None)] * n + [(None, None)], method="highs")
-    return float(result.fun)
 
 
 def regret(A, row, col) -> float:
@@ -38,7 +29,7 @@ def assert_equilibrium(A, row, col, value):
     assert row.sum() == pytest.approx(1.0) and col.sum() == pytest.approx(1.0)
     assert row.min() >= 0 and col.min() >= 0
     assert regret(A, row, col) <= TOL
-    assert value == pytest.approx(highs_value(A), abs=TOL)
+    assert value == pytest.approx(linprog_value(A), abs=TOL)
 
 
 # --- games solved by hand ----------------------------------------------------------
@@ -479,7 +470,7 @@ def test_a_batch_solved_in_parts_gives_every_game_its_own_equilibrium(monkeypatc
     for k, game in enumerate(games):
         m, n = game.shape
         row, col = solved.row[k, :m], solved.col[k, :n]
-        assert solved.value[k] == pytest.approx(highs_value(game), abs=1e-9)
+        assert solved.value[k] == pytest.approx(linprog_value(game), abs=1e-9)
         assert (game @ col).max() <= solved.value[k] + 1e-9
         assert (row @ game).min() >= solved.value[k] - 1e-9
 
@@ -623,7 +614,7 @@ def test_a_start_whose_square_system_has_no_equalising_mix_is_refused():
         cold = solve_matrices(A[None], max_entropy=max_entropy)
         assert solved.row == pytest.approx(cold.row, abs=1e-12)
         assert solved.col == pytest.approx(cold.col, abs=1e-12)
-        assert solved.value[0] == pytest.approx(highs_value(A), abs=1e-12)
+        assert solved.value[0] == pytest.approx(linprog_value(A), abs=1e-12)
 
 
 def nearby_games(kind: str, rng, count: int = 240, m: int = 4, n: int = 5):
@@ -684,7 +675,7 @@ def test_warm_starts_give_the_cold_answers(kind, monkeypatch):
     # the values by one HiGHS LP per game, on its legal payoffs
     for k in range(0, len(games), 4):
         legal = np.ix_(rows[k], cols[k]) if kind == "masked" else np.s_[:, :]
-        value = highs_value(games[k][legal] / scale[k])
+        value = linprog_value(games[k][legal] / scale[k])
         assert warm.value[k] / scale[k] == pytest.approx(value, abs=1e-9)
 
 
@@ -742,7 +733,7 @@ def test_a_game_without_a_start_tries_the_answer_one_point_before():
     assert warm.row == pytest.approx(cold.row, abs=1e-9)
     assert warm.col == pytest.approx(cold.col, abs=1e-9)
     for core, point in [(0, 0), (2, 7), (4, width - 1)]:
-        assert warm.value[core, point] == pytest.approx(highs_value(view[core, point]), abs=1e-8)
+        assert warm.value[core, point] == pytest.approx(linprog_value(view[core, point]), abs=1e-8)
     tolerances = (matrix.UNIQUE_TOL, matrix.CONSTANT_TOL, matrix.REGRET_TOL,
                   matrix.INVERSE_LIMIT, matrix.SCALE_ABOVE)
     legal_rows, legal_cols = np.ones((k * width, 3), bool), np.ones((k * width, 3), bool)

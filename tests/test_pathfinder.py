@@ -9,7 +9,6 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog
 
 import envs
 from envs.pathfinder.game import DECIDE, FIRST, OVER, SECOND, State
@@ -24,6 +23,7 @@ from envs.pathfinder.rules import (
     initiative_first,
     resolve_turn,
 )
+from experiments.reference import linprog_value
 from solver import InputError, solve_game
 
 ONE_STRIKE = {"plans": {"strike3": ["strike"]}}
@@ -483,16 +483,6 @@ def _brute_order_uncached(sheet, plans, order, skill_a, skill_b, plan_a, plan_b)
     return win["a"], win["b"]
 
 
-def _matrix_value(matrix):
-    m, n = matrix.shape
-    cost = np.zeros(m + 1)
-    cost[-1] = -1
-    done = linprog(cost, A_ub=np.hstack([-matrix.T, np.ones((n, 1))]), b_ub=np.zeros(n),
-                   A_eq=np.hstack([np.ones((1, m)), np.zeros((1, 1))]), b_eq=[1.0],
-                   bounds=[(0, None)] * m + [(None, None)], method="highs")
-    return done.x[-1]
-
-
 def test_one_round_duel_against_brute_force():
     text = "hp=2,ac=14,attack=4,damage=1d2,shield,will=13,perception_dc=13," \
            "deception=2:trained,intimidation=1:trained,perception=3:trained"
@@ -519,7 +509,7 @@ def test_one_round_duel_against_brute_force():
             assert solved.stage_matrix(game.start())[
                 action(game, sa, oa, pa.replace("_", "-")),
                 action(game, sb, ob, pb.replace("_", "-"))] == pytest.approx(wa - wb, abs=1e-9)
-    assert solved.value == pytest.approx(_matrix_value(matrix), abs=1e-7)
+    assert solved.value == pytest.approx(linprog_value(matrix), abs=1e-7)
 
 
 # -- bad input

@@ -202,15 +202,7 @@ def test_bad_names_and_strengths(small):
         personality(PenniesDuel(), "cautious", 0.5)
 
 
-# -- descriptions are claims, and strength is calibrated
-
-STRENGTHS = (0.25, 0.5, 0.75, 1.0)
-#: a claim's share must beat the equilibrium's by this much (half a percentage point)
-MARGIN = 0.005
-#: and may not fall as strength grows by more than a thousandth of a percentage point:
-#: aggressive's Attack share saturates near its maximum and moves by a few millionths
-NOT_FALLING = 1e-5
-
+# -- strength is calibrated (the claims of the descriptions: tests/test_personality_claims.py)
 
 @pytest.fixture(scope="module", params=[("GD", "GD"), ("GR", "GD")], ids=["GDvGD", "GRvGD"])
 def pairing(request):
@@ -218,69 +210,6 @@ def pairing(request):
     experiments/selfplay_curves.py)."""
     a, b = request.param
     return envs.make("falkenstein", a={"fencing": a}, b={"fencing": b}, max_rounds=2)
-
-
-def _claim_counts(game, policy, side, opponent, claim, matches):
-    """Expected numbers of (claim-weighted decisions in the situation, decisions in the
-    situation, all decisions) of ``side``, by plain recursion over ``game.outcomes``
-    (independent of solver.evaluate's sparse forward pass)."""
-    from solver.game import other, policy_mix
-    weights = np.array([claim.more.get(a, 0.0) for a in game.action_names])
-    memo = {}
-
-    def walk(state):
-        if state in memo:
-            return memo[state]
-        if game.is_terminal(state):
-            return np.zeros(3)
-        mine = policy_mix(policy, game, state, side)
-        theirs = policy_mix(opponent, game, state, other(side))
-        inside = matches(tuple(game.observe(state, side)))
-        total = np.array([mine @ weights if inside else 0.0, float(inside), 1.0])
-        mix_a, mix_b = (mine, theirs) if side == "a" else (theirs, mine)
-        for i in np.flatnonzero(mix_a > 0):
-            for j in np.flatnonzero(mix_b > 0):
-                for q, nxt in game.outcomes(state, int(i), int(j)):
-                    total = total + mix_a[i] * mix_b[j] * q * walk(nxt)
-        memo[state] = total
-        return total
-
-    return sum(p * walk(s) for p, s in game.initial_outcomes())
-
-
-def _share(counts, claim) -> float | None:
-    """The claim's share, or None where the situation never arises."""
-    weighted, inside, everything = counts
-    if inside <= 0:
-        return None
-    return weighted / (everything if claim.of == "all" else inside)
-
-
-@pytest.mark.parametrize("side", ["a", "b"])
-@pytest.mark.parametrize("name", ["aggressive", "cautious", "trickster", "steady"])
-def test_descriptions_hold_at_every_strength(pairing, name, side):
-    """Every claim of the description, against the maximum-entropy equilibrium, with
-    the personality's own visits against the equilibrium as weights (as everywhere)."""
-    from agents.personalities import load_personality_data
-    data = load_personality_data("falkenstein")
-    classes = {s.name: s for s in data.situations}
-    found = data.temperaments[name]
-    assert found.claims, f"{name} has a description but no claim"
-    solution = solve_game(pairing)
-    foe = solution.policy_for("b" if side == "a" else "a")
-    plays = [personality(pairing, name, s, side).policy for s in STRENGTHS]
-    for claim in found.claims:
-        matches = classes[claim.situation].matcher(pairing)
-        sound = _share(_claim_counts(pairing, solution.policy_for(side), side, foe, claim,
-                                     matches), claim)
-        shares = [_share(_claim_counts(pairing, p, side, foe, claim, matches), claim)
-                  for p in plays]
-        if all(share is None for share in shares):
-            continue  # the situation never arises for this side: nothing is claimed
-        assert None not in shares, (name, claim.situation, shares)
-        assert min(shares) > (sound or 0.0) + MARGIN, (name, claim.text, sound, shares)
-        assert all(b >= a - NOT_FALLING for a, b in zip(shares, shares[1:], strict=False)), \
-            (name, claim.text, shares)
 
 
 @pytest.mark.parametrize("name", ["cautious", "trickster", "steady"])

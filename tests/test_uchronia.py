@@ -10,10 +10,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog
 
 import envs
 from envs.uchronia import ACTIONS, FIGHT, Bout, Shot
+from experiments.reference import linprog_value
 from solver import solve_game
 from solver.errors import InputError
 
@@ -278,16 +278,6 @@ def test_max_turns_then_draw():
 
 # ---------------------------------------------------------------- brute-force solve
 
-def matrix_value(m: np.ndarray) -> float:
-    rows, cols = m.shape
-    cost = np.zeros(rows + 1)
-    cost[-1] = -1
-    res = linprog(cost, A_ub=np.hstack([-m.T, np.ones((cols, 1))]), b_ub=np.zeros(cols),
-                  A_eq=np.hstack([np.ones((1, rows)), np.zeros((1, 1))]), b_eq=[1],
-                  bounds=[(0, None)] * rows + [(None, None)], method="highs")
-    return float(res.x[-1])
-
-
 def brute_point_blank(turns: int, first: str | None, skill_a: int, skill_b: int) -> float:
     """A duel-pistol duel at très faible, written from the specification alone:
     actions fire / aim / reload; pool 3 + Atouts + 1 (advantageous) + aim - wounds;
@@ -357,7 +347,7 @@ def brute_point_blank(turns: int, first: str | None, skill_a: int, skill_b: int)
                                   int(xb == "aim"))
                     total += float(p) * v
                 m[i, j] = total
-        memo[key] = matrix_value(m)
+        memo[key] = linprog_value(m)
         return memo[key]
 
     return value(0, 0, 0, 1, 1, 0, 0)

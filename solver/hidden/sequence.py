@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from ..errors import InputError
+from ..gains import gain_over
 from ..game import BatchPolicy, Game, Policy, joint_outcomes, renormalise
 from ..policy import TabularPolicy
 
@@ -418,7 +419,11 @@ def exploitability_of(tree: Tree, plans: dict[str, np.ndarray]) -> float:
     payoff = tree.payoff_matrix()
     against_b = best_response_value(tree, "a", plans["b"], payoff)
     against_a = best_response_value(tree, "b", plans["a"], payoff)
-    return max(0.0, (against_b + against_a) / 2)
+    # NashConv: A's best response to B's plan can never score less than what B's best
+    # response to A's plan leaves A
+    leaves = np.asarray(tree.leaf_payoff, dtype=float)
+    payoffs = (float(leaves.min(initial=0.0)), float(leaves.max(initial=0.0)))
+    return gain_over(against_b, -against_a, payoffs, "A's best response to B's plan") / 2
 
 
 def policy_plan(game: Game, tree: Tree, policy: Policy, player: str) -> np.ndarray:

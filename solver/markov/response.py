@@ -8,6 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InputError
+from ..gains import gain_over
 from ..game import Game, Policy, State, other
 from ..policy import TabularPolicy, observation_table
 from .evaluate import (
@@ -208,8 +209,9 @@ def exploitability_of(game: Game, pair: float, against_b: float,
     """The exploitability of a pair worth ``pair`` to A, against which a best-responding
     A gets ``against_b`` and a best-responding B ``against_a`` (each the responder's
     value; ``solver.exploitability`` computes them). 0 at an equilibrium; in payoff
-    units. Gains below the solver's rounding (a few ulps of the payoff range) are
-    reported as 0, never negative."""
-    gain_a = max(0.0, against_b - pair)
-    gain_b = max(0.0, against_a + pair)
+    units. Gains within rounding are reported as 0 and a clearly negative gain raises
+    (see ``gain_over``)."""
+    gain_a = gain_over(against_b, pair, game.info.payoff_bounds, "A's best response")
+    gain_b = gain_over(against_a, -pair, game.info.payoff_bounds, "B's best response")
     return Exploitability((gain_a + gain_b) / 2, gain_a, gain_b, pair)
+

@@ -1,0 +1,100 @@
+"""What the README and docs/ show still works: every ``duel …`` line of their fenced
+code blocks is accepted by the CLI's argument parser (parsed, not run), and every
+```python block runs (in a fresh interpreter, in a temporary folder, with a timeout).
+Written over whatever the Markdown holds, so a rewritten README is checked the same."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agents.cli import build_parser
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+#: an opening fence (``` or ~~~, three or more) with its info string, up to its closing one
+FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=fence)\s*$",
+                   re.M | re.S)
+PROMPT = re.compile(r"^\s*(?:\$\s+)?duel\s")
+PYTHON_SECONDS = 300
+#: "page:line" of a block that fails today -> why; kept visible (strict) until the page is
+#: fixed, and void once the page is rewritten (its blocks then have other lines)
+KNOWN_BROKEN = {
+    "README.md:951": "the block calls agents.make_profile(policy=some_policy), never defined",
+}
+
+
+def blocks(page: Path):
+    """(info string, first line number, text) of every fenced block of ``page``."""
+    text = page.read_text("utf-8")
+    for found in FENCE.finditer(text):
+        line = text.count("\n", 0, found.start("body")) + 1
+        yield found.group("info").strip().lower(), line, found.group("body")
+
+
+def commands(page: Path):
+    """(line number, words) of every ``duel …`` command in ``page``'s code blocks, with
+    continuation lines (a trailing backslash) joined and comments dropped."""
+    for info, first, body in blocks(page):
+        if info.split()[:1] == ["python"]:
+            continue
+        lines = body.split("\n")
+        number = 0
+        while number < len(lines):
+            start, line = number, lines[number]
+            while line.rstrip().endswith("\\") and number + 1 < len(lines):
+                number += 1
+                line = line.rstrip()[:-1] + " " + lines[number]
+            number += 1
+            if PROMPT.match(line):
+                words = shlex.split(line.strip().removeprefix("$").strip(), comments=True)
+                yield first + start, words[1:]
+
+
+def python_blocks(page: Path):
+    for info, first, body in blocks(page):
+        if info.split()[:1] == ["python"]:
+            yield first, body
+
+
+def _relative(page: Path) -> str:
+    return str(page.relative_to(ROOT))
+
+
+COMMANDS = [pytest.param(words, id=f"{_relative(page)}:{line}")
+            for page in PAGES for line, words in commands(page)]
+def _python_param(page: Path, line: int, body: str):
+    where = f"{_relative(page)}:{line}"
+    marks = ([pytest.mark.xfail(reason=KNOWN_BROKEN[where], strict=True)]
+             if where in KNOWN_BROKEN else [])
+    return pytest.param(body, id=where, marks=marks)
+
+
+PYTHON = [_python_param(page, line, body) for page in PAGES for line, body in python_blocks(page)]
+
+
+def test_the_readme_shows_commands_and_python():
+    assert COMMANDS and PYTHON
+
+
+@pytest.mark.parametrize("words", COMMANDS)
+def test_every_duel_command_shown_parses(words, capsys):
+    try:
+        build_parser().parse_args(words)
+    except SystemExit as stop:  # --help exits 0; a bad command line exits 2
+        assert stop.code == 0, f"duel {shlex.join(words)}: {capsys.readouterr().err.strip()}"
+
+
+@pytest.mark.parametrize("body", PYTHON)
+def test_every_python_block_shown_runs(body, tmp_path):
+    environment = {**os.environ, "MPLBACKEND": "Agg",
+                   "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", body], cwd=tmp_path, env=environment,
+                          capture_output=True, text=True, timeout=PYTHON_SECONDS)
+    assert done.returncode == 0, done.stderr[-2000:]
