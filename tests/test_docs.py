@@ -25,9 +25,8 @@ PROMPT = re.compile(r"^\s*(?:\$\s+)?duel\s")
 PYTHON_SECONDS = 300
 #: "page:line" of a block that fails today -> why; kept visible (strict) until the page is
 #: fixed, and void once the page is rewritten (its blocks then have other lines)
-KNOWN_BROKEN = {
-    "README.md:951": "the block calls agents.make_profile(policy=some_policy), never defined",
-}
+#: blocks known not to run, by page and line, with the reason (none today)
+KNOWN_BROKEN: dict[str, str] = {}
 
 
 def blocks(page: Path):
