@@ -37,17 +37,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 import envs
-from solver.backward import solve_game
 from solver.errors import InputError
-from solver.evaluate import require_public
 from solver.game import Game, Observation, other
 from solver.policy import TabularPolicy, uniform_over
-from solver.regularized import RegularizedSolution, solve_regularized, strength_to_beta
-from solver.response import best_response
+
+if TYPE_CHECKING:
+    from solver.regularized import RegularizedSolution
 
 _OPERATORS: dict[str, Callable[[int, int], bool]] = {
     "==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge,
@@ -433,6 +433,10 @@ class Calibration:
     from exact solves; ``beta(s)`` inverts it by a safeguarded bisection on log beta."""
 
     def __init__(self, game: Game, side: str, prior: TemperamentPolicy):
+        # the solver is imported here, not with the module: reading the temperaments
+        # (the CLI checking --vs or --personality) needs none of it
+        from solver.backward import solve_game
+        from solver.evaluate import require_public
         require_public(game, "the exact personality")
         self.game, self.side, self.prior = game, side, prior
         self.game_value = solve_game(game).value * (1.0 if side == "a" else -1.0)
@@ -442,6 +446,7 @@ class Calibration:
 
     def exploitability_of(self, policy) -> float:
         """What ``policy`` gives away to a best responder, from its own side."""
+        from solver.response import best_response
         lost = self.game_value + best_response(self.game, policy, other(self.side)).value
         return max(0.0, lost)
 
@@ -450,6 +455,7 @@ class Calibration:
         for known in self.points:
             if known.beta == beta:
                 return known
+        from solver.regularized import solve_regularized
         solution = solve_regularized(self.game, self.side, self.prior, beta)
         self.solves += 1
         found = _Point(beta, self.exploitability_of(solution.policy()), solution)
@@ -460,6 +466,7 @@ class Calibration:
     def beta(self, strength: float) -> float:
         """The beta at which the personality gives away ``strength`` times what the
         temperament gives away (within ``CALIBRATION_TOLERANCE`` of the latter)."""
+        from solver.regularized import strength_to_beta
         if strength in (0.0, 1.0) or self.full <= _NOTHING_TO_CALIBRATE:
             return strength_to_beta(strength)
         target, slack = strength * self.full, CALIBRATION_TOLERANCE * self.full
