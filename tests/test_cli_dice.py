@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.cli import main
-from agents.cli import arguments
+from agents.cli import arguments, main
 from agents.cli.dice import run
 from envs.d20 import degrees_of_success
 from solver.dice import margin, sum_of_dice
