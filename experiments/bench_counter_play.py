@@ -23,6 +23,7 @@ from solver.counter_play import counter_best_response, counter_evaluate, counter
 from solver.counters import explore
 from solver.evaluate import evaluate
 from solver.graph import build_graph
+from solver.heap import keeping_freed_memory
 from solver.regularized import solve_regularized
 from solver.response import best_response
 
@@ -35,18 +36,22 @@ def _timed(work):
 
 def _questions(game):
     """name -> (counters' answer, graph's answer), each a function of the game."""
-    equilibrium = solve_game(game)
+    with keeping_freed_memory():
+        equilibrium = solve_game(game)
+    # the counters' answers with freed memory kept, as the CLI runs them (``solver.heap``;
+    # a decorator enters it afresh on each call)
+    kept = keeping_freed_memory()
     safest = equilibrium.policy_for("a")
     bully = temperament("pathfinder", "bully").policy(game)
     return {
         "best response to uniform (safest)": (
-            lambda: counter_best_response(game, "uniform", "a", safest=safest).value,
+            kept(lambda: counter_best_response(game, "uniform", "a", safest=safest).value),
             lambda: best_response(game, "uniform", "a", safest=safest).value),
         "bully against uniform, evaluated": (
-            lambda: counter_evaluate(game, "uniform", bully).value,
+            kept(lambda: counter_evaluate(game, "uniform", bully).value),
             lambda: evaluate(game, "uniform", bully).value),
         "bully regularised, beta 0.3": (
-            lambda: counter_regularized(game, "b", bully, 0.3).value,
+            kept(lambda: counter_regularized(game, "b", bully, 0.3).value),
             lambda: solve_regularized(game, "b", bully, 0.3).value),
     }
 

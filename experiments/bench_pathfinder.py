@@ -36,6 +36,7 @@ import envs
 from solver import counters, solve_game, stage_rules
 from solver.counters import explore, solve_counters
 from solver.graph import build_graph
+from solver.heap import keeping_freed_memory
 from solver.matrix import solve_matrices
 
 LEVEL10_A = ("hp=150,ac=29,attack=19,damage=2d8+10,perception=18:expert,"
@@ -77,7 +78,8 @@ def measure(name: str, a: str, b: str, options: dict, budget: float) -> dict:
     start = time.perf_counter()
     graph = build_graph(game)
     built = time.perf_counter() - start
-    solution = solve_game(game)
+    with keeping_freed_memory():   # as the CLI does (``solver.heap``)
+        solution = solve_game(game)
     total = time.perf_counter() - start
     mine = ours(game)
     base = budgeted_baseline(build_graph(game), budget)
@@ -115,7 +117,8 @@ def measure_counters(name: str, game, budget: float) -> dict:
         setattr(module, phase, _timer(function, phases, phase))
     try:
         start = time.perf_counter()
-        solution = solve_counters(game)
+        with keeping_freed_memory():
+            solution = solve_counters(game)
         # the exploration above is kept with the game and reused: count it in
         total = built + time.perf_counter() - start
     finally:
@@ -139,7 +142,8 @@ def measure_counters(name: str, game, budget: float) -> dict:
 
     finished, base_value = True, None
     try:
-        base_value = solve_counters(game, stage_values=one_by_one).value
+        with keeping_freed_memory():
+            base_value = solve_counters(game, stage_values=one_by_one).value
     except OutOfTime:
         finished = False
     base_seconds = inside["seconds"]

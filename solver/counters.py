@@ -65,7 +65,6 @@ from .errors import InputError
 from .evaluate import Evaluation
 from .game import Game, State
 from .graph import _heights, _schedule, ranges
-from .heap import keeping_freed_memory
 from .policy import TabularPolicy
 from .stage_rules import Equilibrium, StageRule
 from .stages import MAX_SWEEPS, TOLERANCE, Convergence, sweep
@@ -943,7 +942,6 @@ class CounterPolicy(TabularPolicy):
         return self.solution.table(self.player)
 
 
-@keeping_freed_memory()
 def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
                    stage_values: Callable[[np.ndarray], np.ndarray] | None = None,
                    start: State | None = None, rule: StageRule | None = None,

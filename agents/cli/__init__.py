@@ -84,7 +84,11 @@ def run_command(args: argparse.Namespace) -> int:
         getattr(checks, args.command)(args)
     module = importlib.import_module(f"{__name__}.{args.command}")
     run = RUNS.get((args.command, getattr(args, "action", None)), "run")
-    return int(getattr(module, run)(args) or 0)
+    # a large solve frees and takes back blocks of hundreds of megabytes at every layer:
+    # a command keeps them for reuse (the solver itself never touches the process's heap)
+    from solver.heap import keeping_freed_memory
+    with keeping_freed_memory():
+        return int(getattr(module, run)(args) or 0)
 
 
 def _run(args: argparse.Namespace) -> int:
