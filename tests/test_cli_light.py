@@ -81,6 +81,7 @@ BAD = [
     (["play", "falkenstein", "--seed", "-1"], "--seed must be an integer 0 or more"),
     (["play", "pathfinder", "--a", "nosuchsheet"], "unknown entry 'nosuchsheet'"),
     (["play", "blooded", "--vs", "{garbage}"], "not JSON"),
+    (["play", "falkenstein", "-o", "hidden_levels=true"], "is not available yet"),
     (["train", "falkenstein", "--personality", "nosuch", "--out", "{dir}/x.json"],
      "unknown personality 'nosuch'"),
     (["train", "falkenstein", "--strength", "0.5", "--out", "{dir}/x.json"],
