@@ -364,8 +364,11 @@ def _check_claims(temperaments, situations: Sequence[Situation], system: str) ->
 
 def _registered_file(system: str) -> Path | None:
     """The personalities file a system registered from outside the package declares."""
-    spec = envs.systems().get(system)
-    return None if spec is None else spec.personalities_file
+    try:
+        spec = envs.spec(system)   # that system's module alone, not every system's
+    except InputError:
+        return None
+    return spec.personalities_file
 
 
 def systems_with_personalities() -> list[str]:

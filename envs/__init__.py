@@ -54,20 +54,25 @@ def _load() -> None:
     global _LOADED
     if _LOADED:
         return
-    from .schema import SystemSpec
     _LOADED = True
     modules = [f"envs.{name}" for name in _builtin_names()]
     modules += [m.strip() for m in os.environ.get("DUEL_SYSTEMS", "").split(",") if m.strip()]
     for module_name in modules:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as error:
-            if error.name == module_name:
-                continue  # a ruleset whose rules module is not written yet
-            raise
-        spec = getattr(module, "SYSTEM", None)  # the one place a module is probed
-        if isinstance(spec, SystemSpec):
-            _REGISTERED.setdefault(spec.name, spec)
+        _import_system(module_name)
+
+
+def _import_system(module_name: str) -> None:
+    """Register the ``SYSTEM`` that ``module_name`` defines, once its module is written."""
+    from .schema import SystemSpec
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name == module_name:
+            return  # a ruleset whose rules module is not written yet
+        raise
+    spec = getattr(module, "SYSTEM", None)  # the one place a module is probed
+    if isinstance(spec, SystemSpec):
+        _REGISTERED.setdefault(spec.name, spec)
 
 
 def systems() -> dict[str, SystemSpec]:
@@ -81,7 +86,13 @@ def systems() -> dict[str, SystemSpec]:
 
 
 def spec(system: str) -> SystemSpec:
-    """The registered, implemented system ``system``."""
+    """The registered, implemented system ``system``. A built-in one is imported alone,
+    not with every other system (``duel`` checks a command's input at once)."""
+    if isinstance(system, str) and system not in _REGISTERED and system in _builtin_names():
+        _import_system(f"envs.{system}")
+    entry = _REGISTERED.get(system) if isinstance(system, str) else None
+    if entry is not None and entry.implemented:
+        return entry
     registry = systems()
     check_choice("system", system, registry)
     entry = registry[system]
