@@ -12,6 +12,7 @@ import sys
 import warnings
 
 from solver.errors import InputError, RefinementWarning
+from solver.heap import keeping_freed_memory
 
 from .arguments import COMMANDS
 
@@ -86,7 +87,6 @@ def run_command(args: argparse.Namespace) -> int:
     run = RUNS.get((args.command, getattr(args, "action", None)), "run")
     # a large solve frees and takes back blocks of hundreds of megabytes at every layer:
     # a command keeps them for reuse (the solver itself never touches the process's heap)
-    from solver.heap import keeping_freed_memory
     with keeping_freed_memory():
         return int(getattr(module, run)(args) or 0)
 
