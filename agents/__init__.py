@@ -39,8 +39,9 @@ __all__ = sorted(_PUBLIC)
 
 def _register_gymnasium() -> None:
     """``duel/<system>-npc-v0`` (``agents.gym``), registered once Gymnasium is imported."""
+    import envs
     from envs.gym_registration import register_ids
-    register_ids("agents.gym:single_env", "npc")
+    register_ids("agents.gym:single_env", envs.systems, "npc")
 
 
 _register_gymnasium()

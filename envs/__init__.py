@@ -133,7 +133,7 @@ def register_gymnasium() -> None:
     and personalities). Importing ``envs`` does it as soon as Gymnasium is imported,
     without importing it (``envs.gym_registration``)."""
     from .gym_registration import ENVS_ENTRY_POINT, register_ids
-    register_ids(ENVS_ENTRY_POINT)
+    register_ids(ENVS_ENTRY_POINT, systems)
 
 
 register_gymnasium()

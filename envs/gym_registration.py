@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib.abc
 import importlib.util
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 GYMNASIUM = "gymnasium"
 
@@ -27,18 +27,16 @@ def env_id(system: str, variant: str = "") -> str:
     return f"duel/{system}-{variant}-v0" if variant else f"duel/{system}-v0"
 
 
-def register_ids(entry_point: str, variant: str = "") -> None:
-    """Register ``env_id(system, variant)`` for every implemented system with
-    ``entry_point`` (which takes ``system=`` and the environment's keywords), now if
-    Gymnasium is loaded, else as soon as it is."""
-    _when_loaded(GYMNASIUM, lambda: _register_now(entry_point, variant))
+def register_ids(entry_point: str, systems: Callable[[], Mapping], variant: str = "") -> None:
+    """Register ``env_id(system, variant)`` for every implemented system that
+    ``systems()`` lists (``envs.systems``), with ``entry_point`` (which takes ``system=``
+    and the environment's keywords): now if Gymnasium is loaded, else as soon as it is."""
+    _when_loaded(GYMNASIUM, lambda: _register_now(entry_point, systems, variant))
 
 
-def _register_now(entry_point: str, variant: str) -> None:
+def _register_now(entry_point: str, systems: Callable[[], Mapping], variant: str) -> None:
     from gymnasium.envs.registration import register, registry
-
-    import envs  # the systems' list (late: this module is imported by envs itself)
-    for entry in envs.systems().values():
+    for entry in systems().values():
         name = env_id(entry.name, variant)
         if entry.implemented and name not in registry:
             register(id=name, entry_point=entry_point, kwargs={"system": entry.name})
