@@ -1,6 +1,8 @@
-"""Gymnasium's entry point for ``duel/<system>-v0``: the single-agent environment with
-its opponent in any form ``agents.opponents`` accepts (a profile file or a personality
-too), so ``gymnasium.make("envs:duel/falkenstein-v0", opponent="baron.json")`` works."""
+"""Gymnasium's entry point for ``duel/<system>-npc-v0``: the single-agent environment
+with its opponent in any form ``agents.opponents`` accepts (a profile file or a
+personality too), so ``gymnasium.make("agents:duel/falkenstein-npc-v0",
+opponent="cautious:0.5")`` works. ``duel/<system>-v0`` is ``envs``' own, for the
+opponents the solver names (``envs.gym_registration``)."""
 
 from __future__ import annotations
 

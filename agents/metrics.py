@@ -30,9 +30,6 @@ if TYPE_CHECKING:  # the hidden-level learner needs torch: imported only when us
 
 WEIGHTING = ("each situation weighted by how often it arises when the profile plays "
              "against the equilibrium")
-#: a situation class that holds in more of the decisions than this tells a GM nothing
-#: beyond "overall", so reports leave it out
-TELLS_NOTHING = 0.9
 #: shares of actions this close are tied for the most frequent
 TIE = 1e-12
 

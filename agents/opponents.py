@@ -35,16 +35,38 @@ def personality_names_or_none(system: str) -> dict[str, str]:
 
 def opponent_policy(spec, game, player: str):
     """The policy that ``spec`` names, playing ``player`` in ``game``."""
+    kind, value = _read(spec, game, player)
+    if kind == "personality":
+        name, strength = value
+        return personality(game, name, strength, player).policy
+    return resolve_opponent(value, game, player)
+
+
+def check_opponent(spec, game, player: str) -> None:
+    """Refuse a bad ``spec`` at once, as ``opponent_policy`` would, but without its work
+    (a personality's calibration, the equilibrium's solve): the CLI calls it before any."""
+    kind, _ = _read(spec, game, player)
+    if kind == "personality" and not game.info.public_information:
+        from solver.evaluate import require_public  # only to say why it is refused
+        require_public(game, "the exact personality")
+
+
+def _read(spec, game, player: str) -> tuple[str, object]:
+    """``spec`` checked and read: ``("personality", (name, strength))``, or
+    ``("policy", what resolve_opponent takes)`` (a profile loaded, a mix parsed; the
+    equilibrium left by name, to be solved only when it is played)."""
     if not isinstance(spec, str):
-        return resolve_opponent(spec, game, player)
+        return "policy", spec
     if is_profile_path(spec):
-        return resolve_opponent(load_profile(spec), game, player)
+        return "policy", load_profile(spec)
     name, _, strength = spec.partition(":")
     if name in personality_names_or_none(game.info.system):
         level = check_strength(_number(strength)) if strength else DEFAULT_STRENGTH
-        return personality(game, name, level, player).policy
-    if spec in ("uniform", "equilibrium") or spec.startswith("mix="):
-        return resolve_opponent(spec, game, player)
+        return "personality", (name, level)
+    if spec == "equilibrium":
+        return "policy", spec
+    if spec == "uniform" or spec.startswith("mix="):
+        return "policy", resolve_opponent(spec, game, player)
     raise InputError(f"unknown opponent {spec!r} for --vs{_suggestion(spec, game)}; "
                      f"accepted: {accepted_forms(game)}")
 

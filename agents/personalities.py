@@ -37,17 +37,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 import envs
-from solver import best_response, solve_game, solve_regularized
 from solver.errors import InputError
 from solver.gains import gain_over
 from solver.game import Game, Observation, other
-from solver.markov.evaluate import require_public
-from solver.markov.regularized import RegularizedSolution, strength_to_beta
 from solver.policy import TabularPolicy, uniform_over
+
+if TYPE_CHECKING:
+    from solver.markov.regularized import RegularizedSolution
 
 _OPERATORS: dict[str, Callable[[int, int], bool]] = {
     "==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge,
@@ -380,8 +381,11 @@ def _check_claims(temperaments, situations: Sequence[Situation], system: str) ->
 
 def _registered_file(system: str) -> Path | None:
     """The personalities file a system registered from outside the package declares."""
-    spec = envs.systems().get(system)
-    return None if spec is None else spec.personalities_file
+    try:
+        spec = envs.spec(system)   # that system's module alone, not every system's
+    except InputError:
+        return None
+    return spec.personalities_file
 
 
 def systems_with_personalities() -> list[str]:
@@ -449,6 +453,10 @@ class Calibration:
     from exact solves; ``beta(s)`` inverts it by a safeguarded bisection on log beta."""
 
     def __init__(self, game: Game, side: str, prior: TemperamentPolicy):
+        # the solver is imported here, not with the module: reading the temperaments
+        # (the CLI checking --vs or --personality) needs none of it
+        from solver import solve_game
+        from solver.markov.evaluate import require_public
         require_public(game, "the exact personality")
         self.game, self.side, self.prior = game, side, prior
         self.game_value = solve_game(game).value * (1.0 if side == "a" else -1.0)
@@ -458,6 +466,7 @@ class Calibration:
 
     def exploitability_of(self, policy) -> float:
         """What ``policy`` gives away to a best responder, from its own side."""
+        from solver import best_response
         response = best_response(self.game, policy, other(self.side)).value
         return gain_over(response, -self.game_value, self.game.info.payoff_bounds)
 
@@ -466,6 +475,7 @@ class Calibration:
         for known in self.points:
             if known.beta == beta:
                 return known
+        from solver import solve_regularized
         solution = solve_regularized(self.game, self.side, self.prior, beta)
         self.solves += 1
         found = _Point(beta, self.exploitability_of(solution.policy()), solution)
@@ -476,6 +486,7 @@ class Calibration:
     def beta(self, strength: float) -> float:
         """The beta at which the personality gives away ``strength`` times what the
         temperament gives away (within ``CALIBRATION_TOLERANCE`` of the latter)."""
+        from solver.markov.regularized import strength_to_beta
         if strength in (0.0, 1.0) or self.full <= _NOTHING_TO_CALIBRATE:
             return strength_to_beta(strength)
         target, slack = strength * self.full, CALIBRATION_TOLERANCE * self.full

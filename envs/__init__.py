@@ -16,12 +16,14 @@ from __future__ import annotations
 import importlib
 import os
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from solver.errors import InputError, check_choice
-from solver.game import check_game
 
 from .rulesets import load_ruleset, ruleset_hash
-from .schema import Examples, Field, SheetSpec, SystemSpec
+
+if TYPE_CHECKING:
+    from .schema import SystemSpec
 
 _REGISTERED: dict[str, SystemSpec] = {}
 _LOADED = False
@@ -29,6 +31,7 @@ _LOADED = False
 
 def register(spec: SystemSpec) -> SystemSpec:
     """Add (or replace) a system; returns it, so a module may ``register(SYSTEM)``."""
+    from .schema import SystemSpec
     if not isinstance(spec, SystemSpec):
         raise InputError(f"register() takes an envs.schema.SystemSpec, got {spec!r}")
     _REGISTERED[spec.name] = spec
@@ -48,15 +51,21 @@ def _load() -> None:
     modules = [f"envs.{name}" for name in _builtin_names()]
     modules += [m.strip() for m in os.environ.get("DUEL_SYSTEMS", "").split(",") if m.strip()]
     for module_name in modules:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as error:
-            if error.name == module_name:
-                continue  # a ruleset whose rules module is not written yet
-            raise
-        spec = getattr(module, "SYSTEM", None)  # the one place a module is probed
-        if isinstance(spec, SystemSpec):
-            _REGISTERED.setdefault(spec.name, spec)
+        _import_system(module_name)
+
+
+def _import_system(module_name: str) -> None:
+    """Register the ``SYSTEM`` that ``module_name`` defines, once its module is written."""
+    from .schema import SystemSpec
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name == module_name:
+            return  # a ruleset whose rules module is not written yet
+        raise
+    spec = getattr(module, "SYSTEM", None)  # the one place a module is probed
+    if isinstance(spec, SystemSpec):
+        _REGISTERED.setdefault(spec.name, spec)
 
 
 def systems() -> dict[str, SystemSpec]:
@@ -67,7 +76,13 @@ def systems() -> dict[str, SystemSpec]:
 
 
 def spec(system: str) -> SystemSpec:
-    """The registered, implemented system ``system``."""
+    """The registered, implemented system ``system``. A built-in one is imported alone,
+    not with every other system (``duel`` checks a command's input at once)."""
+    if isinstance(system, str) and system not in _REGISTERED and system in _builtin_names():
+        _import_system(f"envs.{system}")
+    entry = _REGISTERED.get(system) if isinstance(system, str) else None
+    if entry is not None and entry.implemented:
+        return entry
     registry = systems()
     check_choice("system", system, registry)
     entry = registry[system]
@@ -81,6 +96,7 @@ def make(system: str, **options):
     """Build the game of ``system``: sheets as ``a=`` / ``b=`` (mappings or text like
     ``"fighter,hp=20"``), ``ruleset=`` a TOML file or table overriding the [default]
     rules, and the system's options (``systems()[system].options``)."""
+    from solver.game import check_game
     entry = spec(system)
     sheets = {side: options.pop(side, None) for side in ("a", "b")}
     source = options.pop("ruleset", None)
@@ -101,23 +117,22 @@ def make(system: str, **options):
 
 
 def register_gymnasium() -> None:
-    """Register ``duel/<system>-v0`` for every implemented system. Importing ``envs``
-    does it, so ``gymnasium.make("envs:duel/falkenstein-v0")``
-    (Gymnasium's ``module:`` prefix imports ``envs`` first) works in a fresh process."""
-    from gymnasium.envs.registration import register as gym_register
-    from gymnasium.envs.registration import registry
-    for entry in systems().values():
-        env_id = f"duel/{entry.name}-v0"
-        if entry.implemented and env_id not in registry:
-            gym_register(id=env_id, entry_point="agents.gym:single_env",
-                         kwargs={"system": entry.name})
+    """Register ``duel/<system>-v0`` for every implemented system (``envs.single``'s
+    environment; ``agents`` adds ``duel/<system>-npc-v0``, whose opponents may be profiles
+    and personalities). Importing ``envs`` does it as soon as Gymnasium is imported,
+    without importing it (``envs.gym_registration``)."""
+    from .gym_registration import ENVS_ENTRY_POINT, register_ids
+    register_ids(ENVS_ENTRY_POINT, systems)
 
 
 register_gymnasium()
 
 
 def __getattr__(name):
-    # the adapters import pettingzoo / gymnasium, which the solver alone never needs
+    # the adapters import pettingzoo / gymnasium, which the solver alone never needs;
+    # the schema (numpy) is imported with the first system, not by ``duel --help``
+    if name in ("Examples", "Field", "SheetSpec", "SystemSpec"):
+        return getattr(importlib.import_module(".schema", __name__), name)
     if name in ("parallel_env", "ParallelDuelEnv"):
         return getattr(importlib.import_module(".parallel", __name__), name)
     if name in ("single_env", "SingleDuelEnv"):

@@ -35,6 +35,7 @@ from baseline import budgeted_baseline
 
 import envs
 from solver import solve_game
+from solver.heap import keeping_freed_memory
 from solver.markov.graph import build_graph
 
 DEFAULT = ("prowess=3,sword=3", "prowess=2,sword=4")
@@ -49,7 +50,8 @@ def measure(case: str, a: str, b: str, max_beats: int, budget: float,
             baseline_beats: int) -> dict:
     game = envs.make("blooded", a=a, b=b, convention="mortal", max_beats=max_beats)
     start = time.perf_counter()
-    solution = solve_game(game)
+    with keeping_freed_memory():   # as the CLI does (``solver.heap``)
+        solution = solve_game(game)
     total = time.perf_counter() - start
     cores = solution.cores
     live = int((cores.mask_a.any(axis=1)).sum())

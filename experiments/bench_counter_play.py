@@ -24,6 +24,7 @@ from agents.personalities import temperament
 from solver import solve_game
 from solver.counters import explore
 from solver.counters.play import counter_best_response, counter_evaluate, counter_regularized
+from solver.heap import keeping_freed_memory
 from solver.markov.evaluate import evaluate_graph
 from solver.markov.graph import build_graph
 from solver.markov.regularized import solve_regularized_graph
@@ -38,18 +39,22 @@ def _timed(work):
 
 def _questions(game):
     """name -> (counters' answer, graph's answer), each a function of the game."""
-    equilibrium = solve_game(game)
+    with keeping_freed_memory():
+        equilibrium = solve_game(game)
+    # the counters' answers with freed memory kept, as the CLI runs them (``solver.heap``;
+    # a decorator enters it afresh on each call)
+    kept = keeping_freed_memory()
     safest = equilibrium.policy_for("a")
     bully = temperament("pathfinder", "bully").policy(game)
     return {
         "best response to uniform (safest)": (
-            lambda: counter_best_response(game, "uniform", "a", safest=safest).value,
+            kept(lambda: counter_best_response(game, "uniform", "a", safest=safest).value),
             lambda: best_response_graph(game, "uniform", "a", safest=safest).value),
         "bully against uniform, evaluated": (
-            lambda: counter_evaluate(game, "uniform", bully).value,
+            kept(lambda: counter_evaluate(game, "uniform", bully).value),
             lambda: evaluate_graph(game, "uniform", bully).value),
         "bully regularised, beta 0.3": (
-            lambda: counter_regularized(game, "b", bully, 0.3).value,
+            kept(lambda: counter_regularized(game, "b", bully, 0.3).value),
             lambda: solve_regularized_graph(game, "b", bully, 0.3).value),
     }
 

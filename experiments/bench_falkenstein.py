@@ -20,13 +20,15 @@ from baseline import baseline_solve
 
 import envs
 from solver import solve_game
+from solver.heap import keeping_freed_memory
 from solver.markov.graph import build_graph
 
 LEVELS = ("PR", "AV", "GD", "GR", "EXC", "EXT")
 
 
 def ours_solve(game) -> float:
-    return solve_game(game).value
+    with keeping_freed_memory():   # as the CLI does (``solver.heap``)
+        return solve_game(game).value
 
 
 def timed(solve, games) -> tuple[float, list[float]]:

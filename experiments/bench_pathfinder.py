@@ -37,6 +37,7 @@ from reference import linprog_value
 import envs
 from solver import solve_game
 from solver.counters import explore, flow, solution, solve_counters, stage_rules
+from solver.heap import keeping_freed_memory
 from solver.markov.graph import build_graph
 from solver.matrix.lp import solve_matrices
 
@@ -79,7 +80,8 @@ def measure(name: str, a: str, b: str, options: dict, budget: float) -> dict:
     start = time.perf_counter()
     graph = build_graph(game)
     built = time.perf_counter() - start
-    solution = solve_game(game)
+    with keeping_freed_memory():   # as the CLI does (``solver.heap``)
+        solution = solve_game(game)
     total = time.perf_counter() - start
     mine = ours(game)
     base = budgeted_baseline(build_graph(game), budget)
@@ -117,7 +119,8 @@ def measure_counters(name: str, game, budget: float) -> dict:
         setattr(module, phase, _timer(function, phases, phase))
     try:
         start = time.perf_counter()
-        solution = solve_counters(game)
+        with keeping_freed_memory():
+            solution = solve_counters(game)
         # the exploration above is kept with the game and reused: count it in
         total = built + time.perf_counter() - start
     finally:
@@ -141,7 +144,8 @@ def measure_counters(name: str, game, budget: float) -> dict:
 
     finished, base_value = True, None
     try:
-        base_value = solve_counters(game, stage_values=one_by_one).value
+        with keeping_freed_memory():
+            base_value = solve_counters(game, stage_values=one_by_one).value
     except OutOfTime:
         finished = False
     base_seconds = inside["seconds"]

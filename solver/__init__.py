@@ -3,40 +3,46 @@
 Knows nothing about duels; every system implements ``solver.game.Game``. The public
 questions go through ``solver.solve``, the one place a backend is chosen:
 
-- ``solver.matrix.lp``: matrix games (LP, simplex, maximum entropy, warm starts, barrier);
+- ``solver.matrix``: matrix games (LP, simplex, maximum entropy, warm starts, barrier);
 - ``solver.markov``: the state-graph backend (graph, stages, backward induction,
   evaluation, best response, regularised play);
 - ``solver.counters``: the counters backend (games whose counters only fall);
-- ``solver.hidden.sequence``: hidden information (sequence form, CFR+).
+- ``solver.hidden``: hidden information (sequence form, CFR+).
+
+The public names are imported on first use, so ``solver.dice`` or ``solver.errors``
+alone never pay for numpy, scipy or the compiled backends behind ``solve_game``.
 """
 
-from .errors import InputError
-from .game import PLAYERS, Game, Policy
-from .markov.backward import Solution
-from .markov.evaluate import Evaluation
-from .markov.response import BestResponse, Exploitability
-from .matrix import MatrixSolutions, solve_matrices, solve_matrix
-from .policy import MixPolicy, TabularPolicy, UniformPolicy
-from .solve import (
-    best_response,
-    decisions,
-    equilibrium_policy,
-    evaluate,
-    exploitability,
-    policy_table,
-    require_states,
-    require_table,
-    resolve_policy,
-    solve_game,
-    solve_moment,
-    solve_regularized,
-    state_graph,
-)
+from __future__ import annotations
 
-__all__ = [
-    "PLAYERS", "BestResponse", "Evaluation", "Exploitability", "Game", "InputError",
-    "MatrixSolutions", "MixPolicy", "Policy", "Solution", "TabularPolicy", "UniformPolicy",
-    "best_response", "decisions", "equilibrium_policy", "evaluate", "exploitability",
-    "policy_table", "require_states", "require_table", "resolve_policy", "solve_game",
-    "solve_matrices", "solve_matrix", "solve_moment", "solve_regularized", "state_graph",
-]
+import importlib
+
+#: each public name and the module that defines it
+_PUBLIC = {
+    "InputError": "errors",
+    "PLAYERS": "game", "Game": "game", "Policy": "game",
+    "Solution": "markov.backward",
+    "Evaluation": "markov.evaluate",
+    "BestResponse": "markov.response", "Exploitability": "markov.response",
+    "MatrixSolutions": "matrix", "solve_matrices": "matrix", "solve_matrix": "matrix",
+    "MixPolicy": "policy", "TabularPolicy": "policy", "UniformPolicy": "policy",
+    **{name: "solve" for name in (
+        "best_response", "decisions", "equilibrium_policy", "evaluate", "exploitability",
+        "policy_table", "require_states", "require_table", "resolve_policy", "solve_game",
+        "solve_moment", "solve_regularized", "state_graph")},
+}
+
+
+def __getattr__(name: str):
+    if name not in _PUBLIC:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
+    globals()[name] = value   # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_PUBLIC])
+
+
+__all__ = sorted(_PUBLIC)

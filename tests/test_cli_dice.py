@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.cli import main
-from agents.cli.dice import register, run
+from agents.cli import arguments, main
+from agents.cli.dice import run
 from envs.d20 import degrees_of_success
 from solver.dice import margin, sum_of_dice
 from solver.errors import InputError
@@ -23,9 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def invoke(argv: list[str], capsys) -> str:
     """Run the command through its own subparser, so these tests need only this module."""
     parser = argparse.ArgumentParser(prog="duel")
-    register(parser.add_subparsers(dest="command"))
+    arguments.COMMANDS["dice"](parser.add_subparsers(dest="command"))
     args = parser.parse_args(argv)
-    assert args.func is run
+    assert args.command == "dice"
     assert run(args) == 0
     return capsys.readouterr().out
 

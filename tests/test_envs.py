@@ -466,8 +466,8 @@ def test_a_draw_pays_plus_zero_to_both_sides():
 
 
 def test_gymnasium_make_in_a_fresh_process_takes_every_opponent_form(tmp_path):
-    # Gymnasium's module prefix imports envs first; a profile path and a personality are
-    # accepted as opponents, as everywhere else
+    # Gymnasium's module prefix imports agents first, which registers the ids whose
+    # opponent may be a profile path or a personality, as everywhere else
     import subprocess
     import sys
     profile = tmp_path / "npc.json"
@@ -477,7 +477,7 @@ def test_gymnasium_make_in_a_fresh_process_takes_every_opponent_form(tmp_path):
     script = (
         "import gymnasium\n"
         f"for opponent in ({str(profile)!r}, 'cautious:0.5', 'uniform'):\n"
-        "    env = gymnasium.make('envs:duel/falkenstein-v0', opponent=opponent,\n"
+        "    env = gymnasium.make('agents:duel/falkenstein-npc-v0', opponent=opponent,\n"
         "                         b={'fencing': 'GD'}, max_rounds=1)\n"
         "    observation, info = env.reset(seed=0)\n"
         "    print(type(env.unwrapped).__name__)\n")

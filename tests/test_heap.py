@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import solver.counters.heap as heap
+import solver.heap as heap
 
 
 class RecordingLibc:
@@ -53,3 +53,21 @@ def test_the_real_thresholds_are_accepted():
     assert heap._LIBC.mallopt(heap.M_TRIM_THRESHOLD, heap.KEPT_TOP) == 1
     assert heap._LIBC.mallopt(heap.M_MMAP_THRESHOLD, heap.DEFAULT_THRESHOLD) == 1
     assert heap._LIBC.mallopt(heap.M_TRIM_THRESHOLD, heap.DEFAULT_THRESHOLD) == 1
+
+
+def test_the_solver_leaves_the_heap_alone_and_the_cli_opts_in(monkeypatch, capsys):
+    # a counters solve (Blooded declares them) makes no mallopt call of its own;
+    # the same duel through ``duel solve`` runs inside keeping_freed_memory once
+    import envs
+    from agents.cli import main
+    from solver import solve_game
+    libc = RecordingLibc()
+    monkeypatch.setattr(heap, "_LIBC", libc)
+    game = envs.make("blooded", max_beats=1)
+    assert game.info.has("counters")
+    solve_game(game)
+    assert libc.calls == []
+    assert main(["solve", "blooded", "-o", "max_beats=1", "--json"]) == 0
+    capsys.readouterr()
+    assert [call[0] for call in libc.calls] == ["mallopt", "mallopt", "mallopt", "mallopt",
+                                                "trim"]

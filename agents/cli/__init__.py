@@ -1,4 +1,8 @@
-"""The ``duel`` command: it only composes the solver, the systems and the agents."""
+"""The ``duel`` command: it only composes the solver, the systems and the agents.
+
+The parser (``arguments``) and the input checks (``checks``) import nothing heavy; a
+command's module, and with it the solver's backends or torch, is imported only once its
+input has passed, so ``--help``, ``duel dice`` and every typo answer at once."""
 
 from __future__ import annotations
 
@@ -8,8 +12,15 @@ import sys
 import warnings
 
 from solver.errors import InputError, RefinementWarning
+from solver.heap import keeping_freed_memory
 
-COMMANDS = ("systems", "solve", "odds", "dice", "train", "play", "profile", "sweep")
+from .arguments import COMMANDS
+
+#: the commands whose input ``checks.<command>`` checks (the others need only the parser,
+#: or check as their first step, being light: dice, systems, profile)
+CHECKED = ("solve", "odds", "play", "train")
+#: the function of a command's module that runs it (``run`` unless named here)
+RUNS = {("profile", "show"): "run_show", ("profile", "validate"): "run_validate"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,9 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Exact solutions, odds and trained NPC opponents for tabletop duels.")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
                                        parser_class=_Parser)
-    for name in COMMANDS:
-        module = importlib.import_module(f"{__name__}.{name}")
-        module.register(subparsers)
+    for add_command in COMMANDS.values():
+        add_command(subparsers)
     return parser
 
 
@@ -68,9 +78,22 @@ def main(argv: list[str] | None = None) -> int:
             said.summary()
 
 
+def run_command(args: argparse.Namespace) -> int:
+    """Check the input of ``args.command``, then import its module and run it."""
+    if args.command in CHECKED:
+        from . import checks  # not with the parser: --help needs none of the systems
+        getattr(checks, args.command)(args)
+    module = importlib.import_module(f"{__name__}.{args.command}")
+    run = RUNS.get((args.command, getattr(args, "action", None)), "run")
+    # a large solve frees and takes back blocks of hundreds of megabytes at every layer:
+    # a command keeps them for reuse (the solver itself never touches the process's heap)
+    with keeping_freed_memory():
+        return int(getattr(module, run)(args) or 0)
+
+
 def _run(args: argparse.Namespace) -> int:
     try:
-        return int(args.func(args) or 0)
+        return run_command(args)
     except BrokenPipeError:
         # the reader (``| head``) has gone: nothing more to say to it
         sys.stderr.close()

@@ -11,48 +11,6 @@ from envs.rulesets import load_ruleset
 from solver.errors import InputError
 
 
-def parse_option(text: str) -> tuple[str, str]:
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip():
-        raise InputError(f"bad option {text!r}; expected KEY=VALUE")
-    return key.strip(), value.strip()
-
-
-def add_json(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true",
-                        help="print exactly one JSON document on stdout")
-
-
-SHEET_HELP = ("FIELD=VALUE fields, bare words for flags, a reference sheet's name; "
-              "each system's fields: `duel systems`")
-
-
-def add_game_args(parser: argparse.ArgumentParser) -> None:
-    """SYSTEM, the two sheets, --ruleset and --option KEY=VALUE."""
-    parser.add_argument("system", help="duel system (see `duel systems`)")
-    parser.add_argument("--a", default=None, metavar="SHEET", help=f"sheet of A: {SHEET_HELP}")
-    parser.add_argument("--b", default=None, metavar="SHEET", help="sheet of B")
-    parser.add_argument("--me", default=None, metavar="SHEET",
-                        help="your sheet: A's, or B's with --side b")
-    parser.add_argument("--them", default=None, metavar="SHEET",
-                        help="the other duellist's sheet")
-    parser.add_argument("--ruleset", metavar="FILE", help="TOML file overriding [default] rules")
-    parser.add_argument("-o", "--option", dest="options", action="append", default=[],
-                        type=_argparse_type(parse_option), metavar="KEY=VALUE",
-                        help="a system option, e.g. -o convention=surrender (repeatable)")
-
-
-def _argparse_type(parse):
-    """``parse`` for argparse, which then reports our message instead of its own."""
-    def convert(text: str):
-        try:
-            return parse(text)
-        except InputError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
-    convert.__name__ = parse.__name__
-    return convert
-
-
 def sheets(args: argparse.Namespace, mine: str | None = None) -> dict[str, dict]:
     """A's and B's sheets from --a/--b and --me/--them (--me is the sheet of --side)."""
     mine = mine or args.side
@@ -156,8 +114,3 @@ def plain(value) -> str:
         return ",".join(f"{k}:{v:.3g}" if isinstance(v, float) else f"{k}:{v}"
                         for k, v in value.items() if v)
     return str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def add_side(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--side", choices=("a", "b"), default="a",
-                        help="the side you play (default a): --me is its sheet")

@@ -8,31 +8,8 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from envs.d20 import DEGREES, degrees_of_success
-from solver.dice import EXPRESSION_FORM, Distribution, margin, parse_expression
+from solver.dice import Distribution, margin, parse_expression
 from solver.errors import InputError
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the ``dice`` command to the ``duel`` parser."""
-    parser = subparsers.add_parser(
-        "dice",
-        help="exact odds of a dice roll",
-        description=(
-            "Exact distribution of a dice expression, as in AnyDice; or the chance to reach "
-            "thresholds, to beat another pool, or of each Pathfinder degree against a DC."
-        ),
-    )
-    parser.add_argument("expression", help=f"dice expression {EXPRESSION_FORM}")
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument(
-        "--at-least", nargs="+", type=int, metavar="T", help="P(total >= T) for each T"
-    )
-    mode.add_argument("--vs", metavar="EXPR", help="an opposing pool: P(A > B), ties, margins")
-    mode.add_argument(
-        "--dc", nargs="+", type=int, metavar="DC", help="degrees of success of d20+K against DC"
-    )
-    parser.add_argument("--json", action="store_true", help="print one JSON document")
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -10,7 +10,6 @@ from collections import defaultdict
 
 import numpy as np
 
-from solver.errors import InputError
 from solver.game import other
 from solver.hidden.sequence import (
     HiddenSolution,
@@ -32,12 +31,8 @@ SHOWN_PLAY = 0.005
 
 
 def run_hidden(args, game) -> int:
-    """Solve ``game`` (hidden information) exactly and print or emit the report."""
-    for flag, given in (("--state", args.state), ("--all-pairings", args.all_pairings),
-                        ("--by", getattr(args, "by", None))):
-        if given:
-            raise InputError(f"{flag} is not available with hidden information; the exact "
-                             "solution is given from the start of the duel")
+    """Solve ``game`` (hidden information) exactly and print or emit the report
+    (``checks.solve`` has refused the flags that need public information)."""
     solution = solve_hidden(game)
     report = hidden_report(game, solution)
     if args.json:

@@ -11,44 +11,20 @@ import numpy as np
 
 import envs
 from solver import best_response, evaluate, solve_game
-from solver.errors import InputError
 from solver.policy import MixPolicy
 
 from ..opponents import opponent_policy
+from . import checks
 from .common import (
-    add_game_args,
-    add_json,
-    add_side,
     emit_json,
     format_table,
     game_header,
-    make_game,
     percent,
 )
 
 
-def register(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "odds", help="what to play against an opponent, and your exact odds",
-        description="You are --me (side A unless --side b); the opponent, --them, plays "
-                    "--vs.")
-    add_game_args(parser)
-    parser.add_argument("--vs", required=True, metavar="OPPONENT",
-                        help="uniform | equilibrium | mix=ACTION:WEIGHT,... | profile.json | "
-                             "a personality NAME[:STRENGTH], e.g. cautious:0.5")
-    add_side(parser)
-    parser.add_argument("--limit", type=int, default=12,
-                        help="situations to list (all of them in --json)")
-    parser.add_argument("--detail", action="store_true",
-                        help="also print values and the technical terms")
-    add_json(parser)
-    parser.set_defaults(func=run)
-
-
 def run(args) -> int:
-    if args.limit < 0:
-        raise InputError(f"--limit must be 0 or more, got {args.limit}")
-    game = make_game(args)
+    game = checks.odds(args)
     if not game.info.public_information:
         from .hidden import run_hidden_odds  # hidden.py imports this module's neighbours
         return run_hidden_odds(args, game)

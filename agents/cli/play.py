@@ -7,32 +7,15 @@ import sys
 import numpy as np
 
 from envs.opponents import play
-from solver.errors import InputError
 from solver.game import sample_outcome, sample_step
 
 from ..opponents import opponent_label, opponent_policy
-from .common import add_game_args, add_json, add_side, emit_json, game_header, make_game
-
-
-def register(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "play", help="play a duel in the terminal against an opponent",
-        description="Type the name or the number of your action at each prompt; "
-                    "q quits. The opponent's choice is revealed after yours.")
-    add_game_args(parser)
-    parser.add_argument("--vs", default="equilibrium", metavar="OPPONENT",
-                        help="uniform | equilibrium | mix=ACTION:WEIGHT,... | profile.json | "
-                             "a personality NAME[:STRENGTH]")
-    add_side(parser)
-    parser.add_argument("--seed", type=int, default=None, help="seed of the opponent's draws")
-    add_json(parser)
-    parser.set_defaults(func=run)
+from . import checks
+from .common import emit_json, game_header
 
 
 def run(args, read=input) -> int:
-    if args.seed is not None and args.seed < 0:
-        raise InputError(f"--seed must be an integer 0 or more, got {args.seed}")
-    game = make_game(args)
+    game = checks.play(args)
     me, them = args.side, ("b" if args.side == "a" else "a")
     opponent = opponent_policy(args.vs, game, them)
     rng = np.random.default_rng(args.seed)

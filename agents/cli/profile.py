@@ -4,27 +4,14 @@ from __future__ import annotations
 
 import envs
 
-from ..metrics import TELLS_NOTHING
 from ..personalities import personality_names
 from ..profiles import load_profile
-from .common import add_json, emit_json, format_table, percent
+from .common import emit_json, format_table, percent
 
 NOT_MEASURED = "not measured"
-
-
-def register(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "profile", help="show or validate an opponent profile",
-        description="Inspect an opponent profile written by `duel train`.")
-    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    show = actions.add_parser("show", help="tendencies by situation, metrics, how to exploit it")
-    show.add_argument("file", help="the profile (JSON)")
-    add_json(show)
-    show.set_defaults(func=run_show)
-    validate = actions.add_parser("validate", help="check a profile against the schema")
-    validate.add_argument("file", help="the profile (JSON)")
-    add_json(validate)
-    validate.set_defaults(func=run_validate)
+#: a situation class that holds in more of the decisions than this tells a GM nothing
+#: beyond "overall", so the report leaves it out
+TELLS_NOTHING = 0.9
 
 
 def run_validate(args) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from solver.errors import InputError
 
-from .common import parse_option
+from .arguments import parse_option
 
 
 def parse_state(game, text: str):
@@ -17,3 +17,20 @@ def parse_state(game, text: str):
             raise InputError(f"state field {key!r} is given twice in {text!r}")
         values[key] = value
     return game.state_from(values)
+
+
+def single_start(game):
+    """The one state ``game`` starts from; a duel that starts from a random draw needs
+    ``--state`` to pick a moment."""
+    starts = game.initial_outcomes()
+    if len(starts) != 1:
+        raise InputError("this duel starts from a random draw; give --state to pick a moment")
+    return starts[0][1]
+
+
+def check_state_field(game, field: str, flag: str) -> None:
+    """``field`` must name a field of ``game``'s states (every state has the same)."""
+    fields = game.state_fields(game.initial_outcomes()[0][1])
+    if field not in fields:
+        raise InputError(f"unknown state field {field!r} for {flag}; allowed: "
+                         f"{', '.join(fields)}")

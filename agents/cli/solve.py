@@ -7,51 +7,25 @@ import numpy as np
 
 import envs
 from solver import solve_game, solve_moment
-from solver.errors import InputError
 
+from . import checks
 from .common import (
-    add_game_args,
-    add_json,
-    add_side,
     emit_json,
     format_table,
     game_header,
-    make_game,
     percent,
 )
 from .hidden import run_hidden
 from .odds import play_text
-from .situations import parse_state
-
-
-def register(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "solve", help="exact odds and the least predictable safe play of a duel",
-        description="Solve the whole duel exactly and print both sides' least predictable "
-                    "safe play (the maximum-entropy equilibrium), the odds and how duels end.")
-    add_game_args(parser)
-    add_side(parser)
-    parser.add_argument("--state", metavar="FIELD=VALUE,...",
-                        help="ask about any moment (fields: `duel solve SYSTEM --json`'s "
-                             "\"state\")")
-    parser.add_argument("--by", metavar="FIELD",
-                        help="also the least predictable safe play grouped by a state field "
-                             "(e.g. band), weighted by how often each state is reached")
-    parser.add_argument("--all-pairings", action="store_true",
-                        help="win probability of A for every pair of levels")
-    parser.add_argument("--detail", action="store_true",
-                        help="also print the stage game, the value and technical terms")
-    add_json(parser)
-    parser.set_defaults(func=run)
+from .situations import check_state_field, single_start
 
 
 def run(args) -> int:
-    game = make_game(args)
+    game, start = checks.solve(args)
     if not game.info.public_information:
         return run_hidden(args, game)
     if args.all_pairings:
         return _run_pairings(args, game)
-    start = parse_state(game, args.state) if args.state else None
     solution = solve_game(game) if start is None else solve_moment(game, start)
     # the text shows a few next moments: only --json gives (and pays for) the rest in full
     report = solution_report(game, solution, start, NEXT_IN_JSON if args.json else NEXT_SHOWN)
@@ -75,7 +49,7 @@ NEXT_STEPS = 20
 def solution_report(game, solution, start=None, full: int = NEXT_IN_JSON) -> dict:
     """The solved duel from its start (or ``start``) as one document: the moment, its
     statistics and the next moments where both choose, the ``full`` likeliest in full."""
-    state = start if start is not None else _single_start(game)
+    state = start if start is not None else single_start(game)
     mix_a, mix_b = solution.policy(state)
     return {
         "system": game.info.system,
@@ -175,13 +149,6 @@ def _parts_text(parts: dict | None, me: str, them: str) -> list[str]:
     return lines
 
 
-def _single_start(game):
-    starts = game.initial_outcomes()
-    if len(starts) != 1:
-        raise InputError("this duel starts from a random draw; give --state to pick a moment")
-    return starts[0][1]
-
-
 def render_report(game, report: dict, me: str = "a", detail: bool = False) -> str:
     them = "b" if me == "a" else "a"
     win, loss = (report["win"], report["loss"]) if me == "a" else (report["loss"],
@@ -242,11 +209,8 @@ def _next_text(report: dict, me: str, them: str) -> list[str]:
 def play_by_field(game, solution, field: str) -> dict:
     """The equilibrium mixes averaged over the live states sharing each value of state
     field ``field``, weighted by their expected visits from the start solved."""
+    check_state_field(game, field, "--by")
     table = solution.state_table()
-    allowed = game.state_fields(table.states[0]) if table.states else {}
-    if field not in allowed:
-        raise InputError(f"unknown state field {field!r} for --by; allowed: "
-                         f"{', '.join(allowed)}")
     values = np.array([game.state_fields(state)[field] for state in table.states])
     visits = table.visits
     names = game.info.action_names
@@ -302,9 +266,7 @@ def _solved_by(convergence: dict) -> str:
 
 def _run_pairings(args, game) -> int:
     spec = envs.spec(game.info.system)
-    if spec.pairing is None:
-        raise InputError(f"{spec.name} has no ability to cross for --all-pairings")
-    key = spec.pairing(game)
+    key = spec.pairing(game)  # checks.solve has made sure there is one
     levels = next(f for f in spec.sheet.fields if f.name == key).choices
     table = {}
     options = dict(game.info.options)

@@ -2,63 +2,7 @@
 
 from __future__ import annotations
 
-from .common import _argparse_type as argparse_type
-from .common import add_json, emit_json, parse_option
-
-GRID_HELP = ("an axis of the grid: a.FIELD=1..5 (or 10..50:10), b.FIELD=V1,V2, "
-             "a=SHEET,SHEET (';' between sheets that hold commas), o.OPTION=V1,V2 or "
-             "ruleset=FILE,FILE (repeatable: the cells are the product of the axes)")
-
-
-def register(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "sweep", help="solve a grid of duels into a results file (balance for designers)",
-        description="Solve every duel of a grid of sheets, options and rulesets exactly and "
-                    "write one row per duel to a Parquet file; an interrupted sweep resumes "
-                    "where it stopped.")
-    parser.add_argument("system", help="duel system (see `duel systems`)")
-    parser.add_argument("--grid", action="append", default=[], metavar="AXIS=VALUES",
-                        help=GRID_HELP)
-    parser.add_argument("--a", default="", metavar="SHEET",
-                        help="A's sheet, which a.FIELD axes change (default: the "
-                             "system's default sheet)")
-    parser.add_argument("--b", default="", metavar="SHEET", help="B's sheet")
-    parser.add_argument("--ruleset", metavar="FILE", help="TOML file overriding [default] rules")
-    parser.add_argument("-o", "--option", dest="options", action="append", default=[],
-                        type=argparse_type(parse_option), metavar="KEY=VALUE",
-                        help="a system option for every cell (repeatable)")
-    parser.add_argument("--out", required=True, metavar="FILE.parquet",
-                        help="the results file (its journal is kept beside it until done)")
-    parser.add_argument("--max-cells", type=int, default=None, metavar="N",
-                        help="refuse a grid of more cells (default 10000)")
-    parser.add_argument("--backend", default="local", choices=("local", "ray"),
-                        help="local: a process pool here (default); ray: Ray tasks")
-    parser.add_argument("--address", metavar="ADDRESS",
-                        help="the Ray cluster to use (default: start Ray here)")
-    parser.add_argument("--workers", type=int, metavar="N",
-                        help="processes (local) or CPUs of the Ray started here; "
-                             "default: this machine's cores")
-    parser.add_argument("--task-memory", type=float, default=2.0, metavar="GB",
-                        help="memory declared to Ray for each cell (default 2)")
-    parser.add_argument("--report", metavar="FILE.md",
-                        help="also write a designer's reading of the results, with plots")
-    parser.add_argument("--personalities", metavar="DIR",
-                        help="also a library of NPC profiles: one per cell and temperament "
-                             "in DIR, with DIR/index.json")
-    parser.add_argument("--temperaments", metavar="NAME,...",
-                        help="the temperaments of --personalities (default: all)")
-    parser.add_argument("--strength", type=float, default=0.5, metavar="S",
-                        help="the profiles' closeness to their temperament in [0, 1] "
-                             "(default 0.5)")
-    parser.add_argument("--side", choices=("a", "b"), default="a",
-                        help="the side the players play (default a): the NPC profiles "
-                             "play the other")
-    parser.add_argument("--batch", type=int, default=32, metavar="N",
-                        help="cells solved between two writes of the journal (default 32; "
-                             "it is also written every 10 s)")
-    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    add_json(parser)
-    parser.set_defaults(func=run)
+from .common import emit_json
 
 
 def run(args) -> int:

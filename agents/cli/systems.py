@@ -5,13 +5,7 @@ from __future__ import annotations
 import envs
 from envs.rulesets import load_ruleset
 
-from .common import add_json, emit_json, format_table, plain
-
-
-def register(subparsers) -> None:
-    parser = subparsers.add_parser("systems", help="list the duel systems and their options")
-    add_json(parser)
-    parser.set_defaults(func=run)
+from .common import emit_json, format_table, plain
 
 
 def _field(entry, ruleset: dict | None) -> dict:

@@ -19,14 +19,14 @@ import time
 from pathlib import Path
 
 from solver import require_states, require_table, solve_game, solve_regularized
-from solver.errors import InputError
 from solver.game import other
 from solver.markov.regularized import regularized_value, strength_to_beta
 
 from ..metrics import profile_metrics
-from ..personalities import calibration, check_strength, personality, temperament
+from ..personalities import calibration, personality, temperament
 from ..profiles import build_profile, file_stem, save_profile
-from .common import add_game_args, add_json, emit_json, format_table, make_game
+from . import checks
+from .common import emit_json, format_table
 
 #: the exact policy is kept unless the trained one beats its regularised value by more
 #: than this (it cannot, up to rounding: the exact one is optimal by construction)
@@ -35,85 +35,9 @@ CHOICE_TOLERANCE = 1e-9
 LARGE_MB = 10.0
 
 
-def register(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "train", help="train an NPC duellist and save it as a profile",
-        description="Self-play training of one side of a duel (optionally with a "
-                    "personality), saved as an opponent profile with its metrics and "
-                    "learning curve.")
-    add_game_args(parser)
-    parser.add_argument("--side", choices=("a", "b"), default="a",
-                        help="the side you will play against the NPC (default a), as in "
-                             "every command: the NPC plays the other side, --them's sheet")
-    parser.add_argument("--personality", metavar="NAME",
-                        help="a built-in temperament, e.g. cautious (see the README)")
-    parser.add_argument("--strength", metavar="S",
-                        help="closeness to the temperament in [0, 1] (default 0.5): "
-                             "0 is the equilibrium, 1 the temperament itself")
-    parser.add_argument("--out", required=True, metavar="FILE", help="the profile to write")
-    parser.add_argument("--minutes", metavar="N", help="training time budget in minutes (> 0)")
-    parser.add_argument("--iterations", metavar="N",
-                        help="training steps (default 1000 when --minutes is not given)")
-    parser.add_argument("--seed", metavar="S", default="0", help="random seed (default 0)")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue from the checkpoint next to --out (FILE.ckpt)")
-    parser.add_argument("--name", help="the profile's name (default: the file's stem)")
-    parser.add_argument("--network", action="store_true",
-                        help="store the trained policy distilled into a network instead of a "
-                             "table (for games too large to enumerate)")
-    parser.add_argument("--exact", action="store_true",
-                        help="hidden information: measure exploitability exactly, an error "
-                             "where the exact solver cannot unroll the game (beyond one "
-                             "round); without it, it is estimated there by a trained exploiter")
-    add_json(parser)
-    parser.set_defaults(func=run)
-
-
-def _number(text: str | None, what: str, kind=float, low: float = 0, above: bool = False):
-    """``text`` as a finite number >= ``low`` (> ``low`` with ``above``), else None."""
-    if text is None:
-        return None
-    wanted = "an integer" if kind is int else "a finite number"
-    bound = f"{'>' if above else '>='} {low:g}"
-    try:
-        value = kind(text)
-    except ValueError:
-        raise InputError(f"{what} must be {wanted} {bound}, got {text!r}") from None
-    if not math.isfinite(value) or value < low or (above and value == low):
-        raise InputError(f"{what} must be {wanted} {bound}, got {text!r}")
-    return value
-
-
-def _settings(args) -> dict:
-    if args.strength is not None and not args.personality:
-        raise InputError("--strength needs --personality")
-    strength = None
-    if args.personality:
-        text = args.strength or "0.5"
-        try:
-            strength = check_strength(float(text))
-        except ValueError:
-            raise InputError(f"strength must be a number in [0, 1], got {text!r}") from None
-    return {"strength": strength,
-            # a budget of 0 trains nothing: a typo, not a request
-            "minutes": _number(args.minutes, "minutes", above=True),
-            "iterations": _number(args.iterations, "iterations", int, 1),
-            "seed": _number(args.seed, "seed", int, 0)}
-
-
-def _check_out(out: Path) -> None:
-    """Fail before training, not after it, when the profile cannot be written."""
-    if out.is_dir():
-        raise InputError(f"--out {out} is a directory; give a file name such as baron.json")
-    if not out.parent.is_dir():
-        raise InputError(f"--out {out}: folder {out.parent} does not exist")
-
-
 def run(args) -> int:
-    settings = _settings(args)
-    game = make_game(args)
+    game, settings = checks.train(args)
     args.npc = other(args.side)  # the side the profile plays
-    _check_out(Path(args.out))
     if game.info.public_information and not args.network:
         require_table(game)   # before the solves, not after them
         return _exact(game, args, settings)

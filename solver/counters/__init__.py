@@ -51,8 +51,7 @@ The modules, in the order they build on each other: ``outcomes`` and ``sums`` (t
 compiled passes), ``grid`` (the counter values), ``cores`` (the core graph, explored
 once), ``stage_rules`` (how a stage is settled), ``layers`` (one layer of values and
 mixes), ``flow`` (play pushed forward: the statistics), ``solution`` (``solve_counters``
-and its solution), ``play`` (the answers against fixed policies). ``heap`` keeps freed
-memory for the large solves.
+and its solution), ``play`` (the answers against fixed policies).
 """
 
 from .cores import CoreWalk, explore, walk

@@ -17,7 +17,6 @@ from ..policy import TabularPolicy
 from .cores import CoreGraph, explore, require_states
 from .flow import endings, play_forward, unit_starts
 from .grid import Grid
-from .heap import keeping_freed_memory
 from .layers import Record, read_lowered, solve_layer
 from .stage_rules import Equilibrium, StageRule
 
@@ -169,7 +168,6 @@ class CounterPolicy(TabularPolicy):
         return self.solution.table(self.player)
 
 
-@keeping_freed_memory()
 def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
                    stage_values: Callable[[np.ndarray], np.ndarray] | None = None,
                    start: State | None = None, rule: StageRule | None = None,

@@ -8,6 +8,11 @@ at level-10 hit points a tenth of the solve's time went there. Within
 leaving, glibc's default thresholds are set again (as fixed values: its own adjustment
 of the mmap threshold, and ``MALLOC_*`` settings from the environment, do not come back)
 and the heap is trimmed. Elsewhere than glibc (``mallopt`` missing) it does nothing.
+
+It is a setting of the whole process, so the solver never makes it: a program that
+owns its process and solves large duels opts in by wrapping its work (the ``duel``
+command does, and so do the benchmarks), and a library calling the solver keeps the
+heap it has.
 """
 
 from __future__ import annotations

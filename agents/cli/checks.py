@@ -1,0 +1,109 @@
+"""Every command's input checked before any work: the system, sheets, options and
+ruleset (by building the game, which takes milliseconds), ``--state``, ``--by``,
+``--vs``, the personality, the numbers and the files. Nothing here imports the solver's
+backends or torch, so a typo is answered at once, not after a solve. ``duel`` runs a
+command's check before importing the command; each command runs it again first, so it
+holds when the command is called on its own."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+import envs
+from solver.errors import InputError
+from solver.game import other
+
+from ..opponents import check_opponent
+from ..personalities import check_strength, temperament
+from .common import make_game
+from .situations import check_state_field, parse_state, single_start
+
+
+def solve(args: argparse.Namespace):
+    """The game, and the moment asked with ``--state`` (None: the start)."""
+    game = make_game(args)
+    if not game.info.public_information:
+        for flag, given in (("--state", args.state), ("--all-pairings", args.all_pairings),
+                            ("--by", args.by)):
+            if given:
+                raise InputError(f"{flag} is not available with hidden information; the "
+                                 "exact solution is given from the start of the duel")
+        return game, None
+    if args.all_pairings:
+        if envs.spec(game.info.system).pairing is None:
+            raise InputError(f"{game.info.system} has no ability to cross for --all-pairings")
+        return game, None
+    start = parse_state(game, args.state) if args.state else None
+    if start is None:
+        single_start(game)
+    if args.by:
+        check_state_field(game, args.by, "--by")
+    return game, start
+
+
+def odds(args: argparse.Namespace):
+    if args.limit < 0:
+        raise InputError(f"--limit must be 0 or more, got {args.limit}")
+    game = make_game(args)
+    check_opponent(args.vs, game, other(args.side))
+    return game
+
+
+def play(args: argparse.Namespace):
+    if args.seed is not None and args.seed < 0:
+        raise InputError(f"--seed must be an integer 0 or more, got {args.seed}")
+    game = make_game(args)
+    check_opponent(args.vs, game, other(args.side))
+    return game
+
+
+def train(args: argparse.Namespace):
+    """The game, and the training settings read from the numbers given."""
+    settings = train_settings(args)
+    game = make_game(args)
+    if args.personality:
+        temperament(game.info.system, args.personality)
+    check_out(Path(args.out))
+    return game, settings
+
+
+def train_settings(args: argparse.Namespace) -> dict:
+    if args.strength is not None and not args.personality:
+        raise InputError("--strength needs --personality")
+    strength = None
+    if args.personality:
+        text = args.strength or "0.5"
+        try:
+            strength = check_strength(float(text))
+        except ValueError:
+            raise InputError(f"strength must be a number in [0, 1], got {text!r}") from None
+    return {"strength": strength,
+            # a budget of 0 trains nothing: a typo, not a request
+            "minutes": _number(args.minutes, "minutes", above=True),
+            "iterations": _number(args.iterations, "iterations", int, 1),
+            "seed": _number(args.seed, "seed", int, 0)}
+
+
+def _number(text: str | None, what: str, kind=float, low: float = 0, above: bool = False):
+    """``text`` as a finite number >= ``low`` (> ``low`` with ``above``), else None."""
+    if text is None:
+        return None
+    wanted = "an integer" if kind is int else "a finite number"
+    bound = f"{'>' if above else '>='} {low:g}"
+    try:
+        value = kind(text)
+    except ValueError:
+        raise InputError(f"{what} must be {wanted} {bound}, got {text!r}") from None
+    if not math.isfinite(value) or value < low or (above and value == low):
+        raise InputError(f"{what} must be {wanted} {bound}, got {text!r}")
+    return value
+
+
+def check_out(out: Path) -> None:
+    """Fail before training, not after it, when the profile cannot be written."""
+    if out.is_dir():
+        raise InputError(f"--out {out} is a directory; give a file name such as baron.json")
+    if not out.parent.is_dir():
+        raise InputError(f"--out {out}: folder {out.parent} does not exist")

@@ -1,0 +1,149 @@
+"""The command line answers before any heavy work: ``--help`` and ``duel dice`` import
+no numerical library at all, and bad input of every kind is one line on stderr with exit
+code 2 before the solver's compiled backends, torch or the environments' libraries are
+imported. Each case runs in a fresh process: what a process has imported is the test."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+#: what a bad input must never wait for
+HEAVY = ("numba", "torch", "gymnasium", "pettingzoo", "matplotlib")
+
+HARNESS = """
+import contextlib, io, json, sys
+from agents.cli import main
+err, out = io.StringIO(), io.StringIO()
+with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+    try:
+        code = main(ARGV)
+    except SystemExit as done:
+        code = done.code
+print(json.dumps({"code": code, "stderr": err.getvalue(), "stdout": out.getvalue(),
+                  "loaded": sorted(m for m in MODULES if m in sys.modules)}))
+"""
+
+
+def run_cli(argv: list[str], modules=HEAVY) -> dict:
+    script = (f"ARGV = {argv!r}\nMODULES = {tuple(modules)!r}\n") + HARNESS
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, str]:
+    folder = tmp_path_factory.mktemp("bad")
+    (folder / "garbage.json").write_text("garbage")
+    (folder / "rules.toml").write_text("[default\n")
+    return {"dir": str(folder), "garbage": str(folder / "garbage.json"),
+            "toml": str(folder / "rules.toml"), "missing": str(folder / "no" / "x.json")}
+
+
+#: (arguments, what the one line must say); {dir}, {garbage}, {toml}, {missing} are files
+BAD = [
+    (["systems", "--bogus"], "unrecognized arguments: --bogus"),
+    (["dice", "2x6"], "'2x6'"),
+    (["dice", "2d6", "--vs", "3q"], "'3q'"),
+    (["dice", "2d6", "--dc", "10"], "--dc needs a single d20"),
+    (["dice", "d20", "--dc", "x"], "invalid int value: 'x'"),
+    (["solve", "nosuchsystem"], "unknown system 'nosuchsystem'"),
+    (["solve", "blooded", "-o", "nosuch=1"], "unknown option 'nosuch'"),
+    (["solve", "falkenstein", "--a", "fencing=ZZ"], "'ZZ'"),
+    (["solve", "pathfinder", "--a", "damage=1d8+x"], "'1d8+x'"),
+    (["solve", "falkenstein", "--ruleset", "{missing}"], "not found"),
+    (["solve", "falkenstein", "--ruleset", "{toml}"], "rules.toml"),
+    (["solve", "falkenstein", "--state", "round=zz"], "'zz'"),
+    (["solve", "uchronia", "--state", "nosuch=1"], "nosuch"),
+    (["solve", "falkenstein", "--by", "nosuch"], "unknown state field 'nosuch' for --by"),
+    (["solve", "blooded", "--all-pairings"], "no ability to cross for --all-pairings"),
+    (["solve", "falkenstein", "-o", "hidden_levels=true", "--state", "round=1"],
+     "--state is not available with hidden information"),
+    (["solve", "falkenstein", "--a", "fencing=GD", "--me", "fencing=GR"], "--me names side A"),
+    (["odds", "blooded", "--vs", "nosuchthing"], "unknown opponent 'nosuchthing'"),
+    (["odds", "falkenstein", "--vs", "equilbrium"], "did you mean 'equilibrium'?"),
+    (["odds", "falkenstein", "--vs", "mix=ZZ:1"], "unknown action 'ZZ'"),
+    (["odds", "uchronia", "--vs", "hothead:2"], "strength must be a number in [0, 1]"),
+    (["odds", "pathfinder", "--vs", "bully:x"], "got 'x'"),
+    (["odds", "falkenstein", "--vs", "{garbage}"], "not JSON"),
+    (["odds", "falkenstein", "--vs", "{missing}"], "not found"),
+    (["odds", "falkenstein", "--vs", "uniform", "--limit", "-1"], "--limit must be 0 or more"),
+    (["odds", "falkenstein", "-o", "hidden_levels=true", "--vs", "cautious"],
+     "the exact personality of a game with hidden information"),
+    (["odds", "blooded", "--vs", "reckless", "-o", "max_beats=0"], "max_beats"),
+    (["play", "uchronia", "--vs", "nosuch"], "unknown opponent 'nosuch'"),
+    (["play", "falkenstein", "--seed", "-1"], "--seed must be an integer 0 or more"),
+    (["play", "pathfinder", "--a", "nosuchsheet"], "unknown entry 'nosuchsheet'"),
+    (["play", "blooded", "--vs", "{garbage}"], "not JSON"),
+    (["play", "falkenstein", "-o", "hidden_levels=true"], "is not available yet"),
+    (["train", "falkenstein", "--personality", "nosuch", "--out", "{dir}/x.json"],
+     "unknown personality 'nosuch'"),
+    (["train", "falkenstein", "--strength", "0.5", "--out", "{dir}/x.json"],
+     "--strength needs --personality"),
+    (["train", "falkenstein", "--personality", "cautious", "--strength", "3", "--out",
+      "{dir}/x.json"], "strength must be a number in [0, 1]"),
+    (["train", "falkenstein", "--out", "{dir}"], "is a directory"),
+    (["train", "falkenstein", "--out", "{missing}"], "does not exist"),
+    (["train", "falkenstein", "--iterations", "0", "--out", "{dir}/x.json"],
+     "iterations must be an integer >= 1"),
+    (["train", "falkenstein", "--minutes", "-1", "--out", "{dir}/x.json"],
+     "minutes must be a finite number > 0"),
+    (["train", "blooded", "--seed", "x", "--network", "--out", "{dir}/x.json"],
+     "seed must be an integer >= 0"),
+    (["train", "uchronia", "-o", "mode=nosuch", "--out", "{dir}/x.json"], "'nosuch'"),
+    (["profile", "show", "{missing}"], "not found"),
+    (["profile", "validate", "{garbage}"], "not JSON"),
+    (["profile", "show", "{dir}"], "Is a directory"),
+]
+
+
+@pytest.mark.parametrize("argv, said", BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_bad_input_is_one_line_and_code_2_before_any_heavy_import(argv, said, files):
+    found = run_cli([part.format(**files) for part in argv])
+    lines = found["stderr"].splitlines()
+    assert found["code"] == 2, found
+    assert len(lines) == 1, lines
+    assert re.match(rf"duel( {argv[0]})?: error: ", lines[0]), lines
+    assert said.format(**files) in lines[0]
+    assert found["loaded"] == [], f"{' '.join(argv)} imported {found['loaded']} first"
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["solve", "--help"], ["dice", "2d6"],
+                                  ["dice", "d20+9", "--dc", "15", "20"]])
+def test_help_and_dice_import_no_numerical_library(argv):
+    found = run_cli(argv, modules=(*HEAVY, "numpy", "scipy"))
+    assert found["code"] == 0
+    assert found["stdout"]
+    assert found["loaded"] == []
+
+
+def test_dice_odds_are_the_same_in_a_light_process():
+    # 2d6 >= 10: 6 of the 36 rolls (4+6, 5+5, 5+6, 6+4, 6+5, 6+6) by hand
+    found = run_cli(["dice", "2d6", "--at-least", "10", "--json"])
+    document = json.loads(found["stdout"])
+    assert document["at_least"] == [{"threshold": 10,
+                                     "probability": {"fraction": "1/6", "float": 1 / 6}}]
+
+
+def test_solver_and_envs_alone_pay_for_no_backend():
+    script = """
+import json, sys
+import solver, solver.dice, solver.errors
+two_d6 = solver.dice.parse_expression("2d6").distribution()
+light = sorted(m for m in ("numpy", "scipy") + MODULES if m in sys.modules)
+import envs
+envs.make("pathfinder")
+print(json.dumps({"seven": str(two_d6.probability(7)), "light": light,
+                  "envs": sorted(m for m in MODULES if m in sys.modules)}))
+"""
+    done = subprocess.run([sys.executable, "-c", f"MODULES = {HEAVY!r}\n" + script],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found == {"seven": "1/6", "light": [], "envs": []}
