@@ -34,7 +34,7 @@ from importlib import resources
 from ..schema import Examples, Field, SheetSpec, SystemSpec
 from .build import build
 from .game import FalkensteinGame
-from .ruleset import CONVENTIONS, EDGES, MAX_ROUNDS
+from .ruleset import CONVENTIONS, CORPS_A_CORPS_TIES, EDGES, MAX_ROUNDS
 from .state import ACTIONS, ENDINGS, State
 
 _DEFAULTS = tomllib.loads(
@@ -66,6 +66,8 @@ SYSTEM = SystemSpec(
               default_key="field_m", low=2, high=12),
         Field("edge", "choice", "what lies behind the ground", default_key="edge",
               choices=EDGES),
+        Field("corps_a_corps_tie", "choice", "corps-à-corps between equal strengths",
+              default_key="corps_a_corps_tie", choices=CORPS_A_CORPS_TIES),
         Field("sabre_uses_physique", "bool", "sabre damage looked up by Physique",
               default=False),
         Field("discipline", "choice", "the kind of duel", default="fencing",

@@ -56,6 +56,7 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
         self.max_rounds = opts["max_rounds"]
         self.field_m = opts["field_m"]
         self.edge = opts["edge"]
+        self.corps_a_corps_tie = opts["corps_a_corps_tie"]
         self._room = self.field_m - 2
         self._hits = tuple(tuple(max(0, ATTACKS[x] - DEFENSES[y]) for y in range(6))
                            for x in range(6))
@@ -298,19 +299,24 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
 
     def _corps_a_corps(self, back_a: int, back_b: int) -> Exchange:
         strength_a, strength_b = self._strength["a"], self._strength["b"]
-        # equal strength: they push each other 1 m and close again, so nobody moves
+        push = 2
+        if strength_a == strength_b:
+            if self.corps_a_corps_tie == "close_again":  # they close again: nobody moves
+                return Exchange(0, 0, "", "", "", "", 0, 0)
+            # each drives the other back, as far as the ground behind him allows
+            push = self.rules.corps_a_corps_tie_m
         effect_a = effect_b = ""
         move_a = move_b = 0
-        if strength_a < strength_b:
-            effect_a, move_a = self._pushed(back_a)
-        elif strength_b < strength_a:
-            effect_b, move_b = self._pushed(back_b)
+        if strength_a <= strength_b:
+            effect_a, move_a = self._pushed(back_a, push)
+        if strength_b <= strength_a:
+            effect_b, move_b = self._pushed(back_b, push)
         return Exchange(0, 0, "", "", effect_a, effect_b, move_a, move_b)
 
-    def _pushed(self, back: int) -> tuple[str, int]:
-        if self.edge == "ledge" and back < 2:
+    def _pushed(self, back: int, metres: int) -> tuple[str, int]:
+        if self.edge == "ledge" and back < metres:
             return "fall", 0
-        return "push", min(2, back)
+        return "push", min(metres, back)
 
     # -- how the duel ends
 

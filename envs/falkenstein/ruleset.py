@@ -18,6 +18,7 @@ MAX_ROUNDS = 1000
 LETTERS = ("R", "BP", "BT", "BM", "HC")
 CONVENTIONS = ("first_blood", "surrender", "to_the_death")
 EDGES = ("wall", "ledge")
+CORPS_A_CORPS_TIES = ("push_apart", "close_again")
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class Rules:
     max_rounds: int
     field_m: int
     edge: str
+    corps_a_corps_tie_m: int  # how far equal strengths push each other with push_apart
 
     def level(self, value: object, what: str) -> int:
         """The ladder index of a level code or name, case-insensitive."""
@@ -189,6 +191,7 @@ def compile_rules(ruleset: dict) -> Rules:
         max_rounds=_int(ruleset["max_rounds"], "max_rounds", 1, MAX_ROUNDS),
         field_m=_field(ruleset["field_m"], "ruleset field_m"),
         edge=_choice(ruleset["edge"], EDGES, "ruleset edge"),
+        corps_a_corps_tie_m=_int(ruleset["corps_a_corps_tie_m"], "corps_a_corps_tie_m", 0, 2),
     )
     return replace(partial, prior=_prior(ruleset["prior"], "ruleset prior", ladder, partial.level))
 

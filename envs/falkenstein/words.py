@@ -205,6 +205,8 @@ class FalkensteinWords:
     def _corps_text(self, ex: Exchange) -> str:
         if not self.discipline.corps_a_corps:
             return "corps-à-corps, which has no effect here."
+        if ex.effect_a and ex.effect_b:
+            return self._corps_tie_text(ex)
         for loser, winner in (("a", "b"), ("b", "a")):
             effect = getattr(ex, f"effect_{loser}")
             if effect == "fall":
@@ -218,6 +220,18 @@ class FalkensteinWords:
                 return (f"corps-à-corps: {self._name(winner)} pushes {self._name(loser)} "
                         f"back {metres} m.")
         return "corps-à-corps: equal strength, they push each other apart and close again."
+
+    def _corps_tie_text(self, ex: Exchange) -> str:
+        """Equal strengths that push each other back (``corps_a_corps_tie=push_apart``)."""
+        metres = self.rules.corps_a_corps_tie_m
+        parts = []
+        for side in ("a", "b"):
+            if getattr(ex, f"effect_{side}") == "fall":
+                parts.append(f"{self._name(side)} has no room and falls from the ledge")
+            elif getattr(ex, f"move_{side}") < metres:
+                parts.append(f"{self._name(side)} is stopped by the wall")
+        return (f"corps-à-corps: equal strength, they push each other back {metres} m"
+                + (f" ({'; '.join(parts)})." if parts else "."))
 
     def situation(self, state: State, player: str) -> str:
         """The decision ``player`` faces, from his side: the moment, his Rests owed, his
