@@ -57,10 +57,11 @@ def test_equal_physique_on_a_two_metre_ledge_throws_both_off():
     # 2 m of ground: nobody has room; both driven back 1 m over the ledge, both out: a
     # draw. Closing again, nothing happens.
     sheets = {"physique": "GR"}, {"physique": "GR"}
-    game = duel(*sheets, field_m=2, edge="ledge")
+    game = duel(*sheets, field_m=2, edge="ledge", ledge="fall")
     assert game.result(only(after(game, game.state_from({}), "DD", "DD"))) == \
         "draw: both out"
-    game = duel(*sheets, field_m=2, edge="ledge", corps_a_corps_tie="close_again")
+    game = duel(*sheets, field_m=2, edge="ledge", ledge="fall",
+                corps_a_corps_tie="close_again")
     assert not game.is_terminal(only(after(game, game.state_from({}), "DD", "DD")))
 
 
@@ -68,3 +69,93 @@ def test_unequal_physique_still_pushes_two_metres():
     # GR against AV from 2 / 2: B is driven back 2 m, A follows: 4 / 0
     game = duel({"physique": "GR"}, {"physique": "AV"})
     assert only(after(game, game.state_from({}), "DD", "DD")).back_a == 4
+
+
+# ---------------------------------------------------------------- the ledge is a jump
+
+def test_a_jump_at_the_ledge_is_a_feat_on_athletics():
+    # 4 m at a ledge: 1 m behind each. B's single touch (GD on GD, d = 0) is an R; A has
+    # 1 m < 2, so he jumps: Athletics AV succeeds with 0.5 (the default feat chances).
+    # Landed, he has 0 m behind him and B 2; missed, he falls.
+    game = duel(field_m=4, edge="ledge")
+    outcomes = after(game, game.state_from({}), "RR", "AD")
+    assert [p for p, _ in outcomes] == [0.5, 0.5]
+    (fell,), (landed,) = ([s for _, s in outcomes if game.is_terminal(s) == over]
+                          for over in (True, False))
+    assert game.result(fell) == "B wins: A falls from the ledge"
+    assert not game.is_terminal(landed)
+    assert (landed.back_a, game.state_fields(landed)["back_b"]) == (0, 2)
+
+
+@pytest.mark.parametrize("level, chance", [("PR", 0.3), ("GR", 0.8), ("EXT", 0.95)])
+def test_the_feat_chance_is_read_by_athletics_level(level, chance):
+    game = duel({"fencing": "GD", "athletics": level}, field_m=4, edge="ledge")
+    outcomes = after(game, game.state_from({}), "RR", "AD")
+    landed = [p for p, state in outcomes if not game.is_terminal(state)]
+    assert landed == [pytest.approx(chance, abs=1e-12)]
+
+
+def test_the_feat_chances_are_ruleset_data():
+    # a GM's table in which an Average jumper never misses: one outcome, he lands
+    game = duel(field_m=4, edge="ledge", ruleset={"feat_chance": {"AV": 1.0}})
+    assert only(after(game, game.state_from({}), "RR", "AD")).back_a == 0
+
+
+def test_two_jumps_in_one_exchange_are_independent():
+    # 4 m, both at 1 m: AR against AR, both single R, both jump at 0.5 each.
+    # Both land (0.25): each lands at his wall; the moves cancel, A keeps 1 m.
+    # One lands (0.25 each): the other falls and loses. Both miss (0.25): both out.
+    game = duel(field_m=4, edge="ledge")
+    outcomes = after(game, game.state_from({}), "AR", "AR")
+    assert [p for p, _ in outcomes] == [0.25] * 4
+    results = sorted(game.result(state) for _, state in outcomes)
+    assert results == ["", "A wins: B falls from the ledge", "B wins: A falls from the ledge",
+                       "draw: both out"]
+    (kept,) = [state for _, state in outcomes if not game.is_terminal(state)]
+    assert kept.back_a == 1
+
+
+def test_a_landed_jump_is_no_blood_against_a_wound():
+    # A GR against B PR, A at 0 m at a ledge: A's single touch d = +3 is a BM on B; B's
+    # d = -3 is an R on A, who jumps (AV, 0.5). Landed: only B bleeds, A wins. Missed:
+    # A's fall (out) outranks B's BM, B wins.
+    game = duel({"fencing": "GR"}, {"fencing": "PR"}, edge="ledge")
+    results = {game.result(state): p
+               for p, state in after(game, game.state_from({"back_a": 0}), "AR", "AR")}
+    assert results == {"A wins: first blood": 0.5, "B wins: A falls from the ledge": 0.5}
+
+
+def test_a_corps_a_corps_push_at_the_ledge_is_a_jump_too():
+    # 8 m, B (AV Physique) has 1 m; A (GR) pushes him 2 m: B jumps (Athletics AV, 0.5),
+    # lands with 0 m behind him (A 6 m), or falls
+    game = duel({"physique": "GR"}, {"physique": "AV"}, field_m=8, edge="ledge")
+    outcomes = after(game, game.state_from({"back_b": 1}), "DD", "DD")
+    assert [p for p, _ in outcomes] == [0.5, 0.5]
+    states = {game.result(state): state for _, state in outcomes}
+    assert set(states) == {"", "A wins: B falls from the ledge"}
+    assert states[""].back_a == 6
+
+
+@pytest.mark.parametrize("athletics, ledge, value", [
+    ("AV", "jump", -0.5), ("GR", "jump", -0.2), ("AV", "fall", -1.0)])
+def test_the_value_of_a_forced_rest_at_the_ledge(athletics, ledge, value):
+    # Last exchange of a one-round duel on 4 m: A (GD) owes 2 Rests, so he must play RR;
+    # B (PR, owes nothing) either touches (d = -2: R; A has 1 m and goes over the ledge:
+    # a jump saved with A's feat chance p, a draw at the end of time, else a loss) or does
+    # nothing (a draw). B's best is to touch: the value is -(1 - p); -1 when A just falls.
+    import solver
+    game = duel({"fencing": "GD", "athletics": athletics}, {"fencing": "PR"}, field_m=4,
+                edge="ledge", ledge=ledge, max_rounds=1)
+    moment = game.state_from({"exchange": 3, "owed_a": 2, "owed_b": 0})
+    assert solver.solve_game(game, start=moment).value == pytest.approx(value, abs=1e-12)
+
+
+def test_sampling_a_jump_follows_its_chance():
+    import numpy as np
+    game = duel(field_m=4, edge="ledge")
+    state = game.state_from({})
+    rng = np.random.default_rng(7)
+    landed = sum(not game.is_terminal(game.sample(state, ACTIONS.index("RR"),
+                                                   ACTIONS.index("AD"), rng))
+                 for _ in range(4000))
+    assert abs(landed / 4000 - 0.5) < 0.03  # 4 standard deviations of 0.0079

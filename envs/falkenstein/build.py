@@ -52,7 +52,7 @@ def _resolve_options(rules: Rules, given: dict) -> dict:
     return {
         "convention": convention, "max_rounds": given["max_rounds"],
         "field_m": _field(given["field_m"], "field_m"), "edge": given["edge"],
-        "corps_a_corps_tie": given["corps_a_corps_tie"],
+        "corps_a_corps_tie": given["corps_a_corps_tie"], "ledge": given["ledge"],
         "sabre_uses_physique": given["sabre_uses_physique"], "discipline": discipline,
         "hidden_levels": hidden, "prior_a": priors.get("a"), "prior_b": priors.get("b"),
     }

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver.errors import InputError
-from solver.game import DeclaredGame, GameInfo
+from solver.game import DeclaredGame, GameInfo, sample_outcome
 
 from .ruleset import EXCHANGES_PER_ROUND, Rules
 from .state import (
@@ -57,6 +57,9 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
         self.field_m = opts["field_m"]
         self.edge = opts["edge"]
         self.corps_a_corps_tie = opts["corps_a_corps_tie"]
+        self.ledge = opts["ledge"]
+        self._jump_chance = {side: rules.feat_chance[self._level_of(side, rules.jump_ability)]
+                             for side in ("a", "b")}
         self._room = self.field_m - 2
         self._hits = tuple(tuple(max(0, ATTACKS[x] - DEFENSES[y]) for y in range(6))
                            for x in range(6))
@@ -69,7 +72,7 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
         self._row = {side: self._damage_row(side) for side in ("a", "b")}
         self._wounds = {side: self._wound_values(side) for side in ("a", "b")}
         self._legal = self._legal_table()
-        self._effects: dict[tuple, tuple[int, int, int, int]] = {}
+        self._effects: dict[tuple, tuple[tuple[float, int, int, int, int], ...]] = {}
         self._legal_indices = {key: np.flatnonzero(mask).tolist()
                                for key, mask in self._legal.items()}
 
@@ -174,9 +177,9 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
         return self._legal[owed, state.exchange].copy()
 
     def outcomes(self, state: State, action_a: int, action_b: int) -> list[tuple[float, State]]:
-        """The exchange is deterministic: one next state with probability 1."""
+        """The cards decide the exchange; only a jump at the ledge is left to chance."""
         self._check_actions(state, action_a, action_b)
-        return [(1.0, self._next(state, action_a, action_b))]
+        return self._next(state, action_a, action_b)
 
     def transitions(self, state: State) -> list[tuple[int, int, list[tuple[float, State]]]]:
         """Every legal joint action with its outcomes, in one call (the solver's fast
@@ -184,12 +187,15 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
         legal_a = self._legal_indices[state.owed_a, state.exchange]
         legal_b = self._legal_indices[state.owed_b, state.exchange]
         after = self._next
-        return [(i, j, [(1.0, after(state, i, j))]) for i in legal_a for j in legal_b]
+        return [(i, j, after(state, i, j)) for i in legal_a for j in legal_b]
 
     def sample(self, state: State, action_a: int, action_b: int,
                rng: np.random.Generator | None = None) -> State:
         self._check_actions(state, action_a, action_b)
-        return self._next(state, action_a, action_b)
+        outcomes = self._next(state, action_a, action_b)
+        if len(outcomes) == 1:
+            return outcomes[0][1]
+        return sample_outcome(outcomes, rng if rng is not None else np.random.default_rng())
 
     def starts_unit(self, state: State) -> bool:
         """Every moment of the duel comes before an exchange."""
@@ -241,19 +247,44 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
                 raise InputError(f"illegal action {name} for {side} (owes {owed} Rests at "
                                  f"exchange {state.exchange}); legal: {legal}")
 
-    def _next(self, state: State, action_a: int, action_b: int) -> State:
+    def _next(self, state: State, action_a: int, action_b: int) -> list[tuple[float, State]]:
         # an exchange's effect depends on neither the round nor the Rests owed, so the
         # solver's thousands of calls share a few hundred resolutions
         key = (state.back_a, state.health_a, state.health_b, state.level_a, state.level_b,
                action_a, action_b)
-        effect = self._effects.get(key)
-        if effect is None:
-            effect = self._effects[key] = self._effect(state, action_a, action_b)
-        return self._advance(state, action_a, action_b, *effect)
+        effects = self._effects.get(key)
+        if effects is None:
+            effects = self._effects[key] = tuple(
+                (p, *self._settle(state, ex))
+                for p, ex in self._jumps(state, self.resolve(state, action_a, action_b)))
+        return [(p, self._advance(state, action_a, action_b, *effect))
+                for p, *effect in effects]
 
-    def _effect(self, state: State, action_a: int, action_b: int) -> tuple[int, int, int, int]:
+    def resolved_as(self, state: State, action_a: int, action_b: int,
+                    next_state: State) -> Exchange:
+        """The exchange as it played out into ``next_state`` (which jumps succeeded)."""
+        for _, ex in self._jumps(state, self.resolve(state, action_a, action_b)):
+            if self._advance(state, action_a, action_b, *self._settle(state, ex)) == next_state:
+                return ex
+        raise InputError("that state does not follow from this exchange")
+
+    def _jumps(self, state: State, ex: Exchange) -> list[tuple[float, Exchange]]:
+        """With ``ledge=jump`` each fall is a feat: success (effect "jump") lands him on
+        the other wall with 0 m behind him, failure is the fall."""
+        outcomes = [(1.0, ex)]
+        if self.ledge == "fall":
+            return outcomes
+        for side, back in (("a", state.back_a), ("b", self._room - state.back_a)):
+            if getattr(ex, f"effect_{side}") != "fall":
+                continue
+            chance = self._jump_chance[side]
+            landed = {f"effect_{side}": "jump", f"move_{side}": back}
+            outcomes = [branch for p, before in outcomes for branch in (
+                (p * chance, before._replace(**landed)), (p * (1.0 - chance), before))]
+        return [(p, ex) for p, ex in outcomes if p > 0]
+
+    def _settle(self, state: State, ex: Exchange) -> tuple[int, int, int, int]:
         """Back of A, Health of A and B, and the ending after the exchange."""
-        ex = self.resolve(state, action_a, action_b)
         back_a = state.back_a - ex.move_a + ex.move_b
         if self.convention == "first_blood":
             health_a, health_b = state.health_a, state.health_b

@@ -19,6 +19,7 @@ LETTERS = ("R", "BP", "BT", "BM", "HC")
 CONVENTIONS = ("first_blood", "surrender", "to_the_death")
 EDGES = ("wall", "ledge")
 CORPS_A_CORPS_TIES = ("push_apart", "close_again")
+LEDGES = ("jump", "fall")
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ class Rules:
     field_m: int
     edge: str
     corps_a_corps_tie_m: int  # how far equal strengths push each other with push_apart
+    jump_ability: str  # the feat that saves a duellist at a ledge with ledge=jump
+    feat_chance: tuple[float, ...]  # a feat's chance of success by level
 
     def level(self, value: object, what: str) -> int:
         """The ladder index of a level code or name, case-insensitive."""
@@ -113,6 +116,12 @@ def _weapon(entry: object, key: str) -> Weapon:
                   _typed(entry["uses_physique"], bool, f"{key}.uses_physique"))
 
 
+def _chance(value: object, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise _fail(key, f"expected a probability from 0 to 1, got {value!r}")
+    return float(value)
+
+
 def _typed(value: object, kind: type, key: str):
     """``value`` if it is a ``kind`` (TOML has real booleans: "false" is not one)."""
     if not isinstance(value, kind):
@@ -150,8 +159,11 @@ def _prior(table: Mapping, what: str, rules_ladder: tuple[str, ...], level) -> t
     return tuple(w / total for w in weights)
 
 
-def _check_abilities(abilities: tuple[str, ...], disciplines: dict[str, Discipline]) -> None:
+def _check_abilities(abilities: tuple[str, ...], disciplines: dict[str, Discipline],
+                     jump_ability: str) -> None:
     # Health reads Physique and Courage; blows, the sabre and corps-à-corps read Physique
+    if jump_ability not in abilities:
+        raise _fail("jump_ability", f"ability {jump_ability!r} is not in abilities")
     for ability in ("physique", "courage"):
         if ability not in abilities:
             raise _fail("abilities", f"ability {ability!r} is missing")
@@ -172,7 +184,7 @@ def compile_rules(ruleset: dict) -> Rules:
     abilities = tuple(str(a).lower() for a in ruleset["abilities"])
     disciplines = {name: _discipline(entry, f"disciplines.{name}")
                    for name, entry in ruleset["disciplines"].items()}
-    _check_abilities(abilities, disciplines)
+    _check_abilities(abilities, disciplines, str(ruleset["jump_ability"]).lower())
     weapons = {name: _weapon(entry, f"weapons.{name}")
                for name, entry in ruleset["weapons"].items()}
     default_weapon = _weapon_name(ruleset["default_weapon"], weapons, "ruleset default_weapon")
@@ -192,6 +204,8 @@ def compile_rules(ruleset: dict) -> Rules:
         field_m=_field(ruleset["field_m"], "ruleset field_m"),
         edge=_choice(ruleset["edge"], EDGES, "ruleset edge"),
         corps_a_corps_tie_m=_int(ruleset["corps_a_corps_tie_m"], "corps_a_corps_tie_m", 0, 2),
+        jump_ability=_typed(ruleset["jump_ability"], str, "jump_ability").lower(),
+        feat_chance=_per_level(ruleset["feat_chance"], "feat_chance", ladder, _chance),
     )
     return replace(partial, prior=_prior(ruleset["prior"], "ruleset prior", ladder, partial.level))
 

@@ -165,7 +165,7 @@ class FalkensteinWords:
 
     def narrate(self, state: State, action_a: int, action_b: int, next_state: State) -> str:
         """What happened in one exchange, in words."""
-        ex = self.resolve(state, action_a, action_b)
+        ex = self.resolved_as(state, action_a, action_b, next_state)
         head = f"A plays {ACTIONS[action_a]}, B plays {ACTIONS[action_b]}: "
         if ex.hits_a or ex.hits_b:
             parts = [self._touch_text(attacker, defender, ex, state, next_state)
@@ -193,7 +193,8 @@ class FalkensteinWords:
             "retreat": f"{who} retreats 2 m toward the {self.edge}",
             "still": f"{who} gives ground, which changes nothing here",
             "wall": f"{who} cannot retreat: the R becomes BP at the wall",
-            "fall": f"{who} has no room and falls from the ledge",
+            "fall": f"{who} has no room and {self._fall_text()}",
+            "jump": f"{who} has no room and {self._jump_text()}",
             "HC": f"{who} is out of combat",
         }.get(effect, f"{who} is wounded ({effect})")
         if effect in WOUND_INDEX and self.convention == "surrender" and WOUND_INDEX[effect] == 0:
@@ -209,9 +210,10 @@ class FalkensteinWords:
             return self._corps_tie_text(ex)
         for loser, winner in (("a", "b"), ("b", "a")):
             effect = getattr(ex, f"effect_{loser}")
-            if effect == "fall":
+            if effect in ("fall", "jump"):
+                what = self._fall_text() if effect == "fall" else self._jump_text()
                 return (f"corps-à-corps: {self._name(winner)} pushes {self._name(loser)} "
-                        f"off the ledge.")
+                        f"to the ledge, and he {what}.")
             if effect == "push" and not getattr(ex, f"move_{loser}"):
                 return (f"corps-à-corps: {self._name(winner)} pushes {self._name(loser)} "
                         f"against the wall, which stops him.")
@@ -221,13 +223,23 @@ class FalkensteinWords:
                         f"back {metres} m.")
         return "corps-à-corps: equal strength, they push each other apart and close again."
 
+    def _fall_text(self) -> str:
+        if self.ledge == "jump":
+            return "leaps for the other wall, misses his feat and falls"
+        return "falls from the ledge"
+
+    def _jump_text(self) -> str:
+        return "leaps for the other wall: he lands there with 0 m behind him"
+
     def _corps_tie_text(self, ex: Exchange) -> str:
         """Equal strengths that push each other back (``corps_a_corps_tie=push_apart``)."""
         metres = self.rules.corps_a_corps_tie_m
         parts = []
         for side in ("a", "b"):
-            if getattr(ex, f"effect_{side}") == "fall":
-                parts.append(f"{self._name(side)} has no room and falls from the ledge")
+            effect = getattr(ex, f"effect_{side}")
+            if effect in ("fall", "jump"):
+                what = self._fall_text() if effect == "fall" else self._jump_text()
+                parts.append(f"{self._name(side)} has no room and {what}")
             elif getattr(ex, f"move_{side}") < metres:
                 parts.append(f"{self._name(side)} is stopped by the wall")
         return (f"corps-à-corps: equal strength, they push each other back {metres} m"
