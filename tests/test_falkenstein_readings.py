@@ -159,3 +159,35 @@ def test_sampling_a_jump_follows_its_chance():
                                                    ACTIONS.index("AD"), rng))
                  for _ in range(4000))
     assert abs(landed / 4000 - 0.5) < 0.03  # 4 standard deviations of 0.0079
+
+
+# ---------------------------------------------------------------- open ground
+
+def test_on_open_ground_a_retreat_never_turns_into_a_wound():
+    # GD on GD, d = 0: a single touch is an R. At a wall, A with 0 m behind him would take
+    # a BP (first blood, B wins); on open ground he just gives 2 m and the duel goes on.
+    walled = duel()
+    assert walled.result(only(after(walled, walled.state_from({"back_a": 0}), "RR", "AD"))) \
+        == "B wins: first blood at the wall"
+    game = duel(edge="open")
+    nxt = only(after(game, game.state_from({"back_a": 0}), "RR", "AD"))
+    assert not game.is_terminal(nxt) and nxt.back_a == 0
+
+
+def test_on_open_ground_a_push_is_never_stopped():
+    # GR against AV: the push moves both 2 m but nothing stands behind, so nobody's room
+    # changes and nobody falls
+    game = duel({"physique": "GR"}, {"physique": "AV"}, edge="open")
+    nxt = only(after(game, game.state_from({"back_b": 0}), "DD", "DD"))
+    assert not game.is_terminal(nxt) and game.state_fields(nxt)["back_b"] == 0
+
+
+@pytest.mark.parametrize("edge, value", [("wall", -1.0), ("open", 0.0)])
+def test_the_value_of_a_forced_rest_on_open_ground(edge, value):
+    # Last exchange of a one-round duel, A (GD) against the end with 0 m, owing 2 Rests:
+    # he must play RR. B (PR, d = -2: R/R) touches: at a wall the R is a BP and B wins
+    # (-1); on open ground A retreats and time runs out (0), so B is indifferent (0).
+    import solver
+    game = duel({"fencing": "GD"}, {"fencing": "PR"}, edge=edge, max_rounds=1)
+    moment = game.state_from({"exchange": 3, "owed_a": 2, "owed_b": 0, "back_a": 0})
+    assert solver.solve_game(game, start=moment).value == pytest.approx(value, abs=1e-12)

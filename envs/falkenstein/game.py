@@ -285,7 +285,7 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
 
     def _settle(self, state: State, ex: Exchange) -> tuple[int, int, int, int]:
         """Back of A, Health of A and B, and the ending after the exchange."""
-        back_a = state.back_a - ex.move_a + ex.move_b
+        back_a = state.back_a if self.edge == "open" else state.back_a - ex.move_a + ex.move_b
         if self.convention == "first_blood":
             health_a, health_b = state.health_a, state.health_b
             ending = self._first_blood(ex.effect_a, ex.effect_b)
@@ -324,7 +324,7 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
             return letter, 0
         if not self.discipline.field:
             return "still", 0
-        if back >= 2:
+        if back >= 2 or self.edge == "open":
             return "retreat", 2
         return ("wall", 0) if self.edge == "wall" else ("fall", 0)
 
@@ -345,6 +345,8 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
         return Exchange(0, 0, "", "", effect_a, effect_b, move_a, move_b)
 
     def _pushed(self, back: int, metres: int) -> tuple[str, int]:
+        if self.edge == "open":
+            return "push", metres
         if self.edge == "ledge" and back < metres:
             return "fall", 0
         return "push", min(metres, back)

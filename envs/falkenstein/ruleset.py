@@ -17,7 +17,7 @@ EXCHANGES_PER_ROUND = 3
 MAX_ROUNDS = 1000
 LETTERS = ("R", "BP", "BT", "BM", "HC")
 CONVENTIONS = ("first_blood", "surrender", "to_the_death")
-EDGES = ("wall", "ledge")
+EDGES = ("wall", "ledge", "open")
 CORPS_A_CORPS_TIES = ("push_apart", "close_again")
 LEDGES = ("jump", "fall")
 

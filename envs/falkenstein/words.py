@@ -140,7 +140,9 @@ class FalkensteinWords:
         lines = [f"Round {state.round} of {self.max_rounds}, exchange {state.exchange} of "
                  f"{EXCHANGES_PER_ROUND} ({self.discipline_name}, "
                  f"{self.convention.replace('_', ' ')})."]
-        if self.discipline.field:
+        if self.discipline.field and self.edge == "open":
+            lines.append("Open ground: no wall behind either, a retreat is always possible.")
+        elif self.discipline.field:
             where = "; ".join(self._where(side, view[f"back_{side}"]) for side in "ab")
             lines.append(f"Ground {self.field_m} m, a {self.edge} at each end: {where}.")
         hide = None if viewer is None or self.public_information else checked_player(viewer)
@@ -190,7 +192,8 @@ class FalkensteinWords:
         before = getattr(state, f"health_{defender}")
         after = getattr(next_state, f"health_{defender}")
         outcome = {
-            "retreat": f"{who} retreats 2 m toward the {self.edge}",
+            "retreat": f"{who} retreats 2 m" + ("" if self.edge == "open"
+                                                 else f" toward the {self.edge}"),
             "still": f"{who} gives ground, which changes nothing here",
             "wall": f"{who} cannot retreat: the R becomes BP at the wall",
             "fall": f"{who} has no room and {self._fall_text()}",
@@ -255,7 +258,7 @@ class FalkensteinWords:
         parts = [f"round {state.round}, exchange {state.exchange} of {EXCHANGES_PER_ROUND}",
                  f"you owe {_rests(view[f'owed_{own}'])} with {left} exchange"
                  f"{'s' if left != 1 else ''} left"]
-        if self.discipline.field:
+        if self.discipline.field and self.edge != "open":
             parts.append(_ground("your", view[f"back_{own}"], self.edge))
             parts.append(_ground("his", view[f"back_{foe}"], self.edge))
         if self.public_information:
