@@ -191,3 +191,40 @@ def test_the_value_of_a_forced_rest_on_open_ground(edge, value):
     game = duel({"fencing": "GD"}, {"fencing": "PR"}, edge=edge, max_rounds=1)
     moment = game.state_from({"exchange": 3, "owed_a": 2, "owed_b": 0, "back_a": 0})
     assert solver.solve_game(game, start=moment).value == pytest.approx(value, abs=1e-12)
+
+
+# ---------------------------------------------------------------- sorcery by talent
+
+SORCERY_WOUNDS = {"disciplines": {"sorcery": {
+    "wounds": "talent", "conventions": ["first_blood", "surrender", "to_the_death"]}}}
+
+
+def test_a_sorcery_duel_can_wound_by_sorcery_talent():
+    # A GR against B GD in Sorcery: d = +1, a single touch is BP, a double BT. The talent
+    # wounds of a Great sorcerer are 4 / 5 / 6 (the ruleset's [default]); B's Health is
+    # AV Physique x AV Courage = 5: a BP leaves 1, a BT leaves 0 (still conscious).
+    game = duel({"sorcery": "GR"}, {"sorcery": "GD"}, discipline="sorcery",
+                convention="to_the_death", ruleset=SORCERY_WOUNDS)
+    state = game.state_from({})
+    assert only(after(game, state, "AR", "RR")).health_b == 1
+    assert only(after(game, state, "AA", "RR")).health_b == 0
+    # B's touch on A (d = -1) is an R: no ground in sorcery, nothing happens to A
+    assert only(after(game, state, "RR", "AR")).health_a == 5
+
+
+def test_talent_wounds_follow_a_hidden_level():
+    # With hidden levels A's Sorcery is drawn (here surely EXC, whatever the sheet says):
+    # a single touch EXC on GD is d = +2, a BT; an Exceptional sorcerer's BT is 6, so B
+    # (Health 5) falls to -1, unconscious.
+    game = duel({"sorcery": "PR"}, {"sorcery": "GD"}, discipline="sorcery",
+                convention="to_the_death", ruleset=SORCERY_WOUNDS, hidden_levels=True,
+                prior_a={"EXC": 1}, prior_b={"GD": 1}, max_rounds=1)
+    ((_, state),) = game.initial_outcomes()
+    end = only(after(game, state, "AR", "RR"))
+    assert end.health_b == -1 and game.result(end) == "A wins: unconscious"
+
+
+def test_sorcery_without_talent_wounds_keeps_first_blood_only():
+    from solver.errors import InputError
+    with pytest.raises(InputError, match="to_the_death"):
+        duel(discipline="sorcery", convention="to_the_death")

@@ -97,12 +97,18 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
             return self._physique[side]
         return None
 
-    def _wound_values(self, side: str) -> tuple[int, int, int]:
+    def _wound_values(self, side: str) -> tuple[tuple[int, int, int], ...]:
+        """The wound values of ``side``'s touches, by his level in the discipline's
+        ability (a level that may be hidden; only talent wounds depend on it)."""
+        if self.discipline.wounds == "talent":
+            return self.rules.talent_wounds
         if self.discipline.wounds == "weapon":
-            return self.rules.weapons[self.sheets[side]["weapon"]].wounds
-        if self.discipline.wounds == "blow":
-            return self.rules.blow_wounds[self._physique[side]]
-        return (0, 0, 0)
+            values = self.rules.weapons[self.sheets[side]["weapon"]].wounds
+        elif self.discipline.wounds == "blow":
+            values = self.rules.blow_wounds[self._physique[side]]
+        else:
+            values = (0, 0, 0)
+        return (values,) * len(self.rules.ladder)
 
     def _legal_table(self) -> dict[tuple[int, int], np.ndarray]:
         table = {}
@@ -117,7 +123,7 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
         most_owed = max(self.rules.rests_required)
         top_health = max(max(max(row) for row in self.rules.health),
                          self.sheets["a"]["health"], self.sheets["b"]["health"])
-        worst_wound = max(max(self._wounds["a"]), max(self._wounds["b"]))
+        worst_wound = max(self._worst_wound("a"), self._worst_wound("b"))
         top_level = len(self.rules.ladder) - 1
         public = not self.hidden_levels
         hidden = 0 if public else -1
@@ -142,6 +148,9 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
             public_information=public, payoff_bounds=(-1.0, 1.0), may_cycle=False,
             options=options, ruleset_hash=ruleset_digest,
             fast_paths=frozenset({"sample", "transitions"}), length_unit="exchange")
+
+    def _worst_wound(self, side: str) -> int:
+        return max(max(values) for values in self._wounds[side])
 
     def _history_fields(self) -> list[tuple[str, int, int]]:
         """With hidden levels: this round's card pairs in order (-1 before they are
@@ -290,8 +299,10 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
             health_a, health_b = state.health_a, state.health_b
             ending = self._first_blood(ex.effect_a, ex.effect_b)
         else:
-            health_a, status_a = self._take(state.health_a, ex.effect_a, self._wounds["b"])
-            health_b, status_b = self._take(state.health_b, ex.effect_b, self._wounds["a"])
+            health_a, status_a = self._take(state.health_a, ex.effect_a,
+                                            self._wounds["b"][state.level_b])
+            health_b, status_b = self._take(state.health_b, ex.effect_b,
+                                            self._wounds["a"][state.level_a])
             ending = self._ended(status_a, status_b)
         return back_a, health_a, health_b, ending
 

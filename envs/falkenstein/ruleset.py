@@ -50,6 +50,7 @@ class Rules:
     health: tuple[tuple[int, ...], ...]
     weapons: dict[str, Weapon]
     blow_wounds: tuple[tuple[int, int, int], ...]
+    talent_wounds: tuple[tuple[int, int, int], ...]  # by the level in the discipline's ability
     grid: tuple[tuple[tuple[str, str], ...], ...]  # [row][column] -> (single, double)
     prior: tuple[float, ...]
     disciplines: dict[str, Discipline]
@@ -133,7 +134,8 @@ def _discipline(entry: object, key: str) -> Discipline:
     if not isinstance(entry, dict):
         raise _fail(key, "expected a table with ability, corps_a_corps, field, wounds, "
                          "conventions")
-    check_choice(f"value in ruleset {key}.wounds", entry["wounds"], ("weapon", "blow", "none"))
+    check_choice(f"value in ruleset {key}.wounds", entry["wounds"],
+                 ("weapon", "blow", "talent", "none"))
     conventions = tuple(_typed(entry["conventions"], list, f"{key}.conventions"))
     if not conventions:  # the first one is the discipline's default
         raise _fail(key, f"conventions must name at least one of {', '.join(CONVENTIONS)}")
@@ -197,6 +199,8 @@ def compile_rules(ruleset: dict) -> Rules:
         weapons=weapons,
         blow_wounds=_per_level(ruleset["blow_wounds"], "blow_wounds", ladder,
                                lambda v, k: _ints(v, k, 3)),
+        talent_wounds=_per_level(ruleset["talent_wounds"], "talent_wounds", ladder,
+                                 lambda v, k: _ints(v, k, 3)),
         grid=_grid(ruleset["damage"], ladder),
         prior=(), disciplines=disciplines, default_weapon=default_weapon,
         convention=_choice(ruleset["convention"], CONVENTIONS, "ruleset convention"),

@@ -100,8 +100,8 @@ class FalkensteinWords:
         rested_top = 2 * (state.exchange - 1) if not self.public_information else 0
         bounds = {"round": (1, self.max_rounds), "exchange": (1, EXCHANGES_PER_ROUND),
                   "back_a": (0, self._room), "level_a": (0, top), "level_b": (0, top),
-                  "health_a": (-max(self._wounds["b"]), self._health_high),
-                  "health_b": (-max(self._wounds["a"]), self._health_high),
+                  "health_a": (-self._worst_wound("b"), self._health_high),
+                  "health_b": (-self._worst_wound("a"), self._health_high),
                   "rested_a": (0, rested_top), "rested_b": (0, rested_top),
                   "ending": (0, len(ENDINGS) - 1)}
         for side in ("a", "b"):
