@@ -228,3 +228,150 @@ def test_sorcery_without_talent_wounds_keeps_first_blood_only():
     from solver.errors import InputError
     with pytest.raises(InputError, match="to_the_death"):
         duel(discipline="sorcery", convention="to_the_death")
+
+
+# ---------------------------------------------------------------- disarm at the attacker's choice
+
+def names(game, state, player: str) -> list[str]:
+    mask = game.legal_mask(state, player)
+    return [name for name, ok in zip(game.action_names, mask, strict=True) if ok]
+
+
+def choose(game, state, choice_a: str, choice_b: str):
+    return game.outcomes(state, game.action_names.index(choice_a),
+                         game.action_names.index(choice_b))
+
+
+def test_a_partial_wound_waits_for_the_attackers_choice():
+    # GR on GD, d = +1: A's single touch is a BP. Under disarm=attacker_chooses the
+    # exchange stops at a step where A chooses and B can only wait.
+    game = duel({"fencing": "GR"}, disarm="attacker_chooses")
+    state = game.state_from({})
+    pending = only(after(game, state, "AR", "RR"))
+    assert not game.is_terminal(pending) and pending.step
+    assert names(game, pending, "a") == ["wound", "disarm"]
+    assert names(game, pending, "b") == ["wait"]
+    # first blood: a wound is first blood, a disarm makes B yield; both end it for A
+    assert game.result(only(choose(game, pending, "wound", "wait"))) == "A wins: first blood"
+    assert game.result(only(choose(game, pending, "disarm", "wait"))) == "A wins: disarm"
+
+
+def test_under_first_blood_a_disarm_is_no_blood():
+    # 2 m at a wall: no room for either; GD on GD, AR against AR: each single R becomes
+    # a BP at the wall, so both choose. Wound against wound: equal wounds, a draw. A
+    # disarm against a wound: only the disarmer bled, the wound wins. Two disarms: a draw.
+    game = duel(field_m=2, disarm="attacker_chooses")
+    pending = only(after(game, game.state_from({}), "AR", "AR"))
+    assert names(game, pending, "a") == names(game, pending, "b") == ["wound", "disarm"]
+    results = {(x, y): game.result(only(choose(game, pending, x, y)))
+               for x in ("wound", "disarm") for y in ("wound", "disarm")}
+    assert results == {("wound", "wound"): "draw: both wounded alike",
+                       ("wound", "disarm"): "A wins: first blood at the wall",
+                       ("disarm", "wound"): "B wins: first blood at the wall",
+                       ("disarm", "disarm"): "draw: both disarmed"}
+
+
+def test_under_surrender_the_attacker_may_wound_instead():
+    # surrender: the previous reading always disarms; the choice may wound instead: the
+    # rapier's BP is 4, B's Health 5 -> 1, and the duel goes on
+    game = duel({"fencing": "GR"}, convention="surrender", disarm="attacker_chooses")
+    pending = only(after(game, game.state_from({}), "AR", "RR"))
+    wounded = only(choose(game, pending, "wound", "wait"))
+    assert (wounded.health_b, game.is_terminal(wounded), wounded.step) == (1, False, 0)
+    assert wounded.exchange == 2 and wounded.owed_a == 0  # A's Rest counted
+    assert game.result(only(choose(game, pending, "disarm", "wait"))) == "A wins: disarm"
+
+
+@pytest.mark.parametrize("disarm, value", [("by_convention", 0.0), ("attacker_chooses", 1.0)])
+def test_a_disarm_to_the_death(disarm, value):
+    # to the death, the last exchange of a one-round duel: B (GD) owes 2 Rests and must
+    # play RR; A (GR, owes nothing) touches. d = +1: a single touch is a BP (4: Health
+    # 5 -> 1), a double a BT (5: Health 0, still conscious), so wounding only runs out
+    # the time: a draw. With the attacker's choice A disarms after a single touch: +1.
+    import solver
+    game = duel({"fencing": "GR"}, convention="to_the_death", disarm=disarm, max_rounds=1)
+    moment = game.state_from({"exchange": 3, "owed_a": 0, "owed_b": 2})
+    assert solver.solve_game(game, start=moment).value == pytest.approx(value, abs=1e-12)
+
+
+def test_no_choice_without_a_partial_wound():
+    # a BT (GR's double touch on GD) is no partial wound: no step, first blood at once
+    game = duel({"fencing": "GR"}, disarm="attacker_chooses")
+    assert game.result(only(after(game, game.state_from({}), "AA", "RR"))) == \
+        "A wins: first blood"
+
+
+# ---------------------------------------------------------------- movement between exchanges
+
+def moving(a: dict | None = None, b: dict | None = None, **options):
+    return duel(a, b, movement="circle", **options)
+
+
+def test_an_exchange_that_leaves_the_duel_running_is_followed_by_movement():
+    game = moving()
+    nxt = only(after(game, game.state_from({}), "RR", "RR"))
+    assert names(game, nxt, "a") == names(game, nxt, "b") == ["stand", "circle", "press"]
+    assert nxt.exchange == 2  # the exchange is counted; the movement comes before the next
+    # standing or pressing against standing or pressing: nothing moves
+    for x, y in (("stand", "stand"), ("press", "stand"), ("press", "press")):
+        assert only(choose(game, nxt, x, y)) == nxt._replace(step=0)
+
+
+@pytest.mark.parametrize("a_move, b_move, chance", [
+    ("circle", "stand", 0.5),                  # A's feat (Athletics AV)
+    ("circle", "circle", 1 - 0.5 * 0.5),       # either feat re-centres
+    ("circle", "press", 0.5 * (1 - 0.65)),     # A's feat and not B's (Fencing GD)
+    ("press", "circle", 0.5 * (1 - 0.65)),     # B circles, A presses
+])
+def test_a_circle_recentres_by_its_feat(a_move, b_move, chance):
+    # 6 m: A has 0 m, B 4; the middle is 2 / 2, within 2 m: a circle brings A to 2
+    game = moving()
+    moment = game.state_from({"back_a": 0, "step": 37})
+    outcomes = {state.back_a: p for p, state in choose(game, moment, a_move, b_move)}
+    assert outcomes == {2: pytest.approx(chance, abs=1e-12),
+                        0: pytest.approx(1 - chance, abs=1e-12)}
+
+
+def test_a_circle_moves_at_most_two_metres():
+    # 12 m: 10 m of room, the middle 5 / 5. From 0 a circle reaches 2; from 4 it reaches 5
+    game = moving({"athletics": "EXT"}, field_m=12, ruleset={"feat_chance": {"EXT": 1.0}})
+    for back, centred in ((0, 2), (4, 5), (9, 7)):
+        moment = game.state_from({"back_a": back, "step": 37})
+        assert only(choose(game, moment, "circle", "stand")).back_a == centred
+
+
+def test_no_movement_after_the_end_or_where_positions_do_not_count():
+    game = moving({"fencing": "GR"})
+    end = only(after(game, game.state_from({}), "AA", "RR"))
+    assert game.is_terminal(end) and not end.step
+    for options in ({"edge": "open"}, {"discipline": "sorcery"}):
+        game = moving(**options)
+        assert game.action_names == ACTIONS
+        assert not only(after(game, game.state_from({}), "RR", "RR")).step
+
+
+@pytest.mark.parametrize("movement, value", [("none", -1.0), ("circle", -0.65)])
+def test_the_value_of_circling_off_the_wall(movement, value):
+    # One round; before exchange 3, A (GD) is against the wall and owes 2 Rests, so he will
+    # play RR; B (PR, owes nothing) will touch (d = -2: R): a BP at the wall (B wins,
+    # -1) unless A has 2 m behind him by then (a retreat, then time: 0). Without movement:
+    # -1. With it, A's payoff is -(1 - P(re-centred)):
+    #            B stand        B circle                 B press
+    # A stand    -1             -(1 - 0.5) = -0.5         -1
+    # A circle   -0.5           -(0.5 * 0.5) = -0.25      -(1 - 0.5 * 0.7) = -0.65
+    # A press    -1             -(1 - 0.5 * 0.35) = -0.825 -1
+    # (Athletics AV 0.5 for both; Fencing GD 0.65 for A, PR 0.3 for B.) B's best against
+    # a circle is to press (-0.65), and against a press A's best is to circle: a saddle.
+    import solver
+    game = duel({"fencing": "GD"}, {"fencing": "PR"}, movement=movement, max_rounds=1)
+    fields = {"exchange": 3, "owed_a": 2, "owed_b": 0, "back_a": 0}
+    if movement == "circle":
+        fields["step"] = 37
+    moment = game.state_from(fields)
+    assert solver.solve_game(game, start=moment).value == pytest.approx(value, abs=1e-12)
+
+
+def test_movement_with_hidden_levels_is_refused():
+    from solver.errors import InputError
+    with pytest.raises(InputError, match="movement=circle"):
+        duel(movement="circle", hidden_levels=True, max_rounds=1)

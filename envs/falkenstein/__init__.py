@@ -26,6 +26,11 @@ Readings taken where the rules leave a combination open (each one is tested):
 - Under first blood an R turned into BP at the wall is a BP like any other (equal BPs
   draw); the label only records where it happened.
 - ``prior_a`` / ``prior_b`` without ``hidden_levels`` is an error (it would do nothing).
+- With ``disarm=attacker_chooses`` the choice comes before any jump at the ledge in the
+  same exchange is resolved; under first blood a disarm counts only if nobody bleeds.
+- With ``movement=circle`` a press is a feat on the Fencing role's level (the card
+  history does not record the moves, so hidden levels refuse movement); two circles
+  re-centre once.
 """
 
 
@@ -37,7 +42,15 @@ from importlib import resources
 from ..schema import Examples, Field, SheetSpec, SystemSpec
 from .build import build
 from .game import FalkensteinGame
-from .ruleset import CONVENTIONS, CORPS_A_CORPS_TIES, EDGES, LEDGES, MAX_ROUNDS
+from .ruleset import (
+    CONVENTIONS,
+    CORPS_A_CORPS_TIES,
+    DISARMS,
+    EDGES,
+    LEDGES,
+    MAX_ROUNDS,
+    MOVEMENTS,
+)
 from .state import ACTIONS, ENDINGS, State
 
 _DEFAULTS = tomllib.loads(
@@ -71,6 +84,11 @@ SYSTEM = SystemSpec(
               choices=EDGES),
         Field("ledge", "choice", "at a ledge with no room: a jump (a feat) or a fall",
               default_key="ledge", choices=LEDGES),
+        Field("disarm", "choice", "a partial wound turned into a disarm: by the convention "
+              "(surrender only) or at the attacker's choice", default_key="disarm",
+              choices=DISARMS),
+        Field("movement", "choice", "between exchanges: no movement, or stand / circle / "
+              "press", default_key="movement", choices=MOVEMENTS),
         Field("corps_a_corps_tie", "choice", "corps-à-corps between equal strengths",
               default_key="corps_a_corps_tie", choices=CORPS_A_CORPS_TIES),
         Field("sabre_uses_physique", "bool", "sabre damage looked up by Physique",
@@ -99,6 +117,9 @@ SYSTEM = SystemSpec(
                       variants={"surrender": {"convention": "surrender"},
                                 "to_the_death": {"convention": "to_the_death"},
                                 "ledge": {"edge": "ledge", "field_m": 4},
+                                "disarm": {"disarm": "attacker_chooses",
+                                           "convention": "surrender"},
+                                "movement": {"movement": "circle"},
                                 "hidden_levels": {"hidden_levels": True, "max_rounds": 1}}),
     pairing=lambda game: game.discipline.ability,
 )

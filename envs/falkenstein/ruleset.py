@@ -20,6 +20,8 @@ CONVENTIONS = ("first_blood", "surrender", "to_the_death")
 EDGES = ("wall", "ledge", "open")
 CORPS_A_CORPS_TIES = ("push_apart", "close_again")
 LEDGES = ("jump", "fall")
+DISARMS = ("by_convention", "attacker_chooses")
+MOVEMENTS = ("none", "circle")
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ class Rules:
     field_m: int
     edge: str
     corps_a_corps_tie_m: int  # how far equal strengths push each other with push_apart
-    jump_ability: str  # the feat that saves a duellist at a ledge with ledge=jump
+    footwork_ability: str  # the feat of a jump at a ledge and of a circle
     feat_chance: tuple[float, ...]  # a feat's chance of success by level
 
     def level(self, value: object, what: str) -> int:
@@ -162,10 +164,10 @@ def _prior(table: Mapping, what: str, rules_ladder: tuple[str, ...], level) -> t
 
 
 def _check_abilities(abilities: tuple[str, ...], disciplines: dict[str, Discipline],
-                     jump_ability: str) -> None:
+                     footwork_ability: str) -> None:
     # Health reads Physique and Courage; blows, the sabre and corps-à-corps read Physique
-    if jump_ability not in abilities:
-        raise _fail("jump_ability", f"ability {jump_ability!r} is not in abilities")
+    if footwork_ability not in abilities:
+        raise _fail("footwork_ability", f"ability {footwork_ability!r} is not in abilities")
     for ability in ("physique", "courage"):
         if ability not in abilities:
             raise _fail("abilities", f"ability {ability!r} is missing")
@@ -186,7 +188,7 @@ def compile_rules(ruleset: dict) -> Rules:
     abilities = tuple(str(a).lower() for a in ruleset["abilities"])
     disciplines = {name: _discipline(entry, f"disciplines.{name}")
                    for name, entry in ruleset["disciplines"].items()}
-    _check_abilities(abilities, disciplines, str(ruleset["jump_ability"]).lower())
+    _check_abilities(abilities, disciplines, str(ruleset["footwork_ability"]).lower())
     weapons = {name: _weapon(entry, f"weapons.{name}")
                for name, entry in ruleset["weapons"].items()}
     default_weapon = _weapon_name(ruleset["default_weapon"], weapons, "ruleset default_weapon")
@@ -208,7 +210,7 @@ def compile_rules(ruleset: dict) -> Rules:
         field_m=_field(ruleset["field_m"], "ruleset field_m"),
         edge=_choice(ruleset["edge"], EDGES, "ruleset edge"),
         corps_a_corps_tie_m=_int(ruleset["corps_a_corps_tie_m"], "corps_a_corps_tie_m", 0, 2),
-        jump_ability=_typed(ruleset["jump_ability"], str, "jump_ability").lower(),
+        footwork_ability=_typed(ruleset["footwork_ability"], str, "footwork_ability").lower(),
         feat_chance=_per_level(ruleset["feat_chance"], "feat_chance", ladder, _chance),
     )
     return replace(partial, prior=_prior(ruleset["prior"], "ruleset prior", ladder, partial.level))

@@ -21,6 +21,7 @@ from .state import (
     State,
     checked_player,
 )
+from .steps import MOVE, PARTIAL, choosers, pending_cards
 
 
 class FalkensteinWords:
@@ -32,6 +33,8 @@ class FalkensteinWords:
         a moment given by fields starts its round's history afresh)."""
         view = state._asdict()
         del view["history"]
+        if self.actions == ACTIONS:  # no steps: every moment is the cards'
+            del view["step"]
         view["back_b"] = self._room - state.back_a
         return view
 
@@ -40,9 +43,11 @@ class FalkensteinWords:
         missing fields are the start state's. ``back_b`` may stand for ``back_a``."""
         start = self.initial_outcomes()[0][1]
         fields = dict(start._asdict())
+        known = STATE_FIELDS + ("back_b",) if self.actions != ACTIONS else tuple(
+            key for key in STATE_FIELDS + ("back_b",) if key != "step")
         for key, value in values.items():
-            if key not in STATE_FIELDS + ("back_b",):
-                check_choice("state field", key, STATE_FIELDS + ("back_b",))
+            if key not in known:
+                check_choice("state field", key, known)
             fields[key] = self._field_value(key, value)
         if "back_b" in fields:
             back_a = self._room - fields.pop("back_b")
@@ -112,6 +117,7 @@ class FalkensteinWords:
             value = getattr(state, key)
             if not low <= value <= high:
                 raise InputError(f"state field {key}={value} is out of range {low}..{high}")
+        self._check_step(state)
         if not self.public_information:
             self._check_rested(state)
             return
@@ -119,6 +125,25 @@ class FalkensteinWords:
             if getattr(state, f"level_{side}") != self._sheet_level[side]:
                 raise InputError(f"level_{side} is fixed by the sheet when levels are "
                                  f"public ({self.sheets[side][self.discipline.ability]})")
+
+    def _check_step(self, state: State) -> None:
+        """A step exists only with its option, and a pending choice only where the cards
+        dealt a partial wound."""
+        if not state.step:
+            return
+        if state.step == MOVE and self.movement == "circle":
+            return
+        if 0 < state.step < MOVE and self.disarm == "attacker_chooses":
+            if any(choosers(*self._effects_on(state._replace(step=0), state.step))):
+                return
+        raise InputError(f"state field step={state.step} is not a decision of this duel "
+                         f"(0: the cards; 1..{MOVE - 1}: a pending disarm after a partial "
+                         f"wound, with disarm=attacker_chooses; {MOVE}: the movement, with "
+                         "movement=circle)")
+
+    def _effects_on(self, state: State, step: int) -> tuple[str, str]:
+        ex = self.resolve(state, *pending_cards(step))
+        return ex.effect_a, ex.effect_b
 
     def _check_rested(self, state: State) -> None:
         """With hidden levels the Rests owed follow from the level and the Rests played."""
@@ -145,6 +170,11 @@ class FalkensteinWords:
         elif self.discipline.field:
             where = "; ".join(self._where(side, view[f"back_{side}"]) for side in "ab")
             lines.append(f"Ground {self.field_m} m, a {self.edge} at each end: {where}.")
+        if state.step == MOVE:
+            lines.append("Between exchanges: each may stand, circle or press.")
+        elif state.step:
+            lines.append("A partial wound was dealt: the attacker chooses to wound or to "
+                         "disarm.")
         hide = None if viewer is None or self.public_information else checked_player(viewer)
         for side in "ab":
             ability = self.discipline.ability.capitalize()
@@ -166,9 +196,18 @@ class FalkensteinWords:
         return f"{self._name(side)} has {back} m behind him{at_edge}"
 
     def narrate(self, state: State, action_a: int, action_b: int, next_state: State) -> str:
-        """What happened in one exchange, in words."""
+        """What happened in one exchange (or step), in words."""
+        if state.step == MOVE:
+            return self._move_text(state, action_a, action_b, next_state)
         ex = self.resolved_as(state, action_a, action_b, next_state)
-        head = f"A plays {ACTIONS[action_a]}, B plays {ACTIONS[action_b]}: "
+        if state.step:
+            cards = pending_cards(state.step)
+            head = (f"A {self._choice_text(action_a)}, B {self._choice_text(action_b)} "
+                    f"(after {ACTIONS[cards[0]]} against {ACTIONS[cards[1]]}): ")
+            state = state._replace(step=0)
+            action_a, action_b = cards
+        else:
+            head = f"A plays {ACTIONS[action_a]}, B plays {ACTIONS[action_b]}: "
         if ex.hits_a or ex.hits_b:
             parts = [self._touch_text(attacker, defender, ex, state, next_state)
                      for attacker, defender in (("a", "b"), ("b", "a"))
@@ -178,6 +217,8 @@ class FalkensteinWords:
         else:
             parts = ["no touch."]
         text = head + " ".join(parts)
+        if next_state.step and next_state.step != MOVE:
+            text += " The attacker chooses: wound or disarm."
         if next_state.ending:
             text += f" {ENDINGS[next_state.ending]}."
         return text
@@ -200,11 +241,29 @@ class FalkensteinWords:
             "jump": f"{who} has no room and {self._jump_text()}",
             "HC": f"{who} is out of combat",
         }.get(effect, f"{who} is wounded ({effect})")
-        if effect in WOUND_INDEX and self.convention == "surrender" and WOUND_INDEX[effect] == 0:
+        if effect == "disarm":
+            outcome = f"{who} is disarmed at the attacker's choice"
+        elif next_state.step and next_state.step != MOVE and effect in PARTIAL:
+            where = "BP, at the wall" if effect == "wall" else effect
+            outcome = f"{who} is open to a partial wound ({where})"
+        elif (effect in WOUND_INDEX and self.convention == "surrender"
+                and self.disarm == "by_convention" and WOUND_INDEX[effect] == 0):
             outcome += ": he is disarmed" if effect == "wall" else " and disarmed"
         elif before != after:
             outcome += f", Health {before} -> {after}"
         return f"{self._name(attacker)}'s {touch} touch ({letter}): {outcome}."
+
+    def _choice_text(self, action: int) -> str:
+        return {"wound": "wounds", "disarm": "disarms", "wait": "waits", "stand": "stands",
+                "circle": "circles", "press": "presses"}[self.actions[action]]
+
+    def _move_text(self, state: State, action_a: int, action_b: int,
+                   next_state: State) -> str:
+        head = f"A {self._choice_text(action_a)}, B {self._choice_text(action_b)}"
+        if next_state.back_a != state.back_a:
+            return (f"{head}: they circle back toward the middle; A has {next_state.back_a} "
+                    f"m behind him, B {self._room - next_state.back_a} m.")
+        return f"{head}: they keep their ground."
 
     def _corps_text(self, ex: Exchange) -> str:
         if not self.discipline.corps_a_corps:
@@ -268,6 +327,12 @@ class FalkensteinWords:
         if self.convention != "first_blood":
             parts.append(f"Health {view[f'health_{own}']} against his "
                          f"{view[f'health_{foe}']}")
+        if state.step == MOVE:
+            parts.insert(0, "between exchanges: stand, circle or press")
+        elif state.step:
+            parts.insert(0, "after the cards: choose to wound or to disarm"
+                         if self.legal_mask(state, own)[self.actions.index("disarm")]
+                         else "after the cards: he chooses to wound you or disarm you")
         return ", ".join(parts)
 
 
