@@ -137,7 +137,7 @@ def _discipline(entry: object, key: str) -> Discipline:
         raise _fail(key, "expected a table with ability, corps_a_corps, field, wounds, "
                          "conventions")
     check_choice(f"value in ruleset {key}.wounds", entry["wounds"],
-                 ("weapon", "blow", "talent", "none"))
+                 ("weapon", "blow", "none", "talent"))
     conventions = tuple(_typed(entry["conventions"], list, f"{key}.conventions"))
     if not conventions:  # the first one is the discipline's default
         raise _fail(key, f"conventions must name at least one of {', '.join(CONVENTIONS)}")
