@@ -375,3 +375,41 @@ def test_movement_with_hidden_levels_is_refused():
     from solver.errors import InputError
     with pytest.raises(InputError, match="movement=circle"):
         duel(movement="circle", hidden_levels=True, max_rounds=1)
+
+
+# ---------------------------------------------------------------- the keys themselves
+
+@pytest.mark.parametrize("name, choices, default", [
+    ("corps_a_corps_tie", ("push_apart", "close_again"), "push_apart"),
+    ("ledge", ("jump", "fall"), "jump"),
+    ("edge", ("wall", "ledge", "open"), "wall"),
+    ("disarm", ("by_convention", "attacker_chooses"), "by_convention"),
+    ("movement", ("none", "circle"), "none"),
+])
+def test_the_readings_are_options_with_their_choices(name, choices, default):
+    (field,) = [f for f in envs.spec("falkenstein").options if f.name == name]
+    assert field.choices == choices
+    game = duel()
+    assert game.options[name] == default
+
+
+@pytest.mark.parametrize("ruleset, word", [
+    ({"feat_chance": {"AV": 1.5}}, "feat_chance.AV"),
+    ({"footwork_ability": "juggling"}, "juggling"),
+    ({"corps_a_corps_tie_m": 3}, "corps_a_corps_tie_m"),
+])
+def test_bad_feat_data_is_refused_in_words(ruleset, word):
+    from solver.errors import InputError
+    with pytest.raises(InputError, match=word):
+        duel(ruleset=ruleset)
+
+
+def test_both_steps_in_one_duel():
+    # the disarm choice, then the movement: GR's BP on GD, A disarms under surrender ends
+    # it; A wounds instead (Health 5 -> 1) and the movement step follows
+    game = duel({"fencing": "GR"}, convention="surrender", disarm="attacker_chooses",
+                movement="circle")
+    pending = only(after(game, game.state_from({}), "AR", "RR"))
+    assert names(game, pending, "a") == ["wound", "disarm"]
+    moved = only(choose(game, pending, "wound", "wait"))
+    assert moved.health_b == 1 and names(game, moved, "b") == ["stand", "circle", "press"]
