@@ -97,7 +97,8 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
         self._wait_only = self._mask(WAIT)
         self._choice_mask = self._mask(*CHOICES)
         self._move_mask = self._mask(*MOVES)
-        self._effects: dict[tuple, tuple[tuple[float, int, int, int, int], ...]] = {}
+        # per exchange: its (probability, back_a, health_a, health_b, ending) or PENDING
+        self._effects: dict[tuple, tuple[tuple[float, int, int, int, int], ...] | str] = {}
         self._legal_indices = {key: np.flatnonzero(mask).tolist()
                                for key, mask in self._legal.items()}
 
