@@ -203,7 +203,7 @@ def test_wall_wound_costs_health_to_the_death():
 
 
 def test_fall_from_the_ledge():
-    game = duel(edge="ledge")
+    game = duel(edge="ledge", ledge="fall")
     state = game.state_from({"back_a": 0})
     assert game.result(play(game, state, "RR", "AD")) == "B wins: A falls from the ledge"
     # reading: a fall puts the faller out, like HC; it beats B's lesser wound (BP)
@@ -211,20 +211,20 @@ def test_fall_from_the_ledge():
     assert game.resolve(state, 0, 2).letter_b == "BP"
     assert game.result(end) == "B wins: A falls from the ledge"
     # the same under to_the_death: B's BP costs 4 Health, A is out
-    deadly = duel(edge="ledge", convention="to_the_death")
+    deadly = duel(edge="ledge", ledge="fall", convention="to_the_death")
     end = play(deadly, deadly.state_from({"back_a": 0}), "AA", "AR")
     assert deadly.result(end) == "B wins: A falls from the ledge" and end.health_b == 1
 
 
 def test_fall_against_out_of_combat_is_both_out():
     # A GR vs B PR: A's double touch has d = +3: HC; B's single touch d = -3: R, A falls
-    game = duel("GR", "PR", edge="ledge")
+    game = duel("GR", "PR", edge="ledge", ledge="fall")
     end = play(game, game.state_from({"back_a": 0}), "AA", "AR")
     assert game.result(end) == "draw: both out" and game.payoff(end) == 0
 
 
 def test_both_fall_on_a_two_metre_ground():
-    game = duel(field_m=2, edge="ledge")
+    game = duel(field_m=2, edge="ledge", ledge="fall")
     state = start(game)
     assert (state.back_a, game.state_fields(state)["back_b"]) == (0, 0)
     assert game.result(play(game, state, "AR", "AR")) == "draw: both out"
@@ -259,7 +259,7 @@ def test_corps_a_corps_partial_push_and_ledge():
     nxt = play(game, game.state_from({"back_b": 1}), "DD", "DD")
     assert game.state_fields(nxt)["back_b"] == 0 and nxt.back_a == 6
     # at a ledge, pushed with less than 2 m behind him: he falls (reading)
-    game = duel(*sheets, field_m=8, edge="ledge")
+    game = duel(*sheets, field_m=8, edge="ledge", ledge="fall")
     end = play(game, game.state_from({"back_b": 1}), "DD", "DD")
     assert game.result(end) == "A wins: B falls from the ledge"
     end = play(game, game.state_from({"back_b": 0}), "DD", "DD")

@@ -11,8 +11,11 @@ Readings taken where the rules leave a combination open (each one is tested):
   dans l'abîme vers une mort inévitable"). Under first blood it ranks with HC, above every
   other wound; a fall against HC or against another fall is "draw: both out", a fall
   against a lesser wound loses.
-- A corps-à-corps push at the ledge with less than 2 m behind the loser is a fall, as a
-  retreat with less than 2 m would be; at a wall the push moves him as far as it allows.
+- A corps-à-corps push at the ledge with less room behind the loser than the push is a
+  fall (or, with ``ledge=jump``, a jump), as a retreat with less than 2 m would be; at a
+  wall the push moves him as far as it allows.
+- With ``ledge=jump`` two jumps in one exchange are independent feats; if both land, the
+  two moves cancel out, as two retreats do. A landed jump is no blood.
 - A duel that ends keeps the positions and Health the exchange produced; round and
   exchange stay those of the last exchange, and the Rests it played count.
 - Weapon size classes are checked only in disciplines that wound with weapons; wrestling,
@@ -23,6 +26,11 @@ Readings taken where the rules leave a combination open (each one is tested):
 - Under first blood an R turned into BP at the wall is a BP like any other (equal BPs
   draw); the label only records where it happened.
 - ``prior_a`` / ``prior_b`` without ``hidden_levels`` is an error (it would do nothing).
+- With ``disarm=attacker_chooses`` the choice comes before any jump at the ledge in the
+  same exchange is resolved; under first blood a disarm counts only if nobody bleeds.
+- With ``movement=circle`` a press is a feat on the Fencing role's level (the card
+  history does not record the moves, so hidden levels refuse movement); two circles
+  re-centre once.
 """
 
 
@@ -34,7 +42,15 @@ from importlib import resources
 from ..schema import Examples, Field, SheetSpec, SystemSpec
 from .build import build
 from .game import FalkensteinGame
-from .ruleset import CONVENTIONS, EDGES, MAX_ROUNDS
+from .ruleset import (
+    CONVENTIONS,
+    CORPS_A_CORPS_TIES,
+    DISARMS,
+    EDGES,
+    LEDGES,
+    MAX_ROUNDS,
+    MOVEMENTS,
+)
 from .state import ACTIONS, ENDINGS, State
 
 _DEFAULTS = tomllib.loads(
@@ -66,6 +82,15 @@ SYSTEM = SystemSpec(
               default_key="field_m", low=2, high=12),
         Field("edge", "choice", "what lies behind the ground", default_key="edge",
               choices=EDGES),
+        Field("ledge", "choice", "at a ledge with no room: a jump (a feat) or a fall",
+              default_key="ledge", choices=LEDGES),
+        Field("disarm", "choice", "a partial wound turned into a disarm: by the convention "
+              "(surrender only) or at the attacker's choice", default_key="disarm",
+              choices=DISARMS),
+        Field("movement", "choice", "between exchanges: no movement, or stand / circle / "
+              "press", default_key="movement", choices=MOVEMENTS),
+        Field("corps_a_corps_tie", "choice", "corps-à-corps between equal strengths",
+              default_key="corps_a_corps_tie", choices=CORPS_A_CORPS_TIES),
         Field("sabre_uses_physique", "bool", "sabre damage looked up by Physique",
               default=False),
         Field("discipline", "choice", "the kind of duel", default="fencing",
@@ -91,6 +116,10 @@ SYSTEM = SystemSpec(
                       quick={"max_rounds": 2},
                       variants={"surrender": {"convention": "surrender"},
                                 "to_the_death": {"convention": "to_the_death"},
+                                "ledge": {"edge": "ledge", "field_m": 4},
+                                "disarm": {"disarm": "attacker_chooses",
+                                           "convention": "surrender"},
+                                "movement": {"movement": "circle"},
                                 "hidden_levels": {"hidden_levels": True, "max_rounds": 1}}),
     pairing=lambda game: game.discipline.ability,
 )

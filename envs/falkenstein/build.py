@@ -40,6 +40,9 @@ def _resolve_options(rules: Rules, given: dict) -> dict:
         raise InputError(f"convention {convention!r} is not allowed in {discipline}; "
                          f"allowed: {', '.join(allowed)}")
     hidden = given["hidden_levels"]
+    if hidden and given["movement"] != "none":
+        raise InputError(f"movement={given['movement']} is not supported with hidden_levels "
+                         "(the card history would not record the moves); use movement=none")
     priors = {}
     for side in ("a", "b"):
         prior = given[f"prior_{side}"]
@@ -52,6 +55,8 @@ def _resolve_options(rules: Rules, given: dict) -> dict:
     return {
         "convention": convention, "max_rounds": given["max_rounds"],
         "field_m": _field(given["field_m"], "field_m"), "edge": given["edge"],
+        "corps_a_corps_tie": given["corps_a_corps_tie"], "ledge": given["ledge"],
+        "disarm": given["disarm"], "movement": given["movement"],
         "sabre_uses_physique": given["sabre_uses_physique"], "discipline": discipline,
         "hidden_levels": hidden, "prior_a": priors.get("a"), "prior_b": priors.get("b"),
     }

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver.errors import InputError
-from solver.game import DeclaredGame, GameInfo
+from solver.game import DeclaredGame, GameInfo, sample_outcome
 
 from .ruleset import EXCHANGES_PER_ROUND, Rules
 from .state import (
@@ -28,7 +28,22 @@ from .state import (
     checked_player,
     win,
 )
+from .steps import (
+    CHOICES,
+    MOVE,
+    MOVES,
+    WAIT,
+    choosers,
+    circle_chance,
+    pending,
+    pending_cards,
+    recentred,
+    step_actions,
+)
 from .words import FalkensteinWords
+
+#: the cached effect of an exchange that waits for an attacker's choice
+PENDING = "pending"
 
 
 class FalkensteinGame(FalkensteinWords, DeclaredGame):
@@ -56,6 +71,17 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
         self.max_rounds = opts["max_rounds"]
         self.field_m = opts["field_m"]
         self.edge = opts["edge"]
+        self.corps_a_corps_tie = opts["corps_a_corps_tie"]
+        self.ledge = opts["ledge"]
+        # a jump at the ledge and a circle are feats of footwork (Athletics)
+        self._footwork_chance = {
+            side: rules.feat_chance[self._level_of(side, rules.footwork_ability)]
+            for side in ("a", "b")}
+        self.disarm = opts["disarm"]
+        # circling changes nothing where positions do not count
+        self.movement = opts["movement"] if self.discipline.field and self.edge != "open" \
+            else "none"
+        self.actions = step_actions(self.disarm, self.movement)
         self._room = self.field_m - 2
         self._hits = tuple(tuple(max(0, ATTACKS[x] - DEFENSES[y]) for y in range(6))
                            for x in range(6))
@@ -68,7 +94,11 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
         self._row = {side: self._damage_row(side) for side in ("a", "b")}
         self._wounds = {side: self._wound_values(side) for side in ("a", "b")}
         self._legal = self._legal_table()
-        self._effects: dict[tuple, tuple[int, int, int, int]] = {}
+        self._wait_only = self._mask(WAIT)
+        self._choice_mask = self._mask(*CHOICES)
+        self._move_mask = self._mask(*MOVES)
+        # per exchange: its (probability, back_a, health_a, health_b, ending) or PENDING
+        self._effects: dict[tuple, tuple[tuple[float, int, int, int, int], ...] | str] = {}
         self._legal_indices = {key: np.flatnonzero(mask).tolist()
                                for key, mask in self._legal.items()}
 
@@ -93,27 +123,38 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
             return self._physique[side]
         return None
 
-    def _wound_values(self, side: str) -> tuple[int, int, int]:
+    def _wound_values(self, side: str) -> tuple[tuple[int, int, int], ...]:
+        """The wound values of ``side``'s touches, by his level in the discipline's
+        ability (a level that may be hidden; only talent wounds depend on it)."""
+        if self.discipline.wounds == "talent":
+            return self.rules.talent_wounds
         if self.discipline.wounds == "weapon":
-            return self.rules.weapons[self.sheets[side]["weapon"]].wounds
-        if self.discipline.wounds == "blow":
-            return self.rules.blow_wounds[self._physique[side]]
-        return (0, 0, 0)
+            values = self.rules.weapons[self.sheets[side]["weapon"]].wounds
+        elif self.discipline.wounds == "blow":
+            values = self.rules.blow_wounds[self._physique[side]]
+        else:
+            values = (0, 0, 0)
+        return (values,) * len(self.rules.ladder)
 
     def _legal_table(self) -> dict[tuple[int, int], np.ndarray]:
         table = {}
+        steps = len(self.actions) - len(ACTIONS)  # no step action is legal with the cards
         for exchange in range(1, EXCHANGES_PER_ROUND + 1):
             left = EXCHANGES_PER_ROUND - exchange
             for owed in range(2 * EXCHANGES_PER_ROUND + 1):
-                mask = np.array([max(0, owed - RESTS[x]) <= 2 * left for x in range(6)])
+                mask = np.array([max(0, owed - RESTS[x]) <= 2 * left for x in range(6)]
+                                + [False] * steps)
                 table[owed, exchange] = mask
         return table
+
+    def _mask(self, *names: str) -> np.ndarray:
+        return np.array([name in names for name in self.actions])
 
     def _declare(self, options: dict, ruleset_digest: str) -> GameInfo:
         most_owed = max(self.rules.rests_required)
         top_health = max(max(max(row) for row in self.rules.health),
                          self.sheets["a"]["health"], self.sheets["b"]["health"])
-        worst_wound = max(max(self._wounds["a"]), max(self._wounds["b"]))
+        worst_wound = max(self._worst_wound("a"), self._worst_wound("b"))
         top_level = len(self.rules.ladder) - 1
         public = not self.hidden_levels
         hidden = 0 if public else -1
@@ -128,16 +169,21 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
         if not public:
             fields += [("own_rested", 0, 2 * EXCHANGES_PER_ROUND),
                        ("opp_rested", 0, 2 * EXCHANGES_PER_ROUND)] + self._history_fields()
+        if self.actions != ACTIONS:
+            fields.append(("step", 0, MOVE))
         fields.append(("ending", 0, len(ENDINGS) - 1))
         self._health_high = top_health
         return GameInfo(
-            system="falkenstein", action_names=ACTIONS,
+            system="falkenstein", action_names=self.actions,
             observation_fields=tuple(f[0] for f in fields),
             observation_low=tuple(f[1] for f in fields),
             observation_high=tuple(f[2] for f in fields),
             public_information=public, payoff_bounds=(-1.0, 1.0), may_cycle=False,
             options=options, ruleset_hash=ruleset_digest,
             fast_paths=frozenset({"sample", "transitions"}), length_unit="exchange")
+
+    def _worst_wound(self, side: str) -> int:
+        return max(max(values) for values in self._wounds[side])
 
     def _history_fields(self) -> list[tuple[str, int, int]]:
         """With hidden levels: this round's card pairs in order (-1 before they are
@@ -169,30 +215,80 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
 
     def legal_mask(self, state: State, player: str) -> np.ndarray:
         """Legal iff the Rests still owed after the action fit in the exchanges left."""
-        owed = state.owed_a if checked_player(player) == "a" else state.owed_b
+        side = checked_player(player)
+        if state.step:
+            return self._step_mask(state, side).copy()
+        owed = state.owed_a if side == "a" else state.owed_b
         return self._legal[owed, state.exchange].copy()
 
+    def _step_mask(self, state: State, side: str) -> np.ndarray:
+        if state.step == MOVE:
+            return self._move_mask
+        ex = self.resolve(state, *pending_cards(state.step))
+        chooses = choosers(ex.effect_a, ex.effect_b)[side == "b"]
+        return self._choice_mask if chooses else self._wait_only
+
     def outcomes(self, state: State, action_a: int, action_b: int) -> list[tuple[float, State]]:
-        """The exchange is deterministic: one next state with probability 1."""
+        """The cards decide the exchange; only a jump at the ledge is left to chance (and,
+        between exchanges, a circle)."""
         self._check_actions(state, action_a, action_b)
-        return [(1.0, self._next(state, action_a, action_b))]
+        if state.step:
+            return self._step_outcomes(state, action_a, action_b)
+        return self._next(state, action_a, action_b)
+
+    def _step_outcomes(self, state: State, action_a: int,
+                       action_b: int) -> list[tuple[float, State]]:
+        if state.step == MOVE:
+            return self._moved(state, self.actions[action_a], self.actions[action_b])
+        cards = pending_cards(state.step)
+        before = state._replace(step=0)
+        return [(p, self._advance(before, *cards, *self._settle(before, ex)))
+                for p, ex in self._chosen(before, cards, action_a, action_b)]
+
+    def _chosen(self, state: State, cards: tuple[int, int], action_a: int,
+                action_b: int) -> list[tuple[float, Exchange]]:
+        """The pending exchange with each attacker's choice applied, then its jumps."""
+        ex = self.resolve(state, *cards)
+        for foe, action in (("b", action_a), ("a", action_b)):
+            if self.actions[action] == "disarm":
+                ex = ex._replace(**{f"effect_{foe}": "disarm", f"move_{foe}": 0})
+        return self._jumps(state, ex)
+
+    def _moved(self, state: State, move_a: str, move_b: str) -> list[tuple[float, State]]:
+        """The movement between exchanges: a circle may re-centre the pair."""
+        ready = state._replace(step=0)
+        centred = ready._replace(back_a=recentred(state.back_a, self._room))
+        chance = circle_chance(move_a, move_b, self._footwork_chance,
+                               {"a": self.rules.feat_chance[state.level_a],
+                                "b": self.rules.feat_chance[state.level_b]})
+        if centred == ready or chance == 0.0:
+            return [(1.0, ready)]
+        if chance == 1.0:
+            return [(1.0, centred)]
+        return [(chance, centred), (1.0 - chance, ready)]
 
     def transitions(self, state: State) -> list[tuple[int, int, list[tuple[float, State]]]]:
         """Every legal joint action with its outcomes, in one call (the solver's fast
         path: the same as ``outcomes`` on each legal pair, without re-checking them)."""
+        if state.step:
+            legal_a, legal_b = (np.flatnonzero(self._step_mask(state, side)).tolist()
+                                for side in ("a", "b"))
+            return [(i, j, self._step_outcomes(state, i, j)) for i in legal_a for j in legal_b]
         legal_a = self._legal_indices[state.owed_a, state.exchange]
         legal_b = self._legal_indices[state.owed_b, state.exchange]
         after = self._next
-        return [(i, j, [(1.0, after(state, i, j))]) for i in legal_a for j in legal_b]
+        return [(i, j, after(state, i, j)) for i in legal_a for j in legal_b]
 
     def sample(self, state: State, action_a: int, action_b: int,
                rng: np.random.Generator | None = None) -> State:
-        self._check_actions(state, action_a, action_b)
-        return self._next(state, action_a, action_b)
+        outcomes = self.outcomes(state, action_a, action_b)
+        if len(outcomes) == 1:
+            return outcomes[0][1]
+        return sample_outcome(outcomes, rng if rng is not None else np.random.default_rng())
 
     def starts_unit(self, state: State) -> bool:
-        """Every moment of the duel comes before an exchange."""
-        return not self.is_terminal(state)
+        """Every moment of the duel before its cards are played starts an exchange."""
+        return not self.is_terminal(state) and not state.step
 
     def is_terminal(self, state: State) -> bool:
         return state.ending != 0
@@ -216,12 +312,16 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
         if not public:
             observation += [view[f"rested_{own}"], view[f"rested_{opp}"]]
             observation += _history_view(state, own == "a")
+        if self.actions != ACTIONS:
+            observation.append(state.step)
         observation.append(state.ending)
         return tuple(observation)
 
     # -- resolving an exchange
 
     def _check_actions(self, state: State, action_a: int, action_b: int) -> None:
+        if state.step and not state.ending:
+            return self._check_step_actions(state, action_a, action_b)
         legal = self._legal
         if (not state.ending and isinstance(action_a, INDEX) and isinstance(action_b, INDEX)
                 and 0 <= action_a < 6 and 0 <= action_b < 6
@@ -240,26 +340,79 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
                 raise InputError(f"illegal action {name} for {side} (owes {owed} Rests at "
                                  f"exchange {state.exchange}); legal: {legal}")
 
-    def _next(self, state: State, action_a: int, action_b: int) -> State:
+    def _check_step_actions(self, state: State, action_a: int, action_b: int) -> None:
+        for side, action in (("a", action_a), ("b", action_b)):
+            mask = self._step_mask(state, side)
+            if not (isinstance(action, INDEX) and 0 <= action < len(self.actions)
+                    and mask[action]):
+                legal = ", ".join(a for a, ok in zip(self.actions, mask, strict=True) if ok)
+                raise InputError(f"illegal action {action!r} for {side.upper()} at this "
+                                 f"step; legal: {legal}")
+
+    def _next(self, state: State, action_a: int, action_b: int) -> list[tuple[float, State]]:
         # an exchange's effect depends on neither the round nor the Rests owed, so the
         # solver's thousands of calls share a few hundred resolutions
         key = (state.back_a, state.health_a, state.health_b, state.level_a, state.level_b,
                action_a, action_b)
-        effect = self._effects.get(key)
-        if effect is None:
-            effect = self._effects[key] = self._effect(state, action_a, action_b)
-        return self._advance(state, action_a, action_b, *effect)
+        effects = self._effects.get(key)
+        if effects is None:
+            ex = self.resolve(state, action_a, action_b)
+            effects = self._effects[key] = PENDING if self._pending(ex) else tuple(
+                (p, *self._settle(state, ex)) for p, ex in self._jumps(state, ex))
+        if effects is PENDING:
+            return [(1.0, state._replace(step=pending(action_a, action_b)))]
+        return [(p, self._advance(state, action_a, action_b, *effect))
+                for p, *effect in effects]
 
-    def _effect(self, state: State, action_a: int, action_b: int) -> tuple[int, int, int, int]:
+    def _pending(self, ex: Exchange) -> bool:
+        """Whether an attacker now chooses between a partial wound and a disarm."""
+        return self.disarm == "attacker_chooses" and any(choosers(ex.effect_a, ex.effect_b))
+
+    def resolved_as(self, state: State, action_a: int, action_b: int,
+                    next_state: State) -> Exchange:
+        """The exchange as it played out into ``next_state`` (which jumps succeeded, what
+        the attackers chose); at the cards of a pending choice, the exchange so far."""
+        if state.step:
+            cards = pending_cards(state.step)
+            before = state._replace(step=0)
+            branches = self._chosen(before, cards, action_a, action_b)
+        else:
+            cards = (action_a, action_b)
+            before = state
+            branches = self._jumps(state, self.resolve(state, *cards))
+            if next_state.step and next_state.step != MOVE:
+                return self.resolve(state, *cards)
+        for _, ex in branches:
+            if self._advance(before, *cards, *self._settle(before, ex)) == next_state:
+                return ex
+        raise InputError("that state does not follow from this exchange")
+
+    def _jumps(self, state: State, ex: Exchange) -> list[tuple[float, Exchange]]:
+        """With ``ledge=jump`` each fall is a feat: success (effect "jump") lands him on
+        the other wall with 0 m behind him, failure is the fall."""
+        outcomes = [(1.0, ex)]
+        if self.ledge == "fall":
+            return outcomes
+        for side, back in (("a", state.back_a), ("b", self._room - state.back_a)):
+            if getattr(ex, f"effect_{side}") != "fall":
+                continue
+            chance = self._footwork_chance[side]
+            landed = {f"effect_{side}": "jump", f"move_{side}": back}
+            outcomes = [branch for p, before in outcomes for branch in (
+                (p * chance, before._replace(**landed)), (p * (1.0 - chance), before))]
+        return [(p, ex) for p, ex in outcomes if p > 0]
+
+    def _settle(self, state: State, ex: Exchange) -> tuple[int, int, int, int]:
         """Back of A, Health of A and B, and the ending after the exchange."""
-        ex = self.resolve(state, action_a, action_b)
-        back_a = state.back_a - ex.move_a + ex.move_b
+        back_a = state.back_a if self.edge == "open" else state.back_a - ex.move_a + ex.move_b
         if self.convention == "first_blood":
             health_a, health_b = state.health_a, state.health_b
             ending = self._first_blood(ex.effect_a, ex.effect_b)
         else:
-            health_a, status_a = self._take(state.health_a, ex.effect_a, self._wounds["b"])
-            health_b, status_b = self._take(state.health_b, ex.effect_b, self._wounds["a"])
+            health_a, status_a = self._take(state.health_a, ex.effect_a,
+                                            self._wounds["b"][state.level_b])
+            health_b, status_b = self._take(state.health_b, ex.effect_b,
+                                            self._wounds["a"][state.level_a])
             ending = self._ended(status_a, status_b)
         return back_a, health_a, health_b, ending
 
@@ -292,32 +445,39 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
             return letter, 0
         if not self.discipline.field:
             return "still", 0
-        if back >= 2:
+        if back >= 2 or self.edge == "open":
             return "retreat", 2
         return ("wall", 0) if self.edge == "wall" else ("fall", 0)
 
     def _corps_a_corps(self, back_a: int, back_b: int) -> Exchange:
         strength_a, strength_b = self._strength["a"], self._strength["b"]
-        # equal strength: they push each other 1 m and close again, so nobody moves
+        push = 2
+        if strength_a == strength_b:
+            if self.corps_a_corps_tie == "close_again":  # they close again: nobody moves
+                return Exchange(0, 0, "", "", "", "", 0, 0)
+            # each drives the other back, as far as the ground behind him allows
+            push = self.rules.corps_a_corps_tie_m
         effect_a = effect_b = ""
         move_a = move_b = 0
-        if strength_a < strength_b:
-            effect_a, move_a = self._pushed(back_a)
-        elif strength_b < strength_a:
-            effect_b, move_b = self._pushed(back_b)
+        if strength_a <= strength_b:
+            effect_a, move_a = self._pushed(back_a, push)
+        if strength_b <= strength_a:
+            effect_b, move_b = self._pushed(back_b, push)
         return Exchange(0, 0, "", "", effect_a, effect_b, move_a, move_b)
 
-    def _pushed(self, back: int) -> tuple[str, int]:
-        if self.edge == "ledge" and back < 2:
+    def _pushed(self, back: int, metres: int) -> tuple[str, int]:
+        if self.edge == "open":
+            return "push", metres
+        if self.edge == "ledge" and back < metres:
             return "fall", 0
-        return "push", min(2, back)
+        return "push", min(metres, back)
 
     # -- how the duel ends
 
     def _first_blood(self, effect_a: str, effect_b: str) -> int:
         worst_a, worst_b = SEVERITY.get(effect_a, 0), SEVERITY.get(effect_b, 0)
-        if not worst_a and not worst_b:
-            return 0
+        if not worst_a and not worst_b:  # a disarm is no blood: it counts only without any
+            return self._disarms(effect_a == "disarm", effect_b == "disarm")
         if worst_a == worst_b:
             return END["draw: both out" if worst_a >= OUT else "draw: both wounded alike"]
         loser, effect = ("A", effect_a) if worst_a > worst_b else ("B", effect_b)
@@ -325,13 +485,21 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
                  "fall": "fall"}.get(effect, "first blood")
         return win(loser, cause)
 
+    def _disarms(self, disarmed_a: bool, disarmed_b: bool) -> int:
+        if disarmed_a and disarmed_b:
+            return END["draw: both disarmed"]
+        if disarmed_a or disarmed_b:
+            return win("A" if disarmed_a else "B", "disarm")
+        return 0
+
     def _take(self, health: int, effect: str, wounds: tuple[int, int, int]) -> tuple[int, str]:
         """Health after the effect and the status it leaves: "", "disarm" or a way out."""
-        if effect in ("fall", "HC"):
+        if effect in ("fall", "HC", "disarm"):
             return health, effect
         if effect not in WOUND_INDEX:
             return health, ""
-        if self.convention == "surrender" and WOUND_INDEX[effect] == 0:
+        if (self.convention == "surrender" and self.disarm == "by_convention"
+                and WOUND_INDEX[effect] == 0):
             return health, "disarm"
         health -= wounds[WOUND_INDEX[effect]]
         return health, "unconscious" if health < 0 else ""
@@ -358,15 +526,16 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
             rested_a = state.rested_a + RESTS[action_a]
             rested_b = state.rested_b + RESTS[action_b]
             history = state.history + (len(ACTIONS) * action_a + action_b,)
+        step = MOVE if self.movement == "circle" else 0
         if not ending and state.exchange < EXCHANGES_PER_ROUND:
             return State(state.round, state.exchange + 1, owed_a, owed_b, back_a,
                          health_a, health_b, state.level_a, state.level_b, rested_a, rested_b,
-                         history=history)
+                         step=step, history=history)
         if not ending and state.round < self.max_rounds:
             required = self.rules.rests_required
             return State(state.round + 1, 1, required[state.level_a], required[state.level_b],
                          back_a, health_a, health_b, state.level_a, state.level_b,
-                         history=history)
+                         step=step, history=history)
         ending = ending or END["draw: out of time"]
         return State(state.round, state.exchange, owed_a, owed_b, back_a, health_a, health_b,
                      state.level_a, state.level_b, rested_a, rested_b, ending)

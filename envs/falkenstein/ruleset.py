@@ -17,7 +17,11 @@ EXCHANGES_PER_ROUND = 3
 MAX_ROUNDS = 1000
 LETTERS = ("R", "BP", "BT", "BM", "HC")
 CONVENTIONS = ("first_blood", "surrender", "to_the_death")
-EDGES = ("wall", "ledge")
+EDGES = ("wall", "ledge", "open")
+CORPS_A_CORPS_TIES = ("push_apart", "close_again")
+LEDGES = ("jump", "fall")
+DISARMS = ("by_convention", "attacker_chooses")
+MOVEMENTS = ("none", "circle")
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,7 @@ class Rules:
     health: tuple[tuple[int, ...], ...]
     weapons: dict[str, Weapon]
     blow_wounds: tuple[tuple[int, int, int], ...]
+    talent_wounds: tuple[tuple[int, int, int], ...]  # by the level in the discipline's ability
     grid: tuple[tuple[tuple[str, str], ...], ...]  # [row][column] -> (single, double)
     prior: tuple[float, ...]
     disciplines: dict[str, Discipline]
@@ -56,6 +61,9 @@ class Rules:
     max_rounds: int
     field_m: int
     edge: str
+    corps_a_corps_tie_m: int  # how far equal strengths push each other with push_apart
+    footwork_ability: str  # the feat of a jump at a ledge and of a circle
+    feat_chance: tuple[float, ...]  # a feat's chance of success by level
 
     def level(self, value: object, what: str) -> int:
         """The ladder index of a level code or name, case-insensitive."""
@@ -111,6 +119,12 @@ def _weapon(entry: object, key: str) -> Weapon:
                   _typed(entry["uses_physique"], bool, f"{key}.uses_physique"))
 
 
+def _chance(value: object, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise _fail(key, f"expected a probability from 0 to 1, got {value!r}")
+    return float(value)
+
+
 def _typed(value: object, kind: type, key: str):
     """``value`` if it is a ``kind`` (TOML has real booleans: "false" is not one)."""
     if not isinstance(value, kind):
@@ -122,7 +136,8 @@ def _discipline(entry: object, key: str) -> Discipline:
     if not isinstance(entry, dict):
         raise _fail(key, "expected a table with ability, corps_a_corps, field, wounds, "
                          "conventions")
-    check_choice(f"value in ruleset {key}.wounds", entry["wounds"], ("weapon", "blow", "none"))
+    check_choice(f"value in ruleset {key}.wounds", entry["wounds"],
+                 ("weapon", "blow", "none", "talent"))
     conventions = tuple(_typed(entry["conventions"], list, f"{key}.conventions"))
     if not conventions:  # the first one is the discipline's default
         raise _fail(key, f"conventions must name at least one of {', '.join(CONVENTIONS)}")
@@ -148,8 +163,11 @@ def _prior(table: Mapping, what: str, rules_ladder: tuple[str, ...], level) -> t
     return tuple(w / total for w in weights)
 
 
-def _check_abilities(abilities: tuple[str, ...], disciplines: dict[str, Discipline]) -> None:
+def _check_abilities(abilities: tuple[str, ...], disciplines: dict[str, Discipline],
+                     footwork_ability: str) -> None:
     # Health reads Physique and Courage; blows, the sabre and corps-à-corps read Physique
+    if footwork_ability not in abilities:
+        raise _fail("footwork_ability", f"ability {footwork_ability!r} is not in abilities")
     for ability in ("physique", "courage"):
         if ability not in abilities:
             raise _fail("abilities", f"ability {ability!r} is missing")
@@ -170,7 +188,7 @@ def compile_rules(ruleset: dict) -> Rules:
     abilities = tuple(str(a).lower() for a in ruleset["abilities"])
     disciplines = {name: _discipline(entry, f"disciplines.{name}")
                    for name, entry in ruleset["disciplines"].items()}
-    _check_abilities(abilities, disciplines)
+    _check_abilities(abilities, disciplines, str(ruleset["footwork_ability"]).lower())
     weapons = {name: _weapon(entry, f"weapons.{name}")
                for name, entry in ruleset["weapons"].items()}
     default_weapon = _weapon_name(ruleset["default_weapon"], weapons, "ruleset default_weapon")
@@ -183,12 +201,17 @@ def compile_rules(ruleset: dict) -> Rules:
         weapons=weapons,
         blow_wounds=_per_level(ruleset["blow_wounds"], "blow_wounds", ladder,
                                lambda v, k: _ints(v, k, 3)),
+        talent_wounds=_per_level(ruleset["talent_wounds"], "talent_wounds", ladder,
+                                 lambda v, k: _ints(v, k, 3)),
         grid=_grid(ruleset["damage"], ladder),
         prior=(), disciplines=disciplines, default_weapon=default_weapon,
         convention=_choice(ruleset["convention"], CONVENTIONS, "ruleset convention"),
         max_rounds=_int(ruleset["max_rounds"], "max_rounds", 1, MAX_ROUNDS),
         field_m=_field(ruleset["field_m"], "ruleset field_m"),
         edge=_choice(ruleset["edge"], EDGES, "ruleset edge"),
+        corps_a_corps_tie_m=_int(ruleset["corps_a_corps_tie_m"], "corps_a_corps_tie_m", 0, 2),
+        footwork_ability=_typed(ruleset["footwork_ability"], str, "footwork_ability").lower(),
+        feat_chance=_per_level(ruleset["feat_chance"], "feat_chance", ladder, _chance),
     )
     return replace(partial, prior=_prior(ruleset["prior"], "ruleset prior", ladder, partial.level))
 

@@ -48,6 +48,8 @@ class State(NamedTuple):
     round) is public information kept only with hidden levels. Levels are ladder indices
     of the Fencing role. ``ending`` indexes ``ENDINGS`` (0 while the duel goes on).
 
+    ``step`` is the decision the moment waits for (``steps.py``: 0, the cards).
+
     ``history`` is every card pair played so far, one ``6 * A's + B's`` code per
     exchange, kept only with hidden levels: the cards are public and the exchange is
     deterministic, so with the levels it determines everything public, and two moments a
@@ -67,6 +69,7 @@ class State(NamedTuple):
     rested_a: int = 0
     rested_b: int = 0
     ending: int = 0
+    step: int = 0
     history: tuple[int, ...] = ()
 
 

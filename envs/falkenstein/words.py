@@ -21,6 +21,7 @@ from .state import (
     State,
     checked_player,
 )
+from .steps import MOVE, PARTIAL, choosers, pending_cards
 
 
 class FalkensteinWords:
@@ -32,6 +33,8 @@ class FalkensteinWords:
         a moment given by fields starts its round's history afresh)."""
         view = state._asdict()
         del view["history"]
+        if self.actions == ACTIONS:  # no steps: every moment is the cards'
+            del view["step"]
         view["back_b"] = self._room - state.back_a
         return view
 
@@ -40,9 +43,11 @@ class FalkensteinWords:
         missing fields are the start state's. ``back_b`` may stand for ``back_a``."""
         start = self.initial_outcomes()[0][1]
         fields = dict(start._asdict())
+        known = STATE_FIELDS + ("back_b",) if self.actions != ACTIONS else tuple(
+            key for key in STATE_FIELDS + ("back_b",) if key != "step")
         for key, value in values.items():
-            if key not in STATE_FIELDS + ("back_b",):
-                check_choice("state field", key, STATE_FIELDS + ("back_b",))
+            if key not in known:
+                check_choice("state field", key, known)
             fields[key] = self._field_value(key, value)
         if "back_b" in fields:
             back_a = self._room - fields.pop("back_b")
@@ -100,8 +105,8 @@ class FalkensteinWords:
         rested_top = 2 * (state.exchange - 1) if not self.public_information else 0
         bounds = {"round": (1, self.max_rounds), "exchange": (1, EXCHANGES_PER_ROUND),
                   "back_a": (0, self._room), "level_a": (0, top), "level_b": (0, top),
-                  "health_a": (-max(self._wounds["b"]), self._health_high),
-                  "health_b": (-max(self._wounds["a"]), self._health_high),
+                  "health_a": (-self._worst_wound("b"), self._health_high),
+                  "health_b": (-self._worst_wound("a"), self._health_high),
                   "rested_a": (0, rested_top), "rested_b": (0, rested_top),
                   "ending": (0, len(ENDINGS) - 1)}
         for side in ("a", "b"):
@@ -112,6 +117,7 @@ class FalkensteinWords:
             value = getattr(state, key)
             if not low <= value <= high:
                 raise InputError(f"state field {key}={value} is out of range {low}..{high}")
+        self._check_step(state)
         if not self.public_information:
             self._check_rested(state)
             return
@@ -119,6 +125,25 @@ class FalkensteinWords:
             if getattr(state, f"level_{side}") != self._sheet_level[side]:
                 raise InputError(f"level_{side} is fixed by the sheet when levels are "
                                  f"public ({self.sheets[side][self.discipline.ability]})")
+
+    def _check_step(self, state: State) -> None:
+        """A step exists only with its option, and a pending choice only where the cards
+        dealt a partial wound."""
+        if not state.step:
+            return
+        if state.step == MOVE and self.movement == "circle":
+            return
+        if 0 < state.step < MOVE and self.disarm == "attacker_chooses":
+            if any(choosers(*self._effects_on(state._replace(step=0), state.step))):
+                return
+        raise InputError(f"state field step={state.step} is not a decision of this duel "
+                         f"(0: the cards; 1..{MOVE - 1}: a pending disarm after a partial "
+                         f"wound, with disarm=attacker_chooses; {MOVE}: the movement, with "
+                         "movement=circle)")
+
+    def _effects_on(self, state: State, step: int) -> tuple[str, str]:
+        ex = self.resolve(state, *pending_cards(step))
+        return ex.effect_a, ex.effect_b
 
     def _check_rested(self, state: State) -> None:
         """With hidden levels the Rests owed follow from the level and the Rests played."""
@@ -140,9 +165,16 @@ class FalkensteinWords:
         lines = [f"Round {state.round} of {self.max_rounds}, exchange {state.exchange} of "
                  f"{EXCHANGES_PER_ROUND} ({self.discipline_name}, "
                  f"{self.convention.replace('_', ' ')})."]
-        if self.discipline.field:
+        if self.discipline.field and self.edge == "open":
+            lines.append("Open ground: no wall behind either, a retreat is always possible.")
+        elif self.discipline.field:
             where = "; ".join(self._where(side, view[f"back_{side}"]) for side in "ab")
             lines.append(f"Ground {self.field_m} m, a {self.edge} at each end: {where}.")
+        if state.step == MOVE:
+            lines.append("Between exchanges: each may stand, circle or press.")
+        elif state.step:
+            lines.append("A partial wound was dealt: the attacker chooses to wound or to "
+                         "disarm.")
         hide = None if viewer is None or self.public_information else checked_player(viewer)
         for side in "ab":
             ability = self.discipline.ability.capitalize()
@@ -164,9 +196,18 @@ class FalkensteinWords:
         return f"{self._name(side)} has {back} m behind him{at_edge}"
 
     def narrate(self, state: State, action_a: int, action_b: int, next_state: State) -> str:
-        """What happened in one exchange, in words."""
-        ex = self.resolve(state, action_a, action_b)
-        head = f"A plays {ACTIONS[action_a]}, B plays {ACTIONS[action_b]}: "
+        """What happened in one exchange (or step), in words."""
+        if state.step == MOVE:
+            return self._move_text(state, action_a, action_b, next_state)
+        ex = self.resolved_as(state, action_a, action_b, next_state)
+        if state.step:
+            cards = pending_cards(state.step)
+            head = (f"A {self._choice_text(action_a)}, B {self._choice_text(action_b)} "
+                    f"(after {ACTIONS[cards[0]]} against {ACTIONS[cards[1]]}): ")
+            state = state._replace(step=0)
+            action_a, action_b = cards
+        else:
+            head = f"A plays {ACTIONS[action_a]}, B plays {ACTIONS[action_b]}: "
         if ex.hits_a or ex.hits_b:
             parts = [self._touch_text(attacker, defender, ex, state, next_state)
                      for attacker, defender in (("a", "b"), ("b", "a"))
@@ -176,6 +217,8 @@ class FalkensteinWords:
         else:
             parts = ["no touch."]
         text = head + " ".join(parts)
+        if next_state.step and next_state.step != MOVE:
+            text += " The attacker chooses: wound or disarm."
         if next_state.ending:
             text += f" {ENDINGS[next_state.ending]}."
         return text
@@ -190,26 +233,49 @@ class FalkensteinWords:
         before = getattr(state, f"health_{defender}")
         after = getattr(next_state, f"health_{defender}")
         outcome = {
-            "retreat": f"{who} retreats 2 m toward the {self.edge}",
+            "retreat": f"{who} retreats 2 m" + ("" if self.edge == "open"
+                                                 else f" toward the {self.edge}"),
             "still": f"{who} gives ground, which changes nothing here",
             "wall": f"{who} cannot retreat: the R becomes BP at the wall",
-            "fall": f"{who} has no room and falls from the ledge",
+            "fall": f"{who} has no room and {self._fall_text()}",
+            "jump": f"{who} has no room and {self._jump_text()}",
             "HC": f"{who} is out of combat",
         }.get(effect, f"{who} is wounded ({effect})")
-        if effect in WOUND_INDEX and self.convention == "surrender" and WOUND_INDEX[effect] == 0:
+        if effect == "disarm":
+            outcome = f"{who} is disarmed at the attacker's choice"
+        elif next_state.step and next_state.step != MOVE and effect in PARTIAL:
+            where = "BP, at the wall" if effect == "wall" else effect
+            outcome = f"{who} is open to a partial wound ({where})"
+        elif (effect in WOUND_INDEX and self.convention == "surrender"
+                and self.disarm == "by_convention" and WOUND_INDEX[effect] == 0):
             outcome += ": he is disarmed" if effect == "wall" else " and disarmed"
         elif before != after:
             outcome += f", Health {before} -> {after}"
         return f"{self._name(attacker)}'s {touch} touch ({letter}): {outcome}."
 
+    def _choice_text(self, action: int) -> str:
+        return {"wound": "wounds", "disarm": "disarms", "wait": "waits", "stand": "stands",
+                "circle": "circles", "press": "presses"}[self.actions[action]]
+
+    def _move_text(self, state: State, action_a: int, action_b: int,
+                   next_state: State) -> str:
+        head = f"A {self._choice_text(action_a)}, B {self._choice_text(action_b)}"
+        if next_state.back_a != state.back_a:
+            return (f"{head}: they circle back toward the middle; A has {next_state.back_a} "
+                    f"m behind him, B {self._room - next_state.back_a} m.")
+        return f"{head}: they keep their ground."
+
     def _corps_text(self, ex: Exchange) -> str:
         if not self.discipline.corps_a_corps:
             return "corps-à-corps, which has no effect here."
+        if ex.effect_a and ex.effect_b:
+            return self._corps_tie_text(ex)
         for loser, winner in (("a", "b"), ("b", "a")):
             effect = getattr(ex, f"effect_{loser}")
-            if effect == "fall":
+            if effect in ("fall", "jump"):
+                what = self._fall_text() if effect == "fall" else self._jump_text()
                 return (f"corps-à-corps: {self._name(winner)} pushes {self._name(loser)} "
-                        f"off the ledge.")
+                        f"to the ledge, and he {what}.")
             if effect == "push" and not getattr(ex, f"move_{loser}"):
                 return (f"corps-à-corps: {self._name(winner)} pushes {self._name(loser)} "
                         f"against the wall, which stops him.")
@@ -218,6 +284,28 @@ class FalkensteinWords:
                 return (f"corps-à-corps: {self._name(winner)} pushes {self._name(loser)} "
                         f"back {metres} m.")
         return "corps-à-corps: equal strength, they push each other apart and close again."
+
+    def _fall_text(self) -> str:
+        if self.ledge == "jump":
+            return "leaps for the other wall, misses his feat and falls"
+        return "falls from the ledge"
+
+    def _jump_text(self) -> str:
+        return "leaps for the other wall: he lands there with 0 m behind him"
+
+    def _corps_tie_text(self, ex: Exchange) -> str:
+        """Equal strengths that push each other back (``corps_a_corps_tie=push_apart``)."""
+        metres = self.rules.corps_a_corps_tie_m
+        parts = []
+        for side in ("a", "b"):
+            effect = getattr(ex, f"effect_{side}")
+            if effect in ("fall", "jump"):
+                what = self._fall_text() if effect == "fall" else self._jump_text()
+                parts.append(f"{self._name(side)} has no room and {what}")
+            elif getattr(ex, f"move_{side}") < metres:
+                parts.append(f"{self._name(side)} is stopped by the wall")
+        return (f"corps-à-corps: equal strength, they push each other back {metres} m"
+                + (f" ({'; '.join(parts)})." if parts else "."))
 
     def situation(self, state: State, player: str) -> str:
         """The decision ``player`` faces, from his side: the moment, his Rests owed, his
@@ -229,7 +317,7 @@ class FalkensteinWords:
         parts = [f"round {state.round}, exchange {state.exchange} of {EXCHANGES_PER_ROUND}",
                  f"you owe {_rests(view[f'owed_{own}'])} with {left} exchange"
                  f"{'s' if left != 1 else ''} left"]
-        if self.discipline.field:
+        if self.discipline.field and self.edge != "open":
             parts.append(_ground("your", view[f"back_{own}"], self.edge))
             parts.append(_ground("his", view[f"back_{foe}"], self.edge))
         if self.public_information:
@@ -239,6 +327,12 @@ class FalkensteinWords:
         if self.convention != "first_blood":
             parts.append(f"Health {view[f'health_{own}']} against his "
                          f"{view[f'health_{foe}']}")
+        if state.step == MOVE:
+            parts.insert(0, "between exchanges: stand, circle or press")
+        elif state.step:
+            parts.insert(0, "after the cards: choose to wound or to disarm"
+                         if self.legal_mask(state, own)[self.actions.index("disarm")]
+                         else "after the cards: he chooses to wound you or disarm you")
         return ", ".join(parts)
 
 
