@@ -17,6 +17,8 @@ from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
 from solver.errors import InputError, check_choice
+
+from .schema import state_values
 from solver.game import (
     PLAYERS,
     Game,
@@ -129,7 +131,7 @@ def given_state(game: Game, given: Any) -> State:
     contract's ``state_from``) if it is a live state of this game whose observations
     lie within the declared bounds; else an InputError."""
     if isinstance(given, Mapping):
-        return _checked_state(game, game.state_from(dict(given)))
+        return _checked_state(game, game.state_from(state_values(given)))
     kinds = {type(state) for _, state in game.initial_outcomes()}
     if type(given) not in kinds:
         expected = " or ".join(sorted(kind.__name__ for kind in kinds))
@@ -144,7 +146,7 @@ def _round_trip(game: Game, state: State) -> State:
     do not take named states (toys) skip the check; the bounds below still apply."""
     try:
         fields = game.state_fields(state)
-        again = game.state_from(fields)
+        again = game.state_from(state_values(fields))
     except NotImplementedError:
         return state
     except (AttributeError, TypeError, KeyError, IndexError, ValueError) as error:

@@ -13,6 +13,10 @@ from pathlib import Path
 
 from solver.errors import InputError
 
+from .reading import checked_path, read_limited
+
+#: the largest ruleset file read (the package's own are a few kilobytes)
+MAX_RULESET_BYTES = 2**20
 #: nesting deeper than this is not a ruleset (and would exhaust the recursion limit)
 MAX_DEPTH = 32
 
@@ -33,12 +37,11 @@ def load_override(source: str | Path | dict | None) -> dict:
         return source
     if not isinstance(source, str | Path):
         raise InputError(f"ruleset must be a TOML file path or a table, got {source!r}")
-    path = Path(source)
+    path = checked_path(source, "ruleset")
+    raw = read_limited(path, "ruleset", MAX_RULESET_BYTES)
     try:
-        data = tomllib.loads(path.read_text("utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"ruleset file not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as error:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
         raise InputError(f"cannot read ruleset file {path}: {error}") from None
     except tomllib.TOMLDecodeError as error:
         raise InputError(f"ruleset file {path} is not valid TOML: {error}") from None
