@@ -17,8 +17,6 @@ from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
 from solver.errors import InputError, check_choice
-
-from .schema import state_values
 from solver.game import (
     PLAYERS,
     Game,
@@ -28,6 +26,8 @@ from solver.game import (
     sample_outcome,
     sample_step,
 )
+
+from .schema import state_values
 
 #: what to do with an action the mask forbids
 ILLEGAL_MODES = ("raise", "uniform")
