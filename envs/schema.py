@@ -40,6 +40,8 @@ _NUMBER_TEXT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,4})
 #: more digits than this is not a count of anything a duel holds (and Python refuses to
 #: convert 4,300 digits)
 MAX_DIGITS = 18
+#: the largest seed: a trainer seeds torch with seed + side, which must fit in int64
+MAX_SEED = 2**63 - 2
 #: a state field's digits are read further, so that its range is what the error names
 STATE_DIGITS = 100
 

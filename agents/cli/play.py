@@ -7,6 +7,7 @@ import sys
 import numpy as np
 
 from envs.opponents import play
+from envs.schema import MAX_SEED, integer_text
 from solver.errors import InputError
 from solver.game import sample_outcome, sample_step
 
@@ -24,14 +25,37 @@ def register(subparsers) -> None:
                         help="uniform | equilibrium | mix=ACTION:WEIGHT,... | profile.json | "
                              "a personality NAME[:STRENGTH]")
     add_side(parser)
-    parser.add_argument("--seed", type=int, default=None, help="seed of the opponent's draws")
+    parser.add_argument("--seed", default=None, help="seed of the opponent's draws")
     add_json(parser)
     parser.set_defaults(func=run)
 
 
-def run(args, read=input) -> int:
-    if args.seed is not None and args.seed < 0:
-        raise InputError(f"--seed must be an integer 0 or more, got {args.seed}")
+#: the longest answer read (an action name or number is a few characters)
+MAX_ANSWER_BYTES = 1000
+
+
+def read_answer(prompt: str = "") -> str:
+    """One line typed at the prompt, read as bytes and decoded so that nothing typed
+    (invalid UTF-8, binary, a line of a megabyte) raises; EOFError at the end of input.
+    What is past ``MAX_ANSWER_BYTES`` on a line is dropped: no action is that long."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # a text stream stood in for stdin (tests, embedding)
+        return input(prompt)
+    line = stream.readline(MAX_ANSWER_BYTES)
+    if not line:
+        raise EOFError
+    rest = line
+    while not rest.endswith(b"\n") and rest:
+        rest = stream.readline(MAX_ANSWER_BYTES)
+    return line.decode("utf-8", errors="replace")
+
+
+def run(args, read=read_answer) -> int:
+    if args.seed is not None:
+        seed = integer_text(args.seed)
+        if seed is None or not 0 <= seed <= MAX_SEED:
+            raise InputError(f"--seed must be an integer 0..{MAX_SEED}, got {args.seed!r:.40}")
+        args.seed = seed
     game = make_game(args)
     me, them = args.side, ("b" if args.side == "a" else "a")
     opponent = opponent_policy(args.vs, game, them)
@@ -85,7 +109,7 @@ def _ask(game, state, me: str, read, out) -> int | None:
         picked = _parse_answer(game, answer)
         if picked in legal:
             return picked
-        print(f"  {answer!r} is not a legal choice here; legal: "
+        print(f"  {answer!r:.40} is not a legal choice here; legal: "
               f"{', '.join(game.info.action_names[i] for i in legal)}", file=out)
 
 
@@ -94,6 +118,7 @@ def _parse_answer(game, answer: str) -> int | None:
     names = [n.upper() for n in game.info.action_names]
     if upper in names:
         return names.index(upper)
-    if answer.isdigit() and 1 <= int(answer) <= len(names):
-        return int(answer) - 1
+    number = integer_text(answer) if answer.isascii() and answer.isdigit() else None
+    if number is not None and 1 <= number <= len(names):
+        return number - 1
     return None

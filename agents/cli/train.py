@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from envs.schema import MAX_SEED, integer_text, number_text
 from solver.backward import solve_game
 from solver.counter_play import require_table
 from solver.errors import InputError
@@ -71,18 +72,17 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def _number(text: str | None, what: str, kind=float, low: float = 0, above: bool = False):
+def _number(text: str | None, what: str, kind=float, low: float = 0, above: bool = False,
+            high: int | None = None):
     """``text`` as a finite number >= ``low`` (> ``low`` with ``above``), else None."""
     if text is None:
         return None
     wanted = "an integer" if kind is int else "a finite number"
-    bound = f"{'>' if above else '>='} {low:g}"
-    try:
-        value = kind(text)
-    except ValueError:
-        raise InputError(f"{what} must be {wanted} {bound}, got {text!r}") from None
-    if not math.isfinite(value) or value < low or (above and value == low):
-        raise InputError(f"{what} must be {wanted} {bound}, got {text!r}")
+    bound = f"{'>' if above else '>='} {low:g}" + (f" and <= {high}" if high is not None else "")
+    value = integer_text(text) if kind is int else number_text(text)
+    if value is None or value < low or (above and value == low) or (
+            high is not None and value > high):
+        raise InputError(f"{what} must be {wanted} {bound}, got {text!r:.40}")
     return value
 
 
@@ -100,7 +100,7 @@ def _settings(args) -> dict:
             # a budget of 0 trains nothing: a typo, not a request
             "minutes": _number(args.minutes, "minutes", above=True),
             "iterations": _number(args.iterations, "iterations", int, 1),
-            "seed": _number(args.seed, "seed", int, 0)}
+            "seed": _number(args.seed, "seed", int, 0, high=MAX_SEED)}
 
 
 def _check_out(out: Path) -> None:
