@@ -67,9 +67,7 @@ def _action_parts(name: str) -> dict[str, str]:
 def _build(ruleset: dict, options: dict) -> PathfinderGame:
     rules = compile_rules(ruleset)
     fighters = {side: fighter(options[side], rules, side) for side in ("a", "b")}
-    game = PathfinderWords(rules, fighters, options, ruleset_hash(ruleset))
-    game.tolerance = float(ruleset["tolerance"])
-    return game
+    return PathfinderWords(rules, fighters, options, ruleset_hash(ruleset))
 
 
 SYSTEM = SystemSpec(
