@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 
@@ -134,3 +135,27 @@ def ruleset_int(value: object, key: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ruleset_error(key, f"expected an integer {low}..{high}, got {value!r}")
     return value
+
+
+def check_bounds(ruleset: Mapping, bounds: Mapping[str, tuple[int, int]]) -> None:
+    """Every number ``bounds`` names is an integer in its ``(low, high)``: a dotted key,
+    ``*`` for every entry of a table, each item of a list. So a value the rules cannot
+    take (a negative multiplier, a minimum damage of 1e9) is refused before any work,
+    naming the key, the value and the range."""
+    for pattern, (low, high) in bounds.items():
+        for key, value in _at(ruleset, pattern.split("."), ""):
+            items = enumerate(value) if isinstance(value, list) else [(None, value)]
+            for index, item in items:
+                ruleset_int(item, key if index is None else f"{key}[{index}]", low, high)
+
+
+def _at(table: Mapping, parts: list[str], where: str):
+    """``(dotted key, value)`` of every entry ``parts`` (with ``*``) names in ``table``."""
+    head, rest = parts[0], parts[1:]
+    names = list(table) if head == "*" else [head] if head in table else []
+    for name in names:
+        key = f"{where}{name}"
+        if not rest:
+            yield key, table[name]
+        elif isinstance(table[name], Mapping):
+            yield from _at(table[name], rest, key + ".")
