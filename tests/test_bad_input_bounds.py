@@ -52,9 +52,11 @@ def test_envs_make_refuses_pathfinder_sheets_out_of_bounds(sheet):
 
 
 @pytest.mark.parametrize("text, word", [
-    ("[strike]\nminimum_damage = 1000000000\n", "strike.minimum_damage: expected an integer 0..100"),
+    ("[strike]\nminimum_damage = 1000000000\n",
+     "strike.minimum_damage: expected an integer 0..100"),
     ("[strike]\nminimum_damage = -1\n", "0..100"),
-    ("[strike]\ncritical_multiplier = -1\n", "strike.critical_multiplier: expected an integer 1..4"),
+    ("[strike]\ncritical_multiplier = -1\n",
+     "strike.critical_multiplier: expected an integer 1..4"),
     ("[strike]\ncritical_multiplier = 1000000000\n", "1..4"),
     ("[strike]\ncritical_multiplier = 9223372036854775807\n", "1..4"),
     ("[strike]\nsneak_die = 0\n", "2..20"),
