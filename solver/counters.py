@@ -943,6 +943,32 @@ class CounterPolicy(TabularPolicy):
         return self.solution.table(self.player)
 
 
+#: the most memory the solution's tables may take (values by core and counter, mixes by
+#: counter value): past it a duel is refused in words before anything is allocated
+MAX_SOLUTION_BYTES = 4 * 2**30
+
+
+def solution_bytes(graph: CoreGraph, grid, kept: int) -> int:
+    """The bytes of a counter solution's tables (``solve_counters``): the kept cores'
+    values at every counter value, and both players' mixes at every counter value."""
+    slots = sum(int(graph.slots[p][-1]) for p in ("a", "b"))
+    return 8 * (kept * grid.columns + grid.size * slots)
+
+
+def require_room(graph: CoreGraph, grid, kept: int) -> None:
+    """Refuse, before allocating, a duel whose solution would not fit in memory."""
+    needed = solution_bytes(graph, grid, kept)
+    if needed <= MAX_SOLUTION_BYTES:
+        return
+    held = " and ".join(str(int(value)) for value in grid.top)
+    raise InputError(
+        f"this duel is too large to solve here: with its counters at {held} it has "
+        f"{len(graph.cores):,} situations at each of {grid.size:,} counter values, whose "
+        f"tables need about {needed / 2**30:.1f} GiB, more than the "
+        f"{MAX_SOLUTION_BYTES / 2**30:.0f} GiB allowed (and hours of solving); a "
+        f"shorter duel fits (lower hit points, fewer beats)")
+
+
 @keeping_freed_memory()
 def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
                    stage_values: Callable[[np.ndarray], np.ndarray] | None = None,
@@ -967,6 +993,7 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     # reaches, what a layer reads) first, then those a state's value cannot be
     # rebuilt from in one step (see CounterSolution); the others are never stored
     kept = _kept(graph, [core for _, core, _ in roots])
+    require_room(graph, grid, len(kept))
     held = np.zeros((len(kept), grid.columns))
     held[:, grid.column[grid.size:]] = scored
     landed = held[:len(graph.landing)]

@@ -453,3 +453,26 @@ def test_what_is_typed_at_the_prompt_is_never_a_traceback(capsys, typed):
     assert run(args, read=lambda prompt="": next(answers)) == 0
     out = capsys.readouterr().out
     assert "is not a legal choice here" in out and "You leave the field." in out
+
+
+# -- 11. a duel that would not fit is refused in words before anything is allocated ------
+
+@pytest.mark.parametrize("command", [["solve"], ["odds", "--vs", "uniform"]])
+def test_a_duel_too_large_to_solve_is_refused_in_words(capsys, command):
+    # 200 hit points a side: 40,000 counter values of some 45,000 situations, whose
+    # tables (8 bytes a value) are several GiB
+    err = assert_one_line_error([command[0], "pathfinder", "--a", "fighter,hp=200", "--b",
+                                 "fighter,hp=200", *command[1:]], "too large to solve", capsys)
+    assert "GiB" in err and "40,000 counter values" in err
+
+
+def test_the_room_a_solution_needs_is_counted_as_allocated():
+    # the estimate is the tables' own size: 8 bytes per value and per mix entry
+    from solver.counters import _kept, explore, solution_bytes
+
+    game = envs.make("pathfinder", a="fighter,hp=3", b="rogue,hp=2")
+    graph, grid, roots = explore(game)
+    kept = len(_kept(graph, [core for _, core, _ in roots]))
+    slots = int(graph.slots["a"][-1]) + int(graph.slots["b"][-1])
+    assert grid.size == 3 * 2
+    assert solution_bytes(graph, grid, kept) == 8 * (kept * (grid.size + 2) + 6 * slots)
