@@ -476,3 +476,15 @@ def test_the_room_a_solution_needs_is_counted_as_allocated():
     slots = int(graph.slots["a"][-1]) + int(graph.slots["b"][-1])
     assert grid.size == 3 * 2
     assert solution_bytes(graph, grid, kept) == 8 * (kept * (grid.size + 2) + 6 * slots)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink", "device"])
+def test_train_refuses_a_special_out_before_training(tmp_path, capsys, fifo, kind):
+    target = {"fifo": fifo, "device": "/dev/null"}.get(kind)
+    if kind == "symlink":
+        (tmp_path / "real.json").write_text("{}")
+        target = tmp_path / "link.json"
+        target.symlink_to(tmp_path / "real.json")
+    assert_one_line_error(["train", "falkenstein", *SMALL, "--network", "--iterations", "2",
+                           "--out", str(target)], "output", capsys)
+    assert not (tmp_path / "link.json.ckpt").exists()

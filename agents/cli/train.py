@@ -26,6 +26,7 @@ from solver.game import other
 from solver.graph import answers_on_counters, require_states
 from solver.regularized import regularized_value, solve_regularized, strength_to_beta
 
+from ..files import check_writable_target
 from ..metrics import profile_metrics
 from ..personalities import calibration, check_strength, personality, temperament
 from ..profiles import build_profile, file_stem, save_profile
@@ -109,6 +110,7 @@ def _check_out(out: Path) -> None:
         raise InputError(f"--out {out} is a directory; give a file name such as baron.json")
     if not out.parent.is_dir():
         raise InputError(f"--out {out}: folder {out.parent} does not exist")
+    check_writable_target(out)  # a FIFO, a device or a link is refused now, not after
 
 
 def run(args) -> int:
