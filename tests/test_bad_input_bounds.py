@@ -407,13 +407,16 @@ def test_a_checkpoint_claiming_absurd_steps_is_refused(tmp_path):
 
 # -- 8. a finished moment is not a live one ---------------------------------------------
 
-@pytest.mark.parametrize("argv", [
-    ["solve", "falkenstein", *SMALL, "--state", "ending=1"],
-    ["solve", "falkenstein", *SMALL, "--state", "health_a=-1"],
+@pytest.mark.parametrize("argv, word", [
+    (["solve", "falkenstein", *SMALL, "--state", "ending=1"], "the duel is over"),
+    (["solve", "falkenstein", *SMALL, "--state", "health_a=-1"], "unconscious"),
+    (["solve", "pathfinder", *PF_SMALL, "--state", "hp_a=0"], "1..3"),
+    (["solve", "blooded", "-o", "max_beats=2", "--state", "phase=over"], "live duel"),
+    (["solve", "blooded", "-o", "max_beats=2", "--state", "ending=1"], "live duel"),
+    (["solve", "uchronia", "-o", "max_turns=2", "--state", "ending=1"], "0..0"),
 ])
-def test_a_finished_moment_is_refused(capsys, argv):
-    code, _, err = run_cli(argv, capsys)
-    assert code == 2 and len(err.strip().splitlines()) == 1
+def test_a_finished_moment_is_refused(capsys, argv, word):
+    assert_one_line_error(argv, word, capsys)
 
 
 # -- 10. duel play reads bytes -----------------------------------------------------------
