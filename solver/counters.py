@@ -1132,7 +1132,8 @@ def _feed(graph: CoreGraph, grid: Grid, points: np.ndarray, summed: np.ndarray,
     windows = _Windows.of(grid, points, graph.moves)
     dead = counter_sums.push_forward(summed, arriving, *land.sums(), *windows.sums(),
                                      grid.size)
-    arriving[0, grid.column[grid.size:]] += dead.sum(axis=0)
+    if len(arriving):  # no landing core (no move lowers a counter): nothing depletes
+        arriving[0, grid.column[grid.size:]] += dead.sum(axis=0)
 
 
 class _Flow:

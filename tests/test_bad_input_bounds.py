@@ -491,3 +491,17 @@ def test_train_refuses_a_special_out_before_training(tmp_path, capsys, fifo, kin
     assert_one_line_error(["train", "falkenstein", *SMALL, "--network", "--iterations", "2",
                            "--out", str(target)], "output", capsys)
     assert not (tmp_path / "link.json.ckpt").exists()
+
+
+# -- last: sheets where no Strike can ever hit (an IndexError in the counter backend) ------
+
+@pytest.mark.parametrize("max_rounds", [0, 2])
+def test_a_duel_where_no_strike_can_hit_is_an_endless_draw(max_rounds):
+    # attack -20 against AC 60: even a natural 20 (one step up from a critical failure)
+    # misses, so no hit point is ever lost; endless play scores 0 (the specification)
+    sheet = "hp=3,attack=-20,ac=60"
+    game = envs.make("pathfinder", a=f"fighter,{sheet}", b=f"rogue,{sheet}",
+                     max_rounds=max_rounds)
+    solution = solver.solve_game(game)
+    assert (solution.value, solution.win, solution.loss) == (0.0, 0.0, 0.0)
+    assert solution.draw == pytest.approx(1.0, abs=1e-12)
