@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from envs.reading import read_limited
 from solver.errors import InputError
 from solver.game import Game
 
@@ -31,6 +32,12 @@ if TYPE_CHECKING:
 
 CHECKPOINT_FORMAT = "duel-selfplay-checkpoint"
 CHECKPOINT_VERSION = 2
+#: the largest checkpoint read: both regret tables of a large duel, as JSON
+MAX_CHECKPOINT_BYTES = 2**30
+#: more steps or training seconds than any run takes (ten years; a trillion steps is
+#: weeks at the fastest traversal) is a damaged or forged checkpoint
+MAX_STEPS = 10**12
+MAX_SECONDS = 10 * 365.25 * 24 * 3600
 #: version 1 had no chance states' values: read back, they start again from 0
 READABLE_VERSIONS = (1, 2)
 FIELDS = ("format", "version", "game", "config", "step", "seconds", "rng", "curve", "tables",
@@ -45,9 +52,10 @@ def save_checkpoint(trainer: SelfPlay, path: Path) -> None:
 
 def load_checkpoint(trainer: SelfPlay, path: Path) -> None:
     """Restore ``trainer`` from the checkpoint at ``path``; InputError if unusable."""
+    raw = read_limited(path, "checkpoint", MAX_CHECKPOINT_BYTES)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
         raise InputError(f"cannot read checkpoint {path}: {error}") from None
     restore(trainer, parse_json(text, f"cannot read checkpoint {path}"), str(path))
 
@@ -65,8 +73,8 @@ def restore(trainer: SelfPlay, data: Any, source: str) -> None:
     """Check ``data`` whole, then put it in ``trainer`` (nothing changes if it fails)."""
     _check_header(data, trainer, source)
     where = f"malformed checkpoint {source}"
-    step = int(_number(data["step"], "step", where, integer=True))
-    seconds = float(_number(data["seconds"], "seconds", where))
+    step = int(_number(data["step"], "step", where, integer=True, high=MAX_STEPS))
+    seconds = float(_number(data["seconds"], "seconds", where, high=MAX_SECONDS))
     curve = _curve(data["curve"], where)
     tables = _tables(data["tables"], trainer, where)
     chance = _chance_values(data.get("chance_values", {"states": [], "values": [[], []]}),
@@ -127,10 +135,13 @@ def _finite(value: Any, kinds: type | Any = int | float) -> bool:
         return False
 
 
-def _number(value: Any, name: str, where: str, integer: bool = False) -> float:
+def _number(value: Any, name: str, where: str, integer: bool = False,
+            high: float | None = None) -> float:
     if not _finite(value, int if integer else int | float) or value < 0:
         wanted = "an integer" if integer else "a finite number"
         raise InputError(f"{where}: {name} must be {wanted} >= 0, got {_short(value)}")
+    if high is not None and value > high:
+        raise InputError(f"{where}: {name} must be at most {high:g}, got {_short(value)}")
     return value
 
 

@@ -207,7 +207,7 @@ class CounterTraversal:
         for place, core in enumerate(self.choosing if index else []):
             for point in range(self.points):
                 full = self._state(core, point)
-                if self.grid.flat(self.game.counters(full)) != point:
+                if self._point(full) != point:
                     continue   # never reached: attach gave another point's state
                 row = index.get(self._observation(full, "a"))
                 if row is None:
@@ -222,6 +222,14 @@ class CounterTraversal:
         self.rows = tables[0].size
         for side, table in enumerate(tables):
             self.remember(side, table, np.arange(self.rows))
+
+    def _point(self, state) -> int | None:
+        """The grid point of ``state``'s counters; None when they lie outside the grid
+        (attach may give a state whose counter is already spent, as at one beat)."""
+        try:
+            return self.grid.flat(self.game.counters(state))
+        except KeyError:
+            return None
 
     def _state(self, core: int, point: int):
         return self.game.attach(self.graph.cores[core],

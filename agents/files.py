@@ -15,16 +15,19 @@ import gzip
 import io
 import json
 import os
+import stat
 import tempfile
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from envs.reading import inflate_limited, read_limited
 from solver.errors import InputError
 
-#: the first bytes of a gzip stream
-GZIP_MAGIC = b"\x1f\x8b"
+#: the largest profile or checkpoint file read, as stored and as inflated when it is
+#: gzip: a profile of every hit-point pair of Pathfinder's largest sheets is a few MB of
+#: JSON, and a JSON document costs several times its size in memory once parsed
+MAX_FILE_BYTES = 64 * 2**20
 #: deeper than any file the agents write (a checkpoint is 5 levels, a profile 6), far
 #: below the depth at which Python's own recursion (json, repr, ==) would fail
 MAX_DEPTH = 32
@@ -35,6 +38,7 @@ def write_atomically(path: str | Path, write: Callable[[IO], None], binary: bool
     over ``path``; if anything fails, the temporary file is removed and ``path`` is
     left as it was."""
     path = Path(path)
+    check_writable_target(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle = tempfile.NamedTemporaryFile(
         mode="wb" if binary else "w", encoding=None if binary else "utf-8",
@@ -54,6 +58,26 @@ def write_atomically(path: str | Path, write: Callable[[IO], None], binary: bool
     return path
 
 
+def check_writable_target(path: Path) -> None:
+    """``path`` names a regular file or nothing yet: the move that ends an atomic write
+    would replace a FIFO, a device or a symbolic link itself (``--out /dev/null`` would
+    replace /dev/null), so those are refused."""
+    if not str(path).strip():
+        raise InputError("output path is empty; give a file name")
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise InputError(f"cannot write {path}: {error.strerror}") from None
+    if stat.S_ISLNK(info.st_mode):
+        raise InputError(f"output {path} is a symbolic link; allowed: a regular file or a "
+                         f"new file (name the link's target instead)")
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"output {path} is not a regular file; allowed: a regular file "
+                         f"or a new file")
+
+
 def _ordinary_mode() -> int:
     """The mode ``open(path, "w")`` would give a new file: 0666 less the umask (which
     can only be read by setting it)."""
@@ -65,15 +89,11 @@ def _ordinary_mode() -> int:
 def read_json(path: str | Path, what: str) -> Any:
     """The JSON document at ``path``, plain or gzip-compressed (told by its first
     bytes, whatever its name); ``what`` names the kind of file in errors."""
-    path = Path(path)
+    raw = inflate_limited(read_limited(path, what, MAX_FILE_BYTES), f"{what} {path}",
+                          MAX_FILE_BYTES)
     try:
-        raw = path.read_bytes()
-        if raw.startswith(GZIP_MAGIC):
-            raw = gzip.decompress(raw)
         text = raw.decode("utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{what} file not found: {path}") from None
-    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as error:
+    except UnicodeDecodeError as error:
         raise InputError(f"cannot read {what} {path}: {error}") from None
     return parse_json(text, f"{what} {path}")
 

@@ -47,7 +47,7 @@ def check_opponent(spec, game, player: str) -> None:
     (a personality's calibration, the equilibrium's solve): the CLI calls it before any."""
     kind, _ = _read(spec, game, player)
     if kind == "personality" and not game.info.public_information:
-        from solver.evaluate import require_public  # only to say why it is refused
+        from solver.markov.evaluate import require_public  # only to say why it is refused
         require_public(game, "the exact personality")
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.schema import integer_text
 from solver.errors import InputError
 from solver.game import Game, Observation, Policy, observation_key
 from solver.policy import uniform_over
@@ -37,14 +38,16 @@ REQUIRED: dict[str, type | tuple[type, ...]] = {
 OPTIONAL: dict[str, type | tuple[type, ...]] = {
     "name": str, "description": str, "training": dict}
 POLICY_KINDS = ("tabular", "network")
-_OUTCOME = {"value": "number", "win": "number", "draw": "number", "loss": "number"}
+_OUTCOME = {"value": "number", "win": "probability", "draw": "probability",
+            "loss": "probability"}
 #: the metrics a profile may record (all optional) and their shapes
 METRICS: dict[str, Any] = {
     "exact": bool, "note": str, "game_value": "number",
     "value_against_best_response": "number", "exploitability": "number",
     "against_equilibrium": _OUTCOME, "against_best_response": _OUTCOME,
     "tendencies_against": str, "weighting": str,
-    "situations": [{"name": str, "text": str, "reach": "number", "frequencies": "actions",
+    "situations": [{"name": str, "text": str, "reach": "probability",
+                    "frequencies": "actions",
                     "most_frequent": "action"}],
     "exploit": [{"text": str}],
     # hidden information: how exploitability was measured, and an estimate's uncertainty
@@ -289,8 +292,13 @@ def _check_policy(policy: dict, document: dict, where: str) -> None:
     if not isinstance(table, dict) or not table:
         raise InputError(f"{where}: a tabular policy needs a non-empty 'table' object")
     fields, actions = document["observation_fields"], document["action_names"]
+    seen: dict[Observation, str] = {}
     for key, mix in table.items():
-        parse_key(key, fields, where)
+        observation = parse_key(key, fields, where)
+        if observation in seen:
+            raise InputError(f"{where}: keys {seen[observation]!r} and {key!r} name one "
+                             f"observation; give each observation once")
+        seen[observation] = key
         _check_mix(mix, actions, f"{where}: mix at {key!r}")
 
 
@@ -318,9 +326,11 @@ def _check_metrics(metrics: dict, actions: Sequence[str], where: str) -> None:
 
 def _check_value(value: Any, kind: Any, what: str, actions: Sequence[str]) -> None:
     if kind == "number":
-        if isinstance(value, bool) or not isinstance(value, int | float) \
-                or not math.isfinite(value):
+        if not _finite_number(value):
             raise InputError(f"{what} must be a finite number, got {value!r:.40}")
+    elif kind == "probability":
+        if not _finite_number(value) or not 0 <= value <= 1:
+            raise InputError(f"{what} must be a number in [0, 1], got {value!r:.40}")
     elif kind == "action":
         if value not in actions:
             raise InputError(f"{what} must be an action ({', '.join(actions)}), "
@@ -351,12 +361,13 @@ def parse_key(key: str, fields: Sequence[str], where: str = "profile") -> Observ
     values: dict[str, int] = {}
     for part in key.split(","):
         name, sep, text = part.partition("=")
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if not sep or value is None or name in values:
-            raise InputError(f"{where}: bad observation key {key!r}; expected field=integer,...")
+        value = integer_text(text) if text == text.strip() else None
+        # one spelling per observation: "round=+1", "round=01" and "round=1_0" are not
+        # "round=1" (each would be a second key for one observation, and the last win)
+        if not sep or value is None or text != str(value) or name in values:
+            raise InputError(f"{where}: bad observation key {key!r:.80}; expected "
+                             f"field=integer,... (ASCII digits as Python prints an integer: "
+                             f"no '+', no leading zero, no space)")
         values[name] = value
     if set(values) != set(fields):
         missing = sorted(set(fields) - set(values))
@@ -366,14 +377,24 @@ def parse_key(key: str, fields: Sequence[str], where: str = "profile") -> Observ
     return tuple(values[name] for name in fields)
 
 
+def _finite_number(value: Any) -> bool:
+    """A JSON number (not a boolean) that is finite as a float: an integer of 400
+    digits is not one (``math.isfinite`` would overflow on it)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def _check_mix(mix: Any, actions: Sequence[str], where: str) -> None:
     if not isinstance(mix, dict) or not mix:
         raise InputError(f"{where} must be a non-empty object of action: probability")
     for action, p in mix.items():
         if action not in actions:
             raise InputError(f"{where}: unknown action {action!r}; allowed: {', '.join(actions)}")
-        if isinstance(p, bool) or not isinstance(p, int | float) or not math.isfinite(p) \
-                or not 0 <= p <= 1:
+        if not _finite_number(p) or not 0 <= p <= 1:
             raise InputError(f"{where}: probability of {action} must be in [0, 1], got {p!r}")
     total = math.fsum(mix.values())
     if abs(total - 1) > SUM_TOLERANCE:

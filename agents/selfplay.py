@@ -77,6 +77,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from envs.schema import MAX_SEED
 from solver import Exploitability, exploitability
 from solver.errors import InputError, check_choice
 from solver.game import PLAYERS, Game, Policy, State, renormalise, sample_step
@@ -120,7 +121,7 @@ class TrainConfig:
     learning_rate: float = 1e-2      # of the distillation (Adam)
 
     def validate(self) -> None:
-        check_int("seed", self.seed, 0)
+        check_int("seed", self.seed, 0, MAX_SEED)
         check_budget(self.iterations, self.minutes)
         check_choice("discounting", self.discounting, DISCOUNTINGS)
         check_int("eval_every", self.eval_every, 0)
@@ -156,10 +157,12 @@ class TrainConfig:
                 "cache_transitions": self.cache_transitions}
 
 
-def check_int(name: str, value: object, low: int) -> None:
-    """An integer setting of a trainer, at least ``low``."""
+def check_int(name: str, value: object, low: int, high: int | None = None) -> None:
+    """An integer setting of a trainer, at least ``low`` (and at most ``high``)."""
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
         raise InputError(f"{name} must be an integer >= {low}, got {value!r}")
+    if high is not None and value > high:
+        raise InputError(f"{name} must be an integer {low}..{high}, got {value!r:.40}")
 
 
 def check_budget(iterations: int | None, minutes: float | None) -> None:

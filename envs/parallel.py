@@ -27,6 +27,8 @@ from solver.game import (
     sample_step,
 )
 
+from .schema import state_values
+
 #: what to do with an action the mask forbids
 ILLEGAL_MODES = ("raise", "uniform")
 
@@ -125,7 +127,7 @@ def given_state(game: Game, given: Any) -> State:
     contract's ``state_from``) if it is a live state of this game whose observations
     lie within the declared bounds; else an InputError."""
     if isinstance(given, Mapping):
-        return _checked_state(game, game.state_from(dict(given)))
+        return _checked_state(game, game.state_from(state_values(given)))
     kinds = {type(state) for _, state in game.initial_outcomes()}
     if type(given) not in kinds:
         expected = " or ".join(sorted(kind.__name__ for kind in kinds))
@@ -140,7 +142,7 @@ def _round_trip(game: Game, state: State) -> State:
     do not take named states (toys) skip the check; the bounds below still apply."""
     try:
         fields = game.state_fields(state)
-        again = game.state_from(fields)
+        again = game.state_from(state_values(fields))
     except NotImplementedError:
         return state
     except (AttributeError, TypeError, KeyError, IndexError, ValueError) as error:

@@ -8,11 +8,16 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 
 from solver.errors import InputError
 
+from .reading import checked_path, read_limited
+
+#: the largest ruleset file read (the package's own are a few kilobytes)
+MAX_RULESET_BYTES = 2**20
 #: nesting deeper than this is not a ruleset (and would exhaust the recursion limit)
 MAX_DEPTH = 32
 
@@ -33,12 +38,11 @@ def load_override(source: str | Path | dict | None) -> dict:
         return source
     if not isinstance(source, str | Path):
         raise InputError(f"ruleset must be a TOML file path or a table, got {source!r}")
-    path = Path(source)
+    path = checked_path(source, "ruleset")
+    raw = read_limited(path, "ruleset", MAX_RULESET_BYTES)
     try:
-        data = tomllib.loads(path.read_text("utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"ruleset file not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as error:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
         raise InputError(f"cannot read ruleset file {path}: {error}") from None
     except tomllib.TOMLDecodeError as error:
         raise InputError(f"ruleset file {path} is not valid TOML: {error}") from None
@@ -131,3 +135,27 @@ def ruleset_int(value: object, key: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ruleset_error(key, f"expected an integer {low}..{high}, got {value!r}")
     return value
+
+
+def check_bounds(ruleset: Mapping, bounds: Mapping[str, tuple[int, int]]) -> None:
+    """Every number ``bounds`` names is an integer in its ``(low, high)``: a dotted key,
+    ``*`` for every entry of a table, each item of a list. So a value the rules cannot
+    take (a negative multiplier, a minimum damage of 1e9) is refused before any work,
+    naming the key, the value and the range."""
+    for pattern, (low, high) in bounds.items():
+        for key, value in _at(ruleset, pattern.split("."), ""):
+            items = enumerate(value) if isinstance(value, list) else [(None, value)]
+            for index, item in items:
+                ruleset_int(item, key if index is None else f"{key}[{index}]", low, high)
+
+
+def _at(table: Mapping, parts: list[str], where: str):
+    """``(dotted key, value)`` of every entry ``parts`` (with ``*``) names in ``table``."""
+    head, rest = parts[0], parts[1:]
+    names = list(table) if head == "*" else [head] if head in table else []
+    for name in names:
+        key = f"{where}{name}"
+        if not rest:
+            yield key, table[name]
+        elif isinstance(table[name], Mapping):
+            yield from _at(table[name], rest, key + ".")

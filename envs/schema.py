@@ -15,6 +15,7 @@ Syntax, the same everywhere:
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -29,6 +30,70 @@ TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("0", "false", "no", "off")
 #: the sheet key that names a reference sheet in the Python form of a sheet
 REFERENCE = "sheet"
+
+# A number as people type it, the same in sheets, options, states, weights, profiles and
+# at ``duel play``'s prompt: ASCII digits with an optional sign (and for a real number a
+# decimal point and an exponent). Other digits (``²``, ``١``) and ``1_0``, which Python's
+# ``int`` and ``float`` read, are refused: a key or a value has one spelling.
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+_NUMBER_TEXT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,4})?")
+#: more digits than this is not a count of anything a duel holds (and Python refuses to
+#: convert 4,300 digits)
+MAX_DIGITS = 18
+#: the largest seed: a trainer seeds torch with seed + side, which must fit in int64
+MAX_SEED = 2**63 - 2
+#: a state field's digits are read further, so that its range is what the error names
+STATE_DIGITS = 100
+
+
+def integer_text(text: str, digits: int = MAX_DIGITS) -> int | None:
+    """``text`` as an integer if it is one as people type it (ASCII digits, a sign,
+    at most ``digits`` digits), else None."""
+    text = text.strip()
+    if not _INTEGER_TEXT.fullmatch(text) or len(text.lstrip("+-")) > digits:
+        return None
+    return int(text)
+
+
+def number_text(text: str) -> float | None:
+    """``text`` as a finite real number if it is one as people type it (``2``, ``-0.5``,
+    ``1e-3``), else None; ``inf``, ``nan`` and numbers beyond float range are not."""
+    text = text.strip()
+    if not _NUMBER_TEXT.fullmatch(text) or len(text) > 4 * MAX_DIGITS:
+        return None
+    number = float(text)
+    return number if math.isfinite(number) else None
+
+
+def looks_numeric(text: str) -> bool:
+    """Whether ``text`` holds a digit of any script: such text must be a number as
+    ``integer_text`` reads it, never a word (``²`` is neither a band nor a 2)."""
+    return any(unicodedata.decimal(c, None) is not None or unicodedata.digit(c, None)
+               is not None for c in text)
+
+
+def state_values(values: Mapping, where: str = "state field") -> dict:
+    """Named state fields as given (``--state`` text or a reset's dict), each an integer
+    or a word: integer text becomes an int; floats, bools, ``1_0`` and other digits are
+    refused, whatever the system, before the system reads the words it knows."""
+    if not isinstance(values, Mapping):
+        raise InputError(f"{where}s must be a mapping FIELD -> integer, got {values!r:.80}")
+    out = {}
+    for key, value in values.items():
+        if isinstance(value, str) and looks_numeric(value):
+            # long digit strings pass: the system says its field's range
+            number = integer_text(value, STATE_DIGITS)
+            if number is None:
+                raise InputError(f"{where} {key} takes an integer (ASCII digits, at most "
+                                 f"{STATE_DIGITS}), got {value!r:.40}")
+            value = number
+        elif isinstance(value, np.integer) and not isinstance(value, np.bool_):
+            value = int(value)
+        elif not isinstance(value, str) and (isinstance(value, bool) or not isinstance(
+                value, int)):
+            raise InputError(f"{where} {key} takes an integer, got {value!r:.40}")
+        out[key] = value
+    return out
 
 
 def token(text: object) -> str:
@@ -101,11 +166,10 @@ class Field:
 
     def _int(self, value: object, what: str) -> int:
         if isinstance(value, str):
-            text = value.strip()
-            # ASCII only: "²".isdigit() is true, and int() refuses it
-            if not (text.lstrip("+-").isdigit() and text.isascii()) or len(text) > 12:
+            number = integer_text(value)
+            if number is None:
                 raise self._fail(value, what)
-            value = int(text)
+            value = number
         if isinstance(value, float | np.floating) and value.is_integer():
             value = int(value)
         if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
@@ -116,8 +180,9 @@ class Field:
         if isinstance(value, bool):
             raise self._fail(value, what)
         try:
-            number = float(value) if isinstance(value, str | int | float) else None
-        except (ValueError, OverflowError):
+            number = (number_text(value) if isinstance(value, str) else float(value)
+                      if isinstance(value, int | float) else None)
+        except OverflowError:
             number = None
         if number is None or not math.isfinite(number):
             raise self._fail(value, what)
@@ -174,12 +239,25 @@ class Field:
             weights[key] = weights.get(key, 0.0) + float(weight)
         if not weights or sum(weights.values()) <= 0:
             raise InputError(f"{what}: at least one name needs a positive weight")
-        return weights
+        return _summable(weights, what)
 
     def _text(self, value: object, what: str) -> object:
         if not isinstance(value, str):
             raise self._fail(value, what)
         return self.parse(value) if self.parse is not None else value
+
+
+def _summable(weights: dict[str, float], what: str) -> dict[str, float]:
+    """``weights`` whose sum is finite: weights near 1e308 (or a name given twice) are
+    scaled by the largest, which keeps their proportions, as a mix's are."""
+    if all(math.isfinite(w) for w in weights.values()) and math.isfinite(
+            sum(weights.values())):
+        return weights
+    top = max(weights.values())
+    if not math.isfinite(top):  # a name given twice with weights near 1e308
+        raise InputError(f"{what}: the weights add up beyond float range; allowed: "
+                         f"weights whose sum is finite")
+    return {name: weight / top for name, weight in weights.items()}
 
 
 def _finite(number: int | float) -> bool:
@@ -199,10 +277,11 @@ def parse_weights(text: str, what: str = "weights") -> dict[str, float]:
     weights: dict[str, float] = {}
     for part in filter(None, (p.strip() for p in text.removeprefix("mix=").split(","))):
         name, sep, weight = part.partition(":")
-        try:
-            number = float(weight) if sep else 1.0
-        except ValueError:
-            number = None
+        number = number_text(weight) if sep else 1.0
+        if number is None and name.strip() and weight.strip().lower().lstrip("+-") in (
+                "inf", "infinity", "nan") or number is None and looks_numeric(weight):
+            raise InputError(f"{what}: weight of {name.strip()!r} must be a finite number "
+                             f">= 0 (ASCII digits), got {weight.strip()!r:.40}")
         if not name.strip() or number is None or "=" in part:
             raise InputError(f"bad entry {part!r} in {what}; expected NAME:WEIGHT,...")
         weights[name.strip()] = weights.get(name.strip(), 0.0) + number

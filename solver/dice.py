@@ -239,7 +239,8 @@ def margin(dist_a: Distribution, dist_b: Distribution) -> Distribution:
 # --- dice expressions
 
 # Spaces are allowed around signs only, so "4d6 6" is an error rather than 4d66.
-_TERM = re.compile(r"\s*([+-]?)\s*(?:(\d*)d(\d+)|(\d+))\s*")
+# ASCII digits only: ``\d`` alone would read "1d٨" as 1d8
+_TERM = re.compile(r"\s*([+-]?)\s*(?:(\d*)d(\d+)|(\d+))\s*", re.ASCII)
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,10 @@ class MixPolicy:
         for part in filter(None, (p.strip() for p in text.split(","))):
             name, sep, weight = part.partition(":")
             try:
+                # ASCII digits only, as everywhere a number is typed (float reads
+                # "1_0" as 10 and "٣" as 3)
+                if sep and (not weight.isascii() or "_" in weight):
+                    raise ValueError(weight)
                 number = float(weight) if sep else 1.0
             except ValueError:
                 raise InputError(f"bad mix weight {weight!r} in {text!r}; "

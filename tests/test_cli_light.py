@@ -78,7 +78,7 @@ BAD = [
      "the exact personality of a game with hidden information"),
     (["odds", "blooded", "--vs", "reckless", "-o", "max_beats=0"], "max_beats"),
     (["play", "uchronia", "--vs", "nosuch"], "unknown opponent 'nosuch'"),
-    (["play", "falkenstein", "--seed", "-1"], "--seed must be an integer 0 or more"),
+    (["play", "falkenstein", "--seed", "-1"], "--seed must be an integer 0.."),
     (["play", "pathfinder", "--a", "nosuchsheet"], "unknown entry 'nosuchsheet'"),
     (["play", "blooded", "--vs", "{garbage}"], "not JSON"),
     (["play", "falkenstein", "-o", "hidden_levels=true"], "is not available yet"),
@@ -99,7 +99,7 @@ BAD = [
     (["train", "uchronia", "-o", "mode=nosuch", "--out", "{dir}/x.json"], "'nosuch'"),
     (["profile", "show", "{missing}"], "not found"),
     (["profile", "validate", "{garbage}"], "not JSON"),
-    (["profile", "show", "{dir}"], "Is a directory"),
+    (["profile", "show", "{dir}"], "is not a regular file (a directory)"),
 ]
 
 

@@ -163,7 +163,7 @@ def play(subparsers) -> None:
                         help="uniform | equilibrium | mix=ACTION:WEIGHT,... | profile.json | "
                              "a personality NAME[:STRENGTH]")
     add_side(parser)
-    parser.add_argument("--seed", type=int, default=None, help="seed of the opponent's draws")
+    parser.add_argument("--seed", default=None, help="seed of the opponent's draws")
     add_json(parser)
 
 

@@ -8,13 +8,14 @@ holds when the command is called on its own."""
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 
 import envs
+from envs.schema import MAX_SEED, integer_text, number_text
 from solver.errors import InputError
 from solver.game import other
 
+from ..files import check_writable_target
 from ..opponents import check_opponent
 from ..personalities import check_strength, temperament
 from .common import make_game
@@ -52,8 +53,11 @@ def odds(args: argparse.Namespace):
 
 
 def play(args: argparse.Namespace):
-    if args.seed is not None and args.seed < 0:
-        raise InputError(f"--seed must be an integer 0 or more, got {args.seed}")
+    if args.seed is not None and not isinstance(args.seed, int):
+        seed = integer_text(args.seed)
+        if seed is None or not 0 <= seed <= MAX_SEED:
+            raise InputError(f"--seed must be an integer 0..{MAX_SEED}, got {args.seed!r:.40}")
+        args.seed = seed
     game = make_game(args)
     check_opponent(args.vs, game, other(args.side))
     return game
@@ -83,21 +87,21 @@ def train_settings(args: argparse.Namespace) -> dict:
             # a budget of 0 trains nothing: a typo, not a request
             "minutes": _number(args.minutes, "minutes", above=True),
             "iterations": _number(args.iterations, "iterations", int, 1),
-            "seed": _number(args.seed, "seed", int, 0)}
+            "seed": _number(args.seed, "seed", int, 0, high=MAX_SEED)}
 
 
-def _number(text: str | None, what: str, kind=float, low: float = 0, above: bool = False):
-    """``text`` as a finite number >= ``low`` (> ``low`` with ``above``), else None."""
+def _number(text: str | None, what: str, kind=float, low: float = 0, above: bool = False,
+            high: int | None = None):
+    """``text`` as a finite number >= ``low`` (> ``low`` with ``above``; <= ``high`` if
+    given), written in ASCII digits, else None."""
     if text is None:
         return None
     wanted = "an integer" if kind is int else "a finite number"
-    bound = f"{'>' if above else '>='} {low:g}"
-    try:
-        value = kind(text)
-    except ValueError:
-        raise InputError(f"{what} must be {wanted} {bound}, got {text!r}") from None
-    if not math.isfinite(value) or value < low or (above and value == low):
-        raise InputError(f"{what} must be {wanted} {bound}, got {text!r}")
+    bound = f"{'>' if above else '>='} {low:g}" + (f" and <= {high}" if high is not None else "")
+    value = integer_text(text) if kind is int else number_text(text)
+    if value is None or value < low or (above and value == low) or (
+            high is not None and value > high):
+        raise InputError(f"{what} must be {wanted} {bound}, got {text!r:.40}")
     return value
 
 
@@ -107,3 +111,4 @@ def check_out(out: Path) -> None:
         raise InputError(f"--out {out} is a directory; give a file name such as baron.json")
     if not out.parent.is_dir():
         raise InputError(f"--out {out}: folder {out.parent} does not exist")
+    check_writable_target(out)  # a FIFO, a device or a link is refused now, not after

@@ -29,7 +29,7 @@ def sheets(args: argparse.Namespace, mine: str | None = None) -> dict[str, dict]
 def game_options(args: argparse.Namespace, mine: str | None = None) -> dict:
     """``envs.make``'s keyword arguments, still as text: the system's schema checks them."""
     options = sheets(args, mine)
-    if args.ruleset:
+    if args.ruleset is not None:  # an empty path is an error, not the default rules
         options["ruleset"] = args.ruleset
     for name, text in args.options:
         if name in ("a", "b", "ruleset"):

@@ -7,14 +7,34 @@ import sys
 import numpy as np
 
 from envs.opponents import play
+from envs.schema import integer_text
 from solver.game import sample_outcome, sample_step
 
 from ..opponents import opponent_label, opponent_policy
 from . import checks
 from .common import emit_json, game_header
 
+#: the longest answer read (an action name or number is a few characters)
+MAX_ANSWER_BYTES = 1000
 
-def run(args, read=input) -> int:
+
+def read_answer(prompt: str = "") -> str:
+    """One line typed at the prompt, read as bytes and decoded so that nothing typed
+    (invalid UTF-8, binary, a line of a megabyte) raises; EOFError at the end of input.
+    What is past ``MAX_ANSWER_BYTES`` on a line is dropped: no action is that long."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # a text stream stood in for stdin (tests, embedding)
+        return input(prompt)
+    line = stream.readline(MAX_ANSWER_BYTES)
+    if not line:
+        raise EOFError
+    rest = line
+    while not rest.endswith(b"\n") and rest:
+        rest = stream.readline(MAX_ANSWER_BYTES)
+    return line.decode("utf-8", errors="replace")
+
+
+def run(args, read=read_answer) -> int:
     game = checks.play(args)
     me, them = args.side, ("b" if args.side == "a" else "a")
     opponent = opponent_policy(args.vs, game, them)
@@ -68,7 +88,7 @@ def _ask(game, state, me: str, read, out) -> int | None:
         picked = _parse_answer(game, answer)
         if picked in legal:
             return picked
-        print(f"  {answer!r} is not a legal choice here; legal: "
+        print(f"  {answer!r:.40} is not a legal choice here; legal: "
               f"{', '.join(game.info.action_names[i] for i in legal)}", file=out)
 
 
@@ -77,6 +97,7 @@ def _parse_answer(game, answer: str) -> int | None:
     names = [n.upper() for n in game.info.action_names]
     if upper in names:
         return names.index(upper)
-    if answer.isdigit() and 1 <= int(answer) <= len(names):
-        return int(answer) - 1
+    number = integer_text(answer) if answer.isascii() and answer.isdigit() else None
+    if number is not None and 1 <= number <= len(names):
+        return number - 1
     return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from envs.schema import state_values
 from solver.errors import InputError
 
 from .arguments import parse_option
@@ -16,7 +17,11 @@ def parse_state(game, text: str):
         if key in values:  # the last would silently win
             raise InputError(f"state field {key!r} is given twice in {text!r}")
         values[key] = value
-    return game.state_from(values)
+    state = game.state_from(state_values(values))
+    if game.is_terminal(state):
+        raise InputError(f"--state {text!r} is a moment at which the duel is over "
+                         f"({game.result(state)}); give one at which it goes on")
+    return state
 
 
 def single_start(game):

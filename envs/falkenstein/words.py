@@ -111,7 +111,7 @@ class FalkensteinWords:
                   "ending": (0, len(ENDINGS) - 1)}
         for side in ("a", "b"):
             level = getattr(state, f"level_{side}")
-            bounds[f"owed_{side}"] = (0, min(self.rules.rests_required[min(level, top)],
+            bounds[f"owed_{side}"] = (0, min(self.rules.rests_required[min(max(level, 0), top)],
                                              2 * (EXCHANGES_PER_ROUND + 1 - state.exchange)))
         for key, (low, high) in bounds.items():
             value = getattr(state, key)

@@ -8,25 +8,24 @@ each round, the three dueling reactions, and a library of turn plans.
 from __future__ import annotations
 
 from envs.rulesets import ruleset_hash
-from envs.schema import Examples, Field, SheetSpec, SystemSpec
-from solver.dice import parse_expression
+from envs.schema import Examples, Field, SheetSpec, SystemSpec, integer_text
 from solver.errors import InputError
 
 from .game import PathfinderGame, State
-from .rules import SKILLS, compile_rules, fighter
+from .rules import SKILLS, compile_rules, fighter, parse_damage
 from .words import PathfinderWords
 
 
 def _damage(text: str) -> str:
-    expression = parse_expression(text)
-    if not expression.dice:
+    dice, _ = parse_damage(text)  # within the weapon bounds
+    if not dice:
         raise InputError(f"damage needs weapon dice such as 1d8+4, got {text!r}")
     return text.strip()
 
 
 def _skill(text: str) -> str:
     modifier, _, _ = text.partition(":")
-    if not modifier.strip().lstrip("+-").isdigit():
+    if integer_text(modifier) is None:
         raise InputError(f"a skill takes MODIFIER:RANK such as 6:expert (ranks untrained, "
                          f"trained, expert, master, legendary), got {text!r}")
     return text.strip()
@@ -67,9 +66,7 @@ def _action_parts(name: str) -> dict[str, str]:
 def _build(ruleset: dict, options: dict) -> PathfinderGame:
     rules = compile_rules(ruleset)
     fighters = {side: fighter(options[side], rules, side) for side in ("a", "b")}
-    game = PathfinderWords(rules, fighters, options, ruleset_hash(ruleset))
-    game.tolerance = float(ruleset["tolerance"])
-    return game
+    return PathfinderWords(rules, fighters, options, ruleset_hash(ruleset))
 
 
 SYSTEM = SystemSpec(

@@ -124,7 +124,6 @@ class PathfinderGame(DeclaredGame):
         self.fighters = dict(fighters)
         self.first_blood = options["victory"] == "first_blood"
         self.max_rounds = int(options["max_rounds"] or 0)
-        self.tolerance = 1e-9  # the ruleset's value is set by the builder
         names = action_names(rules)
         self.max_frightened = max(rules.demoralize_success, rules.demoralize_critical,
                                   rules.press_frightened, rules.press_frightened_stronger, 0)

@@ -13,8 +13,36 @@ from functools import cache
 
 import numpy as np
 
+from envs.rulesets import check_bounds
+from envs.schema import integer_text
 from solver.dice import parse_expression
 from solver.errors import InputError
+
+#: the range of every number of the ruleset the rules can take (PF2e's own values lie
+#: well inside): checked before any work, so no value makes the dice tables explode
+RULESET_BOUNDS = {
+    "checks.critical_margin": (1, 40),
+    "strike.multiple_attack_penalty": (0, 40),
+    "strike.multiple_attack_penalty_agile": (0, 40),
+    "strike.minimum_damage": (0, 100),
+    "strike.critical_multiplier": (1, 4),
+    "strike.sneak_die": (2, 20),
+    "conditions.off_guard": (0, 20),
+    "conditions.shield_bonus": (0, 20),
+    "conditions.demoralize_success": (0, 4),
+    "conditions.demoralize_critical": (0, 4),
+    "conditions.feint_lasting_turns": (0, 10),
+    "reactions.bullying_press.frightened": (0, 4),
+    "reactions.bullying_press.frightened_stronger": (0, 4),
+    "reactions.deceptive_sidestep.reroll_penalty": (0, 20),
+}
+#: weapon damage: at most this many dice in all, of at most this many sides, and a
+#: modifier in this range (a PF2e weapon has up to 4 dice of d12)
+MAX_WEAPON_DICE = 10
+MAX_WEAPON_SIDES = 20
+DAMAGE_MODIFIER = (-20, 60)
+#: at most this many Sneak Attack dice (PF2e's rogue reaches 4)
+MAX_SNEAK_DICE = 10
 
 SKILLS = ("deception", "intimidation", "perception")
 DECEPTION, INTIMIDATION, PERCEPTION = range(3)
@@ -81,8 +109,7 @@ def compile_rules(ruleset: Mapping) -> Rules:
             if step not in STEPS:
                 raise InputError(f"ruleset plans.{name}: unknown step {step!r}; "
                                  f"allowed: {', '.join(STEPS)}")
-    if strike["minimum_damage"] < 0:
-        raise InputError("ruleset strike.minimum_damage must be at least 0 (a hit never heals)")
+    check_bounds(ruleset, RULESET_BOUNDS)
     press, side, sense = (reactions["bullying_press"], reactions["deceptive_sidestep"],
                           reactions["sense_weakness"])
     return Rules(
@@ -130,9 +157,16 @@ class Fighter:
 
 
 def parse_damage(text: str) -> tuple[tuple[tuple[int, int], ...], int]:
-    """``1d8+4`` -> (((1, 8),), 4): weapon dice and modifier."""
+    """``1d8+4`` -> (((1, 8),), 4): weapon dice and modifier, within the bounds above."""
     expression = parse_expression(text)
-    return expression.dice, expression.modifier
+    dice, modifier = expression.dice, expression.modifier
+    count = sum(n for n, _ in dice)
+    sides = max((s for _, s in dice), default=0)
+    low, high = DAMAGE_MODIFIER
+    if count > MAX_WEAPON_DICE or sides > MAX_WEAPON_SIDES or not low <= modifier <= high:
+        raise InputError(f"damage {text!r}: allowed: at most {MAX_WEAPON_DICE} dice of at "
+                         f"most {MAX_WEAPON_SIDES} sides and a modifier {low}..{high}")
+    return dice, modifier
 
 
 def parse_skill(text: object, name: str, ranks: tuple[str, ...]) -> tuple[int, str]:
@@ -140,10 +174,9 @@ def parse_skill(text: object, name: str, ranks: tuple[str, ...]) -> tuple[int, s
     raw = str(text).strip()
     modifier, _, rank = raw.partition(":")
     rank = rank.strip().lower() or ranks[0]
-    try:
-        value = int(modifier.strip())
-    except ValueError:
-        raise InputError(f"{name} takes MODIFIER:RANK (e.g. 6:expert), got {text!r}") from None
+    value = integer_text(modifier)
+    if value is None:
+        raise InputError(f"{name} takes MODIFIER:RANK (e.g. 6:expert), got {text!r:.40}")
     if rank not in ranks:
         raise InputError(f"{name}: unknown rank {rank!r}; allowed: {', '.join(ranks)}")
     if abs(value) > 60:
@@ -154,12 +187,13 @@ def parse_skill(text: object, name: str, ranks: tuple[str, ...]) -> tuple[int, s
 def parse_sneak(text: object, die: int) -> int:
     """Sneak Attack dice: ``1d6``, ``2`` (that many d6) or ``0``."""
     raw = str(text).strip().lower()
-    if raw.isdigit():
-        return int(raw)
     count, sep, sides = raw.partition("d")
-    if sep and sides == str(die) and (count == "" or count.isdigit()):
-        return int(count or 1)
-    raise InputError(f"sneak takes a number of d{die} (e.g. 1d{die} or 1), got {text!r}")
+    number = integer_text(count or ("1" if sep else "")) if not sep or sides == str(die) \
+        else None
+    if number is None or not 0 <= number <= MAX_SNEAK_DICE or count.startswith(("+", "-")):
+        raise InputError(f"sneak takes 0..{MAX_SNEAK_DICE} d{die} (e.g. 1d{die} or 1), "
+                         f"got {text!r:.40}")
+    return number
 
 
 def fighter(sheet: Mapping, rules: Rules, side: str) -> Fighter:

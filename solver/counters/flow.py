@@ -108,7 +108,8 @@ def feed(graph: CoreGraph, grid: Grid, points: np.ndarray, summed: np.ndarray,
     windows = Windows.of(grid, points, graph.moves)
     dead = counter_sums.push_forward(summed, arriving, *land.sums(), *windows.sums(),
                                      grid.size)
-    arriving[0, grid.column[grid.size:]] += dead.sum(axis=0)
+    if len(arriving):  # no landing core (no move lowers a counter): nothing depletes
+        arriving[0, grid.column[grid.size:]] += dead.sum(axis=0)
 
 
 class _Flow:

@@ -9,6 +9,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..errors import InputError
 from ..game import Game, State
 from ..markov.evaluate import Evaluation, StateTable, state_table
 from ..markov.graph import build_graph
@@ -168,6 +169,32 @@ class CounterPolicy(TabularPolicy):
         return self.solution.table(self.player)
 
 
+#: the most memory the solution's tables may take (values by core and counter, mixes by
+#: counter value): past it a duel is refused in words before anything is allocated
+MAX_SOLUTION_BYTES = 4 * 2**30
+
+
+def solution_bytes(graph: CoreGraph, grid: Grid, kept: int) -> int:
+    """The bytes of a counter solution's tables (``solve_counters``): the kept cores'
+    values at every counter value, and both players' mixes at every counter value."""
+    slots = sum(int(graph.slots[p][-1]) for p in ("a", "b"))
+    return 8 * (kept * grid.columns + grid.size * slots)
+
+
+def require_room(graph: CoreGraph, grid: Grid, kept: int) -> None:
+    """Refuse, before allocating, a duel whose solution would not fit in memory."""
+    needed = solution_bytes(graph, grid, kept)
+    if needed <= MAX_SOLUTION_BYTES:
+        return
+    held = " and ".join(str(int(value)) for value in grid.top)
+    raise InputError(
+        f"this duel is too large to solve here: with its counters at {held} it has "
+        f"{len(graph.cores):,} situations at each of {grid.size:,} counter values, whose "
+        f"tables need about {needed / 2**30:.1f} GiB, more than the "
+        f"{MAX_SOLUTION_BYTES / 2**30:.0f} GiB allowed (and hours of solving); a "
+        f"shorter duel fits (lower hit points, fewer beats)")
+
+
 def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
                    stage_values: Callable[[np.ndarray], np.ndarray] | None = None,
                    start: State | None = None, rule: StageRule | None = None,
@@ -190,7 +217,8 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     # the values kept by hit points first: the landing cores (those a decrement
     # reaches, what a layer reads) first, then those a state's value cannot be
     # rebuilt from in one step (see CounterSolution); the others are never stored
-    kept = _kept(graph, [core for _, core, _ in roots])
+    kept = kept_cores(graph, [core for _, core, _ in roots])
+    require_room(graph, grid, len(kept))
     held = np.zeros((len(kept), grid.columns))
     held[:, grid.column[grid.size:]] = scored
     landed = held[:len(graph.landing)]
@@ -223,7 +251,7 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
                            record.convergence(), visits, start)
 
 
-def _kept(graph: CoreGraph, roots: list[int]) -> np.ndarray:
+def kept_cores(graph: CoreGraph, roots: list[int]) -> np.ndarray:
     """The cores whose values a solution keeps: the landing cores first, then the
     roots, the cores with more than one joint action and those in cycles. Every other
     core has one joint action whose steps lead to kept cores or, without a cycle, to

@@ -64,6 +64,7 @@ class MatrixSolutions(NamedTuple):
 
 def solve_matrix(A, max_entropy: bool = False) -> tuple[np.ndarray, np.ndarray, float]:
     """Zero-sum matrix game, row player maximises. Returns (row_mix, col_mix, value)."""
+    max_entropy = _check_flag(max_entropy, "max_entropy")
     matrix = _as_matrix(A, "matrix")
     scale = float(_scales(np.abs(matrix).max()[None])[0])
     easy = _easy_game(matrix / scale)
@@ -94,13 +95,10 @@ def solve_matrices(matrices, row_masks=None, col_masks=None, max_entropy: bool =
     the answers are those without a start, to rounding); the others are solved as
     without it.
     """
+    max_entropy = _check_flag(max_entropy, "max_entropy")
     batch, lead = _as_batch(matrices, row_masks, col_masks)
     if start is not None:
-        start = tuple(np.asarray(mix, dtype=float) for mix in start)
-        shapes = lead + batch.rows.shape[1:], lead + batch.cols.shape[1:]
-        if start[0].shape != shapes[0] or start[1].shape != shapes[1]:
-            raise InputError(f"start mixes have shapes {start[0].shape} and "
-                             f"{start[1].shape}, expected {shapes[0]} and {shapes[1]}")
+        start = _as_start(start, (lead + batch.rows.shape[1:], lead + batch.cols.shape[1:]))
         start = tuple(mix.reshape(len(batch.rows), -1) for mix in start)
     solved = _solve(batch, max_entropy, start)
     return MatrixSolutions(solved.row.reshape(lead + solved.row.shape[1:]),
@@ -256,7 +254,7 @@ def _as_array(matrices) -> np.ndarray:
     if payoffs.ndim < 3:
         raise InputError(f"expected a (..., m, n) array or a list of matrices, "
                          f"got shape {payoffs.shape}")
-    if 0 not in payoffs.shape[:-2] and 0 in payoffs.shape[-2:]:
+    if 0 in payoffs.shape[-2:]:  # no games is fine, games without rows or columns not
         raise InputError(f"matrices are empty (shape {payoffs.shape})")
     return payoffs
 
@@ -275,10 +273,45 @@ def _pad(mats: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 def _mask(mask, lead: tuple[int, ...], shape: tuple[int, int], name: str) -> np.ndarray:
-    arr = np.asarray(mask)
+    """A mask as booleans: booleans, or the integers 0 and 1 (``astype(bool)`` alone
+    would read NaN, 0.5, -1 and the string "no" as True)."""
+    try:
+        arr = np.asarray(mask)
+    except ValueError:  # ragged
+        raise InputError(f"{name} is not a rectangular array of booleans") from None
     if arr.shape != lead + shape[1:]:
         raise InputError(f"{name} has shape {arr.shape}, expected {lead + shape[1:]}")
+    if arr.dtype.kind not in "biu" or (arr.dtype.kind != "b" and not np.isin(arr, (0, 1)).all()):
+        flat = arr.ravel() if arr.dtype.kind not in "biu" else arr[~np.isin(arr, (0, 1))]
+        bad = flat[0].item() if flat.size else None
+        raise InputError(f"{name} holds {bad!r:.40} ({arr.dtype}); allowed: booleans, or "
+                         f"the integers 0 and 1")
     return arr.astype(bool).reshape(shape)
+
+
+def _check_flag(value: object, name: str) -> bool:
+    if not isinstance(value, bool | np.bool_):
+        raise InputError(f"{name} must be True or False, got {value!r:.40}")
+    return bool(value)
+
+
+def _as_start(start, shapes: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple:
+    """``start`` as (row mixes, column mixes) of real numbers of the batch's shapes."""
+    if not isinstance(start, tuple | list) or len(start) != 2:
+        raise InputError(f"start must be a pair (row mixes, column mixes), got "
+                         f"{start!r:.60}")
+    mixes = []
+    for mix, name in zip(start, ("row", "column"), strict=True):
+        try:
+            array = np.asarray(mix, dtype=float)
+        except (ValueError, TypeError):
+            raise InputError(f"start's {name} mixes are not a rectangular array of "
+                             f"numbers") from None
+        mixes.append(array)
+    if mixes[0].shape != shapes[0] or mixes[1].shape != shapes[1]:
+        raise InputError(f"start mixes have shapes {mixes[0].shape} and "
+                         f"{mixes[1].shape}, expected {shapes[0]} and {shapes[1]}")
+    return tuple(mixes)
 
 
 # --- solving ---------------------------------------------------------------------
