@@ -38,6 +38,7 @@ from .state import (
     ACTIONS,
     ATOUT_ALIASES,
     ATOUTS,
+    FAILED_BREAK_OFF,
     FIGHT,
     FIRE,
     FIRE_MOVING,
@@ -48,6 +49,7 @@ from .state import (
     PISTOL_ACTIONS,
     PISTOL_ENDINGS,
     WEAPON_ALIASES,
+    WEAPON_DICE,
     Bout,
     Shot,
 )
@@ -71,6 +73,13 @@ SYSTEM = SystemSpec(
               default_key="pistol.start_band", choices=BANDS,
               aliases={"tres faible": "tres_faible", "twenty paces": "moyenne",
                        "point blank": "tres_faible", "long": "grande"}),
+        Field("weapon_dice", "choice", "melee weapon dice: always the wielder's own; "
+              "against_unarmed, only against bare hands (the seed); difference, the "
+              "better-armed side gets the difference", default_key="melee.weapon_dice",
+              choices=WEAPON_DICE),
+        Field("failed_break_off", "choice", "a failed melee break-off: helpless (his "
+              "total counts as 0) or round_lost (the round passes, no Confrontation)",
+              default_key="melee.failed_break_off", choices=FAILED_BREAK_OFF),
     ),
     sheet=SheetSpec(
         fields=tuple(Field(name, "flag", str(_DEFAULTS["atouts"][name]), default=False,

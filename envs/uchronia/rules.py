@@ -526,13 +526,23 @@ class MeleeGame(MeleeWords, _Uchronia):
         for side in "ab":
             weapon = self.weapon[side]
             unarmed = weapon.kind == "fists"
-            core = self.base + self.count(side, melee) + weapon.dice
+            core = self.base + self.count(side, melee) + self.weapon_dice(side)
             special = (self.count(side, (fencer,)) if weapon.duel else 0) + (
                 self.count(side, (boxer,)) if unarmed else 0)
             self.fight_pool[side] = core + special
             self.grapple_pool[side] = core + (self.count(side, (fencer,)) if weapon.duel else 0)
             self.break_pool[side] = self.base + self.count(side, breaking)
         self.full_pool = dict(self.fight_pool)
+
+    def weapon_dice(self, side: str) -> int:
+        """The dice ``side``'s weapon adds to his pool under ``weapon_dice``: always his
+        own; only against a bare-handed foe; or what his weapon adds beyond the foe's."""
+        own, foe = self.weapon[side], self.weapon[other(side)]
+        if self._options["weapon_dice"] == "against_unarmed":
+            return own.dice if foe.kind == "fists" else 0
+        if self._options["weapon_dice"] == "difference":
+            return max(0, own.dice - foe.dice)
+        return own.dice
 
     def armed(self, side: str) -> bool:
         return self.weapon[side].kind != "fists"
@@ -613,10 +623,15 @@ class MeleeGame(MeleeWords, _Uchronia):
 
     def _one_breaks(self, state: Bout, breaker: str, intent: int):
         """The breaker rolls his Prouesse first; on a failure he is helpless and the
-        other's margin is his whole total."""
+        other's margin is his whole total (``failed_break_off = "helpless"``), or the
+        round passes (``"round_lost"``)."""
         stays = other(breaker)
         success = at_least(self.break_dice(state, breaker), self.break_threshold)
         out = [(success, self._end(M_FLEES, stays))]
+        if self._options["failed_break_off"] == "round_lost":
+            # no Confrontation was rolled, so no one fumbled: the round just passes
+            calm = state._replace(fumble_a=0, fumble_b=0)
+            return out + [(1 - success, self._next_round(calm))]
         dice = self.confrontation_dice(state, stays, intent)
         for (margin, fumbled), p in alone_table(dice, self.significant,
                                                  self.exceptional).items():
