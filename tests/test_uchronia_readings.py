@@ -3,15 +3,38 @@ its default, and numbers worked out by hand in the comments."""
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import pytest
 
 import envs
-from envs.uchronia import FIGHT, Bout
+from envs.uchronia import FIGHT, Bout, Shot
 from solver import solve_game
+from solver.errors import InputError
 
 F = Fraction
+
+
+def faces(n: int):
+    """Every roll of n d6, each with probability 1/6**n."""
+    return itertools.product(range(1, 7), repeat=n)
+
+
+def p_total(n: int, low: int, high: int = 10 ** 6) -> Fraction:
+    """P(low <= total of n d6 <= high), by enumeration."""
+    return F(sum(low <= sum(r) <= high for r in faces(n)), 6 ** n)
+
+
+def p_out(n: int) -> Fraction:
+    """An unhurt target is out after one shot of n dice: 10..14 is Blessé and the 3d6
+    resistance against 15 fails; 15..19 is Grièvement Blessé, resisted against 20 (3d6
+    never makes it); 20 and more kills."""
+    return p_total(n, 10, 14) * (1 - p_total(3, 15)) + p_total(n, 15)
+
+
+def pistol(a="", b="", **options):
+    return envs.make("uchronia", mode="pistol", a=a, b=b, **options)
 
 
 def melee(a="", b="", **options):
@@ -102,3 +125,100 @@ def test_round_lost_leaves_both_break_off_as_it_was():
         out = dist(game, start(game), "break_off", "break_off")
         assert out[Bout(0, 0, 0, 0, 0, 0, 0, ending=9)] == pytest.approx(p * p)
         assert out[Bout(1, 0, 0, 0, 0, 0, 0)] == pytest.approx((1 - p) ** 2)
+
+
+# ---------------------------------------------------------------- pistol.reload_per_turn = 0
+
+def legal(game, state, player: str) -> set[str]:
+    return {n for n, ok in zip(game.action_names, game.legal_mask(state, player),
+                               strict=True) if ok}
+
+
+NO_RELOAD = {"pistol": {"reload_per_turn": 0}}
+
+
+def test_no_reload_an_emptied_duellist_may_stand():
+    game = pistol(ruleset=NO_RELOAD)
+    empty = Shot(0, 1, 0, 0, 0, 1, 0, 0)
+    assert legal(game, empty, "a") == {"advance", "wait"}
+    assert legal(game, empty._replace(band=0), "a") == {"wait"}
+    # with reloading he reloads instead, and never waits
+    assert legal(pistol(), empty, "a") == {"advance", "reload"}
+    assert "reload" not in legal(game, empty, "b")  # a loaded gun: fire, aim, ...
+
+
+def test_no_reload_standing_is_worth_a_die():
+    # Two turns left, faible, A emptied, B loaded (duel pistol: faible adds nothing,
+    # très faible +1). Only B can shoot, once. If A stands, B's best is aim then fire
+    # from faible: 3 + 1 = 4 dice (closing himself gives the same 4: +1 range, no aim).
+    # Were A made to advance, B would aim at très faible and fire with 5. A stands:
+    # the duel is worth -P(out | 4 dice) to A.
+    game = pistol(ruleset=NO_RELOAD, max_turns=2)
+    value = solve_game(game, start=Shot(0, 1, 0, 0, 0, 1, 0, 0)).value
+    assert value == pytest.approx(-float(p_out(4)), abs=1e-9)
+    assert float(p_out(5)) > float(p_out(4)) + 0.05  # advancing would cost him
+
+
+# ---------------------------------------------------------------- pistol.aim_weapons
+
+def test_aim_weapons_limits_who_may_aim():
+    rules = {"pistol": {"aim_weapons": ["duel_pistol"]}}
+    game = pistol("weapon=revolver", "", ruleset=rules)
+    s = game.initial_outcomes()[0][1]
+    assert "aim" not in legal(game, s, "a")
+    assert "aim" in legal(game, s, "b")
+    everyone = pistol("weapon=revolver", "")  # the default: all three may aim
+    assert "aim" in legal(everyone, s, "a")
+
+
+def test_aim_weapons_refuses_an_unknown_firearm():
+    with pytest.raises(InputError, match="aim_weapons.*'musket'.*duel_pistol"):
+        pistol(ruleset={"pistol": {"aim_weapons": ["musket"]}})
+
+
+# ---------------------------------------------------------------- pistol.wound_breaks_aim
+
+def test_wound_breaks_aim_on_one_shot_by_hand():
+    # A fires 3 dice at moyenne at B, who aims: a miss (81/216) leaves B's aim; a
+    # Blessé B survives (115/216 * 20/216; the 3d6 never cancels it: 25 needed) loses
+    # it, his health rose. With the key false the same hit keeps it.
+    game = pistol()
+    assert game._options["wound_breaks_aim"] is True
+    out = dist(game, game.initial_outcomes()[0][1], "fire", "aim")
+    assert out[Shot(1, 2, 0, 0, 0, 1, 0, 1)] == pytest.approx(81 / 216)
+    assert out[Shot(1, 2, 0, 1, 0, 1, 0, 0)] == pytest.approx(115 / 216 * 20 / 216)
+    old = pistol(wound_breaks_aim=False)
+    kept = dist(old, old.initial_outcomes()[0][1], "fire", "aim")
+    assert kept[Shot(1, 2, 0, 1, 0, 1, 0, 1)] == pytest.approx(115 / 216 * 20 / 216)
+
+
+def test_a_cancelled_wound_keeps_the_aim():
+    # B has Constitution, Colosse and Volonté: 6 resistance dice. A's 3 dice at B who
+    # aims: 10..14 Blessé, resisted against 15: 6d6 >= 25 cancels (aim kept), 15..24
+    # applies (aim lost), below 15 is out; 15..18 Grièvement Blessé, resisted against
+    # 20: >= 30 cancels, 20..29 applies (health 2, aim lost).
+    game = pistol("", "constitution,colosse,volonte")
+    out = dist(game, game.initial_outcomes()[0][1], "fire", "aim")
+    blessed, grave = p_total(3, 10, 14), p_total(3, 15)
+    # a miss and a cancelled wound both leave B unhurt and aiming
+    assert out[Shot(1, 2, 0, 0, 0, 1, 0, 1)] == pytest.approx(
+        float(p_total(3, 0, 9) + blessed * p_total(6, 25) + grave * p_total(6, 30)))
+    assert out[Shot(1, 2, 0, 1, 0, 1, 0, 0)] == pytest.approx(
+        float(blessed * p_total(6, 15, 24)))
+    assert out[Shot(1, 2, 0, 2, 0, 1, 0, 0)] == pytest.approx(
+        float(grave * p_total(6, 20, 29)))
+
+
+def test_wound_breaks_the_second_shooters_aim():
+    # A (Adresse) shoots first: 4 dice at moyenne. B aimed last turn and fires back:
+    # 3 + aim = 4 dice unhurt. A Blessé B still standing (A's 10..14, B's 3d6 >= 15)
+    # replies at his penalty: 3 - 1 = 2 dice if the wound broke his aim, else 3.
+    state = Shot(0, 2, 0, 0, 1, 1, 0, 1)
+    for breaks, reply in ((True, 2), (False, 3)):
+        game = pistol("adresse", "", wound_breaks_aim=breaks)
+        out = dist(game, state, "fire", "fire")
+        # B wins: A is killed (3) or out of combat (4)
+        a_out = out[Shot(0, 0, 0, 0, 0, 0, 0, 0, 3)] + out[Shot(0, 0, 0, 0, 0, 0, 0, 0, 4)]
+        expected = (p_total(4, 0, 9) * p_out(4)
+                    + p_total(4, 10, 14) * p_total(3, 15) * p_out(reply))
+        assert a_out == pytest.approx(float(expected))

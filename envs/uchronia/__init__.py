@@ -80,6 +80,9 @@ SYSTEM = SystemSpec(
         Field("failed_break_off", "choice", "a failed melee break-off: helpless (his "
               "total counts as 0) or round_lost (the round passes, no Confrontation)",
               default_key="melee.failed_break_off", choices=FAILED_BREAK_OFF),
+        Field("wound_breaks_aim", "bool", "a pistol wound that applies loses the "
+              "victim's aim (the seed); false: aim survives every wound",
+              default_key="pistol.wound_breaks_aim"),
     ),
     sheet=SheetSpec(
         fields=tuple(Field(name, "flag", str(_DEFAULTS["atouts"][name]), default=False,
