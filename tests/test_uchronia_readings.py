@@ -222,3 +222,56 @@ def test_wound_breaks_the_second_shooters_aim():
         expected = (p_total(4, 0, 9) * p_out(4)
                     + p_total(4, 10, 14) * p_total(3, 15) * p_out(reply))
         assert a_out == pytest.approx(float(expected))
+
+
+# ---------------------------------------------------------------- readings beyond the list
+
+def grapple_won(game, grip_b: int):
+    """A won a grapple with a significant margin and applies it (``press``)."""
+    chooser = Bout(0, 0, 0, 0, grip_b, 0, 0, chooser=1, intent=1, margin=1)
+    return dist(game, chooser, "press", "wait")
+
+
+IMMOBILISED_B = Bout(0, 0, 0, 0, 0, 0, 0, ending=3)  # A wins: B is immobilised
+
+
+@pytest.mark.parametrize("b, full_pool", [
+    ("", 3),                          # bare hands: 3 dice
+    ("pugiliste", 4),                 # Excellent Pugiliste counts, bare-handed
+    ("escrimeur,weapon=epee", 5),     # 3 + Escrimeur (duel weapon) + épée
+    ("escrimeur,weapon=hache", 5),    # the hache is no duel weapon: 3 + 2
+])
+def test_immobilisation_against_the_full_pool(b, full_pool):
+    # a grapple counter that reaches B's full pool (his Atouts for fighting included)
+    # immobilises him; one below it only costs him a die
+    game = melee("", b)
+    assert grapple_won(game, full_pool - 1) == {IMMOBILISED_B: 1.0}
+    below = grapple_won(game, full_pool - 2)
+    assert below == {Bout(1, 0, 0, 0, full_pool - 1, 0, 0): 1.0}
+
+
+def test_disarm_after_the_foes_failed_break_off():
+    # A (épée, 4 dice) fights, B (couteau) breaks off: 3d6 >= 15 flees 20/216. On a
+    # failure A's whole 4d6 total is his margin; 10 and more is exceptional against an
+    # armed foe: A chooses, and may disarm.
+    game = melee("weapon=epee", "weapon=couteau")
+    out = dist(game, start(game), "fight", "break_off")
+    choosing = Bout(0, 0, 0, 0, 0, 0, 0, chooser=1, intent=0, margin=2)
+    assert out[choosing] == pytest.approx(float(F(196, 216) * p_total(4, 10)))
+    assert legal(game, choosing, "a") == {"press", "disarm"}
+    assert dist(game, choosing, "disarm", "wait") == {Bout(0, 0, 0, 0, 0, 0, 0, ending=2): 1}
+
+
+def test_free_after_the_foes_failed_break_off():
+    # A is grappled (grip 1: 3 - 1 = 2 dice) and fights; B breaks off and fails
+    # (196/216). A's 2d6 total is his margin: 5..9 significant (A chooses: press or
+    # shed one die of grip), 10..12 exceptional (press or free himself entirely).
+    game = melee()
+    held = start(game)._replace(grip_a=1)
+    out = dist(game, held, "fight", "break_off")
+    significant = Bout(0, 0, 0, 1, 0, 0, 0, chooser=1, intent=0, margin=1)
+    exceptional = significant._replace(margin=2)
+    assert out[significant] == pytest.approx(float(F(196, 216) * p_total(2, 5, 9)))
+    assert out[exceptional] == pytest.approx(float(F(196, 216) * p_total(2, 10)))
+    assert legal(game, significant, "a") == {"press", "free"}
+    assert dist(game, significant, "free", "wait") == {Bout(1, 0, 0, 0, 0, 0, 0): 1}
