@@ -32,7 +32,7 @@ from importlib import resources
 from envs.schema import Examples, Field, SheetSpec, SystemSpec
 
 from .dice import bash_split, risk_split, success_probability
-from .rules import BloodedGame, build, compile_rules
+from .rules import STYLE_BANK_LIMIT, BloodedGame, build, compile_rules
 from .state import (
     BID,
     BLIND,
@@ -79,7 +79,11 @@ SYSTEM = SystemSpec(
                 _ability("sword", "The Sword skill"),
                 _ability("strength", "Strength (Lunge, Bash)"),
                 _ability("athletics", "Athletics (Bash)"),
-                _ability("style", "Style banked in the sword", high=_DEFAULTS["style_bank_cap"]),
+                # the bank cap in force is checked when the duel is built (a ruleset may
+                # raise it); here only the most any ruleset allows
+                _ability("style", "Style banked in the sword, at most the ruleset's "
+                         f"style_bank_cap ({_DEFAULTS['style_bank_cap']} by default)",
+                         high=STYLE_BANK_LIMIT),
                 _ability("invokes", "aspect invokes for this duel (+"
                          f"{_DEFAULTS['invoke_dice']} dice each beat)", 50),
                 *(Field(m, "flag", f"knows the {m.capitalize()} maneuver",

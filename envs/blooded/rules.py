@@ -45,6 +45,9 @@ from .state import (
 )
 from .words import BloodedWords
 
+#: the largest ``style_bank_cap`` a ruleset may set (and so the largest sheet ``style``)
+STYLE_BANK_LIMIT = 50
+
 
 def _int(ruleset: Mapping, key: str, low: int, high: int) -> int:
     value = ruleset[key]
@@ -72,7 +75,7 @@ def compile_rules(ruleset: Mapping) -> Rules:
     return Rules(
         target=_int(ruleset, "risk_target", 1, 200), sides=_int(ruleset, "die_sides", 2, 100),
         spend_cap=_int(ruleset, "style_spend_cap", 0, 50),
-        bank_cap=_int(ruleset, "style_bank_cap", 0, 50),
+        bank_cap=_int(ruleset, "style_bank_cap", 0, STYLE_BANK_LIMIT),
         invoke_dice=_int(ruleset, "invoke_dice", 0, 20),
         bids_spent=_word(ruleset, "bids_spent", ("both", "loser")),
         risk_tie=_word(ruleset, "risk_tie", ("defender", "aggressor")),
