@@ -26,6 +26,7 @@ from .dice import bash_split, risk_table, risk_table_layout
 from .reductions import PlainRules, Reductions
 from .state import (
     BID,
+    BID_TIES,
     BLIND,
     CANCEL,
     CHOOSE,
@@ -69,7 +70,6 @@ def compile_rules(ruleset: Mapping) -> Rules:
         raise InputError("ruleset auto_spend_style: only true is supported (Style is spent "
                          "automatically, at most style_spend_cap a beat)")
     _word(ruleset, "pool", ("every_beat",))
-    _word(ruleset, "bid_tie", ("prowess_then_coin",))
     costs = {name: _int(ruleset["costs"], name, 0, 20) for name in MANEUVERS}
     max_rank = _int(ruleset, "max_rank", 1, 20)
     return Rules(
@@ -78,6 +78,7 @@ def compile_rules(ruleset: Mapping) -> Rules:
         bank_cap=_int(ruleset, "style_bank_cap", 0, STYLE_BANK_LIMIT),
         invoke_dice=_int(ruleset, "invoke_dice", 0, 20),
         bids_spent=_word(ruleset, "bids_spent", ("both", "loser")),
+        bid_tie=_word(ruleset, "bid_tie", BID_TIES),
         risk_tie=_word(ruleset, "risk_tie", ("defender", "aggressor")),
         per_style=_int(ruleset, "wagers_per_style", 1, 20), costs=costs,
         max_rank=max_rank, mortal_rank=_int(ruleset, "mortal_rank", 1, max_rank))
@@ -296,16 +297,21 @@ class BloodedGame(BloodedWords, BeatsLeft):
                 raise InputError(f"illegal action {name!r} for {SIDES[side]}; allowed: {allowed}")
 
     def _bid(self, s: State, ba: int, bb: int) -> list[tuple[float, State]]:
-        if ba != bb:
-            winner = 0 if ba > bb else 1
-            chooser = [(1.0, winner)]
-        else:
-            pa, pb = self.sheets[0].prowess, self.sheets[1].prowess
-            chooser = [(1.0, 0 if pa > pb else 1)] if pa != pb else [(0.5, 0), (0.5, 1)]
+        chooser = [(1.0, 0 if ba > bb else 1)] if ba != bb else self._bid_tie()
         if self.rules.bids_spent == "loser" and ba != bb:
             ba, bb = (0, bb) if ba > bb else (ba, 0)
         return [(p, s._replace(phase=CHOOSE, bid_a=ba, bid_b=bb, victor=w, aggressor=0))
                 for p, w in chooser]
+
+    def _bid_tie(self) -> list[tuple[float, int]]:
+        """[(p, side who chooses the role)] after equal bids, by ``bid_tie``."""
+        tie = self.rules.bid_tie
+        pa, pb = self.sheets[0].prowess, self.sheets[1].prowess
+        if tie == "prowess_then_coin" and pa != pb:
+            return [(1.0, 0 if pa > pb else 1)]
+        if tie in ("a", "b"):
+            return [(1.0, SIDES.index(tie))]
+        return [(0.5, 0), (0.5, 1)]
 
     def transitions(self, state: State) -> list[tuple[int, int, list[tuple[float, State]]]]:
         """Every legal joint action with its outcomes, as ``outcomes`` gives them (the

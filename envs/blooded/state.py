@@ -9,6 +9,9 @@ from typing import NamedTuple
 
 MANEUVERS = ("bash", "bind", "blind", "feint", "lunge", "riposte")
 CONVENTIONS = ("mortal", "first_blood")
+#: who chooses the role after a tied strike bid (ruleset ``bid_tie``): the higher
+#: Prowess, then a fair coin; a fair coin; A; B
+BID_TIES = ("prowess_then_coin", "coin", "a", "b")
 SIDES = ("a", "b")
 
 # phases of a beat
@@ -77,6 +80,7 @@ class Rules:
     bank_cap: int
     invoke_dice: int
     bids_spent: str
+    bid_tie: str
     risk_tie: str
     per_style: int
     costs: Mapping[str, int]
