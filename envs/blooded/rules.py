@@ -22,7 +22,7 @@ from solver.errors import InputError
 from solver.game import GameInfo, sample_outcome
 
 from .counters import BeatsLeft
-from .dice import bash_split, risk_table, risk_table_layout
+from .dice import bash_split, risk_table, risk_table_layout, success_probability
 from .reductions import PlainRules, Reductions
 from .state import (
     BID,
@@ -31,12 +31,15 @@ from .state import (
     CANCEL,
     CHOOSE,
     DBIND,
+    DECLARE,
     DRAW,
     ENDINGS,
     MANEUVERS,
     OVER,
     PAYOFF,
+    PLANS,
     RCANCEL,
+    RESPOND,
     RISK,
     SIDES,
     VICTOR,
@@ -64,6 +67,13 @@ def _word(ruleset: Mapping, key: str, allowed: tuple[str, ...]) -> str:
     return value
 
 
+def _bool(ruleset: Mapping, key: str) -> bool:
+    value = ruleset[key]
+    if not isinstance(value, bool):
+        raise InputError(f"ruleset {key} must be true or false, got {value!r}")
+    return value
+
+
 def compile_rules(ruleset: Mapping) -> Rules:
     """The ruleset as checked numbers; readings not modelled are errors."""
     if ruleset["auto_spend_style"] is not True:
@@ -79,6 +89,8 @@ def compile_rules(ruleset: Mapping) -> Rules:
         invoke_dice=_int(ruleset, "invoke_dice", 0, 20),
         bids_spent=_word(ruleset, "bids_spent", ("both", "loser")),
         bid_tie=_word(ruleset, "bid_tie", BID_TIES),
+        bash_cancellable=_bool(ruleset, "bash_cancellable"),
+        riposte_rolls=_bool(ruleset, "riposte_rolls"),
         risk_tie=_word(ruleset, "risk_tie", ("defender", "aggressor")),
         per_style=_int(ruleset, "wagers_per_style", 1, 20), costs=costs,
         max_rank=max_rank, mortal_rank=_int(ruleset, "mortal_rank", 1, max_rank))
@@ -118,6 +130,8 @@ class BloodedGame(BloodedWords, BeatsLeft):
         self.convention = options["convention"]
         self.max_beats = options["max_beats"]
         self.bid_every_beat = bool(options["bid_every_beat"])
+        # the seed's declarations before the risk, or the victor's choice after the dice
+        self.declare_first = options.get("declaration", "after") == "before"
         self.options = options
         self.ruleset_hash = digest
         self.max_dice = max(self._pool_bound(d) for d in self.sheets)
@@ -151,6 +165,8 @@ class BloodedGame(BloodedWords, BeatsLeft):
         lunge = tuple(f"lunge{k}" for k in range(most + 1))
         names = counts + ("aggressor", "defender", "blind", "pass", "feint") + injure + lunge \
             + ("bash", "bind", "riposte", "parry", "wait")
+        if self.declare_first:
+            names += tuple(f"declare_{plan}" for plan in PLANS[1:])
         self.action_names = names
         self.index = {name: i for i, name in enumerate(names)}
         self.WAIT = self.index["wait"]
@@ -163,6 +179,10 @@ class BloodedGame(BloodedWords, BeatsLeft):
                 ("own_feint", 0, 1), ("opp_feint", 0, 1),
                 ("own_dice", 0, n), ("opp_dice", 0, n), ("own_bid", 0, n), ("opp_bid", 0, n),
                 ("victor", -1, 1), ("own_wagers", 0, n), ("opp_wagers", 0, n))
+        if self.declare_first:
+            spec = tuple((f, 0, RESPOND) if f == "phase" else (f, low, high)
+                         for f, low, high in spec)
+            spec += (("own_plan", 0, len(PLANS) - 1), ("opp_plan", 0, len(PLANS) - 1))
         self.observation_fields = tuple(s[0] for s in spec)
         self.observation_low = tuple(s[1] for s in spec)
         self.observation_high = tuple(s[2] for s in spec)
@@ -232,6 +252,10 @@ class BloodedGame(BloodedWords, BeatsLeft):
         return self._choices(s)
 
     def _decider(self, s: State) -> int:
+        if s.phase == DECLARE:
+            return s.aggressor
+        if s.phase == RESPOND:
+            return 1 - s.aggressor
         if s.phase in (CHOOSE, BLIND, VICTOR):
             return s.victor
         return 1 - s.victor  # CANCEL, DBIND, RCANCEL: the defeated
@@ -246,7 +270,54 @@ class BloodedGame(BloodedWords, BeatsLeft):
             return self.reductions.cancels(s)
         if s.phase == DBIND:
             return [ix["bind"], ix["pass"]]
+        if s.phase in (DECLARE, RESPOND):
+            side = self._decider(s)
+            return [ix[f"declare_{plan}"] for plan in self.plans(side, side == s.aggressor)]
         return [ix[name] for name in self.victor_options(s)]
+
+    # -- declarations before the risk (declaration = "before")
+    def plans(self, side: int, aggressor: bool) -> list[str]:
+        """What ``side`` may declare in his role: the basic maneuver (Injure attacking,
+        Parry defending) and each advanced one on his sheet that may end his sequence."""
+        d = self.sheets[side]
+        names = ["injure", "lunge"] if aggressor else ["parry", "riposte"]
+        names += ["bash", "bind"]
+        return [n for n in names if n in ("injure", "parry") or d.knows(n)]
+
+    def _to_risk(self, s: State) -> State:
+        """A beat's roles are set: the risk, or first the declarations (the aggressor's,
+        then the defender's), each played at once where only one is possible."""
+        if not self.declare_first:
+            return s._replace(phase=RISK)
+        return self._declare_forced(s._replace(phase=DECLARE, plan_a=0, plan_b=0))
+
+    def _declare_forced(self, s: State) -> State:
+        for phase, nxt in ((DECLARE, RESPOND), (RESPOND, RISK)):
+            if s.phase == phase:
+                side = self._decider(s)
+                options = self.plans(side, side == s.aggressor)
+                if len(options) > 1:
+                    return s
+                s = self._declared(s, side, options[0])._replace(phase=nxt)
+        return s
+
+    def _declared(self, s: State, side: int, plan: str) -> State:
+        return s._replace(**{f"plan_{SIDES[side]}": PLANS.index(plan)})
+
+    def _as_declared(self, s: State, names: list[str]) -> list[str]:
+        """The victor's maneuvers when he declared before the risk: a Feint if he may,
+        then only what he declared; the basic one of his role if he cannot pay for it."""
+        plan = PLANS[s.plan_a if s.victor == 0 else s.plan_b]
+
+        def kind(name: str) -> str:
+            return name.rstrip("0123456789")
+
+        ending = [n for n in names if n != "feint"]
+        kept = [n for n in ending if kind(n) == plan]
+        if not kept:
+            basic = "injure" if s.aggressor == s.victor else "parry"
+            kept = [n for n in ending if kind(n) == basic]
+        return [n for n in names if n == "feint"] + kept
 
     def victor_options(self, s: State) -> list[str]:
         """The victor's maneuvers at ``s``: a Feint first if he may, then one that ends
@@ -270,7 +341,7 @@ class BloodedGame(BloodedWords, BeatsLeft):
         for name in ("bash", "bind"):
             if d.knows(name) and w >= costs[name]:
                 names.append(name)
-        return names
+        return self._as_declared(s, names) if self.declare_first else names
 
     # -- the protocol: outcomes
     def outcomes(self, state: State, action_a: int, action_b: int) -> list[tuple[float, State]]:
@@ -402,7 +473,11 @@ class BloodedGame(BloodedWords, BeatsLeft):
         name = self.action_names[action]
         if s.phase == CHOOSE:
             aggressor = s.victor if name == "aggressor" else 1 - s.victor
-            return [(1.0, s._replace(phase=RISK, aggressor=aggressor, victor=0))]
+            return [(1.0, self._to_risk(s._replace(aggressor=aggressor, victor=0)))]
+        if s.phase in (DECLARE, RESPOND):
+            declared = self._declared(s, self._decider(s), name.removeprefix("declare_"))
+            following = RESPOND if s.phase == DECLARE else RISK
+            return [(1.0, self._declare_forced(declared._replace(phase=following)))]
         if s.phase == BLIND:
             return [(1.0, self._settle(self._blind(s) if name == "blind"
                                        else s._replace(phase=CANCEL)))]
@@ -442,9 +517,12 @@ class BloodedGame(BloodedWords, BeatsLeft):
             options = self.victor_options(s)
             played = reduce.finishing_blow(s, options) or (options[0] if len(options) == 1
                                                            else None)
-            if played is not None:  # deterministic: Parry, Injure or the finishing blow
-                (_, only), = self._maneuver(s, played)
-                return only
+            if played is not None:
+                # played at once if it leaves one state (Parry, Injure, a finishing blow);
+                # a lone declared Bash or rolling Riposte stays a step, for its chances
+                outcomes = self._maneuver(s, played)
+                if len(outcomes) == 1:
+                    return outcomes[0][1]
         return s
 
     def _may_blind(self, s: State) -> bool:
@@ -454,8 +532,11 @@ class BloodedGame(BloodedWords, BeatsLeft):
                 and s.wv >= self.rules.costs["blind"])
 
     def _may_bind(self, s: State) -> bool:
-        """Whether the defeated may Bind: he knows it and can pay."""
-        return (self.sheets[1 - s.victor].knows("bind")
+        """Whether the defeated may Bind: he knows it (and declared it, if declarations
+        come first) and can pay."""
+        defeated = 1 - s.victor
+        declared = not self.declare_first or PLANS[(s.plan_a, s.plan_b)[defeated]] == "bind"
+        return (self.sheets[defeated].knows("bind") and declared
                 and s.wd >= self.rules.costs["bind"])
 
     def _cancel_result(self, s: State, count: int) -> State:
@@ -496,13 +577,34 @@ class BloodedGame(BloodedWords, BeatsLeft):
             left = s.wv - costs["bind"]
             return [(1.0, self._end_beat(s, None, 0, self._gains(s, left, s.wd), nxt))]
         if name == "riposte":
-            s = s._replace(wv=s.wv - costs["riposte"], phase=RCANCEL)
-            if min(s.wv, s.wd) == 0:
-                return [(1.0, self._riposte_hits(s))]
-            return [(1.0, self.reductions.skipped_cancel(s) or s)]
+            s = s._replace(wv=s.wv - costs["riposte"])
+            hit = self.riposte_chance(s.victor)
+            out = [(hit, self._to_cancel_attack(s))] if hit > 0 else []
+            if hit < 1:  # a riposte that fails: both bank, the riposter still attacks next
+                out.append((1 - hit, self._end_beat(s, None, 0, self._gains(s, s.wv, s.wd),
+                                                    s.victor)))
+            return out
         if name == "bash":
             return self._bash(s._replace(wv=s.wv - costs["bash"]))
         raise InputError(f"unknown maneuver {name!r}")
+
+    def riposte_chance(self, side: int) -> float:
+        """The chance that ``side``'s Riposte lands: sure (the specification), or with
+        ``riposte_rolls`` a risk of his Prowess + The Sword against the target (the seed:
+        "If the attack is successful or if it fails")."""
+        if not self.rules.riposte_rolls:
+            return 1.0
+        d = self.sheets[side]
+        return success_probability(d.prowess + d.sword, self.rules.target, self.rules.sides)
+
+    def _to_cancel_attack(self, s: State) -> State:
+        """An attack by the victor ``s.victor`` with his wagers ``s.wv``, which the other
+        may cancel one for one with his ``s.wd`` (RCANCEL) before it hits: a Riposte, or
+        a cancellable Bash."""
+        s = s._replace(phase=RCANCEL)
+        if min(s.wv, s.wd) == 0:
+            return self._riposte_hits(s)
+        return self.reductions.skipped_cancel(s) or s
 
     def _riposte_hits(self, s: State) -> State:
         """The riposter (the victor, defender) injures the aggressor for 1 + his wagers
@@ -519,7 +621,11 @@ class BloodedGame(BloodedWords, BeatsLeft):
                                                 (1, False), (None, False)), strict=True):
             if p <= 0:
                 continue
-            if attacks:
+            if attacks and self.rules.bash_cancellable:
+                # the attack of the higher roller, who is the victor of the cancellation
+                nxt = self._to_cancel_attack(s._replace(victor=roller, wv=wagers[roller],
+                                                        wd=wagers[1 - roller]))
+            elif attacks:
                 left = {roller: 0, 1 - roller: wagers[1 - roller]}
                 gains = (left[0] // self.rules.per_style, left[1] // self.rules.per_style)
                 nxt = self._end_beat(s, 1 - roller, 1 + wagers[roller], gains, roller)
@@ -547,8 +653,9 @@ class BloodedGame(BloodedWords, BeatsLeft):
         cap = self.rules.bank_cap
         bank_a, bank_b = min(cap, s.bank_a + gains[0]), min(cap, s.bank_b + gains[1])
         phase = BID if self.bid_every_beat else RISK
-        return State(s.beat + 1, phase, 0 if phase == BID else next_aggressor, inj[0], inj[1],
-                     bank_a, bank_b, s.feint_a, s.feint_b, 0, 0, 0, 0, 0, 0)
+        nxt = State(s.beat + 1, phase, 0 if phase == BID else next_aggressor, inj[0], inj[1],
+                    bank_a, bank_b, s.feint_a, s.feint_b, 0, 0, 0, 0, 0, 0)
+        return self._to_risk(nxt) if phase == RISK and self.declare_first else nxt
 
     # -- observation
     def observe(self, state: State, player: str) -> tuple[int, ...]:
@@ -565,7 +672,7 @@ class BloodedGame(BloodedWords, BeatsLeft):
             role = 0
         else:
             role = 1 if s.aggressor == me else -1
-        dice_phase = s.phase in (BID, RISK)
+        dice_phase = s.phase in (BID, RISK, DECLARE, RESPOND)
         own_dice = self.dice_left(s, me) if dice_phase else 0
         opp_dice = self.dice_left(s, 1 - me) if dice_phase else 0
         decided = s.phase in (CHOOSE, BLIND, CANCEL, DBIND, VICTOR, RCANCEL)
@@ -573,8 +680,11 @@ class BloodedGame(BloodedWords, BeatsLeft):
         after = s.phase in (BLIND, CANCEL, DBIND, VICTOR, RCANCEL)
         own_w = (s.wv if s.victor == me else s.wd) if after else 0
         opp_w = (s.wd if s.victor == me else s.wv) if after else 0
-        return (min(s.beat, self.max_beats), s.phase, role, own(s.inj_a, s.inj_b),
+        seen = (min(s.beat, self.max_beats), s.phase, role, own(s.inj_a, s.inj_b),
                 opp(s.inj_a, s.inj_b), own(s.bank_a, s.bank_b), opp(s.bank_a, s.bank_b),
                 own(s.feint_a, s.feint_b), opp(s.feint_a, s.feint_b), own_dice, opp_dice,
                 own(s.bid_a, s.bid_b), opp(s.bid_a, s.bid_b), victor, own_w, opp_w)
+        if self.declare_first:  # the declarations are public
+            seen += (own(s.plan_a, s.plan_b), opp(s.plan_a, s.plan_b))
+        return seen
 

@@ -14,10 +14,17 @@ CONVENTIONS = ("mortal", "first_blood")
 BID_TIES = ("prowess_then_coin", "coin", "a", "b")
 SIDES = ("a", "b")
 
-# phases of a beat
-BID, CHOOSE, RISK, BLIND, CANCEL, DBIND, VICTOR, RCANCEL, OVER = range(9)
+# phases of a beat; DECLARE and RESPOND (the declarations before the risk, with
+# ``declaration = "before"``) come after OVER so that the others keep their numbers
+BID, CHOOSE, RISK, BLIND, CANCEL, DBIND, VICTOR, RCANCEL, OVER, DECLARE, RESPOND = range(11)
 PHASES = ("bid", "choose", "risk", "blind", "cancel", "defeated_bind", "victor",
-          "riposte_cancel", "over")
+          "riposte_cancel", "over", "declare", "respond")
+#: when the maneuver is declared (option ``declaration``): after the dice, by the victor
+#: (the specification), or before the wagers, the aggressor first (the seed's step 3)
+DECLARATIONS = ("after", "before")
+#: what a duellist may declare before the risk: the maneuver that ends his sequence if
+#: he is the victor (0: nothing declared)
+PLANS = ("", "injure", "lunge", "bash", "bind", "parry", "riposte")
 
 ENDINGS = ("", "A wins: B takes a mortal Injury", "B wins: A takes a mortal Injury",
            "A wins: first blood", "B wins: first blood",
@@ -31,7 +38,8 @@ class State(NamedTuple):
 
     ``aggressor`` (0 = A, 1 = B) is this beat's aggressor once roles are set; ``victor``
     is the bid's winner while he chooses his role, then the risk's victor; ``wv`` /
-    ``wd`` are the victor's / defeated's usable wagers left. During the consequences
+    ``wd`` are the victor's / defeated's usable wagers left; ``plan_*`` what each
+    declared before the risk (``declaration = "before"`` only). During the consequences
     ``bank_*`` is the bank left after this beat's spend and ``feint_*`` the bonus won
     for the next beat. Unused fields are 0.
     """
@@ -51,6 +59,8 @@ class State(NamedTuple):
     wv: int
     wd: int
     ending: int
+    plan_a: int = 0   # the declared maneuver (``PLANS``), with declaration = "before"
+    plan_b: int = 0
 
 
 STATE_FIELDS = State._fields
@@ -81,6 +91,8 @@ class Rules:
     invoke_dice: int
     bids_spent: str
     bid_tie: str
+    bash_cancellable: bool
+    riposte_rolls: bool
     risk_tie: str
     per_style: int
     costs: Mapping[str, int]

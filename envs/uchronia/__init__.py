@@ -23,6 +23,11 @@ had to choose beyond them (each tested, and listed in the README):
 - Terminal states keep only how the duel ended (and, in the pistol duel, the healths),
   so equal endings merge.
 
+Where the seed reads otherwise than the specification, both readings are here, one key
+apart (``docs/systems/uchronia.md`` lists them): ``melee.weapon_dice``,
+``melee.failed_break_off``, ``pistol.aim_weapons`` and ``pistol.wound_breaks_aim`` (on
+by default, as the seed says; ``false`` is the specification's list).
+
 The package: ``state.py`` (the states and the names they are made of), ``dice.py``
 (the exact dice), ``rules.py`` (the rules of both modes), ``words.py`` (their
 presentation); this module declares the schema.
