@@ -9,7 +9,7 @@ from test_blooded import act, faces, legal_names, state
 
 import envs
 from envs.blooded import DBIND, RCANCEL, RISK, VICTOR
-from envs.blooded.state import DECLARE, PLANS, RESPOND
+from envs.blooded.state import BID, DECLARE, PLANS, RESPOND, SPEND
 from solver import solve_game
 from solver.counters import walk
 from solver.errors import InputError
@@ -236,12 +236,58 @@ def test_declaring_first_is_worth_no_more_than_choosing_after():
     assert before > after + 0.1
 
 
+# ---------------------------------------------------------------- auto_spend_style = false
+
+MANUAL = {"auto_spend_style": False}
+
+
+def test_chosen_spend_opens_the_beat_by_hand():
+    # B has 3 Style banked, A none: the duel opens with the spend, both at once; A can
+    # only spend 0, B 0..3. Spending 2: B gathers 1 + 2 + 2 + 3 (the invoke) = 8 dice
+    # for the bid, and after the roll keeps 3 - 2 = 1 in the bank.
+    game = envs.make("blooded", a="prowess=2,sword=1", b="prowess=1,sword=2,style=3",
+                     ruleset=MANUAL)
+    opening = game.start()
+    assert opening == state(phase=SPEND, bank_b=3)
+    assert legal_names(game, opening, "a") == ["0"]
+    assert legal_names(game, opening, "b") == ["0", "1", "2", "3"]
+    (_, bid), = game.outcomes(opening, 0, 2)
+    assert bid == state(phase=BID, bank_b=3, spend_b=2)
+    assert game.pool(bid, 1) == 8 and game.pool(bid, 0) == 2 + 1 + 3
+    risk = bid._replace(phase=RISK, aggressor=0)
+    assert game._risk_base(risk).bank_b == 1
+    # the automatic spend takes all 3 at once, with no step
+    auto = envs.make("blooded", a="prowess=2,sword=1", b="prowess=1,sword=2,style=3")
+    assert auto.start() == state(phase=BID, bank_b=3)
+    assert auto.pool(auto.start(), 1) == 9
+
+
+def test_chosen_spend_is_capped_and_skipped_without_style():
+    game = envs.make("blooded", a="style=7", b="", ruleset=MANUAL)
+    assert legal_names(game, game.start(), "a") == [str(k) for k in range(6)]  # cap 5
+    # nobody has Style: no spend step
+    plain = envs.make("blooded", ruleset=MANUAL)
+    assert plain.start().phase == BID
+
+
+def test_chosen_spend_before_a_later_beat_keeps_the_roles():
+    # B parries with 4 wagers against A's 3: both bank 2 and 1; beat 2 opens with the
+    # spend (A 0..1, B 0..2), B the aggressor, then the risk
+    game = envs.make("blooded", a="prowess=2,sword=2", b="prowess=2,sword=2", ruleset=MANUAL)
+    victor = state(phase=VICTOR, aggressor=0, victor=1, wv=4, wd=3)
+    (_, nxt), = act(game, victor, "parry")
+    assert nxt == state(beat=2, phase=SPEND, aggressor=1, bank_a=1, bank_b=2)
+    (_, risk), = game.outcomes(nxt, 1, 0)
+    assert risk == nxt._replace(phase=RISK, spend_a=1)
+
+
 # ---------------------------------------------------------------- every reading, every path
 
 READINGS = [{"bash_cancellable": True}, {"riposte_rolls": True},
             {"bash_cancellable": True, "riposte_rolls": True, "bid_tie": "b"},
             {"declaration": "before"},
-            {"declaration": "before", "riposte_rolls": True, "bash_cancellable": True}]
+            {"declaration": "before", "riposte_rolls": True, "bash_cancellable": True},
+            {"auto_spend_style": False}]
 DUEL = {"a": "prowess=2,sword=1,feint,riposte,bash", "b": "prowess=1,sword=2,style=2,bash,riposte",
         "max_beats": 2}
 

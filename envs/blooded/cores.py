@@ -31,7 +31,7 @@ from solver.counters import CoreWalk
 from solver.markov.graph import ranges
 
 from .dice import risk_table_layout
-from .state import BLIND, OVER, PLANS, RCANCEL, RESPOND, RISK, State
+from .state import BLIND, OVER, PLANS, RCANCEL, RISK, State
 
 INJ_A, INJ_B = State._fields.index("inj_a"), State._fields.index("inj_b")
 BEAT, PHASE = State._fields.index("beat"), State._fields.index("phase")
@@ -49,8 +49,9 @@ class _Codec:
                   # declarations only with declaration = "before" (else one digit value)
                   "plan_a": len(PLANS) - 1 if game.declare_first else 0,
                   "plan_b": len(PLANS) - 1 if game.declare_first else 0}
-        if game.declare_first:
-            bounds["phase"] = RESPOND
+        bounds["phase"] = game.last_phase
+        for field in ("spend_a", "spend_b"):  # chosen only without auto_spend_style
+            bounds[field] = 0 if r.auto_spend else r.spend_cap
         radix = np.array([bounds[f] + 1 for f in State._fields], np.int64)
         self.radix = radix
         self.known: dict[State, int] = {}

@@ -42,6 +42,7 @@ from .state import (
     RESPOND,
     RISK,
     SIDES,
+    SPEND,
     VICTOR,
     Duellist,
     Rules,
@@ -76,14 +77,12 @@ def _bool(ruleset: Mapping, key: str) -> bool:
 
 def compile_rules(ruleset: Mapping) -> Rules:
     """The ruleset as checked numbers; readings not modelled are errors."""
-    if ruleset["auto_spend_style"] is not True:
-        raise InputError("ruleset auto_spend_style: only true is supported (Style is spent "
-                         "automatically, at most style_spend_cap a beat)")
     _word(ruleset, "pool", ("every_beat",))
     costs = {name: _int(ruleset["costs"], name, 0, 20) for name in MANEUVERS}
     max_rank = _int(ruleset, "max_rank", 1, 20)
     return Rules(
         target=_int(ruleset, "risk_target", 1, 200), sides=_int(ruleset, "die_sides", 2, 100),
+        auto_spend=_bool(ruleset, "auto_spend_style"),
         spend_cap=_int(ruleset, "style_spend_cap", 0, 50),
         bank_cap=_int(ruleset, "style_bank_cap", 0, STYLE_BANK_LIMIT),
         invoke_dice=_int(ruleset, "invoke_dice", 0, 20),
@@ -179,23 +178,40 @@ class BloodedGame(BloodedWords, BeatsLeft):
                 ("own_feint", 0, 1), ("opp_feint", 0, 1),
                 ("own_dice", 0, n), ("opp_dice", 0, n), ("own_bid", 0, n), ("opp_bid", 0, n),
                 ("victor", -1, 1), ("own_wagers", 0, n), ("opp_wagers", 0, n))
-        if self.declare_first:
-            spec = tuple((f, 0, RESPOND) if f == "phase" else (f, low, high)
+        if self.last_phase != OVER:
+            spec = tuple((f, 0, self.last_phase) if f == "phase" else (f, low, high)
                          for f, low, high in spec)
+        if self.declare_first:
             spec += (("own_plan", 0, len(PLANS) - 1), ("opp_plan", 0, len(PLANS) - 1))
         self.observation_fields = tuple(s[0] for s in spec)
         self.observation_low = tuple(s[1] for s in spec)
         self.observation_high = tuple(s[2] for s in spec)
 
+    @property
+    def last_phase(self) -> int:
+        """The highest phase this duel has: the declarations' and the spend's phases
+        exist only with their readings."""
+        return max(OVER, RESPOND if self.declare_first else 0,
+                   SPEND if not self.rules.auto_spend else 0)
+
     # -- pools
     def pool(self, state: State, side: int) -> int:
         """Dice gathered at the start of ``state.beat`` by ``side`` (0 = A)."""
         d, r = self.sheets[side], self.rules
-        bank = state.bank_a if side == 0 else state.bank_b
         feint = state.feint_a if side == 0 else state.feint_b
         tag = state.inj_b if side == 0 else state.inj_a
         invoke = r.invoke_dice if d.invokes >= state.beat else 0
-        return d.prowess + d.sword + min(bank, r.spend_cap) + invoke + tag + feint * d.sword
+        return d.prowess + d.sword + self.spent(state, side) + invoke + tag + feint * d.sword
+
+    def spent(self, state: State, side: int) -> int:
+        """The Style ``side`` spends this beat: all his bank up to the cap
+        (``auto_spend_style``), or what he chose (the seed's "I pull two Style")."""
+        if self.rules.auto_spend:
+            return min((state.bank_a, state.bank_b)[side], self.rules.spend_cap)
+        return (state.spend_a, state.spend_b)[side]
+
+    def spendable(self, state: State, side: int) -> int:
+        return min((state.bank_a, state.bank_b)[side], self.rules.spend_cap)
 
     def dice_left(self, state: State, side: int) -> int:
         return self.pool(state, side) - (state.bid_a if side == 0 else state.bid_b)
@@ -206,7 +222,19 @@ class BloodedGame(BloodedWords, BeatsLeft):
 
     def start(self) -> State:
         a, b = self.sheets
-        return State(1, BID, 0, 0, 0, a.style, b.style, 0, 0, 0, 0, 0, 0, 0, 0)
+        return self._gather(State(1, BID, 0, 0, 0, a.style, b.style, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    def _gather(self, s: State) -> State:
+        """A new beat: first the Style each chooses to spend (``auto_spend_style =
+        false``, when either has any), then its bid or its risk."""
+        if not self.rules.auto_spend and (self.spendable(s, 0) or self.spendable(s, 1)):
+            return s._replace(phase=SPEND, aggressor=0 if s.phase == BID else s.aggressor)
+        return self._after_gather(s)
+
+    def _after_gather(self, s: State) -> State:
+        if s.beat == 1 or self.bid_every_beat:
+            return s._replace(phase=BID)
+        return self._to_risk(s)
 
     def stopped(self) -> State:
         """The draw when the seconds stop the duel after the last beat: one state,
@@ -244,6 +272,8 @@ class BloodedGame(BloodedWords, BeatsLeft):
             return []
         if s.phase == BID:
             return list(range(self.pool(s, side) + 1))
+        if s.phase == SPEND:
+            return list(range(self.spendable(s, side) + 1))
         if s.phase == RISK:
             return list(range(self.dice_left(s, side) + 1))
         deciding = self._decider(s)
@@ -348,6 +378,8 @@ class BloodedGame(BloodedWords, BeatsLeft):
         self._check(state, action_a, action_b)
         if state.phase == BID:
             return self._bid(state, action_a, action_b)
+        if state.phase == SPEND:
+            return self._spend(state, action_a, action_b)
         if state.phase == RISK:
             return self._risk(state, action_a, action_b)
         action = action_a if self._decider(state) == 0 else action_b
@@ -374,6 +406,10 @@ class BloodedGame(BloodedWords, BeatsLeft):
         return [(p, s._replace(phase=CHOOSE, bid_a=ba, bid_b=bb, victor=w, aggressor=0))
                 for p, w in chooser]
 
+    def _spend(self, s: State, sa: int, sb: int) -> list[tuple[float, State]]:
+        """Both reveal the Style they spend; then the beat's bid or risk."""
+        return [(1.0, self._after_gather(s._replace(spend_a=sa, spend_b=sb)))]
+
     def _bid_tie(self) -> list[tuple[float, int]]:
         """[(p, side who chooses the role)] after equal bids, by ``bid_tie``."""
         tie = self.rules.bid_tie
@@ -393,6 +429,10 @@ class BloodedGame(BloodedWords, BeatsLeft):
             return [(ba, bb, self._bid(state, ba, bb))
                     for ba in range(self.pool(state, 0) + 1)
                     for bb in range(self.pool(state, 1) + 1)]
+        if state.phase == SPEND:
+            return [(sa, sb, self._spend(state, sa, sb))
+                    for sa in range(self.spendable(state, 0) + 1)
+                    for sb in range(self.spendable(state, 1) + 1)]
         decider, choices = self._decider(state), self._choices(state)
         if decider == 0:
             return [(i, self.WAIT, self._decide(state, i)) for i in choices]
@@ -451,9 +491,9 @@ class BloodedGame(BloodedWords, BeatsLeft):
         """The beat after the roll: Style spent, Feint bonuses and bids used up (the same
         on every beat, the last included: a beat's states never depend on the beats
         left, which is what ``core_transitions`` relies on)."""
-        cap = self.rules.spend_cap
-        return s._replace(phase=BLIND, bank_a=s.bank_a - min(s.bank_a, cap),
-                          bank_b=s.bank_b - min(s.bank_b, cap), feint_a=0, feint_b=0,
+        return s._replace(phase=BLIND, bank_a=s.bank_a - self.spent(s, 0),
+                          bank_b=s.bank_b - self.spent(s, 1), spend_a=0, spend_b=0,
+                          feint_a=0, feint_b=0,
                           bid_a=0, bid_b=0)
 
     def _risk(self, s: State, wa: int, wb: int) -> list[tuple[float, State]]:
@@ -655,7 +695,7 @@ class BloodedGame(BloodedWords, BeatsLeft):
         phase = BID if self.bid_every_beat else RISK
         nxt = State(s.beat + 1, phase, 0 if phase == BID else next_aggressor, inj[0], inj[1],
                     bank_a, bank_b, s.feint_a, s.feint_b, 0, 0, 0, 0, 0, 0)
-        return self._to_risk(nxt) if phase == RISK and self.declare_first else nxt
+        return self._gather(nxt)
 
     # -- observation
     def observe(self, state: State, player: str) -> tuple[int, ...]:
@@ -668,7 +708,8 @@ class BloodedGame(BloodedWords, BeatsLeft):
         def opp(a: int, b: int) -> int:
             return b if me == 0 else a
         live = s.phase != OVER
-        if s.phase in (BID, CHOOSE) or not live:
+        if s.phase in (BID, CHOOSE) or not live or (s.phase == SPEND and (
+                s.beat == 1 or self.bid_every_beat)):
             role = 0
         else:
             role = 1 if s.aggressor == me else -1

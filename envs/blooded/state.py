@@ -15,10 +15,12 @@ BID_TIES = ("prowess_then_coin", "coin", "a", "b")
 SIDES = ("a", "b")
 
 # phases of a beat; DECLARE and RESPOND (the declarations before the risk, with
-# ``declaration = "before"``) come after OVER so that the others keep their numbers
-BID, CHOOSE, RISK, BLIND, CANCEL, DBIND, VICTOR, RCANCEL, OVER, DECLARE, RESPOND = range(11)
+# ``declaration = "before"``) and SPEND (the Style each spends, with ``auto_spend_style
+# = false``) come after OVER so that the others keep their numbers
+BID, CHOOSE, RISK, BLIND, CANCEL, DBIND, VICTOR, RCANCEL, OVER, DECLARE, RESPOND, SPEND = \
+    range(12)
 PHASES = ("bid", "choose", "risk", "blind", "cancel", "defeated_bind", "victor",
-          "riposte_cancel", "over", "declare", "respond")
+          "riposte_cancel", "over", "declare", "respond", "spend")
 #: when the maneuver is declared (option ``declaration``): after the dice, by the victor
 #: (the specification), or before the wagers, the aggressor first (the seed's step 3)
 DECLARATIONS = ("after", "before")
@@ -61,6 +63,8 @@ class State(NamedTuple):
     ending: int
     plan_a: int = 0   # the declared maneuver (``PLANS``), with declaration = "before"
     plan_b: int = 0
+    spend_a: int = 0  # the Style spent this beat, chosen (auto_spend_style = false)
+    spend_b: int = 0
 
 
 STATE_FIELDS = State._fields
@@ -86,6 +90,7 @@ class Rules:
 
     target: int
     sides: int
+    auto_spend: bool
     spend_cap: int
     bank_cap: int
     invoke_dice: int

@@ -22,6 +22,7 @@ from .state import (
     RESPOND,
     RISK,
     SIDES,
+    SPEND,
     VICTOR,
     State,
 )
@@ -35,6 +36,8 @@ class BloodedWords:
         fields = dict(state._asdict())
         if not self.declare_first:  # no declarations in this duel
             del fields["plan_a"], fields["plan_b"]
+        if self.rules.auto_spend:  # no Style spend to choose
+            del fields["spend_a"], fields["spend_b"]
         return fields
 
     state_dict = state_fields
@@ -58,16 +61,17 @@ class BloodedWords:
 
     def _check_state(self, s: State) -> None:
         rank, bank, n = self.rules.max_rank, self.rules.bank_cap, self.max_dice
-        last = RESPOND if self.declare_first else OVER - 1
+        last = self.last_phase if self.last_phase != OVER else OVER - 1
         bounds = {"beat": (1, self.max_beats), "phase": (0, last), "aggressor": (0, 1),
                   "inj_a": (0, rank), "inj_b": (0, rank), "bank_a": (0, bank),
                   "bank_b": (0, bank), "feint_a": (0, 1), "feint_b": (0, 1),
                   "bid_a": (0, n), "bid_b": (0, n), "victor": (0, 1), "wv": (0, n),
                   "wd": (0, n), "ending": (0, 0), "plan_a": (0, len(PLANS) - 1),
-                  "plan_b": (0, len(PLANS) - 1)}
-        if self.declare_first and s.phase == OVER:  # beyond "over" lie the declarations
-            raise InputError(f"state field phase must be 0..{OVER - 1} or {DECLARE}.."
-                             f"{RESPOND} for a live duel, got {OVER}")
+                  "plan_b": (0, len(PLANS) - 1), "spend_a": (0, self.spendable(s, 0)),
+                  "spend_b": (0, self.spendable(s, 1))}
+        if last > OVER and s.phase == OVER:  # beyond "over" lie the readings' phases
+            raise InputError(f"state field phase must be 0..{OVER - 1} or {OVER + 1}.."
+                             f"{last} for a live duel, got {OVER}")
         for key, (low, high) in bounds.items():
             value = getattr(s, key)
             if not low <= value <= high:
@@ -132,6 +136,8 @@ class BloodedWords:
         if s.phase == BID:
             text = (f"A bids {names[action_a]} dice, B bids {names[action_b]}; "
                     f"{self._name(n.victor)} chooses the role.")
+        elif s.phase == SPEND:
+            text = f"A spends {names[action_a]} Style, B spends {names[action_b]}."
         elif s.phase == RISK:
             text = (f"A wagers {names[action_a]}, B wagers {names[action_b]}. "
                     + self._risk_text(s, n)).rstrip()
@@ -172,7 +178,7 @@ class BloodedWords:
         """An action at ``s`` as a player says it: "bid 3", "wager 2", "cancel 1",
         "Injure with 2 wagers"."""
         if action.isdigit():
-            verb = {BID: "bid", RISK: "wager"}.get(s.phase, "cancel")
+            verb = {BID: "bid", RISK: "wager", SPEND: "spend"}.get(s.phase, "cancel")
             return f"{verb} {action}"
         for maneuver, length in (("injure", 6), ("lunge", 5)):
             if action.startswith(maneuver):
@@ -213,6 +219,9 @@ class BloodedWords:
                     f"{self.pool(s, 1 - me)}; the higher bid chooses the role; {tag}; {own}")
         if s.phase in (DECLARE, RESPOND):
             return self._declare_situation(s, me, other, own)
+        if s.phase == SPEND:
+            return (f"gather your dice: how much of your banked Style to spend this beat "
+                    f"(at most {self.spendable(s, me)}); {tag}; {own}")
         if s.phase == RISK:
             role = "you attack" if s.aggressor == me else f"{other} attacks, you defend"
             bids = (s.bid_a, s.bid_b)
