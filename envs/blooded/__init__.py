@@ -14,6 +14,11 @@ wagers into an Injury beyond its cap) are not offered, and steps with one sensib
 choice are played at once: they leave every value as is. ``reductions.py`` holds them
 all, behind the option ``reductions`` (on by default; off, the game is the plain rules).
 
+The seed's readings beside the specification's are ruleset data (``declaration``, also an
+option; ``bid_tie``, ``riposte_rolls``, ``bash_cancellable``), listed in
+``docs/systems/blooded.md``; under ``declaration = "before"`` each beat has two public
+steps before the risk (``DECLARE``, ``RESPOND``) and the victor makes what he declared.
+
 The beats left are a counter (``solver.counters``): once the invokes are spent every
 beat plays by the same rules, the last included, so a state without its beats left (a
 *core*) has the same steps whatever they are; ``cores.py`` builds the cores at once.
@@ -32,7 +37,7 @@ from importlib import resources
 from envs.schema import Examples, Field, SheetSpec, SystemSpec
 
 from .dice import bash_split, risk_split, success_probability
-from .rules import BloodedGame, build, compile_rules
+from .rules import STYLE_BANK_LIMIT, BloodedGame, build, compile_rules
 from .state import (
     BID,
     BLIND,
@@ -40,6 +45,7 @@ from .state import (
     CHOOSE,
     CONVENTIONS,
     DBIND,
+    DECLARATIONS,
     DRAW,
     ENDINGS,
     MANEUVERS,
@@ -70,6 +76,10 @@ SYSTEM = SystemSpec(
               default_key="max_beats", low=1, high=200),
         Field("bid_every_beat", "bool", "a strike bid on every beat, not only the first",
               default_key="bid_every_beat"),
+        Field("declaration", "choice", "when the maneuver is declared: after the dice, "
+              "by the victor; before: the aggressor first, the defender knowing it, "
+              "before the secret wagers (the seed's step 3)", default_key="declaration",
+              choices=DECLARATIONS),
         Field("reductions", "bool", "drop the choices that can never help and play the "
               "steps with one sensible choice at once (the same values, fewer states); "
               "false: the plain rules", default=True),
@@ -79,7 +89,11 @@ SYSTEM = SystemSpec(
                 _ability("sword", "The Sword skill"),
                 _ability("strength", "Strength (Lunge, Bash)"),
                 _ability("athletics", "Athletics (Bash)"),
-                _ability("style", "Style banked in the sword", high=_DEFAULTS["style_bank_cap"]),
+                # the bank cap in force is checked when the duel is built (a ruleset may
+                # raise it); here only the most any ruleset allows
+                _ability("style", "Style banked in the sword, at most the ruleset's "
+                         f"style_bank_cap ({_DEFAULTS['style_bank_cap']} by default)",
+                         high=STYLE_BANK_LIMIT),
                 _ability("invokes", "aspect invokes for this duel (+"
                          f"{_DEFAULTS['invoke_dice']} dice each beat)", 50),
                 *(Field(m, "flag", f"knows the {m.capitalize()} maneuver",

@@ -31,7 +31,7 @@ from solver.counters import CoreWalk
 from solver.markov.graph import ranges
 
 from .dice import risk_table_layout
-from .state import BLIND, OVER, RCANCEL, RISK, State
+from .state import BLIND, OVER, PLANS, RCANCEL, RISK, State
 
 INJ_A, INJ_B = State._fields.index("inj_a"), State._fields.index("inj_b")
 BEAT, PHASE = State._fields.index("beat"), State._fields.index("phase")
@@ -45,7 +45,13 @@ class _Codec:
         bounds = {"beat": game.plain_beat + 1, "phase": OVER, "aggressor": 1,
                   "inj_a": r.max_rank, "inj_b": r.max_rank, "bank_a": r.bank_cap,
                   "bank_b": r.bank_cap, "feint_a": 1, "feint_b": 1, "bid_a": n, "bid_b": n,
-                  "victor": 1, "wv": n, "wd": n, "ending": 5}
+                  "victor": 1, "wv": n, "wd": n, "ending": 5,
+                  # declarations only with declaration = "before" (else one digit value)
+                  "plan_a": len(PLANS) - 1 if game.declare_first else 0,
+                  "plan_b": len(PLANS) - 1 if game.declare_first else 0}
+        bounds["phase"] = game.last_phase
+        for field in ("spend_a", "spend_b"):  # chosen only without auto_spend_style
+            bounds[field] = 0 if r.auto_spend else r.spend_cap
         radix = np.array([bounds[f] + 1 for f in State._fields], np.int64)
         self.radix = radix
         self.known: dict[State, int] = {}

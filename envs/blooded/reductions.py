@@ -104,7 +104,7 @@ class Reductions(PlainRules):
     def finishing_blow(self, s: State, options: list[str]) -> str | None:
         """The first Injure, Lunge or Riposte among ``options`` that surely ends the
         duel in the victor's favour (any Injury at first blood, a mortal one otherwise;
-        a Riposte after the most the aggressor can cancel): nothing beats it."""
+        a sure Riposte after the most the aggressor can cancel): nothing beats it."""
         game = self.game
         rules = game.rules
         needed = 1 if game.convention == "first_blood" else rules.mortal_rank
@@ -115,6 +115,8 @@ class Reductions(PlainRules):
             elif name.startswith("lunge"):
                 rank = 1 + strength + int(name[5:])
             elif name == "riposte":
+                if game.riposte_chance(s.victor) < 1:  # a Riposte that may miss is no sure blow
+                    continue
                 left = s.wv - rules.costs["riposte"]
                 rank = 1 + left - min(left, s.wd)
             else:

@@ -22,28 +22,36 @@ from solver.errors import InputError
 from solver.game import GameInfo, sample_outcome
 
 from .counters import BeatsLeft
-from .dice import bash_split, risk_table, risk_table_layout
+from .dice import bash_split, risk_table, risk_table_layout, success_probability
 from .reductions import PlainRules, Reductions
 from .state import (
     BID,
+    BID_TIES,
     BLIND,
     CANCEL,
     CHOOSE,
     DBIND,
+    DECLARE,
     DRAW,
     ENDINGS,
     MANEUVERS,
     OVER,
     PAYOFF,
+    PLANS,
     RCANCEL,
+    RESPOND,
     RISK,
     SIDES,
+    SPEND,
     VICTOR,
     Duellist,
     Rules,
     State,
 )
 from .words import BloodedWords
+
+#: the largest ``style_bank_cap`` a ruleset may set (and so the largest sheet ``style``)
+STYLE_BANK_LIMIT = 50
 
 
 def _int(ruleset: Mapping, key: str, low: int, high: int) -> int:
@@ -60,21 +68,28 @@ def _word(ruleset: Mapping, key: str, allowed: tuple[str, ...]) -> str:
     return value
 
 
+def _bool(ruleset: Mapping, key: str) -> bool:
+    value = ruleset[key]
+    if not isinstance(value, bool):
+        raise InputError(f"ruleset {key} must be true or false, got {value!r}")
+    return value
+
+
 def compile_rules(ruleset: Mapping) -> Rules:
     """The ruleset as checked numbers; readings not modelled are errors."""
-    if ruleset["auto_spend_style"] is not True:
-        raise InputError("ruleset auto_spend_style: only true is supported (Style is spent "
-                         "automatically, at most style_spend_cap a beat)")
     _word(ruleset, "pool", ("every_beat",))
-    _word(ruleset, "bid_tie", ("prowess_then_coin",))
     costs = {name: _int(ruleset["costs"], name, 0, 20) for name in MANEUVERS}
     max_rank = _int(ruleset, "max_rank", 1, 20)
     return Rules(
         target=_int(ruleset, "risk_target", 1, 200), sides=_int(ruleset, "die_sides", 2, 100),
+        auto_spend=_bool(ruleset, "auto_spend_style"),
         spend_cap=_int(ruleset, "style_spend_cap", 0, 50),
-        bank_cap=_int(ruleset, "style_bank_cap", 0, 50),
+        bank_cap=_int(ruleset, "style_bank_cap", 0, STYLE_BANK_LIMIT),
         invoke_dice=_int(ruleset, "invoke_dice", 0, 20),
         bids_spent=_word(ruleset, "bids_spent", ("both", "loser")),
+        bid_tie=_word(ruleset, "bid_tie", BID_TIES),
+        bash_cancellable=_bool(ruleset, "bash_cancellable"),
+        riposte_rolls=_bool(ruleset, "riposte_rolls"),
         risk_tie=_word(ruleset, "risk_tie", ("defender", "aggressor")),
         per_style=_int(ruleset, "wagers_per_style", 1, 20), costs=costs,
         max_rank=max_rank, mortal_rank=_int(ruleset, "mortal_rank", 1, max_rank))
@@ -114,6 +129,8 @@ class BloodedGame(BloodedWords, BeatsLeft):
         self.convention = options["convention"]
         self.max_beats = options["max_beats"]
         self.bid_every_beat = bool(options["bid_every_beat"])
+        # the seed's declarations before the risk, or the victor's choice after the dice
+        self.declare_first = options.get("declaration", "after") == "before"
         self.options = options
         self.ruleset_hash = digest
         self.max_dice = max(self._pool_bound(d) for d in self.sheets)
@@ -147,6 +164,8 @@ class BloodedGame(BloodedWords, BeatsLeft):
         lunge = tuple(f"lunge{k}" for k in range(most + 1))
         names = counts + ("aggressor", "defender", "blind", "pass", "feint") + injure + lunge \
             + ("bash", "bind", "riposte", "parry", "wait")
+        if self.declare_first:
+            names += tuple(f"declare_{plan}" for plan in PLANS[1:])
         self.action_names = names
         self.index = {name: i for i, name in enumerate(names)}
         self.WAIT = self.index["wait"]
@@ -159,19 +178,40 @@ class BloodedGame(BloodedWords, BeatsLeft):
                 ("own_feint", 0, 1), ("opp_feint", 0, 1),
                 ("own_dice", 0, n), ("opp_dice", 0, n), ("own_bid", 0, n), ("opp_bid", 0, n),
                 ("victor", -1, 1), ("own_wagers", 0, n), ("opp_wagers", 0, n))
+        if self.last_phase != OVER:
+            spec = tuple((f, 0, self.last_phase) if f == "phase" else (f, low, high)
+                         for f, low, high in spec)
+        if self.declare_first:
+            spec += (("own_plan", 0, len(PLANS) - 1), ("opp_plan", 0, len(PLANS) - 1))
         self.observation_fields = tuple(s[0] for s in spec)
         self.observation_low = tuple(s[1] for s in spec)
         self.observation_high = tuple(s[2] for s in spec)
+
+    @property
+    def last_phase(self) -> int:
+        """The highest phase this duel has: the declarations' and the spend's phases
+        exist only with their readings."""
+        return max(OVER, RESPOND if self.declare_first else 0,
+                   SPEND if not self.rules.auto_spend else 0)
 
     # -- pools
     def pool(self, state: State, side: int) -> int:
         """Dice gathered at the start of ``state.beat`` by ``side`` (0 = A)."""
         d, r = self.sheets[side], self.rules
-        bank = state.bank_a if side == 0 else state.bank_b
         feint = state.feint_a if side == 0 else state.feint_b
         tag = state.inj_b if side == 0 else state.inj_a
         invoke = r.invoke_dice if d.invokes >= state.beat else 0
-        return d.prowess + d.sword + min(bank, r.spend_cap) + invoke + tag + feint * d.sword
+        return d.prowess + d.sword + self.spent(state, side) + invoke + tag + feint * d.sword
+
+    def spent(self, state: State, side: int) -> int:
+        """The Style ``side`` spends this beat: all his bank up to the cap
+        (``auto_spend_style``), or what he chose (the seed's "I pull two Style")."""
+        if self.rules.auto_spend:
+            return min((state.bank_a, state.bank_b)[side], self.rules.spend_cap)
+        return (state.spend_a, state.spend_b)[side]
+
+    def spendable(self, state: State, side: int) -> int:
+        return min((state.bank_a, state.bank_b)[side], self.rules.spend_cap)
 
     def dice_left(self, state: State, side: int) -> int:
         return self.pool(state, side) - (state.bid_a if side == 0 else state.bid_b)
@@ -182,7 +222,19 @@ class BloodedGame(BloodedWords, BeatsLeft):
 
     def start(self) -> State:
         a, b = self.sheets
-        return State(1, BID, 0, 0, 0, a.style, b.style, 0, 0, 0, 0, 0, 0, 0, 0)
+        return self._gather(State(1, BID, 0, 0, 0, a.style, b.style, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    def _gather(self, s: State) -> State:
+        """A new beat: first the Style each chooses to spend (``auto_spend_style =
+        false``, when either has any), then its bid or its risk."""
+        if not self.rules.auto_spend and (self.spendable(s, 0) or self.spendable(s, 1)):
+            return s._replace(phase=SPEND, aggressor=0 if s.phase == BID else s.aggressor)
+        return self._after_gather(s)
+
+    def _after_gather(self, s: State) -> State:
+        if s.beat == 1 or self.bid_every_beat:
+            return s._replace(phase=BID)
+        return self._to_risk(s)
 
     def stopped(self) -> State:
         """The draw when the seconds stop the duel after the last beat: one state,
@@ -220,6 +272,8 @@ class BloodedGame(BloodedWords, BeatsLeft):
             return []
         if s.phase == BID:
             return list(range(self.pool(s, side) + 1))
+        if s.phase == SPEND:
+            return list(range(self.spendable(s, side) + 1))
         if s.phase == RISK:
             return list(range(self.dice_left(s, side) + 1))
         deciding = self._decider(s)
@@ -228,6 +282,10 @@ class BloodedGame(BloodedWords, BeatsLeft):
         return self._choices(s)
 
     def _decider(self, s: State) -> int:
+        if s.phase == DECLARE:
+            return s.aggressor
+        if s.phase == RESPOND:
+            return 1 - s.aggressor
         if s.phase in (CHOOSE, BLIND, VICTOR):
             return s.victor
         return 1 - s.victor  # CANCEL, DBIND, RCANCEL: the defeated
@@ -242,7 +300,54 @@ class BloodedGame(BloodedWords, BeatsLeft):
             return self.reductions.cancels(s)
         if s.phase == DBIND:
             return [ix["bind"], ix["pass"]]
+        if s.phase in (DECLARE, RESPOND):
+            side = self._decider(s)
+            return [ix[f"declare_{plan}"] for plan in self.plans(side, side == s.aggressor)]
         return [ix[name] for name in self.victor_options(s)]
+
+    # -- declarations before the risk (declaration = "before")
+    def plans(self, side: int, aggressor: bool) -> list[str]:
+        """What ``side`` may declare in his role: the basic maneuver (Injure attacking,
+        Parry defending) and each advanced one on his sheet that may end his sequence."""
+        d = self.sheets[side]
+        names = ["injure", "lunge"] if aggressor else ["parry", "riposte"]
+        names += ["bash", "bind"]
+        return [n for n in names if n in ("injure", "parry") or d.knows(n)]
+
+    def _to_risk(self, s: State) -> State:
+        """A beat's roles are set: the risk, or first the declarations (the aggressor's,
+        then the defender's), each played at once where only one is possible."""
+        if not self.declare_first:
+            return s._replace(phase=RISK)
+        return self._declare_forced(s._replace(phase=DECLARE, plan_a=0, plan_b=0))
+
+    def _declare_forced(self, s: State) -> State:
+        for phase, nxt in ((DECLARE, RESPOND), (RESPOND, RISK)):
+            if s.phase == phase:
+                side = self._decider(s)
+                options = self.plans(side, side == s.aggressor)
+                if len(options) > 1:
+                    return s
+                s = self._declared(s, side, options[0])._replace(phase=nxt)
+        return s
+
+    def _declared(self, s: State, side: int, plan: str) -> State:
+        return s._replace(**{f"plan_{SIDES[side]}": PLANS.index(plan)})
+
+    def _as_declared(self, s: State, names: list[str]) -> list[str]:
+        """The victor's maneuvers when he declared before the risk: a Feint if he may,
+        then only what he declared; the basic one of his role if he cannot pay for it."""
+        plan = PLANS[s.plan_a if s.victor == 0 else s.plan_b]
+
+        def kind(name: str) -> str:
+            return name.rstrip("0123456789")
+
+        ending = [n for n in names if n != "feint"]
+        kept = [n for n in ending if kind(n) == plan]
+        if not kept:
+            basic = "injure" if s.aggressor == s.victor else "parry"
+            kept = [n for n in ending if kind(n) == basic]
+        return [n for n in names if n == "feint"] + kept
 
     def victor_options(self, s: State) -> list[str]:
         """The victor's maneuvers at ``s``: a Feint first if he may, then one that ends
@@ -266,13 +371,15 @@ class BloodedGame(BloodedWords, BeatsLeft):
         for name in ("bash", "bind"):
             if d.knows(name) and w >= costs[name]:
                 names.append(name)
-        return names
+        return self._as_declared(s, names) if self.declare_first else names
 
     # -- the protocol: outcomes
     def outcomes(self, state: State, action_a: int, action_b: int) -> list[tuple[float, State]]:
         self._check(state, action_a, action_b)
         if state.phase == BID:
             return self._bid(state, action_a, action_b)
+        if state.phase == SPEND:
+            return self._spend(state, action_a, action_b)
         if state.phase == RISK:
             return self._risk(state, action_a, action_b)
         action = action_a if self._decider(state) == 0 else action_b
@@ -293,16 +400,25 @@ class BloodedGame(BloodedWords, BeatsLeft):
                 raise InputError(f"illegal action {name!r} for {SIDES[side]}; allowed: {allowed}")
 
     def _bid(self, s: State, ba: int, bb: int) -> list[tuple[float, State]]:
-        if ba != bb:
-            winner = 0 if ba > bb else 1
-            chooser = [(1.0, winner)]
-        else:
-            pa, pb = self.sheets[0].prowess, self.sheets[1].prowess
-            chooser = [(1.0, 0 if pa > pb else 1)] if pa != pb else [(0.5, 0), (0.5, 1)]
+        chooser = [(1.0, 0 if ba > bb else 1)] if ba != bb else self._bid_tie()
         if self.rules.bids_spent == "loser" and ba != bb:
             ba, bb = (0, bb) if ba > bb else (ba, 0)
         return [(p, s._replace(phase=CHOOSE, bid_a=ba, bid_b=bb, victor=w, aggressor=0))
                 for p, w in chooser]
+
+    def _spend(self, s: State, sa: int, sb: int) -> list[tuple[float, State]]:
+        """Both reveal the Style they spend; then the beat's bid or risk."""
+        return [(1.0, self._after_gather(s._replace(spend_a=sa, spend_b=sb)))]
+
+    def _bid_tie(self) -> list[tuple[float, int]]:
+        """[(p, side who chooses the role)] after equal bids, by ``bid_tie``."""
+        tie = self.rules.bid_tie
+        pa, pb = self.sheets[0].prowess, self.sheets[1].prowess
+        if tie == "prowess_then_coin" and pa != pb:
+            return [(1.0, 0 if pa > pb else 1)]
+        if tie in ("a", "b"):
+            return [(1.0, SIDES.index(tie))]
+        return [(0.5, 0), (0.5, 1)]
 
     def transitions(self, state: State) -> list[tuple[int, int, list[tuple[float, State]]]]:
         """Every legal joint action with its outcomes, as ``outcomes`` gives them (the
@@ -313,6 +429,10 @@ class BloodedGame(BloodedWords, BeatsLeft):
             return [(ba, bb, self._bid(state, ba, bb))
                     for ba in range(self.pool(state, 0) + 1)
                     for bb in range(self.pool(state, 1) + 1)]
+        if state.phase == SPEND:
+            return [(sa, sb, self._spend(state, sa, sb))
+                    for sa in range(self.spendable(state, 0) + 1)
+                    for sb in range(self.spendable(state, 1) + 1)]
         decider, choices = self._decider(state), self._choices(state)
         if decider == 0:
             return [(i, self.WAIT, self._decide(state, i)) for i in choices]
@@ -371,9 +491,9 @@ class BloodedGame(BloodedWords, BeatsLeft):
         """The beat after the roll: Style spent, Feint bonuses and bids used up (the same
         on every beat, the last included: a beat's states never depend on the beats
         left, which is what ``core_transitions`` relies on)."""
-        cap = self.rules.spend_cap
-        return s._replace(phase=BLIND, bank_a=s.bank_a - min(s.bank_a, cap),
-                          bank_b=s.bank_b - min(s.bank_b, cap), feint_a=0, feint_b=0,
+        return s._replace(phase=BLIND, bank_a=s.bank_a - self.spent(s, 0),
+                          bank_b=s.bank_b - self.spent(s, 1), spend_a=0, spend_b=0,
+                          feint_a=0, feint_b=0,
                           bid_a=0, bid_b=0)
 
     def _risk(self, s: State, wa: int, wb: int) -> list[tuple[float, State]]:
@@ -393,7 +513,11 @@ class BloodedGame(BloodedWords, BeatsLeft):
         name = self.action_names[action]
         if s.phase == CHOOSE:
             aggressor = s.victor if name == "aggressor" else 1 - s.victor
-            return [(1.0, s._replace(phase=RISK, aggressor=aggressor, victor=0))]
+            return [(1.0, self._to_risk(s._replace(aggressor=aggressor, victor=0)))]
+        if s.phase in (DECLARE, RESPOND):
+            declared = self._declared(s, self._decider(s), name.removeprefix("declare_"))
+            following = RESPOND if s.phase == DECLARE else RISK
+            return [(1.0, self._declare_forced(declared._replace(phase=following)))]
         if s.phase == BLIND:
             return [(1.0, self._settle(self._blind(s) if name == "blind"
                                        else s._replace(phase=CANCEL)))]
@@ -433,9 +557,12 @@ class BloodedGame(BloodedWords, BeatsLeft):
             options = self.victor_options(s)
             played = reduce.finishing_blow(s, options) or (options[0] if len(options) == 1
                                                            else None)
-            if played is not None:  # deterministic: Parry, Injure or the finishing blow
-                (_, only), = self._maneuver(s, played)
-                return only
+            if played is not None:
+                # played at once if it leaves one state (Parry, Injure, a finishing blow);
+                # a lone declared Bash or rolling Riposte stays a step, for its chances
+                outcomes = self._maneuver(s, played)
+                if len(outcomes) == 1:
+                    return outcomes[0][1]
         return s
 
     def _may_blind(self, s: State) -> bool:
@@ -445,8 +572,11 @@ class BloodedGame(BloodedWords, BeatsLeft):
                 and s.wv >= self.rules.costs["blind"])
 
     def _may_bind(self, s: State) -> bool:
-        """Whether the defeated may Bind: he knows it and can pay."""
-        return (self.sheets[1 - s.victor].knows("bind")
+        """Whether the defeated may Bind: he knows it (and declared it, if declarations
+        come first) and can pay."""
+        defeated = 1 - s.victor
+        declared = not self.declare_first or PLANS[(s.plan_a, s.plan_b)[defeated]] == "bind"
+        return (self.sheets[defeated].knows("bind") and declared
                 and s.wd >= self.rules.costs["bind"])
 
     def _cancel_result(self, s: State, count: int) -> State:
@@ -487,13 +617,34 @@ class BloodedGame(BloodedWords, BeatsLeft):
             left = s.wv - costs["bind"]
             return [(1.0, self._end_beat(s, None, 0, self._gains(s, left, s.wd), nxt))]
         if name == "riposte":
-            s = s._replace(wv=s.wv - costs["riposte"], phase=RCANCEL)
-            if min(s.wv, s.wd) == 0:
-                return [(1.0, self._riposte_hits(s))]
-            return [(1.0, self.reductions.skipped_cancel(s) or s)]
+            s = s._replace(wv=s.wv - costs["riposte"])
+            hit = self.riposte_chance(s.victor)
+            out = [(hit, self._to_cancel_attack(s))] if hit > 0 else []
+            if hit < 1:  # a riposte that fails: both bank, the riposter still attacks next
+                out.append((1 - hit, self._end_beat(s, None, 0, self._gains(s, s.wv, s.wd),
+                                                    s.victor)))
+            return out
         if name == "bash":
             return self._bash(s._replace(wv=s.wv - costs["bash"]))
         raise InputError(f"unknown maneuver {name!r}")
+
+    def riposte_chance(self, side: int) -> float:
+        """The chance that ``side``'s Riposte lands: sure (the specification), or with
+        ``riposte_rolls`` a risk of his Prowess + The Sword against the target (the seed:
+        "If the attack is successful or if it fails")."""
+        if not self.rules.riposte_rolls:
+            return 1.0
+        d = self.sheets[side]
+        return success_probability(d.prowess + d.sword, self.rules.target, self.rules.sides)
+
+    def _to_cancel_attack(self, s: State) -> State:
+        """An attack by the victor ``s.victor`` with his wagers ``s.wv``, which the other
+        may cancel one for one with his ``s.wd`` (RCANCEL) before it hits: a Riposte, or
+        a cancellable Bash."""
+        s = s._replace(phase=RCANCEL)
+        if min(s.wv, s.wd) == 0:
+            return self._riposte_hits(s)
+        return self.reductions.skipped_cancel(s) or s
 
     def _riposte_hits(self, s: State) -> State:
         """The riposter (the victor, defender) injures the aggressor for 1 + his wagers
@@ -510,7 +661,11 @@ class BloodedGame(BloodedWords, BeatsLeft):
                                                 (1, False), (None, False)), strict=True):
             if p <= 0:
                 continue
-            if attacks:
+            if attacks and self.rules.bash_cancellable:
+                # the attack of the higher roller, who is the victor of the cancellation
+                nxt = self._to_cancel_attack(s._replace(victor=roller, wv=wagers[roller],
+                                                        wd=wagers[1 - roller]))
+            elif attacks:
                 left = {roller: 0, 1 - roller: wagers[1 - roller]}
                 gains = (left[0] // self.rules.per_style, left[1] // self.rules.per_style)
                 nxt = self._end_beat(s, 1 - roller, 1 + wagers[roller], gains, roller)
@@ -538,8 +693,9 @@ class BloodedGame(BloodedWords, BeatsLeft):
         cap = self.rules.bank_cap
         bank_a, bank_b = min(cap, s.bank_a + gains[0]), min(cap, s.bank_b + gains[1])
         phase = BID if self.bid_every_beat else RISK
-        return State(s.beat + 1, phase, 0 if phase == BID else next_aggressor, inj[0], inj[1],
-                     bank_a, bank_b, s.feint_a, s.feint_b, 0, 0, 0, 0, 0, 0)
+        nxt = State(s.beat + 1, phase, 0 if phase == BID else next_aggressor, inj[0], inj[1],
+                    bank_a, bank_b, s.feint_a, s.feint_b, 0, 0, 0, 0, 0, 0)
+        return self._gather(nxt)
 
     # -- observation
     def observe(self, state: State, player: str) -> tuple[int, ...]:
@@ -552,11 +708,12 @@ class BloodedGame(BloodedWords, BeatsLeft):
         def opp(a: int, b: int) -> int:
             return b if me == 0 else a
         live = s.phase != OVER
-        if s.phase in (BID, CHOOSE) or not live:
+        if s.phase in (BID, CHOOSE) or not live or (s.phase == SPEND and (
+                s.beat == 1 or self.bid_every_beat)):
             role = 0
         else:
             role = 1 if s.aggressor == me else -1
-        dice_phase = s.phase in (BID, RISK)
+        dice_phase = s.phase in (BID, RISK, DECLARE, RESPOND)
         own_dice = self.dice_left(s, me) if dice_phase else 0
         opp_dice = self.dice_left(s, 1 - me) if dice_phase else 0
         decided = s.phase in (CHOOSE, BLIND, CANCEL, DBIND, VICTOR, RCANCEL)
@@ -564,8 +721,11 @@ class BloodedGame(BloodedWords, BeatsLeft):
         after = s.phase in (BLIND, CANCEL, DBIND, VICTOR, RCANCEL)
         own_w = (s.wv if s.victor == me else s.wd) if after else 0
         opp_w = (s.wd if s.victor == me else s.wv) if after else 0
-        return (min(s.beat, self.max_beats), s.phase, role, own(s.inj_a, s.inj_b),
+        seen = (min(s.beat, self.max_beats), s.phase, role, own(s.inj_a, s.inj_b),
                 opp(s.inj_a, s.inj_b), own(s.bank_a, s.bank_b), opp(s.bank_a, s.bank_b),
                 own(s.feint_a, s.feint_b), opp(s.feint_a, s.feint_b), own_dice, opp_dice,
                 own(s.bid_a, s.bid_b), opp(s.bid_a, s.bid_b), victor, own_w, opp_w)
+        if self.declare_first:  # the declarations are public
+            seen += (own(s.plan_a, s.plan_b), opp(s.plan_a, s.plan_b))
+        return seen
 

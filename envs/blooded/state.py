@@ -9,12 +9,24 @@ from typing import NamedTuple
 
 MANEUVERS = ("bash", "bind", "blind", "feint", "lunge", "riposte")
 CONVENTIONS = ("mortal", "first_blood")
+#: who chooses the role after a tied strike bid (ruleset ``bid_tie``): the higher
+#: Prowess, then a fair coin; a fair coin; A; B
+BID_TIES = ("prowess_then_coin", "coin", "a", "b")
 SIDES = ("a", "b")
 
-# phases of a beat
-BID, CHOOSE, RISK, BLIND, CANCEL, DBIND, VICTOR, RCANCEL, OVER = range(9)
+# phases of a beat; DECLARE and RESPOND (the declarations before the risk, with
+# ``declaration = "before"``) and SPEND (the Style each spends, with ``auto_spend_style
+# = false``) come after OVER so that the others keep their numbers
+BID, CHOOSE, RISK, BLIND, CANCEL, DBIND, VICTOR, RCANCEL, OVER, DECLARE, RESPOND, SPEND = \
+    range(12)
 PHASES = ("bid", "choose", "risk", "blind", "cancel", "defeated_bind", "victor",
-          "riposte_cancel", "over")
+          "riposte_cancel", "over", "declare", "respond", "spend")
+#: when the maneuver is declared (option ``declaration``): after the dice, by the victor
+#: (the specification), or before the wagers, the aggressor first (the seed's step 3)
+DECLARATIONS = ("after", "before")
+#: what a duellist may declare before the risk: the maneuver that ends his sequence if
+#: he is the victor (0: nothing declared)
+PLANS = ("", "injure", "lunge", "bash", "bind", "parry", "riposte")
 
 ENDINGS = ("", "A wins: B takes a mortal Injury", "B wins: A takes a mortal Injury",
            "A wins: first blood", "B wins: first blood",
@@ -28,7 +40,8 @@ class State(NamedTuple):
 
     ``aggressor`` (0 = A, 1 = B) is this beat's aggressor once roles are set; ``victor``
     is the bid's winner while he chooses his role, then the risk's victor; ``wv`` /
-    ``wd`` are the victor's / defeated's usable wagers left. During the consequences
+    ``wd`` are the victor's / defeated's usable wagers left; ``plan_*`` what each
+    declared before the risk (``declaration = "before"`` only). During the consequences
     ``bank_*`` is the bank left after this beat's spend and ``feint_*`` the bonus won
     for the next beat. Unused fields are 0.
     """
@@ -48,6 +61,10 @@ class State(NamedTuple):
     wv: int
     wd: int
     ending: int
+    plan_a: int = 0   # the declared maneuver (``PLANS``), with declaration = "before"
+    plan_b: int = 0
+    spend_a: int = 0  # the Style spent this beat, chosen (auto_spend_style = false)
+    spend_b: int = 0
 
 
 STATE_FIELDS = State._fields
@@ -73,10 +90,14 @@ class Rules:
 
     target: int
     sides: int
+    auto_spend: bool
     spend_cap: int
     bank_cap: int
     invoke_dice: int
     bids_spent: str
+    bid_tie: str
+    bash_cancellable: bool
+    riposte_rolls: bool
     risk_tie: str
     per_style: int
     costs: Mapping[str, int]

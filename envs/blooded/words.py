@@ -13,12 +13,16 @@ from .state import (
     CANCEL,
     CHOOSE,
     DBIND,
+    DECLARE,
     DRAW,
     OVER,
     PHASES,
+    PLANS,
     RCANCEL,
+    RESPOND,
     RISK,
     SIDES,
+    SPEND,
     VICTOR,
     State,
 )
@@ -29,7 +33,12 @@ class BloodedWords:
     and pools)."""
 
     def state_fields(self, state: State) -> dict[str, int]:
-        return dict(state._asdict())
+        fields = dict(state._asdict())
+        if not self.declare_first:  # no declarations in this duel
+            del fields["plan_a"], fields["plan_b"]
+        if self.rules.auto_spend:  # no Style spend to choose
+            del fields["spend_a"], fields["spend_b"]
+        return fields
 
     state_dict = state_fields
 
@@ -52,11 +61,17 @@ class BloodedWords:
 
     def _check_state(self, s: State) -> None:
         rank, bank, n = self.rules.max_rank, self.rules.bank_cap, self.max_dice
-        bounds = {"beat": (1, self.max_beats), "phase": (0, OVER - 1), "aggressor": (0, 1),
+        last = self.last_phase if self.last_phase != OVER else OVER - 1
+        bounds = {"beat": (1, self.max_beats), "phase": (0, last), "aggressor": (0, 1),
                   "inj_a": (0, rank), "inj_b": (0, rank), "bank_a": (0, bank),
                   "bank_b": (0, bank), "feint_a": (0, 1), "feint_b": (0, 1),
                   "bid_a": (0, n), "bid_b": (0, n), "victor": (0, 1), "wv": (0, n),
-                  "wd": (0, n), "ending": (0, 0)}
+                  "wd": (0, n), "ending": (0, 0), "plan_a": (0, len(PLANS) - 1),
+                  "plan_b": (0, len(PLANS) - 1), "spend_a": (0, self.spendable(s, 0)),
+                  "spend_b": (0, self.spendable(s, 1))}
+        if last > OVER and s.phase == OVER:  # beyond "over" lie the readings' phases
+            raise InputError(f"state field phase must be 0..{OVER - 1} or {OVER + 1}.."
+                             f"{last} for a live duel, got {OVER}")
         for key, (low, high) in bounds.items():
             value = getattr(s, key)
             if not low <= value <= high:
@@ -98,18 +113,21 @@ class BloodedWords:
         bank = (s.bank_a, s.bank_b)[side]
         feint = (s.feint_a, s.feint_b)[side]
         parts = [f"{self._name(side)}: {self._wound(inj)}, {bank} Style banked"]
-        if s.phase in (BID, RISK):
+        plan = (s.plan_a, s.plan_b)[side]
+        if s.phase in (BID, RISK, DECLARE, RESPOND):
             left = self.dice_left(s, side)
             parts.append(f"{left} {'die' if left == 1 else 'dice'} to play")
         if s.phase in (CHOOSE, RISK) and (s.bid_a or s.bid_b):
             parts.append(f"bid {(s.bid_a, s.bid_b)[side]}")
         if feint:
-            when = "now" if s.phase <= RISK else "next beat"
+            when = "now" if s.phase <= RISK or s.phase > OVER else "next beat"
             parts.append(f"a Feint's bonus of {self.sheets[side].sword} dice {when}")
         if s.phase >= RISK and s.aggressor == side:
             parts.append("aggressor")
         elif s.phase >= RISK:
             parts.append("defender")
+        if plan:
+            parts.append(f"declared {PLANS[plan].capitalize()}")
         return ", ".join(parts) + "."
 
     def narrate(self, state: State, action_a: int, action_b: int, next_state: State) -> str:
@@ -118,6 +136,8 @@ class BloodedWords:
         if s.phase == BID:
             text = (f"A bids {names[action_a]} dice, B bids {names[action_b]}; "
                     f"{self._name(n.victor)} chooses the role.")
+        elif s.phase == SPEND:
+            text = f"A spends {names[action_a]} Style, B spends {names[action_b]}."
         elif s.phase == RISK:
             text = (f"A wagers {names[action_a]}, B wagers {names[action_b]}. "
                     + self._risk_text(s, n)).rstrip()
@@ -158,12 +178,14 @@ class BloodedWords:
         """An action at ``s`` as a player says it: "bid 3", "wager 2", "cancel 1",
         "Injure with 2 wagers"."""
         if action.isdigit():
-            verb = {BID: "bid", RISK: "wager"}.get(s.phase, "cancel")
+            verb = {BID: "bid", RISK: "wager", SPEND: "spend"}.get(s.phase, "cancel")
             return f"{verb} {action}"
         for maneuver, length in (("injure", 6), ("lunge", 5)):
             if action.startswith(maneuver):
                 count = int(action[length:])
                 return f"{maneuver.capitalize()} with {count} wager{'' if count == 1 else 's'}"
+        if action.startswith("declare_"):
+            return f"declare {action.removeprefix('declare_').capitalize()}"
         return {"aggressor": "be the aggressor", "defender": "defend", "pass": "pass",
                 "wait": "wait"}.get(action, action.capitalize())
 
@@ -178,6 +200,8 @@ class BloodedWords:
             return f"injures, putting {action[6:]} wagers into the wound"
         if action.startswith("lunge"):
             return f"lunges, adding {action[5:]} wagers"
+        if action.startswith("declare_"):
+            return f"declares {action.removeprefix('declare_').capitalize()}"
         return f"cancels {action} wagers"
 
     def situation(self, state: State, player: str) -> str:
@@ -193,6 +217,11 @@ class BloodedWords:
         if s.phase == BID:
             return (f"strike bid: you have {self.pool(s, me)} dice, {other} has "
                     f"{self.pool(s, 1 - me)}; the higher bid chooses the role; {tag}; {own}")
+        if s.phase in (DECLARE, RESPOND):
+            return self._declare_situation(s, me, other, own)
+        if s.phase == SPEND:
+            return (f"gather your dice: how much of your banked Style to spend this beat "
+                    f"(at most {self.spendable(s, me)}); {tag}; {own}")
         if s.phase == RISK:
             role = "you attack" if s.aggressor == me else f"{other} attacks, you defend"
             bids = (s.bid_a, s.bid_b)
@@ -201,6 +230,15 @@ class BloodedWords:
             return (f"{spent}{role} and risk {self.dice_left(s, me)} dice against "
                     f"{other}'s {self.dice_left(s, 1 - me)}: how many to wager; {tag}; {own}")
         return self._after_situation(s, me, other, own)
+
+    def _declare_situation(self, s: State, me: int, other: str, own: str) -> str:
+        role = "you attack" if s.aggressor == me else f"{other} attacks, you defend"
+        theirs = PLANS[(s.plan_b, s.plan_a)[me]]
+        known = f"{other} declared {theirs.capitalize()}; " if theirs else ""
+        if self._decider(s) != me:
+            return f"{role}; {known}{other} declares his maneuver; you wait; {own}"
+        return (f"{role}; {known}declare the maneuver you will make if you are the victor, "
+                f"with {self.dice_left(s, me)} dice to risk; {own}")
 
     def _after_situation(self, s: State, me: int, other: str, own: str) -> str:
         mine = s.wv if s.victor == me else s.wd

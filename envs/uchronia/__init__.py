@@ -23,6 +23,11 @@ had to choose beyond them (each tested, and listed in the README):
 - Terminal states keep only how the duel ended (and, in the pistol duel, the healths),
   so equal endings merge.
 
+Where the seed reads otherwise than the specification, both readings are here, one key
+apart (``docs/systems/uchronia.md`` lists them): ``melee.weapon_dice``,
+``melee.failed_break_off``, ``pistol.aim_weapons`` and ``pistol.wound_breaks_aim`` (on
+by default, as the seed says; ``false`` is the specification's list).
+
 The package: ``state.py`` (the states and the names they are made of), ``dice.py``
 (the exact dice), ``rules.py`` (the rules of both modes), ``words.py`` (their
 presentation); this module declares the schema.
@@ -38,6 +43,7 @@ from .state import (
     ACTIONS,
     ATOUT_ALIASES,
     ATOUTS,
+    FAILED_BREAK_OFF,
     FIGHT,
     FIRE,
     FIRE_MOVING,
@@ -48,6 +54,7 @@ from .state import (
     PISTOL_ACTIONS,
     PISTOL_ENDINGS,
     WEAPON_ALIASES,
+    WEAPON_DICE,
     Bout,
     Shot,
 )
@@ -71,6 +78,16 @@ SYSTEM = SystemSpec(
               default_key="pistol.start_band", choices=BANDS,
               aliases={"tres faible": "tres_faible", "twenty paces": "moyenne",
                        "point blank": "tres_faible", "long": "grande"}),
+        Field("weapon_dice", "choice", "melee weapon dice: always the wielder's own; "
+              "against_unarmed, only against bare hands (the seed); difference, the "
+              "better-armed side gets the difference", default_key="melee.weapon_dice",
+              choices=WEAPON_DICE),
+        Field("failed_break_off", "choice", "a failed melee break-off: helpless (his "
+              "total counts as 0) or round_lost (the round passes, no Confrontation)",
+              default_key="melee.failed_break_off", choices=FAILED_BREAK_OFF),
+        Field("wound_breaks_aim", "bool", "a pistol wound that applies loses the "
+              "victim's aim (the seed); false: aim survives every wound",
+              default_key="pistol.wound_breaks_aim"),
     ),
     sheet=SheetSpec(
         fields=tuple(Field(name, "flag", str(_DEFAULTS["atouts"][name]), default=False,

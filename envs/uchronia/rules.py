@@ -258,6 +258,8 @@ class PistolGame(PistolWords, _Uchronia):
             raise _fail("pistol.band_names", "expected one name per band (2..10 bands)")
         self.firearms = _firearms(rules["weapons"], len(self.bands))
         self.weapon = {side: self._firearm(side, rules) for side in ("a", "b")}
+        self.may_aim = {side: self._may_aim(side, rules) for side in ("a", "b")}
+        self.wound_breaks_aim = options["wound_breaks_aim"]
         self.max_turns = options["max_turns"]
         if options["start_band"] not in self.bands:
             raise InputError(f"unknown start_band {options['start_band']!r}; allowed: "
@@ -292,6 +294,15 @@ class PistolGame(PistolWords, _Uchronia):
                              f"pistol allowed: {', '.join(self.firearms)}")
         return self.firearms[name]
 
+    def _may_aim(self, side: str, rules: Mapping) -> bool:
+        """Whether ``side``'s firearm is among ``pistol.aim_weapons``."""
+        names = tuple(token(v) for v in rules["aim_weapons"])
+        bad = [v for v in names if v not in self.firearms]
+        if bad:
+            raise _fail("pistol.aim_weapons", f"unknown firearm {bad[0]!r}; allowed: "
+                                              f"{', '.join(self.firearms)}")
+        return (self.sheets[side].get("weapon") or rules["default_weapon"]) in names
+
     # -- rules
     def initial_outcomes(self) -> list[tuple[float, Shot]]:
         """Both fully loaded, unhurt, not aiming, at ``start_band``."""
@@ -323,7 +334,7 @@ class PistolGame(PistolWords, _Uchronia):
         legal = []
         if ammo and in_range:
             legal.append(FIRE)
-        if ammo:
+        if ammo and self.may_aim[player]:
             legal.append(AIM)
         if state.band > 0:
             legal.append(ADVANCE)
@@ -331,9 +342,10 @@ class PistolGame(PistolWords, _Uchronia):
             legal.append(RELOAD)
         if ammo and in_range and state.band > 0:
             legal.append(FIRE_MOVING)
-        # only without reloading can a duellist be left with nothing to do (empty at
-        # très faible): he waits
-        return self._mask(legal or [WAIT])
+        if not ammo and not self.reload:
+            # emptied for good (no reloading): he may stand where he is, or close in
+            legal.append(WAIT)
+        return self._mask(legal)
 
     def hit(self, dice: int, health: int, target: str) -> list[tuple[Fraction, int]]:
         """[(p, target's status)] after one shot of ``dice`` dice at a target of
@@ -356,10 +368,18 @@ class PistolGame(PistolWords, _Uchronia):
         return [(pa * pb, sa, sb) for pa, sa in after["a"] for pb, sb in after["b"]]
 
     def _dice(self, state: Shot, side: str, action: int, health: int) -> int:
+        """``side``'s pool for ``action`` at ``health`` (the turn's, or the one a first
+        shot just left him at: a wound that applied breaks his aim, if wounds do)."""
         if action not in (FIRE, FIRE_MOVING):
             return 0
-        aimed = (state.aim_a if side == "a" else state.aim_b) == 1
+        aimed = (state.aim_a if side == "a" else state.aim_b) == 1 and self.steady(
+            health, state.health_a if side == "a" else state.health_b)
         return self.shot_dice(side, state.band, health, aimed, action == FIRE_MOVING)
+
+    def steady(self, health: int, before: int) -> bool:
+        """Whether an aim survives going from health ``before`` to ``health``: always,
+        unless ``wound_breaks_aim`` and the wound applied (a cancelled one leaves it)."""
+        return not (self.wound_breaks_aim and health > before)
 
     def _in_order(self, state: Shot, actions, health, dice):
         """The better shooter fires first; a second shooter still standing fires with
@@ -383,32 +403,35 @@ class PistolGame(PistolWords, _Uchronia):
         """Shots first, then movement, reloading and the turn limit. What the dice do
         depends only on the actions, the band, the healths and the aims, so it is
         worked out once per such situation (``_turn``) and reused."""
-        live, ends, band, aims = self._turn(state, action_a, action_b)
+        live, ends, band = self._turn(state, action_a, action_b)
         turn = state.turn + 1
         if turn >= self.max_turns:
-            done = sum(p for p, _, _ in live)
+            done = sum(item[0] for item in live)
             return ends + ([(done, self._time_up)] if live else [])
         ammo_a = self._ammo("a", state.ammo_a, action_a)
         ammo_b = self._ammo("b", state.ammo_b, action_b)
         new = tuple.__new__
-        return [(p, new(Shot, (turn, band, sa, sb, ammo_a, ammo_b, aims[0], aims[1], 0)))
-                for p, sa, sb in live] + ends
+        return [(p, new(Shot, (turn, band, sa, sb, ammo_a, ammo_b, aim_a, aim_b, 0)))
+                for p, sa, sb, aim_a, aim_b in live] + ends
 
     def _turn(self, state: Shot, action_a: int, action_b: int):
-        """(live [(p, health_a, health_b)], ending outcomes, next band, next aims)."""
+        """(live [(p, health_a, health_b, aim_a, aim_b)], ending outcomes, next band):
+        an aim is held by who aimed, unless a wound that applied broke it."""
         key = (action_a, action_b, state.band, state.health_a, state.health_b, state.aim_a,
                state.aim_b)
         found = self._memo.get(key)
         if found is not None:
             return found
         shots = merge((p, (sa, sb)) for p, sa, sb in self._shots(state, action_a, action_b))
-        live = [(p, sa, sb) for p, (sa, sb) in shots if sa < OUT and sb < OUT]
+        aims = (action_a == AIM, action_b == AIM)
+        live = [(p, sa, sb, int(aims[0] and self.steady(sa, state.health_a)),
+                 int(aims[1] and self.steady(sb, state.health_b)))
+                for p, (sa, sb) in shots if sa < OUT and sb < OUT]
         ends = merge((p, self._ending(sa, sb)) for p, (sa, sb) in shots
                       if sa >= OUT or sb >= OUT)
         moves = ADVANCE in (action_a, action_b) or FIRE_MOVING in (action_a, action_b)
         band = max(0, state.band - 1) if moves else state.band
-        found = self._memo[key] = (live, ends, band,
-                                   (int(action_a == AIM), int(action_b == AIM)))
+        found = self._memo[key] = (live, ends, band)
         return found
 
     def transitions(self, state: Shot):
@@ -526,13 +549,23 @@ class MeleeGame(MeleeWords, _Uchronia):
         for side in "ab":
             weapon = self.weapon[side]
             unarmed = weapon.kind == "fists"
-            core = self.base + self.count(side, melee) + weapon.dice
+            core = self.base + self.count(side, melee) + self.weapon_dice(side)
             special = (self.count(side, (fencer,)) if weapon.duel else 0) + (
                 self.count(side, (boxer,)) if unarmed else 0)
             self.fight_pool[side] = core + special
             self.grapple_pool[side] = core + (self.count(side, (fencer,)) if weapon.duel else 0)
             self.break_pool[side] = self.base + self.count(side, breaking)
         self.full_pool = dict(self.fight_pool)
+
+    def weapon_dice(self, side: str) -> int:
+        """The dice ``side``'s weapon adds to his pool under ``weapon_dice``: always his
+        own; only against a bare-handed foe; or what his weapon adds beyond the foe's."""
+        own, foe = self.weapon[side], self.weapon[other(side)]
+        if self._options["weapon_dice"] == "against_unarmed":
+            return own.dice if foe.kind == "fists" else 0
+        if self._options["weapon_dice"] == "difference":
+            return max(0, own.dice - foe.dice)
+        return own.dice
 
     def armed(self, side: str) -> bool:
         return self.weapon[side].kind != "fists"
@@ -613,10 +646,15 @@ class MeleeGame(MeleeWords, _Uchronia):
 
     def _one_breaks(self, state: Bout, breaker: str, intent: int):
         """The breaker rolls his Prouesse first; on a failure he is helpless and the
-        other's margin is his whole total."""
+        other's margin is his whole total (``failed_break_off = "helpless"``), or the
+        round passes (``"round_lost"``)."""
         stays = other(breaker)
         success = at_least(self.break_dice(state, breaker), self.break_threshold)
         out = [(success, self._end(M_FLEES, stays))]
+        if self._options["failed_break_off"] == "round_lost":
+            # no Confrontation was rolled, so no one fumbled: the round just passes
+            calm = state._replace(fumble_a=0, fumble_b=0)
+            return out + [(1 - success, self._next_round(calm))]
         dice = self.confrontation_dice(state, stays, intent)
         for (margin, fumbled), p in alone_table(dice, self.significant,
                                                  self.exceptional).items():

@@ -7,6 +7,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 MODES = ("pistol", "melee")
+#: whose melee weapon dice count (``melee.weapon_dice``)
+WEAPON_DICE = ("always", "against_unarmed", "difference")
+#: what a failed break-off costs (``melee.failed_break_off``)
+FAILED_BREAK_OFF = ("helpless", "round_lost")
 PISTOL_ACTIONS = ("fire", "aim", "advance", "reload", "fire_moving")
 MELEE_ACTIONS = ("fight", "grapple", "break_off", "press", "disarm", "free", "wait")
 # One action list for both modes (masks tell what each mode allows), so one set of
