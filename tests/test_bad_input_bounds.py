@@ -413,6 +413,10 @@ def test_a_checkpoint_claiming_absurd_steps_is_refused(tmp_path):
     (["solve", "pathfinder", *PF_SMALL, "--state", "hp_a=0"], "1..3"),
     (["solve", "blooded", "-o", "max_beats=2", "--state", "phase=over"], "live duel"),
     (["solve", "blooded", "-o", "max_beats=2", "--state", "ending=1"], "live duel"),
+    # the ruleset's mortal rank is 5: rank 5 ends a mortal duel, rank 1 a first-blood one
+    (["solve", "blooded", "-o", "max_beats=2", "--state", "inj_a=5"], "inj_a must be 0..4"),
+    (["solve", "blooded", "-o", "max_beats=2", "-o", "convention=first_blood", "--state",
+      "inj_b=1"], "inj_b must be 0..0"),
     (["solve", "uchronia", "-o", "max_turns=2", "--state", "ending=1"], "0..0"),
 ])
 def test_a_finished_moment_is_refused(capsys, argv, word):

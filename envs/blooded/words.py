@@ -60,7 +60,9 @@ class BloodedWords:
         return state
 
     def _check_state(self, s: State) -> None:
-        rank, bank, n = self.rules.max_rank, self.rules.bank_cap, self.max_dice
+        bank, n = self.rules.bank_cap, self.max_dice
+        # a wound of the rank that ends the duel leaves no live moment after it
+        rank = (1 if self.convention == "first_blood" else self.rules.mortal_rank) - 1
         last = self.last_phase if self.last_phase != OVER else OVER - 1
         bounds = {"beat": (1, self.max_beats), "phase": (0, last), "aggressor": (0, 1),
                   "inj_a": (0, rank), "inj_b": (0, rank), "bank_a": (0, bank),
