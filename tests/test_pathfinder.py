@@ -97,6 +97,28 @@ def test_initiative_by_enumeration_and_tie_break():
     assert initiative_first(1, 0) == pytest.approx(229 / 400)
 
 
+def test_initiative_ties_to_b_by_hand():
+    # +1 against +0: A's total beats B's when y <= x (210 of the 400 pairs); the 19 ties
+    # (y = x + 1) now go to B: 210 / 400 (229 / 400 under the higher modifier)
+    assert initiative_first(1, 0, ties="b_first") == pytest.approx(210 / 400)
+    # +3 against +3: the 20 ties (x = y) go to B, A wins the 190 pairs x > y
+    assert initiative_first(3, 3, ties="b_first") == pytest.approx(190 / 400)
+    # -5 against +0 (A frightened, say): A needs x - 5 > y, so y <= x - 6: 14+13+...+1 =
+    # 105 pairs; the 15 ties x = y + 5 went to B already (higher modifier)
+    assert initiative_first(-5, 0, ties="b_first") == pytest.approx(105 / 400)
+    assert initiative_first(-5, 0) == pytest.approx(105 / 400)
+    game = make(initiative_tie="b_first")
+    a = action(game, "perception", "first", "strike3")
+    assert game.first_probability(game.start(), a, a) == pytest.approx(190 / 400)
+    # the ruleset's key gives the default; the old spelling is the higher modifier
+    assert make(ruleset={"initiative": {"tie_break": "b_first"}}).first_probability(
+        game.start(), a, a) == pytest.approx(190 / 400)
+    assert make(ruleset={"initiative": {"tie_break": "modifier_then_coin"}}
+                ).first_probability(game.start(), a, a) == pytest.approx(0.5)
+    with pytest.raises(InputError, match="b_first"):
+        make(initiative_tie="coin")
+
+
 # -- damage
 
 def test_damage_of_longsword_and_its_critical():

@@ -13,7 +13,7 @@ from solver.dice import parse_expression
 from solver.errors import InputError
 
 from .game import PathfinderGame, State
-from .rules import SKILLS, compile_rules, fighter
+from .rules import INITIATIVE_TIES, SKILLS, compile_rules, fighter
 from .words import PathfinderWords
 
 
@@ -80,6 +80,10 @@ SYSTEM = SystemSpec(
               choices=("knockout", "first_blood")),
         Field("max_rounds", "int", "rounds before a draw (0: no limit, solved by value "
               "iteration)", default_key="max_rounds", low=0, high=1000),
+        Field("initiative_tie", "choice", "who wins equal initiative results: the higher "
+              "modifier then a coin, or B (PF2e gives ties to the adversary, B as the NPC)",
+              default_key="initiative.tie_break", choices=INITIATIVE_TIES,
+              aliases={"modifier_then_coin": "higher_modifier"}),
     ),
     sheet=SheetSpec(fields=_sheet_fields(), reference_key="sheets",
                     example="rogue,hp=30,perception=6:expert"),

@@ -27,7 +27,7 @@ What a state keeps between turns (only what changes a later probability):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import NamedTuple
 
 import numpy as np
@@ -148,7 +148,8 @@ class PathfinderGame(DeclaredGame):
         self._turn = lru_cache(maxsize=None)(self._turn_uncached)
         self._cumulative = lru_cache(maxsize=None)(self._cumulative_uncached)
         self._turn_kinds = lru_cache(maxsize=None)(self._turn_kinds_uncached)
-        self._initiative = lru_cache(maxsize=None)(initiative_first)
+        ties = options.get("initiative_tie") or "higher_modifier"
+        self._initiative = lru_cache(maxsize=None)(partial(initiative_first, ties=ties))
         self._masks: dict[tuple, np.ndarray] = {}
         self._split = [split_action(i, self.n_plans) for i in range(self.wait)]
         self._ko = {(x, blood): State(phase=OVER, round=0, ending=1 + x + 2 * blood)

@@ -67,8 +67,6 @@ def compile_rules(ruleset: Mapping) -> Rules:
     if tuple(ruleset["initiative"]["skills"]) != SKILLS:
         raise InputError(f"ruleset initiative.skills must be {', '.join(SKILLS)} (the three "
                          "duel skills, each with its reaction)")
-    if ruleset["initiative"]["tie_break"] != "modifier_then_coin":
-        raise InputError("ruleset initiative.tie_break: allowed: modifier_then_coin")
     for key in ("multiple_attack_penalty", "multiple_attack_penalty_agile"):
         if len(strike[key]) != 3:
             raise InputError(f"ruleset strike.{key} needs 3 penalties (1st, 2nd, 3rd Strike)")
@@ -231,16 +229,26 @@ def strike_degrees(modifier: int, ac: int, sidestep: bool, reroll_modifier: int,
     return tuple((d, spent, p) for (d, spent), p in sorted(out.items()))
 
 
-def initiative_first(mod_a: int, mod_b: int) -> float:
+#: who wins equal initiative results (the option ``initiative_tie``)
+INITIATIVE_TIES = ("higher_modifier", "b_first")
+
+
+def initiative_first(mod_a: int, mod_b: int, ties: str = "higher_modifier") -> float:
     """P(A wins initiative): d20 + mod_a against d20 + mod_b (frightened already
-    subtracted); equal results go to the higher modifier, then a fair coin."""
+    subtracted). Equal results go to the higher modifier, then a fair coin
+    (``higher_modifier``, the specification's default) or to B (``b_first``: PF2e gives
+    ties to the adversary, B played as the NPC)."""
+    if ties == "b_first":
+        tie = 0.0
+    else:
+        tie = 1 if mod_a > mod_b else 0.5 if mod_a == mod_b else 0
     wins = 0.0
     for x in FACES:
         for y in FACES:
             if x + mod_a > y + mod_b:
                 wins += 1
             elif x + mod_a == y + mod_b:
-                wins += 1 if mod_a > mod_b else 0.5 if mod_a == mod_b else 0
+                wins += tie
     return wins / 400
 
 
