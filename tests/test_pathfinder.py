@@ -161,6 +161,24 @@ def test_rogue_sneak_attack_only_when_off_guard():
         10 / 20 * 11 + 2 / 20 * 22)
 
 
+def test_sneak_attack_needs_an_agile_or_finesse_weapon():
+    # the reference rogue's shortsword is agile and finesse (the specification)
+    assert make(a="rogue").fighters["a"].finesse
+    with pytest.raises(InputError, match="agile or finesse"):
+        make(a="fighter,sneak=1d6")
+    with pytest.raises(InputError, match="agile or finesse"):
+        make(b="rogue,agile=false,finesse=false")
+    # a finesse weapon that is not agile keeps Sneak Attack: one Strike (no multiple
+    # attack penalty) off-guard as in test_rogue_sneak_attack_only_when_off_guard: AC 16,
+    # +7 succeeds on faces 9..18 (10/20) for 1d6+4 + 1d6 (mean 11), crits on 19, 20 (22)
+    game = make(a="rogue,agile=false", ruleset=ONE_STRIKE)
+    sneaky = marginal(turn(game, "a", 0, off_guard=True), 0)
+    assert sum(p * d for d, p in sneaky.items()) == pytest.approx(
+        10 / 20 * 11 + 2 / 20 * 22)
+    # and a fighter with no Sneak Attack needs neither
+    assert not make(a="fighter").fighters["a"].sneak
+
+
 # -- the multiple attack penalty
 
 def test_multiple_attack_penalty_normal_and_agile():

@@ -44,6 +44,8 @@ def _sheet_fields() -> tuple[Field, ...]:
               default_key=d + "damage", parse=_damage),
         Field("agile", "flag", "agile weapon (multiple attack penalty -4/-8)",
               default_key=d + "agile"),
+        Field("finesse", "flag", "finesse weapon (Sneak Attack needs agile or finesse)",
+              default_key=d + "finesse"),
         Field("shield", "flag", "carries a shield (Raise a Shield: +2 AC)",
               default_key=d + "shield"),
         Field("sneak", "text", "Sneak Attack dice (e.g. 1d6), 0 for none",

@@ -125,6 +125,7 @@ class Fighter:
     perception_dc: int
     damage_text: str
     skill_text: tuple[str, str, str]
+    finesse: bool = False
 
 
 def parse_damage(text: str) -> tuple[tuple[tuple[int, int], ...], int]:
@@ -172,10 +173,16 @@ def fighter(sheet: Mapping, rules: Rules, side: str) -> Fighter:
         mods.append(value)
         trained.append(rules.ranks.index(rank) >= 1)
         texts.append(f"{value:+d} ({rank})")
+    sneak = parse_sneak(sheet["sneak"], rules.sneak_die)
+    agile, finesse = bool(sheet["agile"]), bool(sheet.get("finesse", False))
+    if sneak and not (agile or finesse):
+        # Player Core: Sneak Attack needs an agile or finesse melee weapon
+        raise InputError(f"{side}'s sneak={sheet['sneak']}: Sneak Attack needs an agile or "
+                         "finesse weapon; add agile or finesse to the sheet, or sneak=0")
     return Fighter(
         hp=sheet["hp"], ac=sheet["ac"], attack=sheet["attack"], dice=dice, damage_bonus=bonus,
-        agile=bool(sheet["agile"]), shield=bool(sheet["shield"]),
-        sneak=parse_sneak(sheet["sneak"], rules.sneak_die), skill_mod=tuple(mods),
+        agile=agile, finesse=finesse, shield=bool(sheet["shield"]),
+        sneak=sneak, skill_mod=tuple(mods),
         trained=tuple(trained), will=sheet["will"], perception_dc=sheet["perception_dc"],
         damage_text=str(sheet["damage"]), skill_text=tuple(texts))
 
