@@ -364,6 +364,32 @@ def test_off_guard_carries_to_the_next_round():
     assert sum(p for p, s in ends if s.og_a & 1) == pytest.approx(3 / 20)
 
 
+def test_feint_lasting_one_turn_ends_with_the_feinters_turn():
+    # A (Deception, no reaction in his turn) feints B (Intimidation, no Sidestep), then
+    # strikes twice for exactly 1 (2 on a critical). Feint +3 against DC 16: critical on
+    # face 20 (1/20), success on 13..19 (7/20), critical failure on 1..3 (3/20).
+    # Strikes: +9 against AC 16 hits 7..16 and crits 17..20: E = 10/20 + 2 * 4/20 = 18/20;
+    # against 18, 9..18 and 19..20: 14/20; +4 against 16, 12..19 and 20: 10/20; against
+    # 18, 14..19 and 20: 8/20. A critical Feint makes both off-guard (28/20), a success
+    # the first (26/20), else neither (22/20): E = (28 + 7 * 26 + 12 * 22) / 400.
+    feint = make().rules.plan_names.index("feint_strike2")
+    state = State(phase=SECOND, hp_a=50, hp_b=50, plan_a=feint, skill_a=0, skill_b=1,
+                  first=1)
+    for turns in (1, 2):
+        game = make(a="fighter,hp=50,damage=1d1+0", b="fighter,hp=50",
+                    ruleset={"conditions": {"feint_lasting_turns": turns}})
+        ends = game.outcomes(state, game.wait, game.wait)
+        assert sum(p * (50 - s.hp_b) for p, s in ends) == pytest.approx(474 / 400)
+        # with 1 nothing lasts past A's turn: B is not off-guard in A's next turn, nor A
+        # in B's; with 2, 1/20 and 3/20 as in test_off_guard_carries_to_the_next_round
+        assert sum(p for p, s in ends if s.og_b == 2) == pytest.approx(
+            (turns - 1) / 20)
+        assert sum(p for p, s in ends if s.og_a & 1) == pytest.approx((turns - 1) * 3 / 20)
+    for wrong in (0, 3):
+        with pytest.raises(InputError, match="feint_lasting_turns"):
+            make(ruleset={"conditions": {"feint_lasting_turns": wrong}})
+
+
 def test_sense_weakness_lingers_into_next_round_when_acting_second():
     game = make(a="fighter,hp=50", b="fighter,hp=50")
     # A (Perception) acts second against B (Deception): B stays off-guard until the

@@ -79,6 +79,10 @@ def compile_rules(ruleset: Mapping) -> Rules:
             if step not in STEPS:
                 raise InputError(f"ruleset plans.{name}: unknown step {step!r}; "
                                  f"allowed: {', '.join(STEPS)}")
+    if cond["feint_lasting_turns"] not in (1, 2):
+        raise InputError(f"ruleset conditions.feint_lasting_turns: allowed 1 (Feint's critical "
+                         "results end with the feinter's turn) or 2 (they last through his "
+                         f"next turn), got {cond['feint_lasting_turns']!r}")
     if strike["minimum_damage"] < 0:
         raise InputError("ruleset strike.minimum_damage must be at least 0 (a hit never heals)")
     press, side, sense = (reactions["bullying_press"], reactions["deceptive_sidestep"],
@@ -337,7 +341,9 @@ def turn_kinds(actor: Fighter, target: Fighter, ctx: TurnContext, rules: Rules
                 nxt[after] = nxt.get(after, 0.0) + p * q
         frontier = nxt
     by_kind: dict[tuple, dict[tuple, float]] = {}
+    lasting = rules.feint_turns > 1  # Feint's critical results outlast this turn
     for (hits, fright, _, crit, linger, fumble, _, _), p in frontier.items():
+        crit, fumble = crit and lasting, fumble and lasting
         weights = by_kind.setdefault((fright, linger, crit, fumble), {})
         weights[hits] = weights.get(hits, 0.0) + p
     out = []
