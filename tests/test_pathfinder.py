@@ -403,6 +403,52 @@ def test_sense_weakness_lingers_into_next_round_when_acting_second():
     assert {s.og_b for _, s in game.outcomes(start, game.wait, game.wait)} == {0}
 
 
+def test_reaction_refresh_at_the_start_of_the_owners_turn():
+    # B strikes once (+9 against AC 18): critical on 19, 20 (2/20), success on 9..18
+    # (10/20). A rolled Deception (trained): his Sidestep rerolls the success at -2 (B
+    # rolled Intimidation), +7 hitting on 11..20: P(hit) = 2/20 + 10/20 * 10/20 = 0.35;
+    # without it 12/20.
+    def hit(game, state):
+        return sum(p for p, s in game.outcomes(state, game.wait, game.wait)
+                   if s.phase == OVER or s.hp_a < 99)
+
+    b_acts = State(phase=FIRST, hp_a=99, hp_b=99, skill_a=0, skill_b=1, first=1)
+    turn_game = make(a="fighter,hp=99", b="fighter,hp=99", ruleset=ONE_STRIKE)
+    round_game = make(a="fighter,hp=99", b="fighter,hp=99", ruleset=ONE_STRIKE,
+                      reaction_refresh="round")
+    assert turn_game.rules.refresh_each_turn and not round_game.rules.refresh_each_turn
+    for game in (turn_game, round_game):
+        assert hit(game, b_acts) == pytest.approx(0.35)
+    # the Sidestep is spent on the 10/20 successes; with "turn" the state remembers it
+    after = turn_game.outcomes(b_acts, turn_game.wait, turn_game.wait)
+    assert sum(p for p, s in after if s.spent_a) == pytest.approx(10 / 20)
+    assert {s.spent_a for _, s in round_game.outcomes(b_acts, round_game.wait, round_game.wait)
+            if s.phase != OVER} == {0}
+    # B acts again before A's turn (second in round r, first in r + 1): A's reaction
+    # has not come back, so no Sidestep, P(hit) 12/20
+    assert hit(turn_game, b_acts._replace(spent_a=1)) == pytest.approx(12 / 20)
+    # A's own turn gives it back: after a turn on Deception (no reaction of his own to
+    # spend) it is free; on Perception (trained) Sense Weakness spends it again, and on
+    # an untrained Perception there is no reaction to spend
+    a_acts = State(phase=FIRST, hp_a=99, hp_b=99, skill_a=0, skill_b=1, first=0,
+                   spent_a=1)
+    assert {s.spent_a for _, s in turn_game.outcomes(a_acts, turn_game.wait, turn_game.wait)} == {0}
+    sensed = a_acts._replace(skill_a=2)
+    assert {s.spent_a for _, s in turn_game.outcomes(sensed, turn_game.wait, turn_game.wait)} == {1}
+    untrained = make(a="fighter,hp=99,perception=6:untrained", b="fighter,hp=99",
+                     ruleset=ONE_STRIKE)
+    assert {s.spent_a for _, s in untrained.outcomes(sensed, untrained.wait, untrained.wait)} == {0}
+    # a round's end keeps what is spent: the second turn leads to the next decision
+    b_second = b_acts._replace(phase=SECOND, first=0)
+    nxt = {s.spent_a: s.phase for _, s in turn_game.outcomes(b_second, turn_game.wait,
+                                                                turn_game.wait)}
+    assert nxt == {0: DECIDE, 1: DECIDE}
+    with pytest.raises(InputError, match="spent_a"):
+        round_game.state_from({"phase": 1, "spent_a": 1})
+    with pytest.raises(InputError, match="round"):
+        make(reaction_refresh="never")
+
+
 # -- the round
 
 def test_order_preference_and_initiative():

@@ -13,7 +13,7 @@ from solver.dice import parse_expression
 from solver.errors import InputError
 
 from .game import PathfinderGame, State
-from .rules import INITIATIVE_TIES, SKILLS, compile_rules, fighter
+from .rules import INITIATIVE_TIES, REACTION_REFRESH, SKILLS, compile_rules, fighter
 from .words import PathfinderWords
 
 
@@ -67,7 +67,7 @@ def _action_parts(name: str) -> dict[str, str]:
 
 
 def _build(ruleset: dict, options: dict) -> PathfinderGame:
-    rules = compile_rules(ruleset)
+    rules = compile_rules(ruleset, options)
     fighters = {side: fighter(options[side], rules, side) for side in ("a", "b")}
     game = PathfinderWords(rules, fighters, options, ruleset_hash(ruleset))
     game.tolerance = float(ruleset["tolerance"])
@@ -86,6 +86,9 @@ SYSTEM = SystemSpec(
               "modifier then a coin, or B (PF2e gives ties to the adversary, B as the NPC)",
               default_key="initiative.tie_break", choices=INITIATIVE_TIES,
               aliases={"modifier_then_coin": "higher_modifier"}),
+        Field("reaction_refresh", "choice", "when a spent reaction comes back: at the start "
+              "of its owner's turn (PF2e) or of each round (the specification)",
+              default_key="reaction_refresh", choices=REACTION_REFRESH),
     ),
     sheet=SheetSpec(fields=_sheet_fields(), reference_key="sheets",
                     example="rogue,hp=30,perception=6:expert"),
@@ -96,7 +99,8 @@ SYSTEM = SystemSpec(
                       state="hp_a=5,hp_b=4,fr_b=1",
                       mix="intimidation-first-strike3:2,perception-second-feint-strike2:1",
                       quick={"max_rounds": 1},
-                      variants={"first_blood": {"victory": "first_blood"}},
+                      variants={"first_blood": {"victory": "first_blood"},
+                                "round_reactions": {"reaction_refresh": "round"}},
                       counters={"a": "fighter,hp=4", "b": "rogue,hp=3"}),
     pairing=None,
     action_parts=_action_parts,

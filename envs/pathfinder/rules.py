@@ -52,6 +52,9 @@ class Rules:
     sense_against: int
     plan_names: tuple[str, ...]
     plans: tuple[tuple[str, ...], ...]
+    #: a reaction comes back at the start of its owner's turn (the option
+    #: ``reaction_refresh = "turn"``), not at the start of each round
+    refresh_each_turn: bool = False
 
 
 def _skill(value: object, where: str) -> int:
@@ -60,8 +63,14 @@ def _skill(value: object, where: str) -> int:
     return SKILLS.index(value)
 
 
-def compile_rules(ruleset: Mapping) -> Rules:
-    """The ruleset's tables as a ``Rules``; wrong skills, steps or plans are InputErrors."""
+#: when a spent reaction comes back (the option ``reaction_refresh``)
+REACTION_REFRESH = ("turn", "round")
+
+
+def compile_rules(ruleset: Mapping, options: Mapping | None = None) -> Rules:
+    """The ruleset's tables as a ``Rules`` (with the options that change a turn's rules);
+    wrong skills, steps or plans are InputErrors."""
+    options = options or {}
     checks, strike, cond = ruleset["checks"], ruleset["strike"], ruleset["conditions"]
     reactions, plans = ruleset["reactions"], ruleset["plans"]
     if tuple(ruleset["initiative"]["skills"]) != SKILLS:
@@ -106,7 +115,8 @@ def compile_rules(ruleset: Mapping) -> Rules:
         sidestep_penalty=side["reroll_penalty"],
         sense_skill=_skill(sense["skill"], "reactions.sense_weakness.skill"),
         sense_against=_skill(sense["stronger_against"], "reactions.sense_weakness"),
-        plan_names=order, plans=tuple(tuple(plans[name]) for name in order))
+        plan_names=order, plans=tuple(tuple(plans[name]) for name in order),
+        refresh_each_turn=options.get("reaction_refresh", "round") == "turn")
 
 
 # -- sheets
@@ -307,13 +317,15 @@ class TurnContext:
     target_off_guard: bool    # carried from earlier turns
     target_shield: bool       # raised in the target's last turn, still up
     cap: int                  # damage beyond this is all the same (the target's HP)
+    target_reaction: bool = True  # the target's reaction is not spent since his turn
 
 
 def resolve_turn(actor: Fighter, target: Fighter, ctx: TurnContext,
                  rules: Rules) -> list[tuple[float, tuple[int, int, bool, bool, bool]]]:
     """The exact distribution of one turn: probability, then (damage capped at
     ``ctx.cap``, target's frightened after, Sense Weakness lingering, Feint critical
-    success, Feint critical failure)."""
+    success, Feint critical failure, the target spent his reaction on a Sidestep that
+    the state must remember: only when reactions refresh each turn)."""
     return [(p, (dmg, *kind)) for kind, damage, chances in turn_kinds(actor, target, ctx, rules)
             for dmg, p in zip(damage.tolist(), chances.tolist(), strict=True)]
 
@@ -321,7 +333,8 @@ def resolve_turn(actor: Fighter, target: Fighter, ctx: TurnContext,
 def turn_kinds(actor: Fighter, target: Fighter, ctx: TurnContext, rules: Rules
                ) -> list[tuple[tuple[int, bool, bool, bool], np.ndarray, np.ndarray]]:
     """``resolve_turn`` by kind of result: each (target's frightened after, Sense
-    Weakness lingering, Feint critical success, Feint critical failure) with the damages
+    Weakness lingering, Feint critical success, Feint critical failure, Sidestep spent
+    and remembered) with the damages
     it comes with and their probabilities (positive). The checks are walked first,
     keeping only which Strikes hit and how; the damage of those hits together is one
     convolution, shared by every turn (walking every damage along would multiply the
@@ -329,7 +342,7 @@ def turn_kinds(actor: Fighter, target: Fighter, ctx: TurnContext, rules: Rules
     trained = actor.trained
     press = trained[rules.press_skill] and ctx.actor_skill == rules.press_skill
     sense = trained[rules.sense_skill] and ctx.actor_skill == rules.sense_skill
-    sidestep = (target.trained[rules.sidestep_skill]
+    sidestep = (target.trained[rules.sidestep_skill] and ctx.target_reaction
                 and ctx.target_skill == rules.sidestep_skill)
     # (hits so far, target frightened, feint next, feint crit, linger, feint fumble,
     #  sidestep ready, strikes made) -> probability; a hit is (off-guard, critical)
@@ -342,9 +355,10 @@ def turn_kinds(actor: Fighter, target: Fighter, ctx: TurnContext, rules: Rules
         frontier = nxt
     by_kind: dict[tuple, dict[tuple, float]] = {}
     lasting = rules.feint_turns > 1  # Feint's critical results outlast this turn
-    for (hits, fright, _, crit, linger, fumble, _, _), p in frontier.items():
+    for (hits, fright, _, crit, linger, fumble, ready, _), p in frontier.items():
         crit, fumble = crit and lasting, fumble and lasting
-        weights = by_kind.setdefault((fright, linger, crit, fumble), {})
+        sidestepped = rules.refresh_each_turn and sidestep and not ready
+        weights = by_kind.setdefault((fright, linger, crit, fumble, sidestepped), {})
         weights[hits] = weights.get(hits, 0.0) + p
     out = []
     for kind, weights in by_kind.items():
@@ -442,3 +456,11 @@ def _hits_cache(dice, bonus, sneak, hits, cap, rules) -> np.ndarray:
     capped[cap] += total[cap + 1:].sum()
     capped.flags.writeable = False  # shared by every turn with these hits
     return capped
+
+
+def spends_own_reaction(actor: Fighter, steps: tuple[str, ...], skill: int,
+                        rules: Rules) -> bool:
+    """Whether a turn of ``steps`` spends the actor's reaction on Bullying Press or Sense
+    Weakness (declared before his first Strike, whatever it does)."""
+    return ("strike" in steps and actor.trained[skill]
+            and skill in (rules.press_skill, rules.sense_skill))

@@ -53,7 +53,8 @@ class PathfinderWords(PathfinderGame):
         for side in ("a", "b"):
             bounds.update({f"hp_{side}": (1, top[side]), f"fr_{side}": (0, self.max_frightened),
                            f"dem_{side}": (0, 1), f"og_{side}": (0, 3), f"sh_{side}": (0, 1),
-                           f"skill_{side}": (0, 2), f"plan_{side}": (0, self.n_plans - 1)})
+                           f"skill_{side}": (0, 2), f"plan_{side}": (0, self.n_plans - 1),
+                           f"spent_{side}": (0, int(self.rules.refresh_each_turn))})
         return bounds
 
     def state_from(self, values: Mapping[str, object]) -> State:
@@ -110,6 +111,9 @@ class PathfinderWords(PathfinderGame):
             parts.append("shield raised")
         if get[f"og_{side}"]:
             parts.append(_OFF_GUARD[get[f"og_{side}"]])
+        if get[f"spent_{side}"]:
+            parts.append("reaction spent until " + ("your" if who == "you" else "his")
+                         + " next turn")
         if get[f"dem_{_other(side)}"]:
             parts.append("immune to his Demoralize" if who == "you" else
                          "cannot be demoralized again" if viewer else
