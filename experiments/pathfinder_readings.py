@@ -24,17 +24,28 @@ READINGS = (
     ("reaction_refresh = round", {"reaction_refresh": "round"}, {}),
     ("feint_lasting_turns = 1", {}, {"conditions": {"feint_lasting_turns": 1}}),
 )
+#: Shield Block on the same duel with a shield on A's sheet: the library without and with
+#: the block plans
+SHIELD_ORDER = ["strike3", "strike2_shield", "demoralize_strike2", "feint_strike2",
+                "shield_demoralize_strike"]
+SHIELDED = (
+    ("A with a shield", {}, {}),
+    ("A with a shield, block plans", {}, {"plans": {"order": [
+        *SHIELD_ORDER, "strike2_shield_block", "shield_demoralize_strike_block"]}}),
+)
 
 
 def run(victory: str, hp: int) -> list[dict]:
     sheets = {"a": "fighter", "b": "rogue"}
     if hp:
         sheets = {side: f"{name},hp={hp}" for side, name in sheets.items()}
+    shielded = {**sheets, "a": sheets["a"].replace("fighter", "fighter,shield")}
     rows = []
-    for label, options, ruleset in READINGS:
-        game = envs.make("pathfinder", **sheets, victory=victory, ruleset=ruleset or None,
-                         **options)
-        rows.append({"reading": label, "value": solve_game(game).value})
+    for duel, readings in ((sheets, READINGS), (shielded, SHIELDED)):
+        for label, options, ruleset in readings:
+            game = envs.make("pathfinder", **duel, victory=victory,
+                             ruleset=ruleset or None, **options)
+            rows.append({"reading": label, "value": solve_game(game).value})
     return rows
 
 

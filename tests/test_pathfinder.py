@@ -449,6 +449,43 @@ def test_reaction_refresh_at_the_start_of_the_owners_turn():
         make(reaction_refresh="never")
 
 
+def test_shield_block_takes_the_reaction_and_the_hardness():
+    # A's shield is up and his reaction kept for Shield Block (sh_a = 2); he rolled
+    # Deception, but the block takes his reaction from the Sidestep. B strikes once, +9
+    # for 1d4+4, against AC 18 + 2: faces 11..19 succeed (9/20) for 5..8, less the
+    # Hardness 5: 0..3 (mean 1.5); face 20 gives 29, raised to a critical (1/20): 10, 12,
+    # 14 or 16, less 5 (mean 8). E = 9/20 * 1.5 + 1/20 * 8 = 1.075; no damage with
+    # P = 10/20 (misses) + 9/20 * 1/4 (a success for 5, blocked to 0).
+    block = {"plans": {"strike3": ["strike"],
+                       "order": ["strike3", "strike2_shield", "strike2_shield_block"]}}
+    game = make(a="fighter,shield,hp=99", b="fighter,hp=99,damage=1d4+4", ruleset=block)
+    b_acts = State(phase=FIRST, hp_a=99, hp_b=99, sh_a=2, skill_a=0, skill_b=1, first=1)
+    ends = game.outcomes(b_acts, game.wait, game.wait)
+    assert sum(p * (99 - s.hp_a) for p, s in ends) == pytest.approx(1.075)
+    assert sum(p for p, s in ends if s.hp_a == 99) == pytest.approx(0.6125)
+    # every hit is blocked, which spends the reaction (it comes back with A's turn)
+    assert sum(p for p, s in ends if s.spent_a) == pytest.approx(10 / 20)
+    # with it spent, neither block nor Sidestep: 9/20 * 6.5 + 1/20 * 13 = 3.575
+    ends = game.outcomes(b_acts._replace(spent_a=1), game.wait, game.wait)
+    assert sum(p * (99 - s.hp_a) for p, s in ends) == pytest.approx(3.575)
+    # A's block plan keeps his reaction: on Perception (trained) no Sense Weakness spends
+    # it, and his shield is left kept for the block; the plain shield plan spends it
+    keep, plain = (game.rules.plan_names.index(name)
+                   for name in ("strike2_shield_block", "strike2_shield"))
+    a_acts = State(phase=FIRST, hp_a=99, hp_b=99, skill_a=2, skill_b=1, first=0)
+    after = game.outcomes(a_acts._replace(plan_a=keep), game.wait, game.wait)
+    assert {(s.spent_a, s.sh_a) for _, s in after} == {(0, 2)}
+    after = game.outcomes(a_acts._replace(plan_a=plain), game.wait, game.wait)
+    assert {(s.spent_a, s.sh_a) for _, s in after} == {(1, 1)}
+    # a block plan needs a shield (on the sheet, and a shield step in the plan)
+    no_shield = make(a="fighter", ruleset=block)
+    assert keep not in no_shield.legal_plans(no_shield.start(), "a")
+    with pytest.raises(InputError, match="block needs a shield"):
+        make(ruleset={"plans": {"strike3": ["strike", "strike", "block"]}})
+    with pytest.raises(InputError, match="hardness"):
+        make(ruleset={"shield_block": {"hardness": -1}})
+
+
 # -- the round
 
 def test_order_preference_and_initiative():

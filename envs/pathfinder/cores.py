@@ -27,7 +27,7 @@ from solver.counters import CoreWalk
 from solver.markov.graph import ranges
 
 from .game import _DEM, _FR, _OG, _PLAN, _SH, _SKILL, _SPENT, DECIDE, FIRST, SECOND, State
-from .rules import TurnContext, spends_own_reaction
+from .rules import TurnContext, shield_state, spends_own_reaction
 
 PHASE, ORDER = State._fields.index("phase"), State._fields.index("first")
 
@@ -38,7 +38,7 @@ class _Codec:
 
     def __init__(self, game):
         top = {"phase": SECOND, "round": 1, "fr": game.max_frightened, "dem": 1, "og": 3,
-               "sh": 1, "skill": 2, "plan": game.n_plans - 1, "first": 1, "spent": 1}
+               "sh": 2, "skill": 2, "plan": game.n_plans - 1, "first": 1, "spent": 1}
         self.radix = np.array([top.get(name.removesuffix("_a").removesuffix("_b"), 0) + 1
                                for name in State._fields], np.int64)
         self.place = np.concatenate([np.cumprod(self.radix[::-1])[::-1][1:], [1]])
@@ -76,7 +76,7 @@ class _Turns:
     def __init__(self, game):
         self.game = game
         fr = game.max_frightened + 1
-        self.shape = (2, game.n_plans, 3, 3, fr, fr, 2, 2, 2)
+        self.shape = (2, game.n_plans, 3, 3, fr, fr, 2, 3, 2)
         self.known: dict[int, int] = {}
         self.found: list = []
         self._flatten()
@@ -93,7 +93,7 @@ class _Turns:
                 first[k]].tolist()
             ctx = TurnContext(plan, skill_x, skill_y, fr_x, fr_y, bool(off_guard), bool(shield),
                               cap=self.game.start_hp["ab"[1 - x]],
-                              target_reaction=bool(reaction))
+                              target_reaction=bool(reaction), target_blocks=shield == 2)
             self.known[int(codes[k])] = len(self.found)
             self.found.append(self.game._turn_kinds(x, ctx))
         if fresh:
@@ -139,7 +139,7 @@ class _Builder:
         self.pair_b = np.concatenate([np.tile(b, len(a)) for a, b in tables])
         self.split = np.array(game._split, np.int64)   # action -> (skill, order, plan)
         steps = game._plan_steps
-        self.shields = np.array(["shield" in s for s in steps], np.int64)
+        self.shields = np.array([shield_state(s) for s in steps], np.int64)
         self.scares = np.array(["demoralize" in s for s in steps], np.int64)
         # by actor, plan and his skill: the turn spends his reaction (and it is remembered)
         self.spends = np.array([[[game.rules.refresh_each_turn and spends_own_reaction(
@@ -220,13 +220,13 @@ class _Builder:
     @staticmethod
     def result_rows(rows, base, x, kinds) -> np.ndarray:
         """``PathfinderGame._result_values`` for every row: ``kinds`` (fright, linger,
-        crit, fumble, sidestepped) set the target's frightened and both off-guard bits,
-        and a Sidestep spends the target's reaction."""
+        crit, fumble, spent) set the target's frightened and both off-guard bits, and
+        what spends the target's reaction (a Sidestep, a Shield Block) is kept."""
         at, y = np.arange(len(rows)), 1 - x
-        fright, linger, crit, fumble, sidestepped = kinds.T
+        fright, linger, crit, fumble, spent = kinds.T
         out = base.copy()
         out[at, _FR + y] = fright
-        out[at, _SPENT + y] |= sidestepped
+        out[at, _SPENT + y] |= spent
         out[at, _OG + y] = np.where(crit != 0, 2, (rows[at, _OG + y] & 1) | linger)
         out[at, _OG + x] = (rows[at, _OG + x] & 2) | fumble
         return out

@@ -15,7 +15,9 @@ move itself, so the solver sees a public-information game.
 What a state keeps between turns (only what changes a later probability):
 - ``fr_x``: X's frightened value (0..2; it only ever rises to the highest value);
 - ``dem_x``: X has tried to Demoralize his opponent, who is now immune to him;
-- ``sh_x``: X raised his shield in his last turn (up until the start of his next);
+- ``sh_x``: X raised his shield in his last turn (up until the start of his next): 1,
+  or 2 when his plan kept his reaction for Shield Block (a plan with the step
+  ``block``: his reaction then goes to the first hit against him, not to a Sidestep);
 - ``og_x``: bits of X's off-guard against his opponent's Strikes: bit 0 "until X's
   next turn" (Sense Weakness against a Deception initiative, or X's own critically
   failed Feint; equivalent for Strikes, which the opponent makes only in his turns),
@@ -48,6 +50,7 @@ from .rules import (
     TurnContext,
     initiative_first,
     resolve_turn,
+    shield_state,
     spends_own_reaction,
     turn_kinds,
 )
@@ -94,8 +97,8 @@ _HP, _FR, _DEM, _OG, _SH, _SKILL, _PLAN, _SPENT = (
 class Turn(NamedTuple):
     """One turn's results (``rules.turn_kinds``) as arrays: the kinds of result (all but
     the damage: the target's frightened after, Sense Weakness lingering, Feint critical
-    success, Feint critical failure, Sidestep spent) and for each result its kind (a position in
-    ``kinds``), damage to the target (capped) and chance."""
+    success, Feint critical failure, the target's reaction spent) and for each result
+    its kind (a position in ``kinds``), damage to the target (capped) and chance."""
 
     kinds: list[tuple]
     kind: np.ndarray
@@ -174,7 +177,7 @@ class PathfinderGame(DeclaredGame):
                   ("opp_hp", 0, top), ("own_frightened", 0, self.max_frightened),
                   ("opp_frightened", 0, self.max_frightened), ("own_demoralized_him", 0, 1),
                   ("opp_demoralized_me", 0, 1), ("own_off_guard", 0, 3),
-                  ("opp_off_guard", 0, 3), ("own_shield", 0, 1), ("opp_shield", 0, 1),
+                  ("opp_off_guard", 0, 3), ("own_shield", 0, 2), ("opp_shield", 0, 2),
                   ("own_skill", 0, 2), ("opp_skill", 0, 2),
                   ("own_plan", 0, self.n_plans - 1), ("opp_plan", 0, self.n_plans - 1),
                   ("own_first", 0, 1), ("own_reaction_spent", 0, 1),
@@ -326,7 +329,7 @@ class PathfinderGame(DeclaredGame):
             target_skill=state[_SKILL + y], actor_frightened=state[_FR + x],
             target_frightened=state[_FR + y], target_off_guard=state[_OG + y] != 0,
             target_shield=bool(state[_SH + y]), cap=cap,
-            target_reaction=not state[_SPENT + y])
+            target_reaction=not state[_SPENT + y], target_blocks=state[_SH + y] == 2)
 
     def _turn_results(self, state: State, cap: int):
         """The turn of this phase before hit points are applied: the actor x, the next
@@ -349,7 +352,7 @@ class PathfinderGame(DeclaredGame):
         base[_SPENT + x] = int(self.rules.refresh_each_turn and spends_own_reaction(
             self.fighters["ab"[x]], steps, state[_SKILL + x], self.rules))
         base[_FR + x] = max(0, state[_FR + x] - 1)
-        base[_SH + x] = int("shield" in steps)
+        base[_SH + x] = shield_state(steps)
         base[_DEM + x] = state[_DEM + x] | ("demoralize" in steps)
         if state.phase == FIRST:
             base[0] = SECOND
@@ -364,11 +367,11 @@ class PathfinderGame(DeclaredGame):
         when the turn began. ``cores.py`` does the same with arrays."""
         if base is None:
             return None
-        fright, linger, crit, fumble, sidestepped = kind
+        fright, linger, crit, fumble, spent = kind
         y = 1 - x
         values = base.copy()
         values[_FR + y] = fright
-        values[_SPENT + y] = state[_SPENT + y] | sidestepped
+        values[_SPENT + y] = state[_SPENT + y] | spent
         values[_OG + y] = 2 if crit else (state[_OG + y] & 1) | linger
         values[_OG + x] = (state[_OG + x] & 2) | fumble
         return values

@@ -18,7 +18,8 @@ from solver.errors import InputError
 
 SKILLS = ("deception", "intimidation", "perception")
 DECEPTION, INTIMIDATION, PERCEPTION = range(3)
-STEPS = ("strike", "shield", "demoralize", "feint")
+#: ``block`` is no action: it keeps the reaction for Shield Block while the shield is up
+STEPS = ("strike", "shield", "demoralize", "feint", "block")
 #: degrees of a check
 CRIT_FAIL, FAIL, SUCCESS, CRIT = range(4)
 FACES = range(1, 21)
@@ -55,6 +56,8 @@ class Rules:
     #: a reaction comes back at the start of its owner's turn (the option
     #: ``reaction_refresh = "turn"``), not at the start of each round
     refresh_each_turn: bool = False
+    #: Shield Block lowers the blocked hit's damage by this (the shield's Hardness)
+    shield_hardness: int = 5
 
 
 def _skill(value: object, where: str) -> int:
@@ -92,6 +95,14 @@ def compile_rules(ruleset: Mapping, options: Mapping | None = None) -> Rules:
         raise InputError(f"ruleset conditions.feint_lasting_turns: allowed 1 (Feint's critical "
                          "results end with the feinter's turn) or 2 (they last through his "
                          f"next turn), got {cond['feint_lasting_turns']!r}")
+    for name in order:
+        if "block" in plans[name] and "shield" not in plans[name]:
+            raise InputError(f"ruleset plans.{name}: block needs a shield step before it "
+                             "(Shield Block needs a raised shield)")
+    hardness = ruleset.get("shield_block", {}).get("hardness", 5)
+    if not isinstance(hardness, int) or isinstance(hardness, bool) or not 0 <= hardness <= 99:
+        raise InputError(f"ruleset shield_block.hardness takes an integer 0..99, "
+                         f"got {hardness!r}")
     if strike["minimum_damage"] < 0:
         raise InputError("ruleset strike.minimum_damage must be at least 0 (a hit never heals)")
     press, side, sense = (reactions["bullying_press"], reactions["deceptive_sidestep"],
@@ -116,7 +127,8 @@ def compile_rules(ruleset: Mapping, options: Mapping | None = None) -> Rules:
         sense_skill=_skill(sense["skill"], "reactions.sense_weakness.skill"),
         sense_against=_skill(sense["stronger_against"], "reactions.sense_weakness"),
         plan_names=order, plans=tuple(tuple(plans[name]) for name in order),
-        refresh_each_turn=options.get("reaction_refresh", "round") == "turn")
+        refresh_each_turn=options.get("reaction_refresh", "round") == "turn",
+        shield_hardness=hardness)
 
 
 # -- sheets
@@ -318,6 +330,7 @@ class TurnContext:
     target_shield: bool       # raised in the target's last turn, still up
     cap: int                  # damage beyond this is all the same (the target's HP)
     target_reaction: bool = True  # the target's reaction is not spent since his turn
+    target_blocks: bool = False   # the target keeps his reaction for Shield Block
 
 
 def resolve_turn(actor: Fighter, target: Fighter, ctx: TurnContext,
@@ -340,13 +353,18 @@ def turn_kinds(actor: Fighter, target: Fighter, ctx: TurnContext, rules: Rules
     convolution, shared by every turn (walking every damage along would multiply the
     checks' outcomes by the damage values)."""
     trained = actor.trained
-    press = trained[rules.press_skill] and ctx.actor_skill == rules.press_skill
-    sense = trained[rules.sense_skill] and ctx.actor_skill == rules.sense_skill
+    keeps = "block" in rules.plans[ctx.plan]  # his reaction waits for Shield Block
+    press = trained[rules.press_skill] and ctx.actor_skill == rules.press_skill and not keeps
+    sense = trained[rules.sense_skill] and ctx.actor_skill == rules.sense_skill and not keeps
+    # a raised shield kept for Shield Block takes the target's reaction from his Sidestep
+    block = ctx.target_shield and ctx.target_blocks and ctx.target_reaction
     sidestep = (target.trained[rules.sidestep_skill] and ctx.target_reaction
-                and ctx.target_skill == rules.sidestep_skill)
+                and ctx.target_skill == rules.sidestep_skill and not ctx.target_blocks)
     # (hits so far, target frightened, feint next, feint crit, linger, feint fumble,
-    #  sidestep ready, strikes made) -> probability; a hit is (off-guard, critical)
-    frontier = {((), ctx.target_frightened, False, False, False, False, sidestep, 0): 1.0}
+    #  target's reaction ready, strikes made) -> probability; a hit is (off-guard,
+    #  critical, blocked)
+    ready = sidestep or block
+    frontier = {((), ctx.target_frightened, False, False, False, False, ready, 0): 1.0}
     for step in rules.plans[ctx.plan]:
         nxt: dict[tuple, float] = {}
         for key, p in frontier.items():
@@ -355,10 +373,10 @@ def turn_kinds(actor: Fighter, target: Fighter, ctx: TurnContext, rules: Rules
         frontier = nxt
     by_kind: dict[tuple, dict[tuple, float]] = {}
     lasting = rules.feint_turns > 1  # Feint's critical results outlast this turn
-    for (hits, fright, _, crit, linger, fumble, ready, _), p in frontier.items():
+    for (hits, fright, _, crit, linger, fumble, still, _), p in frontier.items():
         crit, fumble = crit and lasting, fumble and lasting
-        sidestepped = rules.refresh_each_turn and sidestep and not ready
-        weights = by_kind.setdefault((fright, linger, crit, fumble, sidestepped), {})
+        spent = rules.refresh_each_turn and ready and not still
+        weights = by_kind.setdefault((fright, linger, crit, fumble, spent), {})
         weights[hits] = weights.get(hits, 0.0) + p
     out = []
     for kind, weights in by_kind.items():
@@ -371,7 +389,7 @@ def turn_kinds(actor: Fighter, target: Fighter, ctx: TurnContext, rules: Rules
 
 def _step(step: str, key: tuple, actor: Fighter, target: Fighter, ctx: TurnContext,
           rules: Rules, press: bool, sense: bool):
-    if step == "shield":
+    if step in ("shield", "block"):
         return [(1.0, key)]
     if step == "demoralize":
         return _demoralize(key, actor, target, ctx, rules)
@@ -414,12 +432,16 @@ def _strike(key, actor, target, ctx, rules, press, sense):
     penalties = rules.map_agile if actor.agile else rules.map_normal
     modifier = actor.attack - penalties[min(made, 2)] - ctx.actor_frightened
     reroll = modifier - rules.sidestep_penalty * (ctx.actor_skill == rules.sidestep_against)
+    blocking = ready and ctx.target_blocks
     out = []
-    for found, spent, p in strike_degrees(modifier, ac, ready, reroll, rules.margin):
+    for found, spent, p in strike_degrees(modifier, ac, ready and not blocking, reroll,
+                                          rules.margin):
         after, hit_fright = hits, fright
         if found >= SUCCESS:
+            # Shield Block takes the first hit, whatever its degree
+            spent = spent or blocking
             # the hits as a sorted tuple: the same hits in another order deal the same
-            after = tuple(sorted((*hits, (bool(off_guard), found == CRIT))))
+            after = tuple(sorted((*hits, (bool(off_guard), found == CRIT, blocking))))
             if press and first:
                 boost = (rules.press_frightened_stronger
                          if ctx.target_skill == rules.press_against else rules.press_frightened)
@@ -430,14 +452,22 @@ def _strike(key, actor, target, ctx, rules, press, sense):
 
 
 @cache
-def _hit_cache(dice, bonus, sneak, off_guard, critical, rules):
+def _hit_cache(dice, bonus, sneak, off_guard, critical, blocked, rules):
     if off_guard and sneak:
         dice = tuple(dice) + ((sneak, rules.sneak_die),)
-    return damage_distribution(dice, bonus, critical, rules)
+    hit = damage_distribution(dice, bonus, critical, rules)
+    if not blocked:
+        return hit
+    out: dict[int, float] = {}
+    for damage, p in hit.items():
+        # Shield Block: the damage less the shield's Hardness (the shield takes the rest)
+        left = max(0, damage - rules.shield_hardness)
+        out[left] = out.get(left, 0.0) + p
+    return out
 
 
 def _hits_damage(actor: Fighter, hits: tuple, cap: int, rules: Rules) -> np.ndarray:
-    """P(damage = 0..cap) of ``hits`` ((off-guard, critical) each) together."""
+    """P(damage = 0..cap) of ``hits`` ((off-guard, critical, blocked) each) together."""
     return _hits_cache(actor.dice, actor.damage_bonus, actor.sneak, hits, cap, rules)
 
 
@@ -446,8 +476,8 @@ def _hits_cache(dice, bonus, sneak, hits, cap, rules) -> np.ndarray:
     # no hit deals less than 0 (``compile_rules``), so capping the sum once is capping
     # it after every hit
     total = np.ones(1)
-    for off_guard, critical in hits:
-        one = _hit_cache(dice, bonus, sneak, off_guard, critical, rules)
+    for off_guard, critical, blocked in hits:
+        one = _hit_cache(dice, bonus, sneak, off_guard, critical, blocked, rules)
         single = np.zeros(max(one) + 1)
         single[list(one)] = list(one.values())
         total = np.convolve(total, single)
@@ -461,6 +491,15 @@ def _hits_cache(dice, bonus, sneak, hits, cap, rules) -> np.ndarray:
 def spends_own_reaction(actor: Fighter, steps: tuple[str, ...], skill: int,
                         rules: Rules) -> bool:
     """Whether a turn of ``steps`` spends the actor's reaction on Bullying Press or Sense
-    Weakness (declared before his first Strike, whatever it does)."""
-    return ("strike" in steps and actor.trained[skill]
+    Weakness (declared before his first Strike, whatever it does); a turn that keeps it
+    for Shield Block does not."""
+    return ("strike" in steps and "block" not in steps and actor.trained[skill]
             and skill in (rules.press_skill, rules.sense_skill))
+
+
+def shield_state(steps: tuple[str, ...]) -> int:
+    """The shield after a turn of ``steps``: 0 down, 1 raised, 2 raised with the
+    reaction kept for Shield Block."""
+    if "shield" not in steps:
+        return 0
+    return 2 if "block" in steps else 1

@@ -52,7 +52,7 @@ class PathfinderWords(PathfinderGame):
                   "ending": (0, 0)}
         for side in ("a", "b"):
             bounds.update({f"hp_{side}": (1, top[side]), f"fr_{side}": (0, self.max_frightened),
-                           f"dem_{side}": (0, 1), f"og_{side}": (0, 3), f"sh_{side}": (0, 1),
+                           f"dem_{side}": (0, 1), f"og_{side}": (0, 3), f"sh_{side}": (0, 2),
                            f"skill_{side}": (0, 2), f"plan_{side}": (0, self.n_plans - 1),
                            f"spent_{side}": (0, int(self.rules.refresh_each_turn))})
         return bounds
@@ -108,7 +108,8 @@ class PathfinderWords(PathfinderGame):
         if get[f"fr_{side}"]:
             parts.append(f"frightened {get[f'fr_{side}']}")
         if get[f"sh_{side}"]:
-            parts.append("shield raised")
+            parts.append("shield raised" + (", reaction kept for Shield Block"
+                                            if get[f"sh_{side}"] == 2 else ""))
         if get[f"og_{side}"]:
             parts.append(_OFF_GUARD[get[f"og_{side}"]])
         if get[f"spent_{side}"]:
