@@ -23,6 +23,9 @@ READINGS = (
     ("initiative_tie = b_first", {"initiative_tie": "b_first"}, {}),
     ("reaction_refresh = round", {"reaction_refresh": "round"}, {}),
     ("feint_lasting_turns = 1", {}, {"conditions": {"feint_lasting_turns": 1}}),
+    ("+ feint_strike_strike_reaction", {}, {"plans": {"order": [
+        "strike3", "strike2_shield", "demoralize_strike2", "feint_strike2",
+        "shield_demoralize_strike", "feint_strike_strike_reaction"]}}),
 )
 #: Shield Block on the same duel with a shield on A's sheet: the library without and with
 #: the block plans

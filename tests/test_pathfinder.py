@@ -486,6 +486,35 @@ def test_shield_block_takes_the_reaction_and_the_hardness():
         make(ruleset={"shield_block": {"hardness": -1}})
 
 
+def test_the_plan_says_which_strike_the_reaction_goes_with():
+    # A (Perception, expert: Sense Weakness) feints B (Intimidation: Sense for one Strike
+    # only, no Sidestep) and strikes twice for exactly 1 (2 on a critical). From
+    # test_feint_lasting_one_turn_ends_with_the_feinters_turn: E(+9) = 18/20 off-guard,
+    # 14/20 not; E(+4) = 10/20 off-guard, 8/20 not; the Feint crits 1/20, succeeds 7/20.
+    # Sense with the first Strike: crit 18 + 10, else 18 + 8 (the success's off-guard
+    # and the Sense fall on the same Strike): (28 + 19 * 26) / 400 = 1.305.
+    # Sense with the second: crit 28, success 18 + 10, else 14 + 10: (28 + 7 * 28 +
+    # 12 * 24) / 400 = 1.28.
+    rules = {"plans": {"order": ["feint_strike2", "feint_strike_strike_reaction"]}}
+    game = make(a="fighter,hp=99,damage=1d1+0", b="fighter,hp=99", ruleset=rules)
+    state = State(phase=FIRST, hp_a=99, hp_b=99, skill_a=2, skill_b=1, first=0)
+    for plan, mean in ((0, 1.305), (1, 1.28)):
+        ends = game.outcomes(state._replace(plan_a=plan), game.wait, game.wait)
+        assert sum(p * (99 - s.hp_b) for p, s in ends) == pytest.approx(mean)
+    # Bullying Press (A on Intimidation, B on Perception: frightened 2) goes with the
+    # marked Strike: it frightens only if the second Strike (+4 against 18: faces 14..20,
+    # 7/20) hits; unmarked, if the first (+9: 12/20) does
+    press = {"plans": {"strike3": ["strike", "strike_reaction"],
+                       "strike2_shield": ["strike", "strike", "shield"]}}
+    game = make(a="fighter,hp=99", b="fighter,hp=99", ruleset=press)
+    state = State(phase=FIRST, hp_a=99, hp_b=99, skill_a=1, skill_b=2, first=0)
+    for plan, scared in ((0, 7 / 20), (1, 12 / 20)):
+        ends = game.outcomes(state._replace(plan_a=plan), game.wait, game.wait)
+        assert sum(p for p, s in ends if s.fr_b == 2) == pytest.approx(scared)
+    with pytest.raises(InputError, match="at most one strike_reaction"):
+        make(ruleset={"plans": {"strike3": ["strike_reaction", "strike_reaction"]}})
+
+
 # -- the round
 
 def test_order_preference_and_initiative():

@@ -18,8 +18,11 @@ from solver.errors import InputError
 
 SKILLS = ("deception", "intimidation", "perception")
 DECEPTION, INTIMIDATION, PERCEPTION = range(3)
-#: ``block`` is no action: it keeps the reaction for Shield Block while the shield is up
-STEPS = ("strike", "shield", "demoralize", "feint", "block")
+#: ``block`` is no action: it keeps the reaction for Shield Block while the shield is up;
+#: ``strike_reaction`` is the Strike that Bullying Press or Sense Weakness goes with (in a
+#: plan without one, the first Strike)
+STEPS = ("strike", "shield", "demoralize", "feint", "block", "strike_reaction")
+STRIKES = ("strike", "strike_reaction")
 #: degrees of a check
 CRIT_FAIL, FAIL, SUCCESS, CRIT = range(4)
 FACES = range(1, 21)
@@ -96,6 +99,9 @@ def compile_rules(ruleset: Mapping, options: Mapping | None = None) -> Rules:
                          "results end with the feinter's turn) or 2 (they last through his "
                          f"next turn), got {cond['feint_lasting_turns']!r}")
     for name in order:
+        if plans[name].count("strike_reaction") > 1:
+            raise InputError(f"ruleset plans.{name}: at most one strike_reaction (one "
+                             "reaction a turn)")
         if "block" in plans[name] and "shield" not in plans[name]:
             raise InputError(f"ruleset plans.{name}: block needs a shield step before it "
                              "(Shield Block needs a raised shield)")
@@ -353,7 +359,8 @@ def turn_kinds(actor: Fighter, target: Fighter, ctx: TurnContext, rules: Rules
     convolution, shared by every turn (walking every damage along would multiply the
     checks' outcomes by the damage values)."""
     trained = actor.trained
-    keeps = "block" in rules.plans[ctx.plan]  # his reaction waits for Shield Block
+    steps = rules.plans[ctx.plan]
+    keeps = "block" in steps  # his reaction waits for Shield Block
     press = trained[rules.press_skill] and ctx.actor_skill == rules.press_skill and not keeps
     sense = trained[rules.sense_skill] and ctx.actor_skill == rules.sense_skill and not keeps
     # a raised shield kept for Shield Block takes the target's reaction from his Sidestep
@@ -365,10 +372,11 @@ def turn_kinds(actor: Fighter, target: Fighter, ctx: TurnContext, rules: Rules
     #  critical, blocked)
     ready = sidestep or block
     frontier = {((), ctx.target_frightened, False, False, False, False, ready, 0): 1.0}
-    for step in rules.plans[ctx.plan]:
+    marked = "strike_reaction" in steps
+    for step in steps:
         nxt: dict[tuple, float] = {}
         for key, p in frontier.items():
-            for q, after in _step(step, key, actor, target, ctx, rules, press, sense):
+            for q, after in _step(step, key, actor, target, ctx, rules, press, sense, marked):
                 nxt[after] = nxt.get(after, 0.0) + p * q
         frontier = nxt
     by_kind: dict[tuple, dict[tuple, float]] = {}
@@ -388,14 +396,16 @@ def turn_kinds(actor: Fighter, target: Fighter, ctx: TurnContext, rules: Rules
 
 
 def _step(step: str, key: tuple, actor: Fighter, target: Fighter, ctx: TurnContext,
-          rules: Rules, press: bool, sense: bool):
+          rules: Rules, press: bool, sense: bool, marked: bool):
     if step in ("shield", "block"):
         return [(1.0, key)]
     if step == "demoralize":
         return _demoralize(key, actor, target, ctx, rules)
     if step == "feint":
         return _feint(key, actor, target, ctx, rules)
-    return _strike(key, actor, target, ctx, rules, press, sense)
+    # the reaction goes with the plan's strike_reaction, or else with the first Strike
+    reacting = step == "strike_reaction" or (not marked and key[-1] == 0)
+    return _strike(key, actor, target, ctx, rules, press, sense, reacting)
 
 
 def _demoralize(key, actor, target, ctx, rules):
@@ -420,10 +430,9 @@ def _feint(key, actor, target, ctx, rules):
     return out
 
 
-def _strike(key, actor, target, ctx, rules, press, sense):
+def _strike(key, actor, target, ctx, rules, press, sense, reacting):
     hits, fright, feint_next, crit, linger, fumble, ready, made = key
-    first = made == 0
-    sensed = sense and first
+    sensed = sense and reacting
     if sensed and ctx.target_skill == rules.sense_against:
         linger = True
     off_guard = ctx.target_off_guard or feint_next or crit or linger or sensed
@@ -442,7 +451,7 @@ def _strike(key, actor, target, ctx, rules, press, sense):
             spent = spent or blocking
             # the hits as a sorted tuple: the same hits in another order deal the same
             after = tuple(sorted((*hits, (bool(off_guard), found == CRIT, blocking))))
-            if press and first:
+            if press and reacting:
                 boost = (rules.press_frightened_stronger
                          if ctx.target_skill == rules.press_against else rules.press_frightened)
                 hit_fright = max(fright, boost)
@@ -493,7 +502,8 @@ def spends_own_reaction(actor: Fighter, steps: tuple[str, ...], skill: int,
     """Whether a turn of ``steps`` spends the actor's reaction on Bullying Press or Sense
     Weakness (declared before his first Strike, whatever it does); a turn that keeps it
     for Shield Block does not."""
-    return ("strike" in steps and "block" not in steps and actor.trained[skill]
+    return (any(step in STRIKES for step in steps) and "block" not in steps
+            and actor.trained[skill]
             and skill in (rules.press_skill, rules.sense_skill))
 
 

@@ -22,8 +22,9 @@ from .game import (
 from .rules import SKILLS
 
 #: the plan steps as the Player Core names them
-_STEP_NAMES = {"strike": "Strike", "shield": "Raise a Shield", "demoralize": "Demoralize",
-               "feint": "Feint"}
+_STEP_NAMES = {"strike": "Strike", "strike_reaction": "Strike with the reaction",
+               "shield": "Raise a Shield", "demoralize": "Demoralize",
+               "feint": "Feint", "block": "keep the reaction for Shield Block"}
 _OFF_GUARD = ("", "off-guard until his own next turn", "off-guard in the foe's next turn",
               "off-guard until his own next turn and in the foe's next turn")
 
