@@ -97,6 +97,28 @@ def test_initiative_by_enumeration_and_tie_break():
     assert initiative_first(1, 0) == pytest.approx(229 / 400)
 
 
+def test_initiative_ties_to_b_by_hand():
+    # +1 against +0: A's total beats B's when y <= x (210 of the 400 pairs); the 19 ties
+    # (y = x + 1) now go to B: 210 / 400 (229 / 400 under the higher modifier)
+    assert initiative_first(1, 0, ties="b_first") == pytest.approx(210 / 400)
+    # +3 against +3: the 20 ties (x = y) go to B, A wins the 190 pairs x > y
+    assert initiative_first(3, 3, ties="b_first") == pytest.approx(190 / 400)
+    # -5 against +0 (A frightened, say): A needs x - 5 > y, so y <= x - 6: 14+13+...+1 =
+    # 105 pairs; the 15 ties x = y + 5 went to B already (higher modifier)
+    assert initiative_first(-5, 0, ties="b_first") == pytest.approx(105 / 400)
+    assert initiative_first(-5, 0) == pytest.approx(105 / 400)
+    game = make(initiative_tie="b_first")
+    a = action(game, "perception", "first", "strike3")
+    assert game.first_probability(game.start(), a, a) == pytest.approx(190 / 400)
+    # the ruleset's key gives the default; the old spelling is the higher modifier
+    assert make(ruleset={"initiative": {"tie_break": "b_first"}}).first_probability(
+        game.start(), a, a) == pytest.approx(190 / 400)
+    assert make(ruleset={"initiative": {"tie_break": "modifier_then_coin"}}
+                ).first_probability(game.start(), a, a) == pytest.approx(0.5)
+    with pytest.raises(InputError, match="b_first"):
+        make(initiative_tie="coin")
+
+
 # -- damage
 
 def test_damage_of_longsword_and_its_critical():
@@ -137,6 +159,24 @@ def test_rogue_sneak_attack_only_when_off_guard():
     sneaky = marginal(turn(game, "a", 0, off_guard=True), 0)
     assert sum(p * d for d, p in sneaky.items()) == pytest.approx(
         10 / 20 * 11 + 2 / 20 * 22)
+
+
+def test_sneak_attack_needs_an_agile_or_finesse_weapon():
+    # the reference rogue's shortsword is agile and finesse (the specification)
+    assert make(a="rogue").fighters["a"].finesse
+    with pytest.raises(InputError, match="agile or finesse"):
+        make(a="fighter,sneak=1d6")
+    with pytest.raises(InputError, match="agile or finesse"):
+        make(b="rogue,agile=false,finesse=false")
+    # a finesse weapon that is not agile keeps Sneak Attack: one Strike (no multiple
+    # attack penalty) off-guard as in test_rogue_sneak_attack_only_when_off_guard: AC 16,
+    # +7 succeeds on faces 9..18 (10/20) for 1d6+4 + 1d6 (mean 11), crits on 19, 20 (22)
+    game = make(a="rogue,agile=false", ruleset=ONE_STRIKE)
+    sneaky = marginal(turn(game, "a", 0, off_guard=True), 0)
+    assert sum(p * d for d, p in sneaky.items()) == pytest.approx(
+        10 / 20 * 11 + 2 / 20 * 22)
+    # and a fighter with no Sneak Attack needs neither
+    assert not make(a="fighter").fighters["a"].sneak
 
 
 # -- the multiple attack penalty
@@ -324,6 +364,32 @@ def test_off_guard_carries_to_the_next_round():
     assert sum(p for p, s in ends if s.og_a & 1) == pytest.approx(3 / 20)
 
 
+def test_feint_lasting_one_turn_ends_with_the_feinters_turn():
+    # A (Deception, no reaction in his turn) feints B (Intimidation, no Sidestep), then
+    # strikes twice for exactly 1 (2 on a critical). Feint +3 against DC 16: critical on
+    # face 20 (1/20), success on 13..19 (7/20), critical failure on 1..3 (3/20).
+    # Strikes: +9 against AC 16 hits 7..16 and crits 17..20: E = 10/20 + 2 * 4/20 = 18/20;
+    # against 18, 9..18 and 19..20: 14/20; +4 against 16, 12..19 and 20: 10/20; against
+    # 18, 14..19 and 20: 8/20. A critical Feint makes both off-guard (28/20), a success
+    # the first (26/20), else neither (22/20): E = (28 + 7 * 26 + 12 * 22) / 400.
+    feint = make().rules.plan_names.index("feint_strike2")
+    state = State(phase=SECOND, hp_a=50, hp_b=50, plan_a=feint, skill_a=0, skill_b=1,
+                  first=1)
+    for turns in (1, 2):
+        game = make(a="fighter,hp=50,damage=1d1+0", b="fighter,hp=50",
+                    ruleset={"conditions": {"feint_lasting_turns": turns}})
+        ends = game.outcomes(state, game.wait, game.wait)
+        assert sum(p * (50 - s.hp_b) for p, s in ends) == pytest.approx(474 / 400)
+        # with 1 nothing lasts past A's turn: B is not off-guard in A's next turn, nor A
+        # in B's; with 2, 1/20 and 3/20 as in test_off_guard_carries_to_the_next_round
+        assert sum(p for p, s in ends if s.og_b == 2) == pytest.approx(
+            (turns - 1) / 20)
+        assert sum(p for p, s in ends if s.og_a & 1) == pytest.approx((turns - 1) * 3 / 20)
+    for wrong in (0, 3):
+        with pytest.raises(InputError, match="feint_lasting_turns"):
+            make(ruleset={"conditions": {"feint_lasting_turns": wrong}})
+
+
 def test_sense_weakness_lingers_into_next_round_when_acting_second():
     game = make(a="fighter,hp=50", b="fighter,hp=50")
     # A (Perception) acts second against B (Deception): B stays off-guard until the
@@ -335,6 +401,118 @@ def test_sense_weakness_lingers_into_next_round_when_acting_second():
     nxt = ends[0][1]
     start = State(phase=FIRST, hp_a=nxt.hp_a, hp_b=nxt.hp_b, og_b=1, first=1)
     assert {s.og_b for _, s in game.outcomes(start, game.wait, game.wait)} == {0}
+
+
+def test_reaction_refresh_at_the_start_of_the_owners_turn():
+    # B strikes once (+9 against AC 18): critical on 19, 20 (2/20), success on 9..18
+    # (10/20). A rolled Deception (trained): his Sidestep rerolls the success at -2 (B
+    # rolled Intimidation), +7 hitting on 11..20: P(hit) = 2/20 + 10/20 * 10/20 = 0.35;
+    # without it 12/20.
+    def hit(game, state):
+        return sum(p for p, s in game.outcomes(state, game.wait, game.wait)
+                   if s.phase == OVER or s.hp_a < 99)
+
+    b_acts = State(phase=FIRST, hp_a=99, hp_b=99, skill_a=0, skill_b=1, first=1)
+    turn_game = make(a="fighter,hp=99", b="fighter,hp=99", ruleset=ONE_STRIKE)
+    round_game = make(a="fighter,hp=99", b="fighter,hp=99", ruleset=ONE_STRIKE,
+                      reaction_refresh="round")
+    assert turn_game.rules.refresh_each_turn and not round_game.rules.refresh_each_turn
+    for game in (turn_game, round_game):
+        assert hit(game, b_acts) == pytest.approx(0.35)
+    # the Sidestep is spent on the 10/20 successes; with "turn" the state remembers it
+    after = turn_game.outcomes(b_acts, turn_game.wait, turn_game.wait)
+    assert sum(p for p, s in after if s.spent_a) == pytest.approx(10 / 20)
+    assert {s.spent_a for _, s in round_game.outcomes(b_acts, round_game.wait, round_game.wait)
+            if s.phase != OVER} == {0}
+    # B acts again before A's turn (second in round r, first in r + 1): A's reaction
+    # has not come back, so no Sidestep, P(hit) 12/20
+    assert hit(turn_game, b_acts._replace(spent_a=1)) == pytest.approx(12 / 20)
+    # A's own turn gives it back: after a turn on Deception (no reaction of his own to
+    # spend) it is free; on Perception (trained) Sense Weakness spends it again, and on
+    # an untrained Perception there is no reaction to spend
+    a_acts = State(phase=FIRST, hp_a=99, hp_b=99, skill_a=0, skill_b=1, first=0,
+                   spent_a=1)
+    assert {s.spent_a for _, s in turn_game.outcomes(a_acts, turn_game.wait, turn_game.wait)} == {0}
+    sensed = a_acts._replace(skill_a=2)
+    assert {s.spent_a for _, s in turn_game.outcomes(sensed, turn_game.wait, turn_game.wait)} == {1}
+    untrained = make(a="fighter,hp=99,perception=6:untrained", b="fighter,hp=99",
+                     ruleset=ONE_STRIKE)
+    assert {s.spent_a for _, s in untrained.outcomes(sensed, untrained.wait, untrained.wait)} == {0}
+    # a round's end keeps what is spent: the second turn leads to the next decision
+    b_second = b_acts._replace(phase=SECOND, first=0)
+    nxt = {s.spent_a: s.phase for _, s in turn_game.outcomes(b_second, turn_game.wait,
+                                                                turn_game.wait)}
+    assert nxt == {0: DECIDE, 1: DECIDE}
+    with pytest.raises(InputError, match="spent_a"):
+        round_game.state_from({"phase": 1, "spent_a": 1})
+    with pytest.raises(InputError, match="round"):
+        make(reaction_refresh="never")
+
+
+def test_shield_block_takes_the_reaction_and_the_hardness():
+    # A's shield is up and his reaction kept for Shield Block (sh_a = 2); he rolled
+    # Deception, but the block takes his reaction from the Sidestep. B strikes once, +9
+    # for 1d4+4, against AC 18 + 2: faces 11..19 succeed (9/20) for 5..8, less the
+    # Hardness 5: 0..3 (mean 1.5); face 20 gives 29, raised to a critical (1/20): 10, 12,
+    # 14 or 16, less 5 (mean 8). E = 9/20 * 1.5 + 1/20 * 8 = 1.075; no damage with
+    # P = 10/20 (misses) + 9/20 * 1/4 (a success for 5, blocked to 0).
+    block = {"plans": {"strike3": ["strike"],
+                       "order": ["strike3", "strike2_shield", "strike2_shield_block"]}}
+    game = make(a="fighter,shield,hp=99", b="fighter,hp=99,damage=1d4+4", ruleset=block)
+    b_acts = State(phase=FIRST, hp_a=99, hp_b=99, sh_a=2, skill_a=0, skill_b=1, first=1)
+    ends = game.outcomes(b_acts, game.wait, game.wait)
+    assert sum(p * (99 - s.hp_a) for p, s in ends) == pytest.approx(1.075)
+    assert sum(p for p, s in ends if s.hp_a == 99) == pytest.approx(0.6125)
+    # every hit is blocked, which spends the reaction (it comes back with A's turn)
+    assert sum(p for p, s in ends if s.spent_a) == pytest.approx(10 / 20)
+    # with it spent, neither block nor Sidestep: 9/20 * 6.5 + 1/20 * 13 = 3.575
+    ends = game.outcomes(b_acts._replace(spent_a=1), game.wait, game.wait)
+    assert sum(p * (99 - s.hp_a) for p, s in ends) == pytest.approx(3.575)
+    # A's block plan keeps his reaction: on Perception (trained) no Sense Weakness spends
+    # it, and his shield is left kept for the block; the plain shield plan spends it
+    keep, plain = (game.rules.plan_names.index(name)
+                   for name in ("strike2_shield_block", "strike2_shield"))
+    a_acts = State(phase=FIRST, hp_a=99, hp_b=99, skill_a=2, skill_b=1, first=0)
+    after = game.outcomes(a_acts._replace(plan_a=keep), game.wait, game.wait)
+    assert {(s.spent_a, s.sh_a) for _, s in after} == {(0, 2)}
+    after = game.outcomes(a_acts._replace(plan_a=plain), game.wait, game.wait)
+    assert {(s.spent_a, s.sh_a) for _, s in after} == {(1, 1)}
+    # a block plan needs a shield (on the sheet, and a shield step in the plan)
+    no_shield = make(a="fighter", ruleset=block)
+    assert keep not in no_shield.legal_plans(no_shield.start(), "a")
+    with pytest.raises(InputError, match="block needs a shield"):
+        make(ruleset={"plans": {"strike3": ["strike", "strike", "block"]}})
+    with pytest.raises(InputError, match="hardness"):
+        make(ruleset={"shield_block": {"hardness": -1}})
+
+
+def test_the_plan_says_which_strike_the_reaction_goes_with():
+    # A (Perception, expert: Sense Weakness) feints B (Intimidation: Sense for one Strike
+    # only, no Sidestep) and strikes twice for exactly 1 (2 on a critical). From
+    # test_feint_lasting_one_turn_ends_with_the_feinters_turn: E(+9) = 18/20 off-guard,
+    # 14/20 not; E(+4) = 10/20 off-guard, 8/20 not; the Feint crits 1/20, succeeds 7/20.
+    # Sense with the first Strike: crit 18 + 10, else 18 + 8 (the success's off-guard
+    # and the Sense fall on the same Strike): (28 + 19 * 26) / 400 = 1.305.
+    # Sense with the second: crit 28, success 18 + 10, else 14 + 10: (28 + 7 * 28 +
+    # 12 * 24) / 400 = 1.28.
+    rules = {"plans": {"order": ["feint_strike2", "feint_strike_strike_reaction"]}}
+    game = make(a="fighter,hp=99,damage=1d1+0", b="fighter,hp=99", ruleset=rules)
+    state = State(phase=FIRST, hp_a=99, hp_b=99, skill_a=2, skill_b=1, first=0)
+    for plan, mean in ((0, 1.305), (1, 1.28)):
+        ends = game.outcomes(state._replace(plan_a=plan), game.wait, game.wait)
+        assert sum(p * (99 - s.hp_b) for p, s in ends) == pytest.approx(mean)
+    # Bullying Press (A on Intimidation, B on Perception: frightened 2) goes with the
+    # marked Strike: it frightens only if the second Strike (+4 against 18: faces 14..20,
+    # 7/20) hits; unmarked, if the first (+9: 12/20) does
+    press = {"plans": {"strike3": ["strike", "strike_reaction"],
+                       "strike2_shield": ["strike", "strike", "shield"]}}
+    game = make(a="fighter,hp=99", b="fighter,hp=99", ruleset=press)
+    state = State(phase=FIRST, hp_a=99, hp_b=99, skill_a=1, skill_b=2, first=0)
+    for plan, scared in ((0, 7 / 20), (1, 12 / 20)):
+        ends = game.outcomes(state._replace(plan_a=plan), game.wait, game.wait)
+        assert sum(p for p, s in ends if s.fr_b == 2) == pytest.approx(scared)
+    with pytest.raises(InputError, match="at most one strike_reaction"):
+        make(ruleset={"plans": {"strike3": ["strike_reaction", "strike_reaction"]}})
 
 
 # -- the round

@@ -23,6 +23,13 @@ CASES = [
     {"a": "fighter,hp=5", "b": "rogue,hp=4", "ruleset": {"plans": {
         "order": ["strike3", "feint_strike2"], "strike3": ["strike"],
         "feint_strike2": ["feint", "demoralize", "strike", "strike"]}}},
+    # the readings: reactions back each round; Shield Block plans for two shields, and
+    # Feint's critical results for one turn only
+    {"a": "fighter,hp=5", "b": "rogue,hp=4", "reaction_refresh": "round"},
+    {"a": "fighter,shield,hp=6", "b": "fighter,shield,hp=5", "ruleset": {
+        "plans": {"order": ["strike3", "strike2_shield", "strike2_shield_block",
+                            "shield_demoralize_strike_block", "feint_strike_strike_reaction"]},
+        "conditions": {"feint_lasting_turns": 1}}},
 ]
 
 

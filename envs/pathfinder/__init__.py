@@ -12,7 +12,14 @@ from envs.schema import Examples, Field, SheetSpec, SystemSpec, integer_text
 from solver.errors import InputError
 
 from .game import PathfinderGame, State
-from .rules import SKILLS, compile_rules, fighter, parse_damage
+from .rules import (
+    INITIATIVE_TIES,
+    REACTION_REFRESH,
+    SKILLS,
+    compile_rules,
+    fighter,
+    parse_damage,
+)
 from .words import PathfinderWords
 
 
@@ -43,6 +50,8 @@ def _sheet_fields() -> tuple[Field, ...]:
               default_key=d + "damage", parse=_damage),
         Field("agile", "flag", "agile weapon (multiple attack penalty -4/-8)",
               default_key=d + "agile"),
+        Field("finesse", "flag", "finesse weapon (Sneak Attack needs agile or finesse)",
+              default_key=d + "finesse"),
         Field("shield", "flag", "carries a shield (Raise a Shield: +2 AC)",
               default_key=d + "shield"),
         Field("sneak", "text", "Sneak Attack dice (e.g. 1d6), 0 for none",
@@ -64,7 +73,7 @@ def _action_parts(name: str) -> dict[str, str]:
 
 
 def _build(ruleset: dict, options: dict) -> PathfinderGame:
-    rules = compile_rules(ruleset)
+    rules = compile_rules(ruleset, options)
     fighters = {side: fighter(options[side], rules, side) for side in ("a", "b")}
     return PathfinderWords(rules, fighters, options, ruleset_hash(ruleset))
 
@@ -77,6 +86,13 @@ SYSTEM = SystemSpec(
               choices=("knockout", "first_blood")),
         Field("max_rounds", "int", "rounds before a draw (0: no limit, solved by value "
               "iteration)", default_key="max_rounds", low=0, high=1000),
+        Field("initiative_tie", "choice", "who wins equal initiative results: the higher "
+              "modifier then a coin, or B (PF2e gives ties to the adversary, B as the NPC)",
+              default_key="initiative.tie_break", choices=INITIATIVE_TIES,
+              aliases={"modifier_then_coin": "higher_modifier"}),
+        Field("reaction_refresh", "choice", "when a spent reaction comes back: at the start "
+              "of its owner's turn (PF2e) or of each round (the specification)",
+              default_key="reaction_refresh", choices=REACTION_REFRESH),
     ),
     sheet=SheetSpec(fields=_sheet_fields(), reference_key="sheets",
                     example="rogue,hp=30,perception=6:expert"),
@@ -87,7 +103,8 @@ SYSTEM = SystemSpec(
                       state="hp_a=5,hp_b=4,fr_b=1",
                       mix="intimidation-first-strike3:2,perception-second-feint-strike2:1",
                       quick={"max_rounds": 1},
-                      variants={"first_blood": {"victory": "first_blood"}},
+                      variants={"first_blood": {"victory": "first_blood"},
+                                "round_reactions": {"reaction_refresh": "round"}},
                       counters={"a": "fighter,hp=4", "b": "rogue,hp=3"}),
     pairing=None,
     action_parts=_action_parts,

@@ -26,8 +26,8 @@ import numpy as np
 from solver.counters import CoreWalk
 from solver.markov.graph import ranges
 
-from .game import _DEM, _FR, _OG, _PLAN, _SH, _SKILL, DECIDE, FIRST, SECOND, State
-from .rules import TurnContext
+from .game import _DEM, _FR, _OG, _PLAN, _SH, _SKILL, _SPENT, DECIDE, FIRST, SECOND, State
+from .rules import TurnContext, shield_state, spends_own_reaction
 
 PHASE, ORDER = State._fields.index("phase"), State._fields.index("first")
 
@@ -38,7 +38,7 @@ class _Codec:
 
     def __init__(self, game):
         top = {"phase": SECOND, "round": 1, "fr": game.max_frightened, "dem": 1, "og": 3,
-               "sh": 1, "skill": 2, "plan": game.n_plans - 1, "first": 1}
+               "sh": 2, "skill": 2, "plan": game.n_plans - 1, "first": 1, "spent": 1}
         self.radix = np.array([top.get(name.removesuffix("_a").removesuffix("_b"), 0) + 1
                                for name in State._fields], np.int64)
         self.place = np.concatenate([np.cumprod(self.radix[::-1])[::-1][1:], [1]])
@@ -76,23 +76,24 @@ class _Turns:
     def __init__(self, game):
         self.game = game
         fr = game.max_frightened + 1
-        self.shape = (2, game.n_plans, 3, 3, fr, fr, 2, 2)
+        self.shape = (2, game.n_plans, 3, 3, fr, fr, 2, 3, 2)
         self.known: dict[int, int] = {}
         self.found: list = []
         self._flatten()
 
     def ids(self, contexts: np.ndarray) -> np.ndarray:
         """The position of each context (rows: actor, plan, actor's skill, target's
-        skill, actor's frightened, target's, target off-guard, target's shield), the
-        new ones resolved."""
+        skill, actor's frightened, target's, target off-guard, target's shield, target's
+        reaction unspent), the new ones resolved."""
         codes, first, inverse = np.unique(np.ravel_multi_index(tuple(contexts.T), self.shape),
                                           return_index=True, return_inverse=True)
         fresh = [k for k, code in enumerate(codes.tolist()) if code not in self.known]
         for k in fresh:
-            x, plan, skill_x, skill_y, fr_x, fr_y, off_guard, shield = contexts[
+            x, plan, skill_x, skill_y, fr_x, fr_y, off_guard, shield, reaction = contexts[
                 first[k]].tolist()
             ctx = TurnContext(plan, skill_x, skill_y, fr_x, fr_y, bool(off_guard), bool(shield),
-                              cap=self.game.start_hp["ab"[1 - x]])
+                              cap=self.game.start_hp["ab"[1 - x]],
+                              target_reaction=bool(reaction), target_blocks=shield == 2)
             self.known[int(codes[k])] = len(self.found)
             self.found.append(self.game._turn_kinds(x, ctx))
         if fresh:
@@ -106,7 +107,7 @@ class _Turns:
         found = self.found
         self.kind_bounds = bounds([len(t.kinds) for t in found])
         self.entry_bounds = bounds([len(t.kind) for t in found])
-        self.kinds = np.array([k for t in found for k in t.kinds], np.int64).reshape(-1, 4)
+        self.kinds = np.array([k for t in found for k in t.kinds], np.int64).reshape(-1, 5)
         self.kind = np.concatenate([t.kind for t in found] + [np.zeros(0, np.int64)])
         self.damage = np.concatenate([t.damage for t in found] + [np.zeros(0, np.int64)])
         self.chance = np.concatenate([t.chance for t in found] + [np.zeros(0)])
@@ -138,8 +139,12 @@ class _Builder:
         self.pair_b = np.concatenate([np.tile(b, len(a)) for a, b in tables])
         self.split = np.array(game._split, np.int64)   # action -> (skill, order, plan)
         steps = game._plan_steps
-        self.shields = np.array(["shield" in s for s in steps], np.int64)
+        self.shields = np.array([shield_state(s) for s in steps], np.int64)
         self.scares = np.array(["demoralize" in s for s in steps], np.int64)
+        # by actor, plan and his skill: the turn spends his reaction (and it is remembered)
+        self.spends = np.array([[[game.rules.refresh_each_turn and spends_own_reaction(
+            game.fighters[side], s, skill, game.rules) for skill in range(3)] for s in steps]
+            for side in "ab"], np.int64)
         self.contexts = _Turns(game)
 
     def decisions(self, codes: np.ndarray) -> _Piece:
@@ -175,7 +180,7 @@ class _Builder:
         y = 1 - x
         context = np.stack([x, rows[at, _PLAN + x], rows[at, _SKILL + x], rows[at, _SKILL + y],
                             rows[at, _FR + x], rows[at, _FR + y], rows[at, _OG + y] != 0,
-                            rows[at, _SH + y]], axis=1)
+                            rows[at, _SH + y], 1 - rows[at, _SPENT + y]], axis=1)
         t = self.contexts
         ctx = t.ids(context)
         # one next core per (core, kind of result), from the values any result leaves
@@ -201,6 +206,7 @@ class _Builder:
         second turn, or the next round's decision."""
         base = rows.copy()
         plan = rows[at, _PLAN + x]
+        base[at, _SPENT + x] = self.spends[x, plan, rows[at, _SKILL + x]]
         base[at, _FR + x] = np.maximum(0, rows[at, _FR + x] - 1)
         base[at, _SH + x] = self.shields[plan]
         base[at, _DEM + x] |= self.scares[plan]
@@ -214,11 +220,13 @@ class _Builder:
     @staticmethod
     def result_rows(rows, base, x, kinds) -> np.ndarray:
         """``PathfinderGame._result_values`` for every row: ``kinds`` (fright, linger,
-        crit, fumble) set the target's frightened and both off-guard bits."""
+        crit, fumble, spent) set the target's frightened and both off-guard bits, and
+        what spends the target's reaction (a Sidestep, a Shield Block) is kept."""
         at, y = np.arange(len(rows)), 1 - x
-        fright, linger, crit, fumble = kinds.T
+        fright, linger, crit, fumble, spent = kinds.T
         out = base.copy()
         out[at, _FR + y] = fright
+        out[at, _SPENT + y] |= spent
         out[at, _OG + y] = np.where(crit != 0, 2, (rows[at, _OG + y] & 1) | linger)
         out[at, _OG + x] = (rows[at, _OG + x] & 2) | fumble
         return out

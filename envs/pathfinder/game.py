@@ -15,19 +15,26 @@ move itself, so the solver sees a public-information game.
 What a state keeps between turns (only what changes a later probability):
 - ``fr_x``: X's frightened value (0..2; it only ever rises to the highest value);
 - ``dem_x``: X has tried to Demoralize his opponent, who is now immune to him;
-- ``sh_x``: X raised his shield in his last turn (up until the start of his next);
+- ``sh_x``: X raised his shield in his last turn (up until the start of his next): 1,
+  or 2 when his plan kept his reaction for Shield Block (a plan with the step
+  ``block``: his reaction then goes to the first hit against him, not to a Sidestep);
 - ``og_x``: bits of X's off-guard against his opponent's Strikes: bit 0 "until X's
   next turn" (Sense Weakness against a Deception initiative, or X's own critically
   failed Feint; equivalent for Strikes, which the opponent makes only in his turns),
   bit 1 "during the opponent's next turn" (the opponent's critical Feint). When bit 1
   is set on the opponent of the duellist who just acted, bit 0 adds nothing (that
-  duellist has at most one turn before his opponent's next) and is dropped.
+  duellist has at most one turn before his opponent's next) and is dropped;
+- ``spent_x``: X spent his reaction since the start of his last turn (only when
+  reactions refresh each turn, ``reaction_refresh = "turn"``; always 0 when they refresh
+  each round). It is cleared when X's turn starts: a Sidestep spent in the foe's turn is
+  missing in the foe's next turn if the foe acts twice in a row, and so is the reaction
+  X spent on Bullying Press or Sense Weakness in his own turn.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import NamedTuple
 
 import numpy as np
@@ -43,6 +50,8 @@ from .rules import (
     TurnContext,
     initiative_first,
     resolve_turn,
+    shield_state,
+    spends_own_reaction,
     turn_kinds,
 )
 
@@ -73,20 +82,23 @@ class State(NamedTuple):
     plan_a: int = 0
     plan_b: int = 0
     first: int = 0          # 0: A acts first this round, 1: B
+    spent_a: int = 0
+    spent_b: int = 0
     ending: int = 0
 
 
 STATE_FIELDS = State._fields
 # positions of A's field in the state tuple (B's is the next one)
-_HP, _FR, _DEM, _OG, _SH, _SKILL, _PLAN = (STATE_FIELDS.index(f"{name}_a") for name in (
-    "hp", "fr", "dem", "og", "sh", "skill", "plan"))
+_HP, _FR, _DEM, _OG, _SH, _SKILL, _PLAN, _SPENT = (
+    STATE_FIELDS.index(f"{name}_a") for name in (
+        "hp", "fr", "dem", "og", "sh", "skill", "plan", "spent"))
 
 
 class Turn(NamedTuple):
     """One turn's results (``rules.turn_kinds``) as arrays: the kinds of result (all but
     the damage: the target's frightened after, Sense Weakness lingering, Feint critical
-    success, Feint critical failure) and for each result its kind (a position in
-    ``kinds``), damage to the target (capped) and chance."""
+    success, Feint critical failure, the target's reaction spent) and for each result
+    its kind (a position in ``kinds``), damage to the target (capped) and chance."""
 
     kinds: list[tuple]
     kind: np.ndarray
@@ -147,7 +159,8 @@ class PathfinderGame(DeclaredGame):
         self._turn = lru_cache(maxsize=None)(self._turn_uncached)
         self._cumulative = lru_cache(maxsize=None)(self._cumulative_uncached)
         self._turn_kinds = lru_cache(maxsize=None)(self._turn_kinds_uncached)
-        self._initiative = lru_cache(maxsize=None)(initiative_first)
+        ties = options.get("initiative_tie") or "higher_modifier"
+        self._initiative = lru_cache(maxsize=None)(partial(initiative_first, ties=ties))
         self._masks: dict[tuple, np.ndarray] = {}
         self._split = [split_action(i, self.n_plans) for i in range(self.wait)]
         self._ko = {(x, blood): State(phase=OVER, round=0, ending=1 + x + 2 * blood)
@@ -163,10 +176,11 @@ class PathfinderGame(DeclaredGame):
                   ("opp_hp", 0, top), ("own_frightened", 0, self.max_frightened),
                   ("opp_frightened", 0, self.max_frightened), ("own_demoralized_him", 0, 1),
                   ("opp_demoralized_me", 0, 1), ("own_off_guard", 0, 3),
-                  ("opp_off_guard", 0, 3), ("own_shield", 0, 1), ("opp_shield", 0, 1),
+                  ("opp_off_guard", 0, 3), ("own_shield", 0, 2), ("opp_shield", 0, 2),
                   ("own_skill", 0, 2), ("opp_skill", 0, 2),
                   ("own_plan", 0, self.n_plans - 1), ("opp_plan", 0, self.n_plans - 1),
-                  ("own_first", 0, 1), ("ending", 0, len(ENDINGS) - 1)]
+                  ("own_first", 0, 1), ("own_reaction_spent", 0, 1),
+                  ("opp_reaction_spent", 0, 1), ("ending", 0, len(ENDINGS) - 1)]
         return (tuple(f[0] for f in fields), tuple(f[1] for f in fields),
                 tuple(f[2] for f in fields))
 
@@ -313,7 +327,8 @@ class PathfinderGame(DeclaredGame):
             plan=state[_PLAN + x], actor_skill=state[_SKILL + x],
             target_skill=state[_SKILL + y], actor_frightened=state[_FR + x],
             target_frightened=state[_FR + y], target_off_guard=state[_OG + y] != 0,
-            target_shield=bool(state[_SH + y]), cap=cap)
+            target_shield=bool(state[_SH + y]), cap=cap,
+            target_reaction=not state[_SPENT + y], target_blocks=state[_SH + y] == 2)
 
     def _turn_results(self, state: State, cap: int):
         """The turn of this phase before hit points are applied: the actor x, the next
@@ -332,8 +347,11 @@ class PathfinderGame(DeclaredGame):
         arrays (the conformance suite compares the two)."""
         steps = self._plan_steps[state[_PLAN + x]]
         base = list(state)
+        # his reaction came back as his turn began, unless it comes back each round
+        base[_SPENT + x] = int(self.rules.refresh_each_turn and spends_own_reaction(
+            self.fighters["ab"[x]], steps, state[_SKILL + x], self.rules))
         base[_FR + x] = max(0, state[_FR + x] - 1)
-        base[_SH + x] = int("shield" in steps)
+        base[_SH + x] = shield_state(steps)
         base[_DEM + x] = state[_DEM + x] | ("demoralize" in steps)
         if state.phase == FIRST:
             base[0] = SECOND
@@ -348,10 +366,11 @@ class PathfinderGame(DeclaredGame):
         when the turn began. ``cores.py`` does the same with arrays."""
         if base is None:
             return None
-        fright, linger, crit, fumble = kind
+        fright, linger, crit, fumble, spent = kind
         y = 1 - x
         values = base.copy()
         values[_FR + y] = fright
+        values[_SPENT + y] = state[_SPENT + y] | spent
         values[_OG + y] = 2 if crit else (state[_OG + y] & 1) | linger
         values[_OG + x] = (state[_OG + x] & 2) | fumble
         return values
@@ -458,4 +477,5 @@ class PathfinderGame(DeclaredGame):
                 get[f"hp_{me}"], get[f"hp_{him}"], get[f"fr_{me}"], get[f"fr_{him}"],
                 get[f"dem_{me}"], get[f"dem_{him}"], get[f"og_{me}"], get[f"og_{him}"],
                 get[f"sh_{me}"], get[f"sh_{him}"], get[f"skill_{me}"], get[f"skill_{him}"],
-                get[f"plan_{me}"], get[f"plan_{him}"], acting_first, state.ending)
+                get[f"plan_{me}"], get[f"plan_{him}"], acting_first, get[f"spent_{me}"],
+                get[f"spent_{him}"], state.ending)

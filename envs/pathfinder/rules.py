@@ -31,7 +31,8 @@ RULESET_BOUNDS = {
     "conditions.shield_bonus": (0, 20),
     "conditions.demoralize_success": (0, 4),
     "conditions.demoralize_critical": (0, 4),
-    "conditions.feint_lasting_turns": (0, 10),
+    "conditions.feint_lasting_turns": (1, 2),
+    "shield_block.hardness": (0, 99),
     "reactions.bullying_press.frightened": (0, 4),
     "reactions.bullying_press.frightened_stronger": (0, 4),
     "reactions.deceptive_sidestep.reroll_penalty": (0, 20),
@@ -46,7 +47,11 @@ MAX_SNEAK_DICE = 10
 
 SKILLS = ("deception", "intimidation", "perception")
 DECEPTION, INTIMIDATION, PERCEPTION = range(3)
-STEPS = ("strike", "shield", "demoralize", "feint")
+#: ``block`` is no action: it keeps the reaction for Shield Block while the shield is up;
+#: ``strike_reaction`` is the Strike that Bullying Press or Sense Weakness goes with (in a
+#: plan without one, the first Strike)
+STEPS = ("strike", "shield", "demoralize", "feint", "block", "strike_reaction")
+STRIKES = ("strike", "strike_reaction")
 #: degrees of a check
 CRIT_FAIL, FAIL, SUCCESS, CRIT = range(4)
 FACES = range(1, 21)
@@ -80,6 +85,11 @@ class Rules:
     sense_against: int
     plan_names: tuple[str, ...]
     plans: tuple[tuple[str, ...], ...]
+    #: a reaction comes back at the start of its owner's turn (the option
+    #: ``reaction_refresh = "turn"``), not at the start of each round
+    refresh_each_turn: bool = False
+    #: Shield Block lowers the blocked hit's damage by this (the shield's Hardness)
+    shield_hardness: int = 5
 
 
 def _skill(value: object, where: str) -> int:
@@ -88,15 +98,19 @@ def _skill(value: object, where: str) -> int:
     return SKILLS.index(value)
 
 
-def compile_rules(ruleset: Mapping) -> Rules:
-    """The ruleset's tables as a ``Rules``; wrong skills, steps or plans are InputErrors."""
+#: when a spent reaction comes back (the option ``reaction_refresh``)
+REACTION_REFRESH = ("turn", "round")
+
+
+def compile_rules(ruleset: Mapping, options: Mapping | None = None) -> Rules:
+    """The ruleset's tables as a ``Rules`` (with the options that change a turn's rules);
+    wrong skills, steps or plans are InputErrors."""
+    options = options or {}
     checks, strike, cond = ruleset["checks"], ruleset["strike"], ruleset["conditions"]
     reactions, plans = ruleset["reactions"], ruleset["plans"]
     if tuple(ruleset["initiative"]["skills"]) != SKILLS:
         raise InputError(f"ruleset initiative.skills must be {', '.join(SKILLS)} (the three "
                          "duel skills, each with its reaction)")
-    if ruleset["initiative"]["tie_break"] != "modifier_then_coin":
-        raise InputError("ruleset initiative.tie_break: allowed: modifier_then_coin")
     for key in ("multiple_attack_penalty", "multiple_attack_penalty_agile"):
         if len(strike[key]) != 3:
             raise InputError(f"ruleset strike.{key} needs 3 penalties (1st, 2nd, 3rd Strike)")
@@ -110,6 +124,23 @@ def compile_rules(ruleset: Mapping) -> Rules:
                 raise InputError(f"ruleset plans.{name}: unknown step {step!r}; "
                                  f"allowed: {', '.join(STEPS)}")
     check_bounds(ruleset, RULESET_BOUNDS)
+    if cond["feint_lasting_turns"] not in (1, 2):
+        raise InputError(f"ruleset conditions.feint_lasting_turns: allowed 1 (Feint's critical "
+                         "results end with the feinter's turn) or 2 (they last through his "
+                         f"next turn), got {cond['feint_lasting_turns']!r}")
+    for name in order:
+        if plans[name].count("strike_reaction") > 1:
+            raise InputError(f"ruleset plans.{name}: at most one strike_reaction (one "
+                             "reaction a turn)")
+        if "block" in plans[name] and "shield" not in plans[name]:
+            raise InputError(f"ruleset plans.{name}: block needs a shield step before it "
+                             "(Shield Block needs a raised shield)")
+    hardness = ruleset.get("shield_block", {}).get("hardness", 5)
+    if not isinstance(hardness, int) or isinstance(hardness, bool) or not 0 <= hardness <= 99:
+        raise InputError(f"ruleset shield_block.hardness takes an integer 0..99, "
+                         f"got {hardness!r}")
+    if strike["minimum_damage"] < 0:
+        raise InputError("ruleset strike.minimum_damage must be at least 0 (a hit never heals)")
     press, side, sense = (reactions["bullying_press"], reactions["deceptive_sidestep"],
                           reactions["sense_weakness"])
     return Rules(
@@ -131,7 +162,9 @@ def compile_rules(ruleset: Mapping) -> Rules:
         sidestep_penalty=side["reroll_penalty"],
         sense_skill=_skill(sense["skill"], "reactions.sense_weakness.skill"),
         sense_against=_skill(sense["stronger_against"], "reactions.sense_weakness"),
-        plan_names=order, plans=tuple(tuple(plans[name]) for name in order))
+        plan_names=order, plans=tuple(tuple(plans[name]) for name in order),
+        refresh_each_turn=options.get("reaction_refresh", "round") == "turn",
+        shield_hardness=hardness)
 
 
 # -- sheets
@@ -154,6 +187,7 @@ class Fighter:
     perception_dc: int
     damage_text: str
     skill_text: tuple[str, str, str]
+    finesse: bool = False
 
 
 def parse_damage(text: str) -> tuple[tuple[tuple[int, int], ...], int]:
@@ -208,10 +242,16 @@ def fighter(sheet: Mapping, rules: Rules, side: str) -> Fighter:
         mods.append(value)
         trained.append(rules.ranks.index(rank) >= 1)
         texts.append(f"{value:+d} ({rank})")
+    sneak = parse_sneak(sheet["sneak"], rules.sneak_die)
+    agile, finesse = bool(sheet["agile"]), bool(sheet.get("finesse", False))
+    if sneak and not (agile or finesse):
+        # Player Core: Sneak Attack needs an agile or finesse melee weapon
+        raise InputError(f"{side}'s sneak={sheet['sneak']}: Sneak Attack needs an agile or "
+                         "finesse weapon; add agile or finesse to the sheet, or sneak=0")
     return Fighter(
         hp=sheet["hp"], ac=sheet["ac"], attack=sheet["attack"], dice=dice, damage_bonus=bonus,
-        agile=bool(sheet["agile"]), shield=bool(sheet["shield"]),
-        sneak=parse_sneak(sheet["sneak"], rules.sneak_die), skill_mod=tuple(mods),
+        agile=agile, finesse=finesse, shield=bool(sheet["shield"]),
+        sneak=sneak, skill_mod=tuple(mods),
         trained=tuple(trained), will=sheet["will"], perception_dc=sheet["perception_dc"],
         damage_text=str(sheet["damage"]), skill_text=tuple(texts))
 
@@ -265,16 +305,26 @@ def strike_degrees(modifier: int, ac: int, sidestep: bool, reroll_modifier: int,
     return tuple((d, spent, p) for (d, spent), p in sorted(out.items()))
 
 
-def initiative_first(mod_a: int, mod_b: int) -> float:
+#: who wins equal initiative results (the option ``initiative_tie``)
+INITIATIVE_TIES = ("higher_modifier", "b_first")
+
+
+def initiative_first(mod_a: int, mod_b: int, ties: str = "higher_modifier") -> float:
     """P(A wins initiative): d20 + mod_a against d20 + mod_b (frightened already
-    subtracted); equal results go to the higher modifier, then a fair coin."""
+    subtracted). Equal results go to the higher modifier, then a fair coin
+    (``higher_modifier``, the specification's default) or to B (``b_first``: PF2e gives
+    ties to the adversary, B played as the NPC)."""
+    if ties == "b_first":
+        tie = 0.0
+    else:
+        tie = 1 if mod_a > mod_b else 0.5 if mod_a == mod_b else 0
     wins = 0.0
     for x in FACES:
         for y in FACES:
             if x + mod_a > y + mod_b:
                 wins += 1
             elif x + mod_a == y + mod_b:
-                wins += 1 if mod_a > mod_b else 0.5 if mod_a == mod_b else 0
+                wins += tie
     return wins / 400
 
 
@@ -322,13 +372,16 @@ class TurnContext:
     target_off_guard: bool    # carried from earlier turns
     target_shield: bool       # raised in the target's last turn, still up
     cap: int                  # damage beyond this is all the same (the target's HP)
+    target_reaction: bool = True  # the target's reaction is not spent since his turn
+    target_blocks: bool = False   # the target keeps his reaction for Shield Block
 
 
 def resolve_turn(actor: Fighter, target: Fighter, ctx: TurnContext,
                  rules: Rules) -> list[tuple[float, tuple[int, int, bool, bool, bool]]]:
     """The exact distribution of one turn: probability, then (damage capped at
     ``ctx.cap``, target's frightened after, Sense Weakness lingering, Feint critical
-    success, Feint critical failure)."""
+    success, Feint critical failure, the target spent his reaction on a Sidestep that
+    the state must remember: only when reactions refresh each turn)."""
     return [(p, (dmg, *kind)) for kind, damage, chances in turn_kinds(actor, target, ctx, rules)
             for dmg, p in zip(damage.tolist(), chances.tolist(), strict=True)]
 
@@ -336,28 +389,39 @@ def resolve_turn(actor: Fighter, target: Fighter, ctx: TurnContext,
 def turn_kinds(actor: Fighter, target: Fighter, ctx: TurnContext, rules: Rules
                ) -> list[tuple[tuple[int, bool, bool, bool], np.ndarray, np.ndarray]]:
     """``resolve_turn`` by kind of result: each (target's frightened after, Sense
-    Weakness lingering, Feint critical success, Feint critical failure) with the damages
+    Weakness lingering, Feint critical success, Feint critical failure, Sidestep spent
+    and remembered) with the damages
     it comes with and their probabilities (positive). The checks are walked first,
     keeping only which Strikes hit and how; the damage of those hits together is one
     convolution, shared by every turn (walking every damage along would multiply the
     checks' outcomes by the damage values)."""
     trained = actor.trained
-    press = trained[rules.press_skill] and ctx.actor_skill == rules.press_skill
-    sense = trained[rules.sense_skill] and ctx.actor_skill == rules.sense_skill
-    sidestep = (target.trained[rules.sidestep_skill]
-                and ctx.target_skill == rules.sidestep_skill)
+    steps = rules.plans[ctx.plan]
+    keeps = "block" in steps  # his reaction waits for Shield Block
+    press = trained[rules.press_skill] and ctx.actor_skill == rules.press_skill and not keeps
+    sense = trained[rules.sense_skill] and ctx.actor_skill == rules.sense_skill and not keeps
+    # a raised shield kept for Shield Block takes the target's reaction from his Sidestep
+    block = ctx.target_shield and ctx.target_blocks and ctx.target_reaction
+    sidestep = (target.trained[rules.sidestep_skill] and ctx.target_reaction
+                and ctx.target_skill == rules.sidestep_skill and not ctx.target_blocks)
     # (hits so far, target frightened, feint next, feint crit, linger, feint fumble,
-    #  sidestep ready, strikes made) -> probability; a hit is (off-guard, critical)
-    frontier = {((), ctx.target_frightened, False, False, False, False, sidestep, 0): 1.0}
-    for step in rules.plans[ctx.plan]:
+    #  target's reaction ready, strikes made) -> probability; a hit is (off-guard,
+    #  critical, blocked)
+    ready = sidestep or block
+    frontier = {((), ctx.target_frightened, False, False, False, False, ready, 0): 1.0}
+    marked = "strike_reaction" in steps
+    for step in steps:
         nxt: dict[tuple, float] = {}
         for key, p in frontier.items():
-            for q, after in _step(step, key, actor, target, ctx, rules, press, sense):
+            for q, after in _step(step, key, actor, target, ctx, rules, press, sense, marked):
                 nxt[after] = nxt.get(after, 0.0) + p * q
         frontier = nxt
     by_kind: dict[tuple, dict[tuple, float]] = {}
-    for (hits, fright, _, crit, linger, fumble, _, _), p in frontier.items():
-        weights = by_kind.setdefault((fright, linger, crit, fumble), {})
+    lasting = rules.feint_turns > 1  # Feint's critical results outlast this turn
+    for (hits, fright, _, crit, linger, fumble, still, _), p in frontier.items():
+        crit, fumble = crit and lasting, fumble and lasting
+        spent = rules.refresh_each_turn and ready and not still
+        weights = by_kind.setdefault((fright, linger, crit, fumble, spent), {})
         weights[hits] = weights.get(hits, 0.0) + p
     out = []
     for kind, weights in by_kind.items():
@@ -369,14 +433,16 @@ def turn_kinds(actor: Fighter, target: Fighter, ctx: TurnContext, rules: Rules
 
 
 def _step(step: str, key: tuple, actor: Fighter, target: Fighter, ctx: TurnContext,
-          rules: Rules, press: bool, sense: bool):
-    if step == "shield":
+          rules: Rules, press: bool, sense: bool, marked: bool):
+    if step in ("shield", "block"):
         return [(1.0, key)]
     if step == "demoralize":
         return _demoralize(key, actor, target, ctx, rules)
     if step == "feint":
         return _feint(key, actor, target, ctx, rules)
-    return _strike(key, actor, target, ctx, rules, press, sense)
+    # the reaction goes with the plan's strike_reaction, or else with the first Strike
+    reacting = step == "strike_reaction" or (not marked and key[-1] == 0)
+    return _strike(key, actor, target, ctx, rules, press, sense, reacting)
 
 
 def _demoralize(key, actor, target, ctx, rules):
@@ -401,10 +467,9 @@ def _feint(key, actor, target, ctx, rules):
     return out
 
 
-def _strike(key, actor, target, ctx, rules, press, sense):
+def _strike(key, actor, target, ctx, rules, press, sense, reacting):
     hits, fright, feint_next, crit, linger, fumble, ready, made = key
-    first = made == 0
-    sensed = sense and first
+    sensed = sense and reacting
     if sensed and ctx.target_skill == rules.sense_against:
         linger = True
     off_guard = ctx.target_off_guard or feint_next or crit or linger or sensed
@@ -413,13 +478,17 @@ def _strike(key, actor, target, ctx, rules, press, sense):
     penalties = rules.map_agile if actor.agile else rules.map_normal
     modifier = actor.attack - penalties[min(made, 2)] - ctx.actor_frightened
     reroll = modifier - rules.sidestep_penalty * (ctx.actor_skill == rules.sidestep_against)
+    blocking = ready and ctx.target_blocks
     out = []
-    for found, spent, p in strike_degrees(modifier, ac, ready, reroll, rules.margin):
+    for found, spent, p in strike_degrees(modifier, ac, ready and not blocking, reroll,
+                                          rules.margin):
         after, hit_fright = hits, fright
         if found >= SUCCESS:
+            # Shield Block takes the first hit, whatever its degree
+            spent = spent or blocking
             # the hits as a sorted tuple: the same hits in another order deal the same
-            after = tuple(sorted((*hits, (bool(off_guard), found == CRIT))))
-            if press and first:
+            after = tuple(sorted((*hits, (bool(off_guard), found == CRIT, blocking))))
+            if press and reacting:
                 boost = (rules.press_frightened_stronger
                          if ctx.target_skill == rules.press_against else rules.press_frightened)
                 hit_fright = max(fright, boost)
@@ -429,14 +498,22 @@ def _strike(key, actor, target, ctx, rules, press, sense):
 
 
 @cache
-def _hit_cache(dice, bonus, sneak, off_guard, critical, rules):
+def _hit_cache(dice, bonus, sneak, off_guard, critical, blocked, rules):
     if off_guard and sneak:
         dice = tuple(dice) + ((sneak, rules.sneak_die),)
-    return damage_distribution(dice, bonus, critical, rules)
+    hit = damage_distribution(dice, bonus, critical, rules)
+    if not blocked:
+        return hit
+    out: dict[int, float] = {}
+    for damage, p in hit.items():
+        # Shield Block: the damage less the shield's Hardness (the shield takes the rest)
+        left = max(0, damage - rules.shield_hardness)
+        out[left] = out.get(left, 0.0) + p
+    return out
 
 
 def _hits_damage(actor: Fighter, hits: tuple, cap: int, rules: Rules) -> np.ndarray:
-    """P(damage = 0..cap) of ``hits`` ((off-guard, critical) each) together."""
+    """P(damage = 0..cap) of ``hits`` ((off-guard, critical, blocked) each) together."""
     return _hits_cache(actor.dice, actor.damage_bonus, actor.sneak, hits, cap, rules)
 
 
@@ -445,8 +522,8 @@ def _hits_cache(dice, bonus, sneak, hits, cap, rules) -> np.ndarray:
     # no hit deals less than 0 (``compile_rules``), so capping the sum once is capping
     # it after every hit
     total = np.ones(1)
-    for off_guard, critical in hits:
-        one = _hit_cache(dice, bonus, sneak, off_guard, critical, rules)
+    for off_guard, critical, blocked in hits:
+        one = _hit_cache(dice, bonus, sneak, off_guard, critical, blocked, rules)
         single = np.zeros(max(one) + 1)
         single[list(one)] = list(one.values())
         total = np.convolve(total, single)
@@ -455,3 +532,21 @@ def _hits_cache(dice, bonus, sneak, hits, cap, rules) -> np.ndarray:
     capped[cap] += total[cap + 1:].sum()
     capped.flags.writeable = False  # shared by every turn with these hits
     return capped
+
+
+def spends_own_reaction(actor: Fighter, steps: tuple[str, ...], skill: int,
+                        rules: Rules) -> bool:
+    """Whether a turn of ``steps`` spends the actor's reaction on Bullying Press or Sense
+    Weakness (declared before his first Strike, whatever it does); a turn that keeps it
+    for Shield Block does not."""
+    return (any(step in STRIKES for step in steps) and "block" not in steps
+            and actor.trained[skill]
+            and skill in (rules.press_skill, rules.sense_skill))
+
+
+def shield_state(steps: tuple[str, ...]) -> int:
+    """The shield after a turn of ``steps``: 0 down, 1 raised, 2 raised with the
+    reaction kept for Shield Block."""
+    if "shield" not in steps:
+        return 0
+    return 2 if "block" in steps else 1

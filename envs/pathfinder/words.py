@@ -22,8 +22,9 @@ from .game import (
 from .rules import SKILLS
 
 #: the plan steps as the Player Core names them
-_STEP_NAMES = {"strike": "Strike", "shield": "Raise a Shield", "demoralize": "Demoralize",
-               "feint": "Feint"}
+_STEP_NAMES = {"strike": "Strike", "strike_reaction": "Strike with the reaction",
+               "shield": "Raise a Shield", "demoralize": "Demoralize",
+               "feint": "Feint", "block": "keep the reaction for Shield Block"}
 _OFF_GUARD = ("", "off-guard until his own next turn", "off-guard in the foe's next turn",
               "off-guard until his own next turn and in the foe's next turn")
 
@@ -52,8 +53,9 @@ class PathfinderWords(PathfinderGame):
                   "ending": (0, 0)}
         for side in ("a", "b"):
             bounds.update({f"hp_{side}": (1, top[side]), f"fr_{side}": (0, self.max_frightened),
-                           f"dem_{side}": (0, 1), f"og_{side}": (0, 3), f"sh_{side}": (0, 1),
-                           f"skill_{side}": (0, 2), f"plan_{side}": (0, self.n_plans - 1)})
+                           f"dem_{side}": (0, 1), f"og_{side}": (0, 3), f"sh_{side}": (0, 2),
+                           f"skill_{side}": (0, 2), f"plan_{side}": (0, self.n_plans - 1),
+                           f"spent_{side}": (0, int(self.rules.refresh_each_turn))})
         return bounds
 
     def state_from(self, values: Mapping[str, object]) -> State:
@@ -107,9 +109,13 @@ class PathfinderWords(PathfinderGame):
         if get[f"fr_{side}"]:
             parts.append(f"frightened {get[f'fr_{side}']}")
         if get[f"sh_{side}"]:
-            parts.append("shield raised")
+            parts.append("shield raised" + (", reaction kept for Shield Block"
+                                            if get[f"sh_{side}"] == 2 else ""))
         if get[f"og_{side}"]:
             parts.append(_OFF_GUARD[get[f"og_{side}"]])
+        if get[f"spent_{side}"]:
+            parts.append("reaction spent until " + ("your" if who == "you" else "his")
+                         + " next turn")
         if get[f"dem_{_other(side)}"]:
             parts.append("immune to his Demoralize" if who == "you" else
                          "cannot be demoralized again" if viewer else
