@@ -113,8 +113,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 #: circles known today in packages other helpers are reshaping (issue 23: the systems
 #: as packages); strict, so the mark has to go once they are gone
-KNOWN = {"envs": "envs.pathfinder.game and envs.pathfinder.cores import each other (its "
-                 "cores fast path)"}
+KNOWN: dict[str, str] = {}  # package -> why it still has a circle (none today)
 
 
 @pytest.mark.parametrize("package", [

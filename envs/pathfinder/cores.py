@@ -26,8 +26,20 @@ import numpy as np
 from solver.counters import CoreWalk
 from solver.markov.graph import ranges
 
-from .game import _DEM, _FR, _OG, _PLAN, _SH, _SKILL, _SPENT, DECIDE, FIRST, SECOND, State
 from .rules import TurnContext, shield_state, spends_own_reaction
+from .state import (
+    DECIDE,
+    DEM_AT,
+    FIRST,
+    FR_AT,
+    OG_AT,
+    PLAN_AT,
+    SECOND,
+    SH_AT,
+    SKILL_AT,
+    SPENT_AT,
+    State,
+)
 
 PHASE, ORDER = State._fields.index("phase"), State._fields.index("first")
 
@@ -150,23 +162,23 @@ class _Builder:
     def decisions(self, codes: np.ndarray) -> _Piece:
         """A decision's joint actions, each to A acting first or second."""
         rows = self.codec.rows(codes)
-        dem_a, dem_b = rows[:, _DEM], rows[:, _DEM + 1]
+        dem_a, dem_b = rows[:, DEM_AT], rows[:, DEM_AT + 1]
         table = dem_a * 2 + dem_b
         chosen = ranges(self.pair_bounds, table)
         owner = np.repeat(np.arange(len(codes)), np.diff(self.pair_bounds)[table])
         pair_a, pair_b = self.pair_a[chosen], self.pair_b[chosen]
         (skill_a, order_a, plan_a), (skill_b, order_b, plan_b) = (self.split[pair_a].T,
                                                                   self.split[pair_b].T)
-        win = self.win[skill_a, skill_b, rows[owner, _FR], rows[owner, _FR + 1]]
+        win = self.win[skill_a, skill_b, rows[owner, FR_AT], rows[owner, FR_AT + 1]]
         # PathfinderGame.first_probability, in the same operations
         p_a = win * (order_a == 0) + (1 - win) * (order_b == 1)
         chances = np.stack([p_a, 1 - p_a], axis=1)
         kept = chances > 0
         place = self.codec.place
         # a decision's skills, plans and order are 0: the first turn's are added
-        turn = (codes[owner] + (FIRST - DECIDE) * place[PHASE] + skill_a * place[_SKILL]
-                + skill_b * place[_SKILL + 1] + plan_a * place[_PLAN]
-                + plan_b * place[_PLAN + 1])
+        turn = (codes[owner] + (FIRST - DECIDE) * place[PHASE] + skill_a * place[SKILL_AT]
+                + skill_b * place[SKILL_AT + 1] + plan_a * place[PLAN_AT]
+                + plan_b * place[PLAN_AT + 1])
         links = (turn[:, None] + np.array([0, place[ORDER]]))[kept]
         return _Piece(codes, self.masks["a"][dem_a], self.masks["b"][dem_b], owner, pair_a,
                       pair_b, kept.sum(axis=1), links, np.arange(len(links)), chances[kept],
@@ -178,9 +190,10 @@ class _Builder:
         at = np.arange(len(codes))
         x = ((rows[:, PHASE] == FIRST) != (rows[:, ORDER] == 0)).astype(np.int64)
         y = 1 - x
-        context = np.stack([x, rows[at, _PLAN + x], rows[at, _SKILL + x], rows[at, _SKILL + y],
-                            rows[at, _FR + x], rows[at, _FR + y], rows[at, _OG + y] != 0,
-                            rows[at, _SH + y], 1 - rows[at, _SPENT + y]], axis=1)
+        context = np.stack([x, rows[at, PLAN_AT + x], rows[at, SKILL_AT + x],
+                            rows[at, SKILL_AT + y], rows[at, FR_AT + x], rows[at, FR_AT + y],
+                            rows[at, OG_AT + y] != 0, rows[at, SH_AT + y],
+                            1 - rows[at, SPENT_AT + y]], axis=1)
         t = self.contexts
         ctx = t.ids(context)
         # one next core per (core, kind of result), from the values any result leaves
@@ -205,16 +218,16 @@ class _Builder:
         frightened decays, his shield and his Demoralize follow his plan; then the
         second turn, or the next round's decision."""
         base = rows.copy()
-        plan = rows[at, _PLAN + x]
-        base[at, _SPENT + x] = self.spends[x, plan, rows[at, _SKILL + x]]
-        base[at, _FR + x] = np.maximum(0, rows[at, _FR + x] - 1)
-        base[at, _SH + x] = self.shields[plan]
-        base[at, _DEM + x] |= self.scares[plan]
+        plan = rows[at, PLAN_AT + x]
+        base[at, SPENT_AT + x] = self.spends[x, plan, rows[at, SKILL_AT + x]]
+        base[at, FR_AT + x] = np.maximum(0, rows[at, FR_AT + x] - 1)
+        base[at, SH_AT + x] = self.shields[plan]
+        base[at, DEM_AT + x] |= self.scares[plan]
         first = rows[:, PHASE] == FIRST
         base[first, PHASE] = SECOND
-        base[at[first], _PLAN + x[first]] = 0
+        base[at[first], PLAN_AT + x[first]] = 0
         base[~first, PHASE] = DECIDE
-        base[~first, _SKILL:ORDER + 1] = 0
+        base[~first, SKILL_AT:ORDER + 1] = 0
         return base
 
     @staticmethod
@@ -225,10 +238,10 @@ class _Builder:
         at, y = np.arange(len(rows)), 1 - x
         fright, linger, crit, fumble, spent = kinds.T
         out = base.copy()
-        out[at, _FR + y] = fright
-        out[at, _SPENT + y] |= spent
-        out[at, _OG + y] = np.where(crit != 0, 2, (rows[at, _OG + y] & 1) | linger)
-        out[at, _OG + x] = (rows[at, _OG + x] & 2) | fumble
+        out[at, FR_AT + y] = fright
+        out[at, SPENT_AT + y] |= spent
+        out[at, OG_AT + y] = np.where(crit != 0, 2, (rows[at, OG_AT + y] & 1) | linger)
+        out[at, OG_AT + x] = (rows[at, OG_AT + x] & 2) | fumble
         return out
 
 

@@ -54,44 +54,26 @@ from .rules import (
     spends_own_reaction,
     turn_kinds,
 )
-
-DECIDE, FIRST, SECOND, OVER = range(4)
-PHASES = ("decide", "first turn", "second turn", "over")
-ORDERS = ("first", "second")
-ENDINGS = ("", "A knocks B out", "B knocks A out", "A draws first blood",
-           "B draws first blood", "draw: round limit reached")
-_PAYOFF = (0.0, 1.0, -1.0, 1.0, -1.0, 0.0)
-WAIT = "wait"
-
-
-class State(NamedTuple):
-    phase: int = DECIDE
-    round: int = 1
-    hp_a: int = 0
-    hp_b: int = 0
-    fr_a: int = 0
-    fr_b: int = 0
-    dem_a: int = 0
-    dem_b: int = 0
-    og_a: int = 0
-    og_b: int = 0
-    sh_a: int = 0
-    sh_b: int = 0
-    skill_a: int = 0
-    skill_b: int = 0
-    plan_a: int = 0
-    plan_b: int = 0
-    first: int = 0          # 0: A acts first this round, 1: B
-    spent_a: int = 0
-    spent_b: int = 0
-    ending: int = 0
-
-
-STATE_FIELDS = State._fields
-# positions of A's field in the state tuple (B's is the next one)
-_HP, _FR, _DEM, _OG, _SH, _SKILL, _PLAN, _SPENT = (
-    STATE_FIELDS.index(f"{name}_a") for name in (
-        "hp", "fr", "dem", "og", "sh", "skill", "plan", "spent"))
+from .state import (
+    DECIDE,
+    DEM_AT,
+    ENDINGS,
+    FIRST,
+    FR_AT,
+    HP_AT,
+    OG_AT,
+    ORDERS,
+    OVER,
+    PAYOFF,
+    PHASES,
+    PLAN_AT,
+    SECOND,
+    SH_AT,
+    SKILL_AT,
+    SPENT_AT,
+    WAIT,
+    State,
+)
 
 
 class Turn(NamedTuple):
@@ -197,7 +179,7 @@ class PathfinderGame(DeclaredGame):
         return state.phase == OVER
 
     def payoff(self, state: State) -> float:
-        return _PAYOFF[state.ending]
+        return PAYOFF[state.ending]
 
     def starts_unit(self, state: State) -> bool:
         """A round opens where both choose their skill, order and plan."""
@@ -300,7 +282,7 @@ class PathfinderGame(DeclaredGame):
         return "a" if (state.phase == FIRST) == a_first else "b"
 
     def _play_turn(self, state: State) -> list[tuple[float, State]]:
-        x, base, results = self._turn_results(state, state[_HP + 1 - _actor(state)])
+        x, base, results = self._turn_results(state, state[HP_AT + 1 - _actor(state)])
         if base is None:
             return self._ended(state, x, results)
         out: dict[State, float] = {}
@@ -312,7 +294,7 @@ class PathfinderGame(DeclaredGame):
     def _land(self, state: State, x: int, dmg: int, values: list | None) -> State:
         """The state after x's turn dealt ``dmg``: a knockout, the draw at the round
         limit (``values`` None), or ``values`` with the target's hit points lowered."""
-        hp = _HP + 1 - x
+        hp = HP_AT + 1 - x
         if dmg >= state[hp]:
             return self._ko[(x, self.first_blood)]
         if values is None:
@@ -324,11 +306,11 @@ class PathfinderGame(DeclaredGame):
         x = _actor(state)
         y = 1 - x
         return x, TurnContext(
-            plan=state[_PLAN + x], actor_skill=state[_SKILL + x],
-            target_skill=state[_SKILL + y], actor_frightened=state[_FR + x],
-            target_frightened=state[_FR + y], target_off_guard=state[_OG + y] != 0,
-            target_shield=bool(state[_SH + y]), cap=cap,
-            target_reaction=not state[_SPENT + y], target_blocks=state[_SH + y] == 2)
+            plan=state[PLAN_AT + x], actor_skill=state[SKILL_AT + x],
+            target_skill=state[SKILL_AT + y], actor_frightened=state[FR_AT + x],
+            target_frightened=state[FR_AT + y], target_off_guard=state[OG_AT + y] != 0,
+            target_shield=bool(state[SH_AT + y]), cap=cap,
+            target_reaction=not state[SPENT_AT + y], target_blocks=state[SH_AT + y] == 2)
 
     def _turn_results(self, state: State, cap: int):
         """The turn of this phase before hit points are applied: the actor x, the next
@@ -345,17 +327,17 @@ class PathfinderGame(DeclaredGame):
         shield is up if he raised it, Demoralize leaves its immunity; then the next
         phase (None when the round limit ends the duel). ``cores.py`` does the same with
         arrays (the conformance suite compares the two)."""
-        steps = self._plan_steps[state[_PLAN + x]]
+        steps = self._plan_steps[state[PLAN_AT + x]]
         base = list(state)
         # his reaction came back as his turn began, unless it comes back each round
-        base[_SPENT + x] = int(self.rules.refresh_each_turn and spends_own_reaction(
-            self.fighters["ab"[x]], steps, state[_SKILL + x], self.rules))
-        base[_FR + x] = max(0, state[_FR + x] - 1)
-        base[_SH + x] = shield_state(steps)
-        base[_DEM + x] = state[_DEM + x] | ("demoralize" in steps)
+        base[SPENT_AT + x] = int(self.rules.refresh_each_turn and spends_own_reaction(
+            self.fighters["ab"[x]], steps, state[SKILL_AT + x], self.rules))
+        base[FR_AT + x] = max(0, state[FR_AT + x] - 1)
+        base[SH_AT + x] = shield_state(steps)
+        base[DEM_AT + x] = state[DEM_AT + x] | ("demoralize" in steps)
         if state.phase == FIRST:
             base[0] = SECOND
-            base[_PLAN + x] = 0
+            base[PLAN_AT + x] = 0
             return base
         return self._next_round(base)
 
@@ -369,10 +351,10 @@ class PathfinderGame(DeclaredGame):
         fright, linger, crit, fumble, spent = kind
         y = 1 - x
         values = base.copy()
-        values[_FR + y] = fright
-        values[_SPENT + y] = state[_SPENT + y] | spent
-        values[_OG + y] = 2 if crit else (state[_OG + y] & 1) | linger
-        values[_OG + x] = (state[_OG + x] & 2) | fumble
+        values[FR_AT + y] = fright
+        values[SPENT_AT + y] = state[SPENT_AT + y] | spent
+        values[OG_AT + y] = 2 if crit else (state[OG_AT + y] & 1) | linger
+        values[OG_AT + x] = (state[OG_AT + x] & 2) | fumble
         return values
 
     # -- a fast draw (GameInfo.fast_paths "sample")
@@ -388,7 +370,7 @@ class PathfinderGame(DeclaredGame):
             skill_b, _, plan_b = self._split[action_b]
             return state._replace(phase=FIRST, skill_a=skill_a, skill_b=skill_b,
                                   plan_a=plan_a, plan_b=plan_b, first=first)
-        x, ctx = self._context(state, state[_HP + 1 - _actor(state)])
+        x, ctx = self._context(state, state[HP_AT + 1 - _actor(state)])
         results = self._turn("ab"[x], ctx)
         drawn = int(np.searchsorted(self._cumulative("ab"[x], ctx), rng.random(),
                                     side="right"))
@@ -449,7 +431,7 @@ class PathfinderGame(DeclaredGame):
     def _ended(self, state: State, x: int, results: list) -> list[tuple[float, State]]:
         """The last turn of the last round: a knockout, or a draw at the round limit."""
         win = self._ko[(x, self.first_blood)]
-        ko = sum(p for p, dmg, _ in results if dmg >= state[_HP + 1 - x])
+        ko = sum(p for p, dmg, _ in results if dmg >= state[HP_AT + 1 - x])
         out = [(ko, win), (1 - ko, self._draw)]
         return [(p, s) for p, s in out if p > 0]
 
