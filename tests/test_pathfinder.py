@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import envs
-from envs.pathfinder.game import DECIDE, FIRST, OVER, SECOND, State
 from envs.pathfinder.rules import (
     CRIT,
     CRIT_FAIL,
@@ -23,6 +22,7 @@ from envs.pathfinder.rules import (
     initiative_first,
     resolve_turn,
 )
+from envs.pathfinder.state import DECIDE, FIRST, OVER, SECOND, State
 from experiments.reference import linprog_value
 from solver import InputError, solve_game
 

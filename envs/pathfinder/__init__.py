@@ -11,7 +11,7 @@ from envs.rulesets import ruleset_hash
 from envs.schema import Examples, Field, SheetSpec, SystemSpec, integer_text
 from solver.errors import InputError
 
-from .game import PathfinderGame, State
+from .game import PathfinderGame
 from .rules import (
     INITIATIVE_TIES,
     REACTION_REFRESH,
@@ -20,6 +20,7 @@ from .rules import (
     fighter,
     parse_damage,
 )
+from .state import State
 from .words import PathfinderWords
 
 

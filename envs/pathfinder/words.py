@@ -7,19 +7,9 @@ from collections.abc import Mapping
 
 from solver.errors import InputError
 
-from .game import (
-    DECIDE,
-    ENDINGS,
-    FIRST,
-    OVER,
-    PHASES,
-    SECOND,
-    STATE_FIELDS,
-    PathfinderGame,
-    State,
-    split_action,
-)
+from .game import PathfinderGame, split_action
 from .rules import SKILLS
+from .state import DECIDE, ENDINGS, FIRST, OVER, PHASES, SECOND, STATE_FIELDS, State
 
 #: the plan steps as the Player Core names them
 _STEP_NAMES = {"strike": "Strike", "strike_reaction": "Strike with the reaction",
