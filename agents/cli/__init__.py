@@ -7,6 +7,7 @@ input has passed, so ``--help``, ``duel dice`` and every typo answer at once."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 import warnings
@@ -96,9 +97,10 @@ def run_command(args: argparse.Namespace) -> int:
 def _answer_store(args: argparse.Namespace):
     """The answer store (``agents.store``) the whole-duel answers of a command that takes
     ``--no-cache`` are read from and kept in, unless it is given; no store elsewhere."""
-    from solver.cache import caching
     if getattr(args, "no_cache", True):
-        return caching(None)
+        return contextlib.nullcontext()   # nothing imported: `duel dice` stays light
+    from solver.cache import caching
+
     from ..store import AnswerStore
     return caching(AnswerStore())
 
