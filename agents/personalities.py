@@ -29,12 +29,14 @@ every claim of every system's temperaments.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import operator
 import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -460,9 +462,14 @@ class Calibration:
         require_public(game, "the exact personality")
         self.game, self.side, self.prior = game, side, prior
         self.game_value = solve_game(game).value * (1.0 if side == "a" else -1.0)
-        self.full = self.exploitability_of(prior)
         self.points: list[_Point] = []
         self.solves = 0
+
+    @cached_property
+    def full(self) -> float:
+        """What the temperament itself gives away (asked only when a beta is searched:
+        a beta read from the answer store needs no search)."""
+        return self.exploitability_of(self.prior)
 
     def exploitability_of(self, policy) -> float:
         """What ``policy`` gives away to a best responder, from its own side."""
@@ -541,6 +548,13 @@ def calibration(game: Game, name: str, side: str) -> Calibration:
     return _CALIBRATIONS[key]
 
 
+def _calibration_question(game: Game, name: str, side: str, strength: float) -> str:
+    """The answer store's question of a calibrated beta: the personality, its side and
+    strength, and its temperament's data (a changed TOML is another question)."""
+    data = hashlib.sha256(repr(temperament(game.info.system, name)).encode()).hexdigest()
+    return f"personality beta|{name}|{side}|strength={strength!r}|temperament={data[:16]}"
+
+
 def _options_key(options: Mapping) -> str:
     return json.dumps(options, sort_keys=True, default=str)
 
@@ -577,7 +591,9 @@ def personality(game: Game, name: str, strength: float, side: str = "a") -> Pers
     strength = check_strength(strength)
     if side not in ("a", "b"):
         raise InputError(f"unknown side {side!r}; allowed: a, b")
+    from solver.cache import ambient, remembered
     found = calibration(game, name, side)
-    beta = found.beta(strength)
+    beta = remembered(game, _calibration_question(game, name, side, strength),
+                      lambda: found.beta(strength), ambient())
     point = found.point(beta)
     return Personality(name, strength, side, found.prior, point.solution, point.exploitability)

@@ -13,8 +13,12 @@ variable ``DUEL_SYSTEMS`` (comma-separated modules that define ``SYSTEM``).
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import importlib
+import json
 import os
+import sys
 from importlib import resources
 from typing import TYPE_CHECKING
 
@@ -113,7 +117,24 @@ def make(system: str, **options):
             raise
         raise InputError(f"{system}: malformed ruleset data "
                          f"({type(error).__name__}: {error})") from None
-    return check_game(game)
+    game = check_game(game)
+    game.info = dataclasses.replace(game.info, identity=identity(entry, checked, ruleset))
+    return game
+
+
+def identity(entry: SystemSpec, checked: dict, ruleset: dict) -> str:
+    """What makes two games built by ``make`` the same game: the system, the checked
+    options and sheets, and the hash of the merged ruleset (not the file it came from);
+    for a system kept outside the package (whose code the answer store's version does
+    not cover), also a hash of the module that builds it."""
+    options = {key: value for key, value in checked.items() if key != "ruleset"}
+    document = {"system": entry.name, "options": options, "ruleset": ruleset_hash(ruleset)}
+    module = sys.modules.get(getattr(entry.build, "__module__", ""))
+    source = getattr(module, "__file__", None)
+    if source and not module.__name__.startswith(f"{__name__}."):
+        with open(source, "rb") as file:
+            document["code"] = hashlib.sha256(file.read()).hexdigest()[:16]
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), default=repr)
 
 
 def register_gymnasium() -> None:

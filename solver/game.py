@@ -50,7 +50,7 @@ def other(player: str) -> str:
 
 @dataclass(frozen=True)
 class GameInfo:
-    """What a game declares about itself; every field is required.
+    """What a game declares about itself; every field but ``identity`` is required.
 
     ``observation_low`` / ``observation_high`` bound every observation field (inclusive),
     the same for both players. ``may_cycle`` says the state graph can return to a state
@@ -76,6 +76,10 @@ class GameInfo:
     ruleset_hash: str
     fast_paths: frozenset[str]
     length_unit: str
+    #: what makes two games the same game (system, options and sheets, ruleset hash),
+    #: set by whoever builds games by name (``envs.make``); the answer store keeps only
+    #: games that have one (``solver.cache``)
+    identity: str | None = field(default=None, compare=False)
 
     def has(self, fast_path: str) -> bool:
         return fast_path in self.fast_paths

@@ -34,12 +34,12 @@ compile with numba, and ``import solver`` stays light.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import numpy as np
 
+from .cache import AnswerCache, ambient, remembered
 from .errors import InputError
 from .game import Game, Policy, State
 from .markov import backward, response
@@ -75,7 +75,13 @@ def forcing(name: str) -> Iterator[None]:
 
 
 def _on_counters(game: Game) -> bool:
-    return backend(game) == "counters"
+    """Whether the counters backend answers ``game`` (the first time in a process it
+    does, the compile it may need is said: ``solver.counters.compiled``)."""
+    if backend(game) != "counters":
+        return False
+    from .counters.compiled import announce
+    announce()
+    return True
 
 
 def require_states(game: Game) -> None:
@@ -131,23 +137,8 @@ def decisions(game: Game, policy_a: Policy, policy_b: Policy):
     return markov_evaluate.GraphPlay(game, policy_a, policy_b)
 
 
-#: a counter game's solution, once per game and tolerance: the answers against a fixed
-#: opponent (``duel odds``, a personality's calibration) ask for the equilibrium of
-#: the same large duel several times
-_COUNTER_SOLUTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _counter_solution(game: Game, tolerance: float, max_sweeps: int):
-    from .counters.solution import solve_counters
-
-    known = _COUNTER_SOLUTIONS.setdefault(game, {})
-    if (tolerance, max_sweeps) not in known:
-        known[tolerance, max_sweeps] = solve_counters(game, tolerance, max_sweeps)
-    return known[tolerance, max_sweeps]
-
-
 def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERANCE,
-               max_sweeps: int = MAX_SWEEPS):
+               max_sweeps: int = MAX_SWEEPS, cache: AnswerCache | None = None):
     """Solve ``game`` from its initial outcomes (or from the moment ``start``): the
     value, win / draw / loss and the maximum-entropy equilibrium at every state
     (``solution.policy(state)``).
@@ -155,14 +146,50 @@ def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERA
     ``tolerance`` and ``max_sweeps`` apply to the parts of the game with cycles, solved
     by value iteration (see ``solver.markov.stages.sweep``); ``solution.convergence``
     says how it went.
+
+    The solution from the game's start is computed once per game in a process (the
+    answers against a fixed opponent ask for the equilibrium of the same duel several
+    times), and read from / written to ``cache`` (an ``AnswerCache``; by default the
+    store of the enclosing ``solver.cache.caching`` block, if any) when the game has
+    an identity: read back, it answers exactly as the computed one.
     """
     markov_evaluate.require_public(game, "the exact solution")
+    if start is not None:
+        if not _on_counters(game):
+            return backward.solve_graph(game, start, tolerance, max_sweeps)
+        from .counters.solution import solve_counters
+        return solve_counters(game, tolerance, max_sweeps, start=start)
+    store = None if _FORCED else (cache if cache is not None else ambient())
+    question = f"solution|{backend(game)}|tolerance={tolerance!r}|max_sweeps={max_sweeps}"
+    return remembered(game, question, lambda: _solve_whole(game, tolerance, max_sweeps),
+                      store, lambda: _explored(game), lambda found: _adopt(game, found))
+
+
+def _solve_whole(game: Game, tolerance: float, max_sweeps: int):
     if not _on_counters(game):
-        return backward.solve_graph(game, start, tolerance, max_sweeps)
-    if start is None:
-        return _counter_solution(game, tolerance, max_sweeps)
+        return backward.solve_graph(game, None, tolerance, max_sweeps)
     from .counters.solution import solve_counters
-    return solve_counters(game, tolerance, max_sweeps, start=start)
+    return solve_counters(game, tolerance, max_sweeps)
+
+
+def _explored(game: Game) -> dict:
+    """What was explored to solve ``game``, kept with its solution so that the next
+    questions about the same duel (a best response, an evaluation) need not explore it
+    again."""
+    if _on_counters(game):
+        from .counters.cores import _CORES
+        return {"cores": _CORES.get(game)}
+    from .markov.graph import _GRAPHS
+    return {"graph": _GRAPHS.get(game)}
+
+
+def _adopt(game: Game, found: dict) -> None:
+    if found.get("cores") is not None:
+        from .counters.cores import _CORES
+        _CORES.setdefault(game, found["cores"])
+    if found.get("graph") is not None:
+        from .markov.graph import _GRAPHS
+        _GRAPHS.setdefault(game, found["graph"])
 
 
 def solve_moment(game: Game, state: State, tolerance: float = TOLERANCE,

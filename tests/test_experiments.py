@@ -24,6 +24,8 @@ TINY = {
     "bench_counter_play": ["--hp", "1"],
     "bench_falkenstein": ["--repeats", "1", "--max-rounds", "1", "--json"],
     "bench_hidden": ["--target", "0.05", "--step", "5", "--json"],
+    # one question, asked cold and warm in two fresh processes
+    "bench_questions": ["--quick", "--only", "uchronia: solve", "--timeout", "300"],
     "bench_matrix": ["--games", "40", "--degenerate", "20", "--nashpy", "5", "--repeats", "1",
                      "--json"],
     "bench_pathfinder": ["--cases", "one", "--baseline-seconds", "0.5", "--json"],

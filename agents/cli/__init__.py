@@ -7,6 +7,7 @@ input has passed, so ``--help``, ``duel dice`` and every typo answer at once."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 import warnings
@@ -20,7 +21,9 @@ from .arguments import COMMANDS
 #: or check as their first step, being light: dice, systems, profile)
 CHECKED = ("solve", "odds", "play", "train")
 #: the function of a command's module that runs it (``run`` unless named here)
-RUNS = {("profile", "show"): "run_show", ("profile", "validate"): "run_validate"}
+RUNS = {("profile", "show"): "run_show", ("profile", "validate"): "run_validate",
+        ("cache", "list"): "run_list", ("cache", "clear"): "run_clear",
+        ("cache", "path"): "run_path"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -87,8 +90,19 @@ def run_command(args: argparse.Namespace) -> int:
     run = RUNS.get((args.command, getattr(args, "action", None)), "run")
     # a large solve frees and takes back blocks of hundreds of megabytes at every layer:
     # a command keeps them for reuse (the solver itself never touches the process's heap)
-    with keeping_freed_memory():
+    with keeping_freed_memory(), _answer_store(args):
         return int(getattr(module, run)(args) or 0)
+
+
+def _answer_store(args: argparse.Namespace):
+    """The answer store (``agents.store``) the whole-duel answers of a command that takes
+    ``--no-cache`` are read from and kept in, unless it is given; no store elsewhere."""
+    if getattr(args, "no_cache", True):
+        return contextlib.nullcontext()   # nothing imported: `duel dice` stays light
+    from solver.cache import caching
+
+    from ..store import AnswerStore
+    return caching(AnswerStore())
 
 
 def _run(args: argparse.Namespace) -> int:

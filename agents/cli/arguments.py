@@ -57,6 +57,12 @@ def add_side(parser: argparse.ArgumentParser) -> None:
                         help="the side you play (default a): --me is its sheet")
 
 
+def add_cache(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-cache", action="store_true",
+                        help="neither read nor keep answers in the answer store "
+                             "(`duel cache path`)")
+
+
 def systems(subparsers) -> None:
     parser = subparsers.add_parser("systems", help="list the duel systems and their options")
     add_json(parser)
@@ -79,6 +85,7 @@ def solve(subparsers) -> None:
                         help="win probability of A for every pair of levels")
     parser.add_argument("--detail", action="store_true",
                         help="also print the stage game, the value and technical terms")
+    add_cache(parser)
     add_json(parser)
 
 
@@ -96,6 +103,7 @@ def odds(subparsers) -> None:
                         help="situations to list (all of them in --json)")
     parser.add_argument("--detail", action="store_true",
                         help="also print values and the technical terms")
+    add_cache(parser)
     add_json(parser)
 
 
@@ -164,6 +172,7 @@ def play(subparsers) -> None:
                              "a personality NAME[:STRENGTH]")
     add_side(parser)
     parser.add_argument("--seed", default=None, help="seed of the opponent's draws")
+    add_cache(parser)
     add_json(parser)
 
 
@@ -235,6 +244,19 @@ def sweep(subparsers) -> None:
     add_json(parser)
 
 
+def cache(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "cache", help="list, clear or locate the answers kept between questions",
+        description="`duel solve`, `odds` and `play` keep each duel's solution in the "
+                    "answer store and read it back the next time (--no-cache skips it); "
+                    "the environment variable DUEL_CACHE_DIR moves the store.")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for name, text in (("list", "every answer kept, its size and age"),
+                       ("clear", "remove every answer kept"),
+                       ("path", "the directory of the answer store")):
+        add_json(actions.add_parser(name, help=text))
+
+
 #: every command and the function adding its arguments, in the order ``--help`` lists them
 COMMANDS = {"systems": systems, "solve": solve, "odds": odds, "dice": dice, "train": train,
-            "play": play, "profile": profile, "sweep": sweep}
+            "play": play, "profile": profile, "sweep": sweep, "cache": cache}

@@ -7,13 +7,18 @@ chance of losing, then the closest to the equilibrium) is recommended.
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 import numpy as np
 
 import envs
 from solver import best_response, evaluate, solve_game
+from solver.cache import ambient, remembered
 from solver.policy import MixPolicy
 
 from ..opponents import opponent_policy
+from ..profiles import is_profile_path
 from . import checks
 from .common import (
     emit_json,
@@ -28,14 +33,27 @@ def run(args) -> int:
     if not game.info.public_information:
         from .hidden import run_hidden_odds  # hidden.py imports this module's neighbours
         return run_hidden_odds(args, game)
-    me, them = args.side, ("b" if args.side == "a" else "a")
-    opponent = opponent_policy(args.vs, game, them)
+    question = _question(args.vs, args.side)
+    answer = (_answer(game, args.vs, args.side) if question is None else
+              remembered(game, question, lambda: _answer(game, args.vs, args.side), ambient()))
+    report = {"system": game.info.system, "options": game.info.options, "side": args.side,
+              "vs": args.vs, **answer}
+    if args.json:
+        emit_json(report)
+    else:
+        print(_render(game, report, args.limit, args.detail))
+    return 0
+
+
+def _answer(game, vs: str, me: str) -> dict:
+    """The best response to ``vs`` and the equilibrium's odds against it, with the plan
+    situation by situation."""
+    them = "b" if me == "a" else "a"
+    opponent = opponent_policy(vs, game, them)
     equilibrium = solve_game(game).policy_for(me)
     response = best_response(game, opponent, me, safest=equilibrium)
     pair = (equilibrium, opponent) if me == "a" else (opponent, equilibrium)
-    report = {
-        "system": game.info.system, "options": game.info.options, "side": me,
-        "vs": args.vs,
+    answer = {
         "best_response": _mine(response.evaluation.as_dict(), me),
         "equilibrium_against_it": _mine(evaluate(game, *pair).as_dict(), me),
         "plan": _plan(game, response, me),
@@ -43,12 +61,20 @@ def run(args) -> int:
                      "the equilibrium",
     }
     if isinstance(opponent, MixPolicy):
-        report["mix_fallback"] = _fallback(response, opponent, them)
-    if args.json:
-        emit_json(report)
-    else:
-        print(_render(game, report, args.limit, args.detail))
-    return 0
+        answer["mix_fallback"] = _fallback(response, opponent, them)
+    return answer
+
+
+def _question(vs: str, me: str) -> str | None:
+    """The answer store's question of the odds against ``vs``: a profile by its
+    contents (a file trained again is another opponent), any other opponent by its
+    text; None for a profile that cannot be read (its error is said as usual)."""
+    if is_profile_path(vs):
+        try:
+            vs = "profile sha256=" + hashlib.sha256(Path(vs).read_bytes()).hexdigest()
+        except OSError:
+            return None
+    return f"odds|side={me}|vs={vs.strip()}"
 
 
 def _mine(evaluation: dict, me: str) -> dict:

@@ -1,0 +1,183 @@
+"""The answer store on disk: what the solver computed, kept in the user's cache
+directory so that the next question about the same duel is read back instead.
+
+One file per answer, named by a hash of its key, written whole to a temporary file
+beside it and renamed into place (``os.replace``, atomic on POSIX and Windows within
+one directory). Why files and not SQLite: an answer of a large duel is hundreds of
+megabytes (SQLite refuses a blob over 1 GB and must hold a blob whole to write it),
+entries are written once and never updated in part, and two processes computing the
+same duel compute the same bytes, so "the last rename wins" is all the concurrency
+needed: a reader sees the old file or the new one, never half of one. ``list`` is one
+directory scan and ``clear`` frees the disk at once.
+
+Each file starts with one line of JSON (the key, the version of the code that wrote
+it, the payload's size and SHA-256), then the payload. An entry of another version,
+another key (a hash collision) or whose payload does not match its hash is a miss:
+the answer is computed again and written over it, never used.
+
+The payload is a pickle (``solver.cache``): only this user can write the directory
+(it is made with mode 0700), and whoever can write it can already change the
+user's own programs, so reading it back trusts nothing new.
+
+The directory: ``$DUEL_CACHE_DIR`` if set (the tests set it), else the platform's
+rule for a user's cache (XDG on Linux, ``~/Library/Caches`` on macOS,
+``%LOCALAPPDATA%`` on Windows), written out in ``user_cache_dir`` rather than taken
+from ``platformdirs``: the rule is three lines and stable, and a dependency for it
+would be one more package to install for every user.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import warnings
+from datetime import UTC, datetime
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from .profiles import package_version
+
+APP = "duel-solver"
+SUFFIX = ".answer"
+TEMPORARY = ".writing-"
+
+
+def user_cache_dir() -> Path:
+    """The platform's cache directory of this package for the current user."""
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local"
+        return Path(base) / APP / "Cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / APP
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / APP
+
+
+def store_dir() -> Path:
+    """Where answers are kept: ``$DUEL_CACHE_DIR``, else ``user_cache_dir()/answers``."""
+    chosen = os.environ.get("DUEL_CACHE_DIR")
+    return Path(chosen) if chosen else user_cache_dir() / "answers"
+
+
+@cache
+def code_version() -> str:
+    """The package version and a digest of the code and data that answers depend on
+    (the solver, the systems and their rulesets, the personalities' calibration and
+    temperaments): an editable install changes its code without changing its version,
+    and an answer of other code must not be read."""
+    digest = hashlib.sha256()
+    for package in ("solver", "envs", "agents"):
+        root = resources.files(package)
+        for path in sorted(_files(Path(str(root)))):
+            digest.update(str(path.relative_to(Path(str(root)).parent)).encode())
+            digest.update(path.read_bytes())
+    return f"{package_version()}+{digest.hexdigest()[:16]}"
+
+
+def _files(root: Path) -> list[Path]:
+    return [path for path in root.rglob("*") if path.suffix in (".py", ".toml")
+            and "__pycache__" not in path.parts]
+
+
+class AnswerStore:
+    """Answers kept as files in ``directory`` (``store_dir()`` by default); the
+    ``get`` / ``put`` of ``solver.cache.AnswerCache``."""
+
+    def __init__(self, directory: Path | str | None = None):
+        self.directory = Path(directory) if directory is not None else store_dir()
+
+    def _file(self, key: str) -> Path:
+        return self.directory / (hashlib.sha256(key.encode()).hexdigest()[:32] + SUFFIX)
+
+    def get(self, key: str) -> bytes | None:
+        try:
+            with open(self._file(key), "rb") as file:
+                header = _header(file.readline())
+                payload = file.read()
+        except OSError:
+            return None
+        if (header is None or header.get("key") != key
+                or header.get("version") != code_version()
+                or header.get("bytes") != len(payload)
+                or header.get("sha256") != hashlib.sha256(payload).hexdigest()):
+            return None
+        return payload
+
+    def put(self, key: str, payload: bytes | memoryview) -> None:
+        """Keep ``payload``; a store that cannot be written (a full disk, a read-only
+        directory) is said in a warning and the answer is still given."""
+        header = {"key": key, "version": code_version(), "bytes": len(payload),
+                  "sha256": hashlib.sha256(payload).hexdigest(),
+                  "created": datetime.now(UTC).isoformat(timespec="seconds")}
+        temporary = None
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            with tempfile.NamedTemporaryFile("wb", dir=self.directory, prefix=TEMPORARY,
+                                             delete=False) as file:
+                temporary = file.name
+                file.write(json.dumps(header).encode() + b"\n")
+                file.write(payload)
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(temporary, self._file(key))
+        except OSError as error:
+            warnings.warn(f"the answer could not be kept in {self.directory}: {error}",
+                          stacklevel=2)
+            if temporary is not None and os.path.exists(temporary):
+                os.unlink(temporary)
+
+    def entries(self) -> list[dict]:
+        """Every answer kept: its file, what it answers, its size, when it was made and
+        whether this code can read it (``fresh``)."""
+        found = []
+        for path in sorted(self.directory.glob("*" + SUFFIX)):
+            try:
+                with open(path, "rb") as file:
+                    header = _header(file.readline())
+                size = path.stat().st_size
+            except OSError:
+                continue
+            header = header or {}
+            key = str(header.get("key", ""))
+            found.append({"file": path.name, **describe_key(key), "bytes": size,
+                          "created": header.get("created"),
+                          "fresh": header.get("version") == code_version()})
+        return found
+
+    def clear(self) -> dict:
+        """Remove every answer (and any file left half-written by a process that was
+        killed); how many files and bytes were freed."""
+        removed, freed = 0, 0
+        for pattern in ("*" + SUFFIX, TEMPORARY + "*"):
+            for path in self.directory.glob(pattern):
+                try:
+                    size = path.stat().st_size
+                    path.unlink()
+                except OSError:
+                    continue
+                removed, freed = removed + 1, freed + size
+        return {"removed": removed, "bytes": freed}
+
+
+def _header(line: bytes) -> dict | None:
+    try:
+        header = json.loads(line)
+    except ValueError:
+        return None
+    return header if isinstance(header, dict) else None
+
+
+def describe_key(key: str) -> dict:
+    """What a key answers, for people: the question, the system and the options
+    (``solver.cache.key_of``: the question's parts, then the game's identity)."""
+    question, _, rest = key.partition("|")
+    start = rest.find("{")
+    try:
+        identity = json.loads(rest[start:]) if start >= 0 else {}
+    except ValueError:
+        identity = {}
+    return {"question": question or "?", "system": identity.get("system", "?"),
+            "options": identity.get("options", {})}

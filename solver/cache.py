@@ -1,0 +1,176 @@
+"""Answers remembered: the solver's side of an answer store.
+
+The solver knows nothing of where answers are kept. A store is any object with two
+methods (``AnswerCache``): ``get(key)`` the bytes kept under ``key`` or None, and
+``put(key, payload)``. The key comes from the game: ``game.info.identity`` (set by
+whoever built the game, e.g. ``envs.make``: what makes two games the same game); a
+game without one is never stored, since nothing would tell two such games apart.
+The store, not the solver, adds what makes an entry stale (the package version)
+and checks that what it hands back is what was put (a hash).
+
+An answer is kept as a pickle in which the game is a reference, not a copy: read
+back, it is attached to the game asking, so it answers exactly as the computed
+object did (the same arrays, bit for bit). Anything that fails to read back is a
+miss: the answer is computed again and put over it.
+
+``caching(store)`` makes ``store`` the one every whole-duel solution inside the
+block reads and writes (the ``duel`` command's, for the equilibria that ``odds``
+and ``play`` ask for through names); ``solve_game(game, cache=...)`` names one
+explicitly.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+import warnings
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Protocol, runtime_checkable
+
+from .errors import RefinementWarning
+from .game import Game
+
+#: what an answer's pickle holds; bump it when that changes, so older entries miss
+FORMAT = 1
+
+
+@runtime_checkable
+class AnswerCache(Protocol):
+    """Where answers are kept between processes."""
+
+    def get(self, key: str) -> bytes | None:
+        """The payload put under ``key``, or None (absent, stale or damaged)."""
+
+    def put(self, key: str, payload: bytes | memoryview) -> None:
+        """Keep ``payload`` under ``key`` (replacing what was there)."""
+
+
+#: the store ``caching`` names for the block it covers
+_AMBIENT: list[AnswerCache | None] = []
+#: answers already read or computed in this process, per game and question
+_MEMO: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+@contextmanager
+def caching(store: AnswerCache | None) -> Iterator[None]:
+    """Read and write whole-duel answers through ``store`` inside the block (None: no
+    store, as outside any block)."""
+    if store is not None and not isinstance(store, AnswerCache):
+        raise TypeError(f"an answer store needs get(key) and put(key, payload), got "
+                        f"{type(store).__name__}")
+    _AMBIENT.append(store)
+    try:
+        yield
+    finally:
+        _AMBIENT.pop()
+
+
+def ambient() -> AnswerCache | None:
+    """The store of the innermost ``caching`` block, if any."""
+    return _AMBIENT[-1] if _AMBIENT else None
+
+
+def key_of(game: Game, question: str) -> str | None:
+    """The store key of ``question`` about ``game``; None for a game without an
+    identity, which is never stored."""
+    identity = game.info.identity
+    return None if identity is None else f"{question}|format={FORMAT}|{identity}"
+
+
+def remembered(game: Game, question: str, compute: Callable[[], object],
+               store: AnswerCache | None, extras: Callable[[], dict] | None = None,
+               adopt: Callable[[dict], None] | None = None):
+    """The answer to ``question`` about ``game``: from this process's memory, else
+    from ``store``, else ``compute()`` (then kept in both). ``extras()`` names more
+    objects worth keeping with it (the explored graph), ``adopt`` takes them back."""
+    known = _MEMO.setdefault(game, {})
+    if question in known:
+        return known[question]
+    key = key_of(game, question) if store is not None else None
+    payload = store.get(key) if key is not None else None
+    found = None if payload is None else read_answer(payload, game)
+    if found is not None:
+        if adopt is not None:
+            adopt(found)
+        _replay(found.get("warnings", []))
+    else:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            answer = compute()
+        said = [_recorded(w.message, w.category) for w in caught]
+        _replay(said)
+        found = {"answer": answer, "warnings": said, **(extras() if extras else {})}
+        if key is not None:
+            _keep(store, key, game, found)
+    known[question] = found["answer"]
+    return found["answer"]
+
+
+def _recorded(message: Warning | str, category: type[Warning]) -> tuple:
+    """A warning of the computation, kept with the answer: read back, the answer says
+    what computing it said (the refinements ``duel`` counts, a convergence stopped)."""
+    if isinstance(message, RefinementWarning):
+        return RefinementWarning, message.count
+    return category, str(message)
+
+
+def _replay(said: list[tuple]) -> None:
+    for category, detail in said:
+        if category is RefinementWarning:
+            warnings.warn(RefinementWarning(detail), stacklevel=4)
+        else:
+            warnings.warn(detail, category, stacklevel=4)
+
+
+def _keep(store: AnswerCache, key: str, game: Game, document: dict) -> None:
+    """Put ``document`` in ``store``; an answer that cannot be pickled (a game holding
+    a lambda, say) is said in a warning and still given."""
+    try:
+        payload = write_answer(document, game)
+    except Exception as error:  # noqa: BLE001 - whatever pickling raises, keep answering
+        warnings.warn(f"{game.info.system}: the answer cannot be kept in the store "
+                      f"({type(error).__name__}: {error})", stacklevel=3)
+        return
+    store.put(key, payload)
+
+
+class _Writer(pickle.Pickler):
+    def __init__(self, file, game: Game):
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.game = game
+
+    def persistent_id(self, obj):
+        return "game" if obj is self.game else None
+
+
+class _Reader(pickle.Unpickler):
+    def __init__(self, file, game: Game):
+        super().__init__(file)
+        self.game = game
+
+    def persistent_load(self, pid):
+        if pid != "game":
+            raise pickle.UnpicklingError(f"unknown reference {pid!r}")
+        return self.game
+
+
+def write_answer(document: dict, game: Game) -> memoryview:
+    """``document`` as bytes, every reference to ``game`` kept as a reference (a view
+    of the pickle's buffer: a large answer is not copied once more)."""
+    buffer = io.BytesIO()
+    _Writer(buffer, game).dump(document)
+    return buffer.getbuffer()
+
+
+def read_answer(payload: bytes, game: Game) -> dict | None:
+    """The document ``write_answer`` made, attached to ``game``; None if it does not
+    read back (a damaged or foreign payload is a miss, never an error)."""
+    try:
+        document = _Reader(io.BytesIO(payload), game).load()
+    except Exception:  # noqa: BLE001 - whatever a damaged pickle raises, it is a miss
+        return None
+    if not isinstance(document, dict) or "answer" not in document:
+        return None
+    return document

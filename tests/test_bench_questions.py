@@ -1,0 +1,51 @@
+"""experiments/bench_questions.py on its tiny duels: each question asked cold and warm
+in fresh processes, the trained profile made off the clock, one table of p50/p95/max."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def bench(*argv: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, str(ROOT / "experiments" / "bench_questions.py"),
+                           "--quick", "--timeout", "300", *argv], env=env, check=True,
+                          capture_output=True, text=True, timeout=900)
+
+
+def test_a_question_against_a_trained_profile_is_timed_cold_and_warm():
+    document = json.loads(bench("--only", "trained profile", "--json").stdout)
+    (row,) = document["questions"]
+    assert row["question"] == "falkenstein: odds vs trained profile"
+    for when in ("cold", "warm"):
+        assert row[when]["status"] == "ok", row[when]["error"]
+        assert 0 < row[when]["seconds"] < 300
+        assert row[when]["peak_mb"] > 20   # a Python process with numpy loaded
+        assert document["summary"][f"{when} seconds"]["max"] == row[when]["seconds"]
+
+
+def test_the_table_has_every_question_and_the_percentiles():
+    text = bench("--only", "uchronia: solve").stdout
+    lines = text.splitlines()
+    assert lines[0].split() == ["question", "cold", "s", "warm", "s", "cold", "MB", "warm",
+                                "MB", "status"]
+    assert any(line.startswith("uchronia: solve") and line.endswith("ok") for line in lines)
+    assert [line.split()[0] for line in lines[-3:]] == ["p50", "p95", "max"]
+
+
+def test_the_full_list_asks_every_kind_of_question_on_every_system():
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import bench_questions as bench_module
+    listed = bench_module.questions(bench_module.DUELS, bench_module.EVERY_QUESTION,
+                                    {s: Path(f"{s}.json") for s in bench_module.TRAINING})
+    assert len(listed) >= 24
+    for system in ("falkenstein", "blooded", "pathfinder", "uchronia"):
+        kinds = {q.label.split(": ", 1)[1].split(" vs ")[0] + (
+            " vs profile" if "profile" in q.label and q.argv[0] == "odds" else "")
+            for q in listed if q.label.startswith(system)}
+        assert {"solve", "odds", "odds vs profile", "play, first step",
+                "profile show"} <= kinds, (system, kinds)

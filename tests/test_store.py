@@ -1,0 +1,331 @@
+"""The answer store: solutions kept on disk (``agents.store``) and read back by the
+solver (``solver.cache``) answer exactly as recomputed ones; stale, damaged or
+foreign entries are recomputed; two processes writing one entry never damage it."""
+
+import dataclasses
+import hashlib
+import io
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import envs
+import solver
+from agents.cli import main
+from agents.store import AnswerStore, code_version, store_dir, user_cache_dir
+from solver.cache import AnswerCache, caching, key_of
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class Counting:
+    """A store that counts what the solver asks of it."""
+
+    def __init__(self, inner):
+        self.inner, self.gets, self.puts = inner, 0, 0
+
+    def get(self, key):
+        self.gets += 1
+        return self.inner.get(key)
+
+    def put(self, key, payload):
+        self.puts += 1
+        self.inner.put(key, payload)
+
+
+def public_quick_duels():
+    for name, spec in envs.systems().items():
+        if not spec.implemented or spec.examples is None:
+            continue
+        options = spec.examples.duel()
+        if envs.make(name, **options).info.public_information:
+            yield pytest.param(name, options, id=name)
+
+
+def live_states(game, most=200):
+    graph = solver.state_graph(game)
+    live = [s for s, dead in zip(graph.states, graph.terminal, strict=True) if not dead]
+    step = max(1, len(live) // most)
+    return live[::step]
+
+
+@pytest.mark.parametrize(("system", "options"), list(public_quick_duels()))
+def test_a_kept_solution_answers_as_a_recomputed_one(system, options, tmp_path):
+    store = Counting(AnswerStore(tmp_path))
+    computed = solver.solve_game(envs.make(system, **options), cache=store)
+    assert (store.gets, store.puts) == (1, 1)
+    game = envs.make(system, **options)   # a new game, as in another process
+    kept = solver.solve_game(game, cache=store)
+    assert (store.gets, store.puts) == (2, 1)   # read back, not computed again
+    assert kept is not computed and kept.game is game
+    recomputed = solver.solve_game(envs.make(system, **options))
+    for name in ("value", "win", "draw", "loss", "expected_length"):
+        assert getattr(kept, name) == pytest.approx(getattr(recomputed, name), abs=1e-12)
+    assert kept.endings.keys() == recomputed.endings.keys()
+    for label, chance in recomputed.endings.items():
+        assert kept.endings[label] == pytest.approx(chance, abs=1e-12)
+    assert kept.convergence == recomputed.convergence
+    for state in live_states(game):
+        for mine, theirs in zip(kept.policy(state), recomputed.policy(state), strict=True):
+            np.testing.assert_allclose(mine, theirs, rtol=0, atol=1e-12)
+        assert kept.value_at(state) == pytest.approx(recomputed.value_at(state), abs=1e-12)
+        np.testing.assert_allclose(kept.stage_matrix(state), recomputed.stage_matrix(state),
+                                   rtol=0, atol=1e-12)
+    start = game.initial_outcomes()[0][1]
+    observation = game.observe(start, "a")
+    mask = game.legal_mask(start, "a")
+    np.testing.assert_allclose(kept.policy_for("a").probabilities(observation, mask),
+                               recomputed.policy_for("a").probabilities(observation, mask),
+                               rtol=0, atol=1e-12)
+
+
+def falkenstein(**options):
+    return envs.make("falkenstein", **{"a": "fencing=GD", "b": "fencing=GR", **options})
+
+
+def test_a_damaged_or_stale_entry_is_recomputed_never_used(tmp_path):
+    store = AnswerStore(tmp_path)
+    truth = solver.solve_game(falkenstein(), cache=store).value
+    (entry,) = tmp_path.glob("*.answer")
+    header, payload = entry.read_bytes().split(b"\n", 1)
+    damaged = bytearray(payload)
+    damaged[len(damaged) // 2] ^= 0xFF
+    stale = json.loads(header) | {"version": "0.0.0+old"}
+    for written in (header + b"\n" + bytes(damaged), header + b"\n" + payload[:-10],
+                    json.dumps(stale).encode() + b"\n" + payload, b"not a header\n"):
+        entry.write_bytes(written)
+        counted = Counting(store)
+        assert solver.solve_game(falkenstein(), cache=counted).value == truth
+        assert (counted.gets, counted.puts) == (1, 1)   # missed, computed, put again
+        assert store.get(json.loads(header)["key"]) is not None
+
+
+def test_a_payload_that_does_not_unpickle_is_a_miss(tmp_path):
+    store = AnswerStore(tmp_path)
+    game = falkenstein()
+    store.put(key_of(game, "solution|states|tolerance=1e-10|max_sweeps=100000"),
+              b"\x80\x05garbage")
+    counted = Counting(store)
+    assert solver.solve_game(game, cache=counted).value == pytest.approx(
+        solver.solve_game(falkenstein()).value, abs=1e-12)
+    assert counted.puts == 1
+
+
+def test_the_key_names_the_game_and_a_game_without_identity_is_never_kept(tmp_path):
+    assert key_of(falkenstein(), "q") == key_of(falkenstein(), "q")
+    assert key_of(falkenstein(), "q") != key_of(falkenstein(max_rounds=3), "q")
+    ruleset = tmp_path / "rules.toml"
+    ruleset.write_text("")   # overrides nothing: the same rules, so the same game
+    assert key_of(falkenstein(ruleset=str(ruleset)), "q") == key_of(falkenstein(), "q")
+    game = falkenstein()
+    game.info = dataclasses.replace(game.info, identity=None)
+    counted = Counting(AnswerStore(tmp_path))
+    solver.solve_game(game, cache=counted)
+    assert (counted.gets, counted.puts) == (0, 0)
+
+
+def test_an_answer_store_is_two_methods():
+    assert isinstance(AnswerStore("."), AnswerCache)
+    with pytest.raises(TypeError, match="get"):
+        with caching(object()):
+            pass
+
+
+WRITER = textwrap.dedent("""
+    import sys
+    from agents.store import AnswerStore
+    store, me = AnswerStore(sys.argv[1]), sys.argv[2]
+    payload = me.encode() * 400_000
+    for _ in range(40):
+        store.put("one key", payload)
+""")
+
+
+def test_two_processes_writing_one_entry_never_damage_it(tmp_path):
+    """Two real processes write the same key over and over (each its own 1-2 MB
+    payload) while this one reads it: every read is whole, one of the two payloads."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path), me], env=env)
+               for me in ("A", "BB")]
+    store, reads = AnswerStore(tmp_path), set()
+    while any(w.poll() is None for w in writers):
+        if (tmp_path / AnswerStore(tmp_path)._file("one key").name).exists():
+            payload = store.get("one key")
+            assert payload is not None   # never a half-written file
+            reads.add(hashlib.sha256(payload).hexdigest())
+    assert [w.wait() for w in writers] == [0, 0]
+    wanted = {hashlib.sha256(me.encode() * 400_000).hexdigest() for me in ("A", "BB")}
+    assert reads <= wanted
+    assert hashlib.sha256(store.get("one key")).hexdigest() in wanted
+    assert [p.name for p in tmp_path.iterdir()] == [store._file("one key").name]
+
+
+def test_the_store_directory_follows_the_platform_and_the_variable(monkeypatch, tmp_path):
+    monkeypatch.setenv("DUEL_CACHE_DIR", str(tmp_path / "here"))
+    assert store_dir() == tmp_path / "here"
+    monkeypatch.delenv("DUEL_CACHE_DIR")
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert store_dir() == tmp_path / "xdg" / "duel-solver" / "answers"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert user_cache_dir() == tmp_path / ".cache" / "duel-solver"
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert user_cache_dir() == tmp_path / "Library" / "Caches" / "duel-solver"
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setenv("LOCALAPPDATA", str(tmp_path / "local"))
+    assert user_cache_dir() == tmp_path / "local" / "duel-solver" / "Cache"
+
+
+def test_the_tests_never_write_to_the_user_cache():
+    assert Path(os.environ["DUEL_CACHE_DIR"]) != user_cache_dir() / "answers"
+    assert not Path(os.environ["DUEL_CACHE_DIR"]).is_relative_to(user_cache_dir())
+
+
+def test_the_version_names_the_code(monkeypatch):
+    assert code_version().startswith("0.") and "+" in code_version()
+
+
+def run_json(argv, capsys) -> dict:
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_duel_cache_path_list_clear(capsys):
+    where = Path(run_json(["cache", "path"], capsys)["directory"])
+    assert where == Path(os.environ["DUEL_CACHE_DIR"])
+    assert run_json(["cache", "list"], capsys)["entries"] == []
+    duel = ["falkenstein", "--a", "fencing=GD", "--b", "fencing=GR"]
+    solved = run_json(["solve", *duel], capsys)
+    (entry,) = run_json(["cache", "list"], capsys)["entries"]
+    assert (entry["system"], entry["question"], entry["fresh"]) == (
+        "falkenstein", "solution", True)
+    assert entry["options"]["a"]["fencing"] == "GD"
+    assert run_json(["solve", *duel], capsys)["value"] == solved["value"]
+    assert run_json(["solve", *duel, "-o", "max_rounds=3", "--no-cache"], capsys)
+    assert len(run_json(["cache", "list"], capsys)["entries"]) == 1
+    cleared = run_json(["cache", "clear"], capsys)
+    assert cleared["removed"] == 1 and cleared["bytes"] == entry["bytes"]
+    assert run_json(["cache", "list"], capsys)["entries"] == []
+    assert main(["cache", "list"]) == 0
+    assert "No answers kept" in capsys.readouterr().out
+
+
+def test_odds_and_play_read_the_solution_solve_kept(capsys, monkeypatch):
+    duel = ["falkenstein", "--a", "fencing=GD", "--b", "fencing=GR"]
+    run_json(["solve", *duel], capsys)
+    monkeypatch.setattr("solver.solve._solve_whole", lambda *a: pytest.fail("recomputed"))
+    odds = run_json(["odds", *duel, "--vs", "equilibrium"], capsys)
+    assert odds["best_response"]["value"] == pytest.approx(
+        odds["equilibrium_against_it"]["value"], abs=1e-9)
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    assert main(["play", *duel]) == 0
+
+
+def test_an_answer_that_cannot_be_kept_is_still_given(tmp_path, monkeypatch):
+    def refuse(document, game):
+        raise TypeError("cannot pickle 'function' object")
+    monkeypatch.setattr("solver.cache.write_answer", refuse)
+    counted = Counting(AnswerStore(tmp_path))
+    with pytest.warns(UserWarning, match="cannot be kept"):
+        value = solver.solve_game(falkenstein(), cache=counted).value
+    assert value == pytest.approx(solver.solve_game(falkenstein()).value, abs=1e-12)
+    assert counted.puts == 0
+
+
+def test_a_store_that_cannot_be_written_warns_and_answers(tmp_path):
+    blocked = tmp_path / "a file, not a directory"
+    blocked.write_text("")
+    with pytest.warns(UserWarning, match="could not be kept"):
+        value = solver.solve_game(falkenstein(), cache=AnswerStore(blocked)).value
+    assert value == pytest.approx(solver.solve_game(falkenstein()).value, abs=1e-12)
+
+
+def test_a_kept_answer_says_what_computing_it_said(tmp_path, monkeypatch):
+    from solver.errors import RefinementWarning
+    from solver.markov.stages import ConvergenceWarning
+
+    real, computed = solver.solve._solve_whole, []
+
+    def warning_solve(*args):
+        computed.append(args)
+        warnings.warn(RefinementWarning(3), stacklevel=1)
+        warnings.warn("values still moving", ConvergenceWarning, stacklevel=1)
+        return real(*args)
+    monkeypatch.setattr("solver.solve._solve_whole", warning_solve)
+    store = AnswerStore(tmp_path)
+    for _ in range(2):   # computed, then read back: the same warnings both times
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            solver.solve_game(falkenstein(), cache=store)
+        assert [(w.category, getattr(w.message, "count", None)) for w in caught] == [
+            (RefinementWarning, 3), (ConvergenceWarning, None)]
+        assert str(caught[1].message) == "values still moving"
+    assert len(computed) == 1
+
+
+def test_a_kept_personality_strength_needs_no_search_and_plays_the_same(tmp_path,
+                                                                        monkeypatch):
+    from agents import personalities
+
+    store = AnswerStore(tmp_path)
+    with caching(store):
+        computed = personalities.personality(falkenstein(), "aggressive", 0.5, "b")
+    monkeypatch.setattr(personalities, "_CALIBRATIONS", {})   # as in a new process
+    monkeypatch.setattr(personalities.Calibration, "beta",
+                        lambda self, strength: pytest.fail("searched again"))
+    with caching(store):
+        kept = personalities.personality(falkenstein(), "aggressive", 0.5, "b")
+    assert kept.beta == computed.beta
+    assert kept.exploitability == pytest.approx(computed.exploitability, abs=1e-12)
+    game = falkenstein()
+    for state in live_states(game, 50):
+        observation, mask = game.observe(state, "b"), game.legal_mask(state, "b")
+        np.testing.assert_allclose(kept.policy.probabilities(observation, mask),
+                                   computed.policy.probabilities(observation, mask),
+                                   rtol=0, atol=1e-12)
+
+
+def test_odds_asked_again_are_read_back_the_same(capsys, monkeypatch):
+    duel = ["odds", "falkenstein", "--a", "fencing=GD", "--b", "fencing=GR", "--side", "b"]
+    first = {vs: run_json([*duel, "--vs", vs], capsys)
+             for vs in ("uniform", "mix=AA:1", "aggressive:0.5")}
+    monkeypatch.setattr("agents.cli.odds.best_response", lambda *a, **k: pytest.fail("again"))
+    for vs, answer in first.items():
+        assert run_json([*duel, "--vs", vs], capsys) == answer
+    assert main([*duel, "--vs", "uniform"]) == 0   # the text is made from it as before
+    assert "Your opponent plays uniform." in capsys.readouterr().out
+
+
+def test_odds_against_a_profile_are_kept_by_its_contents(capsys, tmp_path, monkeypatch):
+    duel = ["falkenstein", "--a", "fencing=GD", "--b", "fencing=GR", "-o", "max_rounds=2"]
+    profile = tmp_path / "npc.json"
+    assert main(["train", *duel, "--iterations", "20", "--out", str(profile)]) == 0
+    capsys.readouterr()
+    first = run_json(["odds", *duel, "--vs", str(profile)], capsys)
+    copy = tmp_path / "same npc.json"
+    copy.write_bytes(profile.read_bytes())
+    real = solver.best_response
+    monkeypatch.setattr("agents.cli.odds.best_response", lambda *a, **k: pytest.fail("again"))
+    again = run_json(["odds", *duel, "--vs", str(copy)], capsys)
+    assert again == dict(first, vs=str(copy))
+    document = json.loads(profile.read_text())
+    document["name"] = "another npc"   # another file: another opponent, computed
+    copy.write_text(json.dumps(document))
+    monkeypatch.setattr("agents.cli.odds.best_response", real)
+    assert run_json(["odds", *duel, "--vs", str(copy)], capsys)["best_response"] == (
+        first["best_response"])
+
+
+def test_a_system_kept_outside_the_package_names_its_code_in_the_identity():
+    toy = json.loads(envs.make("toy_dice").info.identity)
+    source = Path(sys.modules[envs.spec("toy_dice").build.__module__].__file__)
+    assert toy["code"] == hashlib.sha256(source.read_bytes()).hexdigest()[:16]
+    assert "code" not in json.loads(falkenstein().info.identity)   # the version covers it
