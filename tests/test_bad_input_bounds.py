@@ -64,7 +64,7 @@ def test_envs_make_refuses_pathfinder_sheets_out_of_bounds(sheet):
      "strike.multiple_attack_penalty[2]: expected an integer 0..40"),
     ("[checks]\ncritical_margin = 0\n", "1..40"),
     ("[conditions]\noff_guard = -2\n", "0..20"),
-    ("[conditions]\nfeint_lasting_turns = 99999\n", "0..10"),
+    ("[conditions]\nfeint_lasting_turns = 99999\n", "1..2"),
     ("[reactions.bullying_press]\nfrightened = 50\n", "0..4"),
     ("[reactions.deceptive_sidestep]\nreroll_penalty = -1\n", "0..20"),
 ])
