@@ -9,8 +9,9 @@ or rounds), for a check in seconds.
 
 from __future__ import annotations
 
-import argparse
 import json
+
+from report import readings_main
 
 import envs
 from solver import solve_game
@@ -46,18 +47,7 @@ def measure(quick: bool) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="short duels, in seconds")
-    parser.add_argument("--json", action="store_true", help="one JSON document")
-    args = parser.parse_args(argv)
-    rows = measure(args.quick)
-    if args.json:
-        print(json.dumps(rows, indent=2))
-        return
-    print(f"{'reading':26} {'choice':58} {'value':>7} {'win':>6} {'draw':>6} {'loss':>6}")
-    for r in rows:
-        print(f"{r['reading']:26} {r['choice'][:58]:58} {r['value']:+7.3f} {r['win']:6.1%} "
-              f"{r['draw']:6.1%} {r['loss']:6.1%}")
+    readings_main(__doc__, measure, argv)
 
 
 if __name__ == "__main__":

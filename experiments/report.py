@@ -117,3 +117,24 @@ def write_section(name: str, title: str, columns: Sequence[Column], rows: Iterab
     path.write_text(replace_section(text, name, section(name, title, body, stamp)),
                     encoding="utf-8")
     print(f"wrote the {name} table to {path}")
+
+
+def readings_main(doc: str, measure: Callable[[bool], list[dict]],
+                  argv: list[str] | None = None) -> None:
+    """The command line of a readings experiment: ``measure(quick)`` gives one row per
+    (reading, choice), printed as a table or, with ``--json``, as one document."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="short duels, in seconds")
+    parser.add_argument("--json", action="store_true", help="one JSON document")
+    args = parser.parse_args(argv)
+    rows = measure(args.quick)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return
+    print(f"{'reading':18} {'choice':36} {'value':>7} {'win':>6} {'draw':>6} {'loss':>6}")
+    for r in rows:
+        print(f"{r['reading']:18} {json.dumps(r['choice']):36} {r['value']:+7.3f} "
+              f"{r['win']:6.1%} {r['draw']:6.1%} {r['loss']:6.1%}")

@@ -93,17 +93,8 @@ class BestResponse:
 def best_response_graph(game: Game, policy: Policy, responder: str,
                         tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
                         safest: Policy | None = None) -> BestResponse:
-    """What ``responder`` ("a" or "b") should play against ``policy`` on the other side.
-
-    The responder sees the whole state (the game is of public information), the fixed
-    side is evaluated on its own observations. Cyclic games use value iteration to
-    ``tolerance``. Where several actions reach the best value they share the play
-    evenly; with ``safest`` (a reference policy of the responder, e.g. his
-    equilibrium) the play is instead the safest of them: the lowest probability of
-    losing, then as close to ``safest`` as possible (its mix restricted to the actions
-    still tied, or an even split where it plays none of them).
-
-    The state-graph backend of ``solver.best_response``.
+    """The state-graph backend of ``solver.best_response`` (its docstring says what the
+    best response is, and how ties and ``safest`` are settled).
     """
     require_public(game, "the exact best response")
     if not isinstance(responder, str) or responder not in ("a", "b"):
