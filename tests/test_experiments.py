@@ -67,8 +67,14 @@ def test_every_script_has_tiny_arguments():
     assert scripts() == set(TINY)
 
 
+#: the scripts that compare with OpenSpiel, the optional extra `.[bench]`
+NEEDS_OPENSPIEL = {"bench_hidden", "bench_selfplay", "selfplay_hidden"}
+
+
 @pytest.mark.parametrize("name", sorted(TINY))
 def test_script_runs_on_tiny_arguments(name, tmp_path):
+    if name in NEEDS_OPENSPIEL:
+        pytest.importorskip("pyspiel", reason="OpenSpiel is the optional extra .[bench]")
     out = tmp_path / "out"
     arguments = [a.replace("{out}", str(out)) for a in TINY[name]]
     environment = {**os.environ, "MPLBACKEND": "Agg",
