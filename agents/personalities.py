@@ -638,7 +638,7 @@ def check_win(rate: object, against: object = "equilibrium") -> tuple[float, str
             or not 0.0 <= float(rate) <= 1.0:
         raise InputError(f"win must be a chance in [0, 1] (0.45 for 45%), got {rate!r}")
     if against not in AGAINST:
-        raise InputError(f"unknown --against {against!r}; allowed: {', '.join(AGAINST)}")
+        raise InputError(f"unknown against={against!r}; allowed: {', '.join(AGAINST)}")
     return float(rate), str(against)
 
 

@@ -52,7 +52,12 @@ def _header(profile) -> list[str]:
     if profile.personality:
         name, strength = profile.personality["name"], profile.personality["strength"]
         described = _description(profile.system, name)
-        lines.append(f"Personality: {name}, strength {strength:g}"
+        win = profile.personality.get("win")
+        whom = ("the equilibrium" if profile.personality.get("against") == "equilibrium"
+                else "the best reply")
+        level = (f"strength {strength:g}" if win is None else
+                 f"winning {100 * win:.1f}% against {whom} (strength {strength:.2f})")
+        lines.append(f"Personality: {name}, {level}"
                      + (f" ({described})" if described else ""))
     size = f"tabular over {len(profile.table)} observations" if profile.kind == "tabular" \
         else "a network"
