@@ -23,8 +23,15 @@ enough: on GD vs GD it gives away 75% of the temperament's exploitability at s =
 
 A temperament's description is a set of claims, as data (``[[temperament.NAME.claim]]``):
 in a situation class, a weighted share of its actions (the Attacks it plays, say)
-exceeds the equilibrium's there and does not fall as strength grows. The tests check
-every claim of every system's temperaments.
+exceeds the equilibrium's there by the file's margin at every strength from the file's
+``from_strength`` to 1 (``[claims]``), and does not fall as strength grows unless the
+claim says ``grows = false``. The descriptions say no more than their claims, in
+comparative words ("more than sound play"). The tests check every claim of every
+system's temperaments.
+
+A personality may also be asked by its exact chance to win (``personality(...,
+win=RATE)``): the largest beta whose play wins RATE of its duels against the foe's
+equilibrium or best reply, by bisection on exact evaluations (``WinCalibration``).
 """
 
 from __future__ import annotations
@@ -133,8 +140,13 @@ class Adjustment:
     scale: dict[str, float]
 
 
-#: a claim's share must beat the equilibrium's by this much (half a percentage point)
+#: a claim's share must beat the equilibrium's by this much (half a percentage point),
+#: unless the personality file's ``[claims]`` table or the claim itself says otherwise
 CLAIM_MARGIN = 0.005
+#: the weakest strength at which the descriptions hold, unless the file says otherwise:
+#: below it a personality plays so close to sound play that no tendency shows by the
+#: margin (at strength 0 it is the equilibrium itself)
+CLAIMS_FROM = 0.25
 
 
 @dataclass(frozen=True)
@@ -145,6 +157,9 @@ class Claim:
     {AA: 1, AD: 0.5, AR: 0.5} is the share of Attack cards; ``less`` = {fire: 1} says he
     fires less than the equilibrium).
 
+    ``margin`` and ``grows`` (default true) are declared with the claim: a claim with
+    ``grows = false`` promises the margin at every strength, not a rise.
+
     ``of`` is ``"situation"`` (frequencies among the decisions in the situation) or
     ``"all"`` (among all its decisions: the situation's reach times its frequencies, for
     a claim about getting there, such as "is free to attack when the foe must rest")."""
@@ -154,6 +169,11 @@ class Claim:
     text: str
     of: str = "situation"
     less: dict[str, float] = field(default_factory=dict)
+    #: how much the share beats the equilibrium's by (the file's margin if not given)
+    margin: float | None = None
+    #: whether the share also does not fall as strength grows; false where the
+    #: temperament itself shows the tendency less than a strong personality does
+    grows: bool = True
 
     def share(self, frequencies: Mapping[str, float]) -> float:
         return float(sum(frequencies.get(a, 0.0) * w for a, w in self.weights().items()))
@@ -284,18 +304,38 @@ def _claims(raw: object, where: str) -> tuple[Claim, ...]:
     claims = []
     for n, body in enumerate(raw):
         place = f"{where}, claim {n + 1}"
-        if not isinstance(body, dict) or set(body) - {"situation", "more", "less", "text", "of"} \
+        if not isinstance(body, dict) or set(body) - {"situation", "more", "less", "text", "of",
+                                                      "margin", "grows"} \
                 or "situation" not in body or not {"more", "less"} & set(body):
             raise InputError(f"{place} must have 'situation' and 'more' or 'less' (optional: "
-                             "'text', 'of')")
+                             "'text', 'of', 'margin', 'grows')")
         of = body.get("of", "situation")
         if of not in CLAIM_OF:
             raise InputError(f"{place}: unknown 'of' {of!r}; allowed: {', '.join(CLAIM_OF)}")
+        grows = body.get("grows", True)
+        if not isinstance(grows, bool):
+            raise InputError(f"{place}: 'grows' must be true or false, got {grows!r}")
+        margin = body.get("margin")
         claims.append(Claim(str(body["situation"]),
                             _number_table(body.get("more", {}), f"{place} more"),
                             str(body.get("text", "")), of,
-                            _number_table(body.get("less", {}), f"{place} less")))
+                            _number_table(body.get("less", {}), f"{place} less"),
+                            None if margin is None else _number(margin, f"{place} margin"),
+                            grows))
     return tuple(claims)
+
+
+def _claims_settings(raw: object, system: str) -> tuple[float, float]:
+    """The file's ``[claims]`` table: the margin every claim beats the equilibrium by,
+    and the weakest strength from which the descriptions hold."""
+    where = f"[claims] of the personality file of {system}"
+    if not isinstance(raw, dict) or set(raw) - {"margin", "from_strength"}:
+        raise InputError(f"{where} may hold only 'margin' and 'from_strength'")
+    margin = _number(raw.get("margin", CLAIM_MARGIN), f"{where} margin")
+    start = raw.get("from_strength", CLAIMS_FROM)
+    if isinstance(start, bool) or not isinstance(start, int | float) or not 0 < start <= 1:
+        raise InputError(f"{where} from_strength must be a number in (0, 1], got {start!r}")
+    return margin, float(start)
 
 
 # -- situations (classes of observations, for describing a profile)
@@ -336,6 +376,13 @@ class PersonalityData:
     system: str
     temperaments: dict[str, Temperament]
     situations: tuple[Situation, ...]
+    #: what the claims promise: their share beats the equilibrium's by ``claim_margin``
+    #: (a claim may declare its own) at every strength from ``claims_from`` to 1
+    claim_margin: float = CLAIM_MARGIN
+    claims_from: float = CLAIMS_FROM
+
+    def margin_of(self, claim: Claim) -> float:
+        return self.claim_margin if claim.margin is None else claim.margin
 
 
 def load_personality_data(system: str, path: str | Path | None = None) -> PersonalityData:
@@ -356,10 +403,10 @@ def load_personality_data(system: str, path: str | Path | None = None) -> Person
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise InputError(f"personality file of {system} is not valid TOML: {error}") from None
-    unknown = set(raw) - {"temperament", "situation"}
+    unknown = set(raw) - {"temperament", "situation", "claims"}
     if unknown:
         raise InputError(f"unknown table {sorted(unknown)[0]!r} in the personality file of "
-                         f"{system}; allowed: temperament, situation")
+                         f"{system}; allowed: temperament, situation, claims")
     temperaments = {name: _temperament(system, name, body)
                     for name, body in raw.get("temperament", {}).items()}
     situations = tuple(
@@ -368,7 +415,8 @@ def load_personality_data(system: str, path: str | Path | None = None) -> Person
         for name, body in raw.get("situation", {}).items())
     situations = situations or (OVERALL,)
     _check_claims(temperaments.values(), situations, system)
-    return PersonalityData(system, temperaments, situations)
+    return PersonalityData(system, temperaments, situations,
+                           *_claims_settings(raw.get("claims", {}), system))
 
 
 def _check_claims(temperaments, situations: Sequence[Situation], system: str) -> None:
