@@ -43,6 +43,10 @@ def opponent_policy(spec, game, player: str):
     if kind == "personality at win":
         name, rate, against = value
         return personality(game, name, side=player, win=rate, against=against).policy
+    if value == "equilibrium" and not game.info.public_information:
+        # the sequence-form equilibrium, by information set, as duel odds plays it
+        from solver.hidden.sequence import solve_hidden
+        return solve_hidden(game).policy_for(player)
     return resolve_opponent(value, game, player)
 
 

@@ -82,7 +82,7 @@ def rest_measures(game, solution, side: str = "a") -> dict[str, dict]:
 def value_of_information(game, solution) -> list[dict]:
     """Per pair of levels: public value, hidden payoff (equilibrium found), difference."""
     rows = []
-    hidden = solution.root_values()
+    hidden = solution.root_values().values()   # in the order of tree.roots
     for (probability, state), value in zip(solution.tree.roots, hidden, strict=True):
         level_a, level_b = level_of(game, state, "a"), level_of(game, state, "b")
         public = solve_game(envs.make("falkenstein", a={"fencing": level_a},
