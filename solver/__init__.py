@@ -29,7 +29,7 @@ _PUBLIC = {
     **{name: "solve" for name in (
         "best_response", "decisions", "equilibrium_policy", "evaluate", "exploitability",
         "policy_table", "require_states", "require_table", "resolve_policy", "solve_game",
-        "solve_moment", "solve_regularized", "state_graph")},
+        "solve_moment", "solve_regularized", "stage_equilibria", "state_graph")},
 }
 
 

@@ -292,6 +292,24 @@ def solve_regularized(game: Game, player: str, prior: Policy, beta: float,
                                                max_sweeps)
 
 
+def stage_equilibria(game: Game, state: State):
+    """Every extreme equilibrium of the exchange at ``state`` (its stage game: the
+    continuation values of the duel from that moment, over the legal actions), listed
+    by nashpy's vertex enumeration, with the weights that make the maximum-entropy pair
+    (the one ``solve_game`` plays) a convex combination of them
+    (``solver.matrix.extreme``)."""
+    solution = solve_moment(game, state)
+    matrix = solution.stage_matrix(state)
+    legal_a = np.flatnonzero(~np.isnan(matrix).all(axis=1))
+    legal_b = np.flatnonzero(~np.isnan(matrix).all(axis=0))
+    names = game.info.action_names
+    mix_a, mix_b = solution.policy(state)
+    from .matrix.extreme import extreme_equilibria
+    return extreme_equilibria(matrix[np.ix_(legal_a, legal_b)],
+                              [names[i] for i in legal_a], [names[j] for j in legal_b],
+                              (mix_a[legal_a], mix_b[legal_b]))
+
+
 def resolve_policy(spec: object, game: Game, player: str) -> Policy:
     """The policy ``spec`` names for ``player`` of ``game``: a policy object as is, or
     one of the names ``uniform``, ``equilibrium`` (the maximum-entropy equilibrium of
@@ -317,4 +335,4 @@ def equilibrium_policy(game: Game, player: str) -> Policy:
 __all__ = ["BACKENDS", "backend", "best_response", "decisions", "equilibrium_policy",
            "evaluate", "exploitability", "forcing", "policy_table", "require_states",
            "require_table", "resolve_policy", "solve_game", "solve_moment",
-           "solve_regularized", "state_graph"]
+           "solve_regularized", "stage_equilibria", "state_graph"]

@@ -83,6 +83,10 @@ def solve(subparsers) -> None:
                              "(e.g. band), weighted by how often each state is reached")
     parser.add_argument("--all-pairings", action="store_true",
                         help="win probability of A for every pair of levels")
+    parser.add_argument("--all-equilibria", action="store_true",
+                        help="every extreme equilibrium of the exchange at --state (or the "
+                             "start), and of which of them the least predictable play is "
+                             "a mix")
     parser.add_argument("--detail", action="store_true",
                         help="also print the stage game, the value and technical terms")
     add_cache(parser)

@@ -27,7 +27,8 @@ def solve(args: argparse.Namespace):
     game = make_game(args)
     if not game.info.public_information:
         for flag, given in (("--state", args.state), ("--all-pairings", args.all_pairings),
-                            ("--by", args.by)):
+                            ("--by", args.by),
+                            ("--all-equilibria", getattr(args, "all_equilibria", False))):
             if given:
                 raise InputError(f"{flag} is not available with hidden information; the "
                                  "exact solution is given from the start of the duel")
