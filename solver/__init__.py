@@ -25,6 +25,7 @@ _PUBLIC = {
     "Evaluation": "markov.evaluate",
     "BestResponse": "markov.response", "Exploitability": "markov.response",
     "MatrixSolutions": "matrix", "solve_matrices": "matrix", "solve_matrix": "matrix",
+    "write_efg": "efg",
     "MixPolicy": "policy", "TabularPolicy": "policy", "UniformPolicy": "policy",
     **{name: "solve" for name in (
         "best_response", "decisions", "equilibrium_policy", "evaluate", "exploitability",

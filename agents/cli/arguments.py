@@ -87,6 +87,12 @@ def solve(subparsers) -> None:
                         help="every extreme equilibrium of the exchange at --state (or the "
                              "start), and of which of them the least predictable play is "
                              "a mix")
+    parser.add_argument("--export-efg", metavar="FILE",
+                        help="write the duel as a Gambit .efg file (simultaneous moves as "
+                             "information sets), unrolled --horizon steps")
+    parser.add_argument("--horizon", metavar="N",
+                        help="steps unrolled by --export-efg (a duel still going there ends "
+                             "with its value)")
     parser.add_argument("--detail", action="store_true",
                         help="also print the stage game, the value and technical terms")
     add_cache(parser)

@@ -24,6 +24,7 @@ from .situations import check_state_field, parse_state, single_start
 
 def solve(args: argparse.Namespace):
     """The game, and the moment asked with ``--state`` (None: the start)."""
+    _export(args)
     game = make_game(args)
     if not game.info.public_information:
         for flag, given in (("--state", args.state), ("--all-pairings", args.all_pairings),
@@ -43,6 +44,22 @@ def solve(args: argparse.Namespace):
     if args.by:
         check_state_field(game, args.by, "--by")
     return game, start
+
+
+def _export(args: argparse.Namespace) -> None:
+    """``--export-efg FILE --horizon N``: both or neither, N a positive integer, FILE
+    writable."""
+    export, horizon = getattr(args, "export_efg", None), getattr(args, "horizon", None)
+    if (export is None) != (horizon is None):
+        raise InputError("--export-efg FILE and --horizon N go together")
+    if export is None:
+        return
+    if not isinstance(horizon, int):   # read once: the command checks again
+        args.horizon = _number(horizon, "--horizon", int, 1)
+    target = Path(export)
+    if target.is_dir() or not target.parent.is_dir():
+        raise InputError(f"--export-efg {export}: give a file in an existing folder")
+    check_writable_target(target)
 
 
 def odds(args: argparse.Namespace):

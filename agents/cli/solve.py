@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 import envs
-from solver import solve_game, solve_moment, stage_equilibria
+from solver import solve_game, solve_moment, stage_equilibria, write_efg
 
 from . import checks
 from .common import (
@@ -22,6 +22,11 @@ from .situations import check_state_field, single_start
 
 def run(args) -> int:
     game, start = checks.solve(args)
+    if args.export_efg:
+        nodes = write_efg(game, args.export_efg, args.horizon)
+        print(f"Wrote {args.export_efg} (a Gambit extensive form of {nodes} nodes, "
+              f"{args.horizon} steps deep)")
+        return 0
     if not game.info.public_information:
         return run_hidden(args, game)
     if args.all_pairings:
