@@ -8,6 +8,7 @@ from pathlib import Path
 
 from solver.game import Game
 
+from . import plots
 from .files import write_atomically
 
 CURVE_FIELDS = ("step", "seconds", "exploitability", "gain_a", "gain_b", "value")
@@ -65,11 +66,11 @@ def plot_curves(curves: dict[str, list[dict]], path: Path, title: str = "",
     axes.set_yscale("log")
     axes.set_xlabel("training seconds")
     axes.set_ylabel("how much a best responder gains (payoff units)")
-    axes.set_title(title)
+    plots.title(axes, title)
     axes.legend()
     figure.tight_layout()
     try:
-        write_atomically(path, lambda handle: figure.savefig(handle, format="png", dpi=110),
+        write_atomically(path, lambda handle: plots.save(figure, handle, 110, format="png"),
                          binary=True)
     finally:
         plt.close(figure)

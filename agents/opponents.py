@@ -10,7 +10,7 @@ from pathlib import Path
 from envs.opponents import resolve_opponent
 from solver.errors import InputError
 
-from .personalities import check_strength, personality, personality_names
+from .personalities import check_strength, check_win, personality, personality_names
 from .profiles import is_profile_path, load_profile
 
 DEFAULT_STRENGTH = 0.5
@@ -22,7 +22,8 @@ def accepted_forms(game) -> str:
              f"{', '.join(game.info.action_names)})", "a profile file (FILE.json or FILE.json.gz)"]
     if names:
         forms.append(f"a personality NAME[:STRENGTH] ({', '.join(names)}; strength 0..1, "
-                     f"default {DEFAULT_STRENGTH})")
+                     f"default {DEFAULT_STRENGTH}) or NAME@win=RATE[,against=best] (the NPC "
+                     "that wins RATE of its duels against the equilibrium, or the best reply)")
     return "; ".join(forms)
 
 
@@ -39,6 +40,13 @@ def opponent_policy(spec, game, player: str):
     if kind == "personality":
         name, strength = value
         return personality(game, name, strength, player).policy
+    if kind == "personality at win":
+        name, rate, against = value
+        return personality(game, name, side=player, win=rate, against=against).policy
+    if value == "equilibrium" and not game.info.public_information:
+        # the sequence-form equilibrium, by information set, as duel odds plays it
+        from solver.hidden.sequence import solve_hidden
+        return solve_hidden(game).policy_for(player)
     return resolve_opponent(value, game, player)
 
 
@@ -46,7 +54,7 @@ def check_opponent(spec, game, player: str) -> None:
     """Refuse a bad ``spec`` at once, as ``opponent_policy`` would, but without its work
     (a personality's calibration, the equilibrium's solve): the CLI calls it before any."""
     kind, _ = _read(spec, game, player)
-    if kind == "personality" and not game.info.public_information:
+    if kind.startswith("personality") and not game.info.public_information:
         from solver.markov.evaluate import require_public  # only to say why it is refused
         require_public(game, "the exact personality")
 
@@ -59,6 +67,9 @@ def _read(spec, game, player: str) -> tuple[str, object]:
         return "policy", spec
     if is_profile_path(spec):
         return "policy", load_profile(spec)
+    name, at, asked = spec.partition("@")
+    if at and name in personality_names_or_none(game.info.system):
+        return "personality at win", (name, *_win(asked, spec))
     name, _, strength = spec.partition(":")
     if name in personality_names_or_none(game.info.system):
         level = check_strength(_number(strength)) if strength else DEFAULT_STRENGTH
@@ -69,6 +80,19 @@ def _read(spec, game, player: str) -> tuple[str, object]:
         return "policy", resolve_opponent(spec, game, player)
     raise InputError(f"unknown opponent {spec!r} for --vs{_suggestion(spec, game)}; "
                      f"accepted: {accepted_forms(game)}")
+
+
+def _win(text: str, spec: str) -> tuple[float, str]:
+    """``win=RATE[,against=best]`` read: the chance to win and whom it is against."""
+    fields = dict(part.partition("=")[::2] for part in text.split(","))
+    if "win" not in fields or set(fields) - {"win", "against"}:
+        raise InputError(f"bad personality {spec!r} for --vs; expected "
+                         "NAME@win=RATE[,against=best] such as cautious@win=0.45")
+    try:
+        rate = float(fields["win"])
+    except ValueError:
+        raise InputError(f"win must be a chance in [0, 1], got {fields['win']!r}") from None
+    return check_win(rate, fields.get("against", "equilibrium"))
 
 
 def _suggestion(spec: str, game) -> str:

@@ -23,8 +23,15 @@ enough: on GD vs GD it gives away 75% of the temperament's exploitability at s =
 
 A temperament's description is a set of claims, as data (``[[temperament.NAME.claim]]``):
 in a situation class, a weighted share of its actions (the Attacks it plays, say)
-exceeds the equilibrium's there and does not fall as strength grows. The tests check
-every claim of every system's temperaments.
+exceeds the equilibrium's there by the file's margin at every strength from the file's
+``from_strength`` to 1 (``[claims]``), and does not fall as strength grows unless the
+claim says ``grows = false``. The descriptions say no more than their claims, in
+comparative words ("more than sound play"). The tests check every claim of every
+system's temperaments.
+
+A personality may also be asked by its exact chance to win (``personality(...,
+win=RATE)``): the largest beta whose play wins RATE of its duels against the foe's
+equilibrium or best reply, by bisection on exact evaluations (``WinCalibration``).
 """
 
 from __future__ import annotations
@@ -133,8 +140,13 @@ class Adjustment:
     scale: dict[str, float]
 
 
-#: a claim's share must beat the equilibrium's by this much (half a percentage point)
+#: a claim's share must beat the equilibrium's by this much (half a percentage point),
+#: unless the personality file's ``[claims]`` table or the claim itself says otherwise
 CLAIM_MARGIN = 0.005
+#: the weakest strength at which the descriptions hold, unless the file says otherwise:
+#: below it a personality plays so close to sound play that no tendency shows by the
+#: margin (at strength 0 it is the equilibrium itself)
+CLAIMS_FROM = 0.25
 
 
 @dataclass(frozen=True)
@@ -145,6 +157,9 @@ class Claim:
     {AA: 1, AD: 0.5, AR: 0.5} is the share of Attack cards; ``less`` = {fire: 1} says he
     fires less than the equilibrium).
 
+    ``margin`` and ``grows`` (default true) are declared with the claim: a claim with
+    ``grows = false`` promises the margin at every strength, not a rise.
+
     ``of`` is ``"situation"`` (frequencies among the decisions in the situation) or
     ``"all"`` (among all its decisions: the situation's reach times its frequencies, for
     a claim about getting there, such as "is free to attack when the foe must rest")."""
@@ -154,6 +169,11 @@ class Claim:
     text: str
     of: str = "situation"
     less: dict[str, float] = field(default_factory=dict)
+    #: how much the share beats the equilibrium's by (the file's margin if not given)
+    margin: float | None = None
+    #: whether the share also does not fall as strength grows; false where the
+    #: temperament itself shows the tendency less than a strong personality does
+    grows: bool = True
 
     def share(self, frequencies: Mapping[str, float]) -> float:
         return float(sum(frequencies.get(a, 0.0) * w for a, w in self.weights().items()))
@@ -284,18 +304,38 @@ def _claims(raw: object, where: str) -> tuple[Claim, ...]:
     claims = []
     for n, body in enumerate(raw):
         place = f"{where}, claim {n + 1}"
-        if not isinstance(body, dict) or set(body) - {"situation", "more", "less", "text", "of"} \
+        if not isinstance(body, dict) or set(body) - {"situation", "more", "less", "text", "of",
+                                                      "margin", "grows"} \
                 or "situation" not in body or not {"more", "less"} & set(body):
             raise InputError(f"{place} must have 'situation' and 'more' or 'less' (optional: "
-                             "'text', 'of')")
+                             "'text', 'of', 'margin', 'grows')")
         of = body.get("of", "situation")
         if of not in CLAIM_OF:
             raise InputError(f"{place}: unknown 'of' {of!r}; allowed: {', '.join(CLAIM_OF)}")
+        grows = body.get("grows", True)
+        if not isinstance(grows, bool):
+            raise InputError(f"{place}: 'grows' must be true or false, got {grows!r}")
+        margin = body.get("margin")
         claims.append(Claim(str(body["situation"]),
                             _number_table(body.get("more", {}), f"{place} more"),
                             str(body.get("text", "")), of,
-                            _number_table(body.get("less", {}), f"{place} less")))
+                            _number_table(body.get("less", {}), f"{place} less"),
+                            None if margin is None else _number(margin, f"{place} margin"),
+                            grows))
     return tuple(claims)
+
+
+def _claims_settings(raw: object, system: str) -> tuple[float, float]:
+    """The file's ``[claims]`` table: the margin every claim beats the equilibrium by,
+    and the weakest strength from which the descriptions hold."""
+    where = f"[claims] of the personality file of {system}"
+    if not isinstance(raw, dict) or set(raw) - {"margin", "from_strength"}:
+        raise InputError(f"{where} may hold only 'margin' and 'from_strength'")
+    margin = _number(raw.get("margin", CLAIM_MARGIN), f"{where} margin")
+    start = raw.get("from_strength", CLAIMS_FROM)
+    if isinstance(start, bool) or not isinstance(start, int | float) or not 0 < start <= 1:
+        raise InputError(f"{where} from_strength must be a number in (0, 1], got {start!r}")
+    return margin, float(start)
 
 
 # -- situations (classes of observations, for describing a profile)
@@ -336,6 +376,13 @@ class PersonalityData:
     system: str
     temperaments: dict[str, Temperament]
     situations: tuple[Situation, ...]
+    #: what the claims promise: their share beats the equilibrium's by ``claim_margin``
+    #: (a claim may declare its own) at every strength from ``claims_from`` to 1
+    claim_margin: float = CLAIM_MARGIN
+    claims_from: float = CLAIMS_FROM
+
+    def margin_of(self, claim: Claim) -> float:
+        return self.claim_margin if claim.margin is None else claim.margin
 
 
 def load_personality_data(system: str, path: str | Path | None = None) -> PersonalityData:
@@ -356,10 +403,10 @@ def load_personality_data(system: str, path: str | Path | None = None) -> Person
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise InputError(f"personality file of {system} is not valid TOML: {error}") from None
-    unknown = set(raw) - {"temperament", "situation"}
+    unknown = set(raw) - {"temperament", "situation", "claims"}
     if unknown:
         raise InputError(f"unknown table {sorted(unknown)[0]!r} in the personality file of "
-                         f"{system}; allowed: temperament, situation")
+                         f"{system}; allowed: temperament, situation, claims")
     temperaments = {name: _temperament(system, name, body)
                     for name, body in raw.get("temperament", {}).items()}
     situations = tuple(
@@ -368,7 +415,8 @@ def load_personality_data(system: str, path: str | Path | None = None) -> Person
         for name, body in raw.get("situation", {}).items())
     situations = situations or (OVERALL,)
     _check_claims(temperaments.values(), situations, system)
-    return PersonalityData(system, temperaments, situations)
+    return PersonalityData(system, temperaments, situations,
+                           *_claims_settings(raw.get("claims", {}), system))
 
 
 def _check_claims(temperaments, situations: Sequence[Situation], system: str) -> None:
@@ -463,6 +511,7 @@ class Calibration:
         self.game, self.side, self.prior = game, side, prior
         self.game_value = solve_game(game).value * (1.0 if side == "a" else -1.0)
         self.points: list[_Point] = []
+        self.solutions: dict[float, RegularizedSolution] = {}
         self.solves = 0
 
     @cached_property
@@ -477,14 +526,21 @@ class Calibration:
         response = best_response(self.game, policy, other(self.side)).value
         return gain_over(response, -self.game_value, self.game.info.payoff_bounds)
 
+    def solution(self, beta: float) -> RegularizedSolution:
+        """The regularised solution at ``beta`` (solved once, then cached; the searches on
+        exploitability and on the chance to win share it)."""
+        if beta not in self.solutions:
+            from solver import solve_regularized
+            self.solutions[beta] = solve_regularized(self.game, self.side, self.prior, beta)
+            self.solves += 1
+        return self.solutions[beta]
+
     def point(self, beta: float) -> _Point:
         """The exact personality at ``beta`` (solved once, then cached)."""
         for known in self.points:
             if known.beta == beta:
                 return known
-        from solver import solve_regularized
-        solution = solve_regularized(self.game, self.side, self.prior, beta)
-        self.solves += 1
+        solution = self.solution(beta)
         found = _Point(beta, self.exploitability_of(solution.policy()), solution)
         self.points.append(found)
         self.points.sort(key=lambda p: p.beta)
@@ -534,6 +590,106 @@ class Calibration:
         return float(np.exp(low + min(max(t, 0.1), 0.9) * (high - low)))
 
 
+# -- calibration on the chance to win
+
+#: whom a personality's chance to win is measured against: the foe's maximum-entropy
+#: equilibrium, or his best reply (the safest of his best replies, as ``duel odds`` says)
+AGAINST = ("equilibrium", "best")
+#: the search on the chance to win stops this close to the rate asked
+WIN_TOLERANCE = 5e-4
+#: the betas looked at first, from the most flavourful (the temperament itself) down to
+#: the equilibrium: the rate asked is searched in the first gap between two of them that
+#: holds it, so the personality found is the one closest to its temperament
+WIN_GRID = (np.inf, BETA_RANGE[1], 1e3, 1e2, 1e1, 1.0, 1e-1, 1e-2, 1e-3, BETA_RANGE[0], 0.0)
+
+
+class WinCalibration:
+    """The chance to win of the personality at beta (an exact evaluation against the
+    foe's equilibrium, or his best reply); ``beta(rate)`` is the largest beta at which it
+    is ``rate``, found by a safeguarded bisection on log beta. The regularised solves
+    are the strength calibration's (``Calibration.solution``), shared with it."""
+
+    def __init__(self, base: Calibration, against: str):
+        self.base, self.against = base, against
+        self.wins: dict[float, float] = {}
+
+    def win(self, beta: float) -> float:
+        if beta not in self.wins:
+            self.wins[beta] = self.win_of(self.base.solution(beta).policy())
+        return self.wins[beta]
+
+    def win_of(self, policy) -> float:
+        """The exact chance that ``policy``, on the calibrated side, wins the duel."""
+        from solver import best_response, evaluate, solve_game
+        game, side = self.base.game, self.base.side
+        foe = other(side)
+        equilibrium = solve_game(game).policy_for(foe)
+        if self.against == "best":
+            found = best_response(game, policy, foe, safest=equilibrium).evaluation
+        else:
+            found = evaluate(game, *((policy, equilibrium) if side == "a"
+                                     else (equilibrium, policy)))
+        return found.win if side == "a" else found.loss
+
+    def beta(self, rate: float, name: str) -> float:
+        """The most flavourful beta whose chance to win is ``rate`` (within
+        ``WIN_TOLERANCE``); a rate no beta reaches is refused with the reachable range."""
+        for high, low in zip(WIN_GRID, WIN_GRID[1:], strict=False):
+            for end in (high, low):
+                if abs(self.win(end) - rate) <= WIN_TOLERANCE:
+                    return end
+            if (self.win(high) - rate) * (self.win(low) - rate) < 0:
+                return self._bisect(high, low, rate)
+        wins = [self.win(beta) for beta in WIN_GRID]
+        whom = "the equilibrium" if self.against == "equilibrium" else "the best reply"
+        raise InputError(
+            f"no {name} NPC of {self.base.game.info.system} wins {100 * rate:.1f}% against "
+            f"{whom} in this duel: from the equilibrium (strength 0) to the temperament "
+            f"itself (strength 1) it wins {100 * min(wins):.1f}% to {100 * max(wins):.1f}%; "
+            "ask a rate in that range")
+
+    def _bisect(self, high: float, low: float, rate: float) -> float:
+        # the ends 0 and inf have no log: the gaps next to them are searched from the
+        # ends of BETA_RANGE, where the play no longer moves (see BETA_RANGE)
+        if np.isinf(high) or low == 0.0:
+            return min((high, low), key=lambda beta: abs(self.win(beta) - rate))
+        for _ in range(_MAX_SOLVES):
+            top, bottom = np.log(high), np.log(low)
+            rise = self.win(high) - self.win(low)
+            t = (rate - self.win(low)) / rise
+            beta = float(np.exp(bottom + min(max(t, 0.1), 0.9) * (top - bottom)))
+            if abs(self.win(beta) - rate) <= WIN_TOLERANCE or beta in (high, low):
+                return beta
+            if (self.win(beta) - rate) * (self.win(high) - rate) < 0:
+                low = beta
+            else:
+                high = beta
+        return min(self.wins, key=lambda beta: abs(self.wins[beta] - rate))
+
+
+_WIN_CALIBRATIONS: dict[tuple, WinCalibration] = {}
+
+
+def win_calibration(game: Game, name: str, side: str, against: str) -> WinCalibration:
+    """The (cached) calibration of temperament ``name`` as ``side`` of ``game`` on its
+    chance to win against ``against``."""
+    base = calibration(game, name, side)
+    key = (id(base), against)
+    if key not in _WIN_CALIBRATIONS or _WIN_CALIBRATIONS[key].base is not base:
+        _WIN_CALIBRATIONS[key] = WinCalibration(base, against)
+    return _WIN_CALIBRATIONS[key]
+
+
+def check_win(rate: object, against: object = "equilibrium") -> tuple[float, str]:
+    """A chance to win asked (a number in [0, 1]) and whom it is against, checked."""
+    if isinstance(rate, bool) or not isinstance(rate, int | float) \
+            or not 0.0 <= float(rate) <= 1.0:
+        raise InputError(f"win must be a chance in [0, 1] (0.45 for 45%), got {rate!r}")
+    if against not in AGAINST:
+        raise InputError(f"unknown against={against!r}; allowed: {', '.join(AGAINST)}")
+    return float(rate), str(against)
+
+
 _CALIBRATIONS: dict[tuple, Calibration] = {}
 
 
@@ -555,6 +711,13 @@ def _calibration_question(game: Game, name: str, side: str, strength: float) -> 
     return f"personality beta|{name}|{side}|strength={strength!r}|temperament={data[:16]}"
 
 
+def _win_question(game: Game, name: str, side: str, rate: float, against: str) -> str:
+    """The answer store's question of a beta calibrated on the chance to win."""
+    data = hashlib.sha256(repr(temperament(game.info.system, name)).encode()).hexdigest()
+    return (f"personality beta|{name}|{side}|win={rate!r}|against={against}|"
+            f"temperament={data[:16]}")
+
+
 def _options_key(options: Mapping) -> str:
     return json.dumps(options, sort_keys=True, default=str)
 
@@ -564,7 +727,9 @@ def _options_key(options: Mapping) -> str:
 @dataclass
 class Personality:
     """A personality's exact play on one side of a game, and what it gives away to a
-    best responder (``exploitability``, from its own side)."""
+    best responder (``exploitability``, from its own side). A personality asked by its
+    chance to win also records that chance (``win``, exact) and whom it is against;
+    its ``strength`` is then the one that gives away as much."""
 
     name: str
     strength: float
@@ -572,6 +737,8 @@ class Personality:
     prior: TemperamentPolicy
     solution: RegularizedSolution
     exploitability: float
+    win: float | None = None
+    against: str | None = None
 
     @property
     def beta(self) -> float:
@@ -579,21 +746,50 @@ class Personality:
 
     @property
     def policy(self) -> TabularPolicy:
-        return self.solution.policy(name=f"{self.name} {self.strength:g}")
+        label = (f"{self.strength:g}" if self.win is None else
+                 f"win {100 * self.win:.1f}% vs {self.against}")
+        return self.solution.policy(name=f"{self.name} {label}")
 
 
-def personality(game: Game, name: str, strength: float, side: str = "a") -> Personality:
-    """The exact play of personality ``name`` of strength ``strength`` as ``side``, its
-    beta calibrated so that its exploitability is ``strength`` times the temperament's.
+def personality(game: Game, name: str, strength: float | None = None, side: str = "a", *,
+                win: float | None = None, against: str = "equilibrium") -> Personality:
+    """The exact play of personality ``name`` as ``side``, at a strength or a chance to win.
+
+    With ``strength``, its beta is calibrated so that its exploitability is ``strength``
+    times the temperament's. With ``win`` instead, it is the most flavourful play of the
+    temperament (the largest beta) whose exact chance to win against the foe's
+    equilibrium (``against="equilibrium"``) or his best reply (``"best"``) is ``win``,
+    within ``WIN_TOLERANCE``; a chance no strength reaches is refused with the range
+    that is reachable. Either beta is kept in the answer store.
 
     Needs a game of public information (the exact solver's requirement).
     """
-    strength = check_strength(strength)
+    if (strength is None) == (win is None):
+        raise InputError("give a personality a strength or a chance to win (win=), not "
+                         f"{'both' if win is not None else 'neither'}")
     if side not in ("a", "b"):
         raise InputError(f"unknown side {side!r}; allowed: a, b")
+    if win is not None:
+        return _personality_at_win(game, name, side, *check_win(win, against))
+    strength = check_strength(strength)
     from solver.cache import ambient, remembered
     found = calibration(game, name, side)
     beta = remembered(game, _calibration_question(game, name, side, strength),
                       lambda: found.beta(strength), ambient())
     point = found.point(beta)
     return Personality(name, strength, side, found.prior, point.solution, point.exploitability)
+
+
+def _personality_at_win(game: Game, name: str, side: str, rate: float,
+                        against: str) -> Personality:
+    from solver.cache import ambient, remembered
+    search = win_calibration(game, name, side, against)
+    beta = remembered(game, _win_question(game, name, side, rate, against),
+                      lambda: search.beta(rate, name), ambient())
+    base = search.base
+    solution = base.solution(beta)
+    lost = base.exploitability_of(solution.policy())
+    strength = (min(lost / base.full, 1.0) if base.full > _NOTHING_TO_CALIBRATE
+                else beta / (1.0 + beta))
+    return Personality(name, 1.0 if np.isinf(beta) else strength, side, base.prior, solution,
+                       lost, search.win(beta), against)

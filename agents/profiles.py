@@ -257,8 +257,10 @@ def _check_names(names: list, key: str, where: str) -> None:
 def _check_personality(personality: dict | None, where: str) -> None:
     if personality is None:
         return
-    if set(personality) != {"name", "strength"}:
-        raise InputError(f"{where}: personality must have exactly 'name' and 'strength', "
+    keys = set(personality)
+    if not {"name", "strength"} <= keys or keys - {"name", "strength", "win", "against"}:
+        raise InputError(f"{where}: personality must have 'name' and 'strength' (and, for "
+                         f"an NPC asked by its chance to win, 'win' and 'against'), "
                          f"got {sorted(personality)}")
     if not isinstance(personality["name"], str) or not personality["name"]:
         raise InputError(f"{where}: personality name must be a non-empty string")
@@ -267,6 +269,9 @@ def _check_personality(personality: dict | None, where: str) -> None:
             or not 0 <= strength <= 1:
         raise InputError(f"{where}: personality strength must be a number in [0, 1], "
                          f"got {strength!r}")
+    win = personality.get("win", 0.0)
+    if isinstance(win, bool) or not isinstance(win, int | float) or not 0 <= win <= 1:
+        raise InputError(f"{where}: personality win must be a chance in [0, 1], got {win!r}")
 
 
 def _check_policy(policy: dict, document: dict, where: str) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 import envs
+from agents.plots import integer_ticks, save
 from envs.blooded import RISK, success_probability
 from solver import solve_game
 
@@ -77,12 +78,13 @@ def plot(rows: list[dict], pools: list[int], table: list[list[float]], out: Path
         ns = [n for n in range(1, 16) if n >= w]
         axes[2].plot(ns, [table[n - 1][w] for n in ns], marker="o", label=f"{w} wagers")
     axes[2].set_xlabel("dice in the pool")
+    integer_ticks(axes[2].xaxis)
     axes[2].set_ylabel("P(total >= 10)")
     axes[2].set_title("Making 10 with wagers set aside")
     axes[2].legend()
     path = out / "blooded_wagers.png"
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save(fig, path, dpi=120)
     return path
 
 

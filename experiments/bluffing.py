@@ -32,6 +32,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 import envs  # noqa: E402
+from agents.plots import integer_ticks, reached, save  # noqa: E402
 from solver import solve_game  # noqa: E402
 from solver.hidden.sequence import solve_hidden  # noqa: E402
 
@@ -82,7 +83,7 @@ def rest_measures(game, solution, side: str = "a") -> dict[str, dict]:
 def value_of_information(game, solution) -> list[dict]:
     """Per pair of levels: public value, hidden payoff (equilibrium found), difference."""
     rows = []
-    hidden = solution.root_values()
+    hidden = solution.root_values().values()   # in the order of tree.roots
     for (probability, state), value in zip(solution.tree.roots, hidden, strict=True):
         level_a, level_b = level_of(game, state, "a"), level_of(game, state, "b")
         public = solve_game(envs.make("falkenstein", a={"fencing": level_a},
@@ -161,15 +162,20 @@ def advice(results: list[dict]) -> str:
 def plot(results: list[dict], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(6, 4))
     for r in results:
-        entropy = [h for _, h in r["belief_about_a"]]
-        ax.plot(range(1, len(entropy) + 1), entropy, marker="o",
-                label=f"A ~ {r['prior_a']}, B ~ {r['prior_b']}")
+        ax.plot(*belief_points(r), marker="o", label=f"A ~ {r['prior_a']}, B ~ {r['prior_b']}")
     ax.set_xlabel("exchange")
+    integer_ticks(ax.xaxis)
     ax.set_ylabel("B's posterior entropy over A's level (bits)")
     ax.legend(fontsize=6)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save(fig, path, dpi=120)
     plt.close(fig)
+
+
+def belief_points(result: dict) -> tuple[list, list]:
+    """(exchange, entropy) of the exchanges some duel reaches (``reached``)."""
+    return reached((k + 1, entropy, played)
+                   for k, (played, entropy) in enumerate(result["belief_about_a"]))
 
 
 def main() -> None:

@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 import envs  # noqa: E402
+from agents.plots import save  # noqa: E402
 from solver import solve_game  # noqa: E402
 from solver.markov.evaluate import visit_counts  # noqa: E402
 
@@ -71,7 +72,7 @@ def plot_mixes(game, solution, path: Path) -> None:
     axes[1].set_xticks(range(len(live)), labels, rotation=70, ha="right", fontsize=7)
     fig.suptitle(f"Equilibrium mixes by situation, value to A {solution.value:+.3f}", y=0.99)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save(fig, path, dpi=120)   # the legend above the axes and the suptitle kept whole
     plt.close(fig)
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 import envs
+from agents.plots import save
 from envs.pathfinder.game import split_action
 from envs.pathfinder.rules import SKILLS
 from solver import solve_game
@@ -83,7 +84,7 @@ def plot(rows: list[dict], path: Path) -> None:
     ax.legend(loc="lower right")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    save(fig, path, dpi=120)
 
 
 def main() -> None:

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 import envs
+from agents.plots import save
 from envs.uchronia import FIRE, FIRE_MOVING, at_least
 from solver import solve_game
 
@@ -191,7 +192,7 @@ def plot(rows: list[dict], path: Path, title: str) -> None:
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    save(fig, path, dpi=120)
     plt.close(fig)
 
 

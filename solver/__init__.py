@@ -25,11 +25,12 @@ _PUBLIC = {
     "Evaluation": "markov.evaluate",
     "BestResponse": "markov.response", "Exploitability": "markov.response",
     "MatrixSolutions": "matrix", "solve_matrices": "matrix", "solve_matrix": "matrix",
+    "write_efg": "efg",
     "MixPolicy": "policy", "TabularPolicy": "policy", "UniformPolicy": "policy",
     **{name: "solve" for name in (
         "best_response", "decisions", "equilibrium_policy", "evaluate", "exploitability",
         "policy_table", "require_states", "require_table", "resolve_policy", "solve_game",
-        "solve_moment", "solve_regularized", "state_graph")},
+        "solve_moment", "solve_regularized", "stage_equilibria", "state_graph")},
 }
 
 

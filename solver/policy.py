@@ -91,6 +91,9 @@ class TabularPolicy:
         self.table = {tuple(k): np.asarray(v, dtype=float) for k, v in table.items()}
         self.name = name
 
+    def __repr__(self) -> str:
+        return f"<TabularPolicy {self.name!r}: {len(self.table)} observations>"
+
     def probabilities(self, observation: Observation, mask: np.ndarray) -> np.ndarray:
         probs = self.table.get(tuple(observation))
         return uniform_over(mask) if probs is None else renormalise(probs, mask)

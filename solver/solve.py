@@ -153,7 +153,7 @@ def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERA
     store of the enclosing ``solver.cache.caching`` block, if any) when the game has
     an identity: read back, it answers exactly as the computed one.
     """
-    markov_evaluate.require_public(game, "the exact solution")
+    markov_evaluate.require_public(game, "solve_game, the state-by-state solution,")
     if start is not None:
         if not _on_counters(game):
             return backward.solve_graph(game, start, tolerance, max_sweeps)
@@ -240,12 +240,36 @@ def best_response(game: Game, policy: Policy, responder: str,
 
 def exploitability(game: Game, policy_a: Policy, policy_b: Policy) -> response.Exploitability:
     """NashConv / 2 as in OpenSpiel: the mean of what each best responder gains over the
-    pair's own value, plus the two gains separately; 0 at an equilibrium."""
+    pair's own value, plus the two gains separately; 0 at an equilibrium. With hidden
+    information the best responders choose by information set, over the game's
+    unrolled tree (``solver.hidden``); ``"equilibrium"`` is then its sequence-form one."""
+    if not game.info.public_information:
+        return _hidden_exploitability(game, policy_a, policy_b)
     policy_a = resolve_policy(policy_a, game, "a")
     policy_b = resolve_policy(policy_b, game, "b")
     pair = evaluate(game, policy_a, policy_b).value
     against_b = best_response(game, policy_b, "a").value
     against_a = best_response(game, policy_a, "b").value
+    return response.exploitability_of(game, pair, against_b, against_a)
+
+
+def _hidden_exploitability(game: Game, policy_a: Policy, policy_b: Policy):
+    """``exploitability`` of a game with hidden information, over its unrolled tree: each
+    best responder chooses by information set (``solver.hidden.sequence``)."""
+    from .hidden.sequence import best_response_value, build_tree, policy_plan, solve_hidden
+
+    def resolved(spec, side: str) -> Policy:
+        if isinstance(spec, str) and spec.strip() == "equilibrium":
+            return solve_hidden(game).policy_for(side)
+        return named_policy(spec, game, side)
+
+    tree = build_tree(game)
+    plans = {side: policy_plan(game, tree, resolved(policy, side), side)
+             for side, policy in (("a", policy_a), ("b", policy_b))}
+    payoff = tree.payoff_matrix()
+    pair = float(plans["a"] @ (payoff @ plans["b"]))
+    against_b = best_response_value(tree, "a", plans["b"], payoff)
+    against_a = best_response_value(tree, "b", plans["a"], payoff)
     return response.exploitability_of(game, pair, against_b, against_a)
 
 
@@ -268,6 +292,24 @@ def solve_regularized(game: Game, player: str, prior: Policy, beta: float,
                                                max_sweeps)
 
 
+def stage_equilibria(game: Game, state: State):
+    """Every extreme equilibrium of the exchange at ``state`` (its stage game: the
+    continuation values of the duel from that moment, over the legal actions), listed
+    by nashpy's vertex enumeration, with the weights that make the maximum-entropy pair
+    (the one ``solve_game`` plays) a convex combination of them
+    (``solver.matrix.extreme``)."""
+    solution = solve_moment(game, state)
+    matrix = solution.stage_matrix(state)
+    legal_a = np.flatnonzero(~np.isnan(matrix).all(axis=1))
+    legal_b = np.flatnonzero(~np.isnan(matrix).all(axis=0))
+    names = game.info.action_names
+    mix_a, mix_b = solution.policy(state)
+    from .matrix.extreme import extreme_equilibria
+    return extreme_equilibria(matrix[np.ix_(legal_a, legal_b)],
+                              [names[i] for i in legal_a], [names[j] for j in legal_b],
+                              (mix_a[legal_a], mix_b[legal_b]))
+
+
 def resolve_policy(spec: object, game: Game, player: str) -> Policy:
     """The policy ``spec`` names for ``player`` of ``game``: a policy object as is, or
     one of the names ``uniform``, ``equilibrium`` (the maximum-entropy equilibrium of
@@ -284,12 +326,13 @@ def equilibrium_policy(game: Game, player: str) -> Policy:
     """``player``'s maximum-entropy equilibrium of the whole duel."""
     if not game.info.public_information:
         raise InputError(f"the exact equilibrium of {game.info.system} with hidden information "
-                         "is not available yet; use the public variant, a mix or a "
-                         "trained profile as the opponent")
+                         f"is not available yet as an opponent here; it is "
+                         f"{markov_evaluate.HIDDEN_SOLVER}.policy_for(player) (duel odds and "
+                         "duel play --vs equilibrium take it)")
     return solve_game(game).policy_for(player)
 
 
 __all__ = ["BACKENDS", "backend", "best_response", "decisions", "equilibrium_policy",
            "evaluate", "exploitability", "forcing", "policy_table", "require_states",
            "require_table", "resolve_policy", "solve_game", "solve_moment",
-           "solve_regularized", "state_graph"]
+           "solve_regularized", "stage_equilibria", "state_graph"]

@@ -81,7 +81,9 @@ BAD = [
     (["play", "falkenstein", "--seed", "-1"], "--seed must be an integer 0.."),
     (["play", "pathfinder", "--a", "nosuchsheet"], "unknown entry 'nosuchsheet'"),
     (["play", "blooded", "--vs", "{garbage}"], "not JSON"),
-    (["play", "falkenstein", "-o", "hidden_levels=true"], "is not available yet"),
+    # (--vs equilibrium plays the hidden-information equilibrium: tests/test_researchers.py)
+    (["play", "falkenstein", "-o", "hidden_levels=true", "--vs", "cautious"],
+     "is not available yet"),
     (["train", "falkenstein", "--personality", "nosuch", "--out", "{dir}/x.json"],
      "unknown personality 'nosuch'"),
     (["train", "falkenstein", "--strength", "0.5", "--out", "{dir}/x.json"],

@@ -292,7 +292,9 @@ def test_belief_entropy_and_pair_payoffs_of_the_tiny_bluff():
     # B decides once, knowing nothing: the prior (1/2, 1/2), one bit
     assert solution.belief_entropy("a") == [pytest.approx((1.0, 1.0))]
     # each start is one type of A: Strong's 3/2 and Weak's 0 (the hand derivation above)
-    assert solution.root_values() == pytest.approx([1.5, 0.0], abs=1e-9)
+    # labelled by A's type (own_kind 0 is Strong, 1 Weak)
+    assert solution.root_values() == pytest.approx({"A own_kind=0": 1.5, "A own_kind=1": 0.0},
+                                                   abs=1e-9)
 
 
 def test_a_known_level_leaves_no_doubt():

@@ -245,6 +245,32 @@ def test_claims_are_checked_data(tmp_path):
         load_personality_data("falkenstein", bad)
 
 
+def test_the_claims_table_declares_margin_and_strengths(tmp_path):
+    path = tmp_path / "claims.toml"
+    claim = '[temperament.x]\n[[temperament.x.claim]]\nsituation = "overall"\nmore = { AA = 1 }\n'
+    path.write_text('[claims]\nmargin = 0.02\nfrom_strength = 0.4\n' + claim
+                    + 'margin = 0.1\ngrows = false\n')
+    data = load_personality_data("falkenstein", path)
+    (read,) = data.temperaments["x"].claims
+    assert (data.claim_margin, data.claims_from) == (0.02, 0.4)
+    assert (data.margin_of(read), read.grows) == (0.1, False)
+    for table, match in (('[claims]\nfrom_strength = 0\n', r"from_strength must be .*\(0, 1\]"),
+                         ('[claims]\nsince = 0.3\n', "only 'margin' and 'from_strength'"),
+                         ('[claims]\nmargin = -1\n', "margin must be a finite number")):
+        path.write_text(table + claim)
+        with pytest.raises(InputError, match=match):
+            load_personality_data("falkenstein", path)
+    path.write_text(claim + 'grows = "yes"\n')
+    with pytest.raises(InputError, match="'grows' must be true or false"):
+        load_personality_data("falkenstein", path)
+
+
+def test_built_in_files_declare_their_claims():
+    for system in ("falkenstein", "blooded", "uchronia", "pathfinder"):
+        data = load_personality_data(system)
+        assert (data.claim_margin, data.claims_from) == (0.005, 0.25)
+
+
 # -- one call from a game to a profile with exact metrics
 
 def test_make_profile_from_a_personality(small):

@@ -83,6 +83,16 @@ def solve(subparsers) -> None:
                              "(e.g. band), weighted by how often each state is reached")
     parser.add_argument("--all-pairings", action="store_true",
                         help="win probability of A for every pair of levels")
+    parser.add_argument("--all-equilibria", action="store_true",
+                        help="every extreme equilibrium of the exchange at --state (or the "
+                             "start), and of which of them the least predictable play is "
+                             "a mix")
+    parser.add_argument("--export-efg", metavar="FILE",
+                        help="write the duel as a Gambit .efg file (simultaneous moves as "
+                             "information sets), unrolled --horizon steps")
+    parser.add_argument("--horizon", metavar="N",
+                        help="steps unrolled by --export-efg (a duel still going there ends "
+                             "with its value)")
     parser.add_argument("--detail", action="store_true",
                         help="also print the stage game, the value and technical terms")
     add_cache(parser)
@@ -97,7 +107,8 @@ def odds(subparsers) -> None:
     add_game_args(parser)
     parser.add_argument("--vs", required=True, metavar="OPPONENT",
                         help="uniform | equilibrium | mix=ACTION:WEIGHT,... | profile.json | "
-                             "a personality NAME[:STRENGTH], e.g. cautious:0.5")
+                             "a personality NAME[:STRENGTH], e.g. cautious:0.5, or "
+                             "NAME@win=RATE[,against=best], e.g. cautious@win=0.45")
     add_side(parser)
     parser.add_argument("--limit", type=int, default=12,
                         help="situations to list (all of them in --json)")
@@ -143,6 +154,13 @@ def train(subparsers) -> None:
     parser.add_argument("--strength", metavar="S",
                         help="closeness to the temperament in [0, 1] (default 0.5): "
                              "0 is the equilibrium, 1 the temperament itself")
+    parser.add_argument("--win", metavar="RATE",
+                        help="instead of --strength: the NPC's exact chance to win in [0, 1] "
+                             "(0.45 for 45%%); the most flavourful NPC of the temperament "
+                             "that wins that often")
+    parser.add_argument("--against", choices=("equilibrium", "best"), default="equilibrium",
+                        help="whom --win is measured against: the equilibrium (default) "
+                             "or the best reply to the NPC")
     parser.add_argument("--out", required=True, metavar="FILE", help="the profile to write")
     parser.add_argument("--minutes", metavar="N", help="training time budget in minutes (> 0)")
     parser.add_argument("--iterations", metavar="N",
@@ -169,7 +187,7 @@ def play(subparsers) -> None:
     add_game_args(parser)
     parser.add_argument("--vs", default="equilibrium", metavar="OPPONENT",
                         help="uniform | equilibrium | mix=ACTION:WEIGHT,... | profile.json | "
-                             "a personality NAME[:STRENGTH]")
+                             "a personality NAME[:STRENGTH] or NAME@win=RATE")
     add_side(parser)
     parser.add_argument("--seed", default=None, help="seed of the opponent's draws")
     add_cache(parser)

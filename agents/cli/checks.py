@@ -17,17 +17,19 @@ from solver.game import other
 
 from ..files import check_writable_target
 from ..opponents import check_opponent
-from ..personalities import check_strength, temperament
+from ..personalities import check_strength, check_win, temperament
 from .common import make_game
 from .situations import check_state_field, parse_state, single_start
 
 
 def solve(args: argparse.Namespace):
     """The game, and the moment asked with ``--state`` (None: the start)."""
+    _export(args)
     game = make_game(args)
     if not game.info.public_information:
         for flag, given in (("--state", args.state), ("--all-pairings", args.all_pairings),
-                            ("--by", args.by)):
+                            ("--by", args.by),
+                            ("--all-equilibria", getattr(args, "all_equilibria", False))):
             if given:
                 raise InputError(f"{flag} is not available with hidden information; the "
                                  "exact solution is given from the start of the duel")
@@ -42,6 +44,22 @@ def solve(args: argparse.Namespace):
     if args.by:
         check_state_field(game, args.by, "--by")
     return game, start
+
+
+def _export(args: argparse.Namespace) -> None:
+    """``--export-efg FILE --horizon N``: both or neither, N a positive integer, FILE
+    writable."""
+    export, horizon = getattr(args, "export_efg", None), getattr(args, "horizon", None)
+    if (export is None) != (horizon is None):
+        raise InputError("--export-efg FILE and --horizon N go together")
+    if export is None:
+        return
+    if not isinstance(horizon, int):   # read once: the command checks again
+        args.horizon = _number(horizon, "--horizon", int, 1)
+    target = Path(export)
+    if target.is_dir() or not target.parent.is_dir():
+        raise InputError(f"--export-efg {export}: give a file in an existing folder")
+    check_writable_target(target)
 
 
 def odds(args: argparse.Namespace):
@@ -69,21 +87,29 @@ def train(args: argparse.Namespace):
     game = make_game(args)
     if args.personality:
         temperament(game.info.system, args.personality)
+    if settings["win"] is not None and not game.info.public_information:
+        from solver.markov.evaluate import require_public  # only to say why it is refused
+        require_public(game, "an NPC calibrated on its exact chance to win (--win)")
     check_out(Path(args.out))
     return game, settings
 
 
 def train_settings(args: argparse.Namespace) -> dict:
-    if args.strength is not None and not args.personality:
-        raise InputError("--strength needs --personality")
-    strength = None
-    if args.personality:
+    for flag, given in (("--strength", args.strength), ("--win", args.win)):
+        if given is not None and not args.personality:
+            raise InputError(f"{flag} needs --personality")
+    if args.strength is not None and args.win is not None:
+        raise InputError("give --strength or --win, not both")
+    strength = win = None
+    if args.win is not None:
+        win, _ = check_win(_number(args.win, "--win"), args.against)
+    elif args.personality:
         text = args.strength or "0.5"
         try:
             strength = check_strength(float(text))
         except ValueError:
             raise InputError(f"strength must be a number in [0, 1], got {text!r}") from None
-    return {"strength": strength,
+    return {"strength": strength, "win": win, "against": args.against,
             # a budget of 0 trains nothing: a typo, not a request
             "minutes": _number(args.minutes, "minutes", above=True),
             "iterations": _number(args.iterations, "iterations", int, 1),

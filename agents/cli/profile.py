@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import envs
 
-from ..personalities import personality_names
+from ..personalities import load_personality_data, personality_names
 from ..profiles import load_profile
 from .common import emit_json, format_table, percent
 
@@ -52,8 +52,17 @@ def _header(profile) -> list[str]:
     if profile.personality:
         name, strength = profile.personality["name"], profile.personality["strength"]
         described = _description(profile.system, name)
-        lines.append(f"Personality: {name}, strength {strength:g}"
+        win = profile.personality.get("win")
+        whom = ("the equilibrium" if profile.personality.get("against") == "equilibrium"
+                else "the best reply")
+        level = (f"strength {strength:g}" if win is None else
+                 f"winning {100 * win:.1f}% against {whom} (strength {strength:.2f})")
+        lines.append(f"Personality: {name}, {level}"
                      + (f" ({described})" if described else ""))
+        weakest = _described_from(profile.system)
+        if described and weakest is not None and strength < weakest:
+            lines.append(f"  (its description holds from strength {weakest:g} on; this "
+                         "weaker one plays close to sound play)")
     size = f"tabular over {len(profile.table)} observations" if profile.kind == "tabular" \
         else "a network"
     source = f", {profile.source} policy" if profile.source else ""
@@ -96,6 +105,14 @@ def _description(system: str, name: str) -> str:
         return personality_names(system).get(name, "")
     except Exception:  # a profile of a system without personality data still shows
         return ""
+
+
+def _described_from(system: str) -> float | None:
+    """The weakest strength at which the system's descriptions hold (its claims)."""
+    try:
+        return load_personality_data(system).claims_from
+    except Exception:  # as _description
+        return None
 
 
 def _metrics(profile) -> list[str]:

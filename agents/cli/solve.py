@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 import envs
-from solver import solve_game, solve_moment
+from solver import solve_game, solve_moment, stage_equilibria, write_efg
 
 from . import checks
 from .common import (
@@ -22,10 +22,17 @@ from .situations import check_state_field, single_start
 
 def run(args) -> int:
     game, start = checks.solve(args)
+    if args.export_efg:
+        nodes = write_efg(game, args.export_efg, args.horizon)
+        print(f"Wrote {args.export_efg} (a Gambit extensive form of {nodes} nodes, "
+              f"{args.horizon} steps deep)")
+        return 0
     if not game.info.public_information:
         return run_hidden(args, game)
     if args.all_pairings:
         return _run_pairings(args, game)
+    if args.all_equilibria:
+        return _run_equilibria(args, game, start)
     solution = solve_game(game) if start is None else solve_moment(game, start)
     # the text shows a few next moments: only --json gives (and pays for) the rest in full
     report = solution_report(game, solution, start, NEXT_IN_JSON if args.json else NEXT_SHOWN)
@@ -35,6 +42,31 @@ def run(args) -> int:
         emit_json(report)
     else:
         print(render_report(game, report, args.side, args.detail))
+    return 0
+
+
+def _run_equilibria(args, game, start) -> int:
+    """``--all-equilibria``: the extreme equilibria of the exchange at the moment."""
+    state = start if start is not None else single_start(game)
+    found = stage_equilibria(game, state)
+    report = {"system": game.info.system, "options": game.info.options,
+              "state": game.state_fields(state), **found.as_dict()}
+    if args.json:
+        emit_json(report)
+        return 0
+    lines = [game_header(game, args.side), "", game.describe(state), "",
+             f"This exchange has {report['count']} extreme equilibri"
+             f"{'um' if report['count'] == 1 else 'a'} (every equilibrium is a mix of "
+             f"them; value to A {report['value']:+.4f}):"]
+    used = []
+    for n, entry in enumerate(report["equilibria"], 1):
+        lines.append(f"  {n}. A plays {play_text(entry['a'])}; B plays {play_text(entry['b'])}")
+        if entry["weight_in_maximum_entropy"] > 0:
+            used.append(f"{n} ({percent(entry['weight_in_maximum_entropy'])})")
+    safe = report["maximum_entropy"]
+    lines += ["", f"The least predictable safe play (A {play_text(safe['a'])}; B "
+                  f"{play_text(safe['b'])}) mixes equilibria {', '.join(used)}."]
+    print("\n".join(lines))
     return 0
 
 

@@ -55,9 +55,8 @@ def _exact(game, args, settings: dict) -> int:
     side, out = args.npc, Path(args.out)
     began = time.perf_counter()
     if args.personality:
-        found = personality(game, args.personality, settings["strength"], side)
-        policy, what = found.policy, (f"the exact {args.personality} personality of strength "
-                                      f"{settings['strength']:g}")
+        found = _personality(game, args, settings)
+        policy, what = found.policy, f"the exact {args.personality} personality {_level(found)}"
     else:
         policy, what = solve_game(game).policy_for(side), "the exact equilibrium"
     seconds = time.perf_counter() - began
@@ -72,7 +71,7 @@ def _exact(game, args, settings: dict) -> int:
     if ignored:
         training["note"] = f"{', '.join(ignored)} ignored: nothing to train"
     metrics = profile_metrics(game, policy, side)
-    document = build_profile(game, policy, side, personality=_record(args, settings),
+    document = build_profile(game, policy, side, personality=_record(game, args, settings),
                              metrics=metrics, training=training, source="exact",
                              name=args.name or file_stem(out))
     save_profile(out, document)
@@ -86,14 +85,41 @@ def _beta(game, args, settings: dict) -> float | None:
     if not args.personality:
         return 0.0
     strength = settings["strength"]
-    beta = (calibration(game, args.personality, args.npc).beta(strength)
-            if game.info.public_information else strength_to_beta(strength))
+    if settings["win"] is not None:
+        beta = _personality(game, args, settings).beta
+    else:
+        beta = (calibration(game, args.personality, args.npc).beta(strength)
+                if game.info.public_information else strength_to_beta(strength))
     return None if math.isinf(beta) else beta
 
 
-def _record(args, settings: dict) -> dict | None:
-    return ({"name": args.personality, "strength": settings["strength"]}
-            if args.personality else None)
+def _personality(game, args, settings: dict):
+    """The exact personality asked: by its strength, or by its chance to win."""
+    if settings["win"] is None:
+        return personality(game, args.personality, settings["strength"], args.npc)
+    return personality(game, args.personality, side=args.npc, win=settings["win"],
+                       against=settings["against"])
+
+
+def _level(found) -> str:
+    if found.win is None:
+        return f"of strength {found.strength:g}"
+    return (f"winning {100 * found.win:.1f}% against {_whom(found.against)} (as exploitable "
+            f"as strength {found.strength:.2f})")
+
+
+def _whom(against: str) -> str:
+    return "the equilibrium" if against == "equilibrium" else "the best reply"
+
+
+def _record(game, args, settings: dict) -> dict | None:
+    if not args.personality:
+        return None
+    if settings["win"] is None:
+        return {"name": args.personality, "strength": settings["strength"]}
+    found = _personality(game, args, settings)
+    return {"name": args.personality, "strength": found.strength, "win": found.win,
+            "against": found.against}
 
 
 def _trained(game, args, settings: dict) -> int:
@@ -111,7 +137,8 @@ def _trained(game, args, settings: dict) -> int:
     opponent = None if trained is None else getattr(trained, f"policy_{other(side)}")
     metrics = profile_metrics(game, chosen["policy"], side, opponent=opponent)
     training = _training_record(args, settings, beta, trained, candidates, stored, out)
-    document = build_profile(game, chosen["policy"], side, personality=_record(args, settings),
+    record = _record(game, args, settings)
+    document = build_profile(game, chosen["policy"], side, personality=record,
                              metrics=metrics, training=training, source=stored,
                              tabular=not network,
                              name=args.name or file_stem(out))
@@ -134,7 +161,9 @@ def _train(game, args, settings: dict, prior, beta: float, out: Path):
         distill_steps=TrainConfig.distill_steps if args.network else 0)
     if prior is not None:
         setattr(config, f"magnet_{args.npc}", prior)
-    who = f" ({args.personality}, strength {settings['strength']:g})" if prior else ""
+    level = (f"strength {settings['strength']:g}" if settings["win"] is None else
+             f"winning {100 * settings['win']:.1f}% against {_whom(settings['against'])}")
+    who = f" ({args.personality}, {level})" if prior else ""
     print(f"duel train: training {game.info.system} side {args.npc}{who}; "
           f"checkpoint {config.checkpoint}", file=sys.stderr)
     return train(game, config, progress=True, resume=args.resume)

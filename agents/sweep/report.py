@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import plots
 from .results import read_results
 
 #: a change of A's chance of winning below this (in points of percent) is negligible
@@ -137,7 +138,7 @@ def _plot_heat_map(table, rows, cols, row_label, col_label, path: Path) -> None:
         axes.text(c, r, f"{value:+.2f}", ha="center", va="center", fontsize=8)
     figure.colorbar(image, label="value to A")
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
+    plots.save(figure, path, 100)
     plt.close(figure)
 
 
@@ -202,11 +203,13 @@ def _plot_worth(sweep: Sweep, k: int, path: Path) -> None:
                 for level in levels]
         axes.plot(levels, wins, marker="o", label=sweep.label(fixed))
     axes.set_xlabel(sweep.axes[k]["label"])
+    if all(isinstance(level, int) and not isinstance(level, bool) for level in levels):
+        plots.integer_ticks(axes.xaxis)
     axes.set_ylabel("A wins (%)")
     if len(sweep.axes) > 1:
         axes.legend(fontsize=7)
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
+    plots.save(figure, path, 100)
     plt.close(figure)
 
 

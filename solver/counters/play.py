@@ -24,6 +24,7 @@ from ..game import BatchPolicy, Game, Policy, State, renormalise
 from ..markov.evaluate import Evaluation
 from ..markov.stages import MAX_SWEEPS, TOLERANCE, Convergence
 from ..policy import TabularPolicy, named_policy
+from ..results import summary
 from .cores import explore
 from .solution import CounterPolicy, CounterSolution, solve_counters
 from .stage_rules import BestReply, FixedPair, Regularized
@@ -195,6 +196,11 @@ class CounterResponse:
     play: CounterSolution
     convergence: Convergence
 
+    def __repr__(self) -> str:
+        from ..markov.response import _response_numbers
+        return summary(f"BestResponse[{self.responder.upper()}]", self.values.game,
+                       _response_numbers(self))
+
     @cached_property
     def policy(self) -> TabularPolicy:
         return self.play.policy_for(self.responder, f"best response of {self.responder}")
@@ -309,6 +315,10 @@ class CounterRegularized:
     solution: CounterSolution
     gap: float
     convergence: Convergence
+
+    def __repr__(self) -> str:
+        return summary(f"RegularizedSolution[{self.player.upper()}]", self.game,
+                       {"beta": self.beta, "value": self.value, "gap": self.gap})
 
     @property
     def value(self) -> float:

@@ -15,6 +15,7 @@ from ..markov.evaluate import Evaluation, StateTable, state_table
 from ..markov.graph import build_graph
 from ..markov.stages import MAX_SWEEPS, TOLERANCE, Convergence
 from ..policy import TabularPolicy
+from ..results import outcome_numbers, summary
 from .cores import CoreGraph, explore, require_states
 from .flow import endings, play_forward, unit_starts
 from .grid import Grid
@@ -47,6 +48,9 @@ class CounterSolution:
         #: core where someone chooses (``cores.chooses``), by point; (cores,) the
         #: expected visits of every core, all points together
         self.visits, self.core_visits = (None, None) if visits is None else visits
+
+    def __repr__(self) -> str:
+        return summary("Solution", self.game, outcome_numbers(self))
 
     value = property(lambda self: self.evaluation.value)
     win = property(lambda self: self.evaluation.win)

@@ -26,6 +26,7 @@ from ..errors import InputError
 from ..gains import gain_over
 from ..game import BatchPolicy, Game, Policy, joint_outcomes, renormalise
 from ..policy import TabularPolicy
+from ..results import summary
 
 #: points of the tree (decisions and ends) beyond which it is not unrolled: the memory of
 #: the unrolled tree and of the linear program
@@ -325,9 +326,20 @@ class HiddenSolution:
         reach_b = self.plans["b"][np.asarray(tree.node_parent["b"], dtype=np.int64)]
         return np.asarray(tree.node_chance) * reach_a * reach_b
 
-    def root_values(self) -> np.ndarray:
-        """A's expected payoff from each initial outcome (each pair of types) under the
-        equilibrium found (not unique in general)."""
+    def __repr__(self) -> str:
+        return summary("HiddenSolution", self.game,
+                       {"value": self.value, "exploitability": self.exploitability,
+                        "decision_points": len(self.tree.node_chance)})
+
+    def root_values(self) -> dict[str, float]:
+        """A's expected payoff from each initial outcome (each pair of types), labelled
+        by the types (``root_labels``), under the equilibrium found (not unique in
+        general), in the order of ``tree.roots``."""
+        values = self._root_values()
+        return dict(zip(root_labels(self.game, self.tree.roots), map(float, values),
+                        strict=True))
+
+    def _root_values(self) -> np.ndarray:
         tree = self.tree
         terms = (np.asarray(tree.leaf_chance) * np.asarray(tree.leaf_payoff)
                  * self.plans["a"][np.asarray(tree.leaf_seq["a"], dtype=np.int64)]
@@ -345,6 +357,33 @@ class HiddenSolution:
         """Each type of ``player`` (told apart by his first observation), its prior and
         its expected payoff to him under the equilibrium found."""
         return type_values(self.game, self.tree, self.plans, player)
+
+
+def root_labels(game: Game, roots) -> list[str]:
+    """A label for each initial outcome: the observation fields that tell the outcomes
+    apart to each player (his type), ``"A own_kind=1; B own_level=3"``; a number is
+    added where two outcomes look alike to both."""
+    fields = game.info.observation_fields
+    seen = {p: [tuple(int(x) for x in game.observe(state, p)) for _, state in roots]
+            for p in ("a", "b")}
+    labels = []
+    for k in range(len(roots)):
+        parts = []
+        for p in ("a", "b"):
+            told = [f"{fields[i]}={seen[p][k][i]}" for i in range(len(fields))
+                    if len({obs[i] for obs in seen[p]}) > 1]
+            if told:
+                parts.append(f"{p.upper()} {','.join(told)}")
+        labels.append("; ".join(parts) or "start")
+    counts: dict[str, int] = {}
+    for label in labels:
+        counts[label] = counts.get(label, 0) + 1
+    numbered: dict[str, int] = {}
+    for k, label in enumerate(labels):
+        if counts[label] > 1:
+            numbered[label] = numbered.get(label, 0) + 1
+            labels[k] = f"{label} #{numbered[label]}"
+    return labels
 
 
 def type_values(game: Game, tree: Tree, plans: dict[str, np.ndarray],

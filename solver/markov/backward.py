@@ -16,6 +16,7 @@ import numpy as np
 from ..game import Game, State
 from ..matrix import solve_matrices
 from ..policy import TabularPolicy, observation_table
+from ..results import outcome_numbers, summary
 from .evaluate import (
     Evaluation,
     StateTable,
@@ -47,6 +48,9 @@ class Solution:
     mix_b: np.ndarray
     evaluation: Evaluation
     convergence: Convergence
+
+    def __repr__(self) -> str:
+        return summary("Solution", self.game, outcome_numbers(self))
 
     @property
     def value(self) -> float:

@@ -33,11 +33,17 @@ class Evaluation:
                 "expected_length": self.expected_length, "endings": dict(self.endings)}
 
 
+#: where the exact answers about a game with hidden information are
+HIDDEN_SOLVER = "solver.hidden.sequence.solve_hidden(game)"
+
+
 def require_public(game: Game, what: str) -> None:
     if not game.info.public_information:
         raise InputError(
             f"{what} of a game with hidden information is not available yet "
-            f"({game.info.system} with these options); solve the public variant instead")
+            f"({game.info.system} with these options); its exact equilibrium is "
+            f"{HIDDEN_SOLVER} (value, each side's policy_for, type_values, root_values), "
+            "and solver.exploitability takes its policies")
 
 
 def mixes_of(game: Game, graph: StateGraph, policy: Policy, player: str) -> np.ndarray:

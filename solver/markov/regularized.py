@@ -29,6 +29,7 @@ import numpy as np
 from ..game import Game, Policy, State, renormalise
 from ..matrix import barrier, solve_matrices
 from ..policy import TabularPolicy, observation_table
+from ..results import summary
 from .evaluate import mixes_of, require_public
 from .graph import StateGraph, build_graph
 from .stages import MAX_SWEEPS, TOLERANCE, Convergence, stage_batches, sweep
@@ -182,6 +183,10 @@ class RegularizedSolution:
     mix: np.ndarray     # (N, n_actions) the regularised player's mix
     gap: float          # the largest duality gap of a stage problem
     convergence: Convergence
+
+    def __repr__(self) -> str:
+        return summary(f"RegularizedSolution[{self.player.upper()}]", self.game,
+                       {"beta": self.beta, "value": self.value, "gap": self.gap})
 
     @property
     def value(self) -> float:

@@ -11,6 +11,7 @@ from ..errors import InputError
 from ..gains import gain_over
 from ..game import Game, Policy, State, other
 from ..policy import TabularPolicy, observation_table
+from ..results import outcome_numbers, summary
 from .evaluate import (
     Evaluation,
     StateChances,
@@ -48,6 +49,10 @@ class BestResponse:
     evaluation: Evaluation    # the resulting play, from A's side
     graph: StateGraph
     convergence: Convergence
+
+    def __repr__(self) -> str:
+        return summary(f"BestResponse[{self.responder.upper()}]", None,
+                       _response_numbers(self))
 
     def _pair(self) -> tuple[np.ndarray, np.ndarray]:
         return ((self.mixes, self.opponent_mixes) if self.responder == "a"
@@ -193,6 +198,14 @@ class Exploitability:
     @property
     def nash_conv(self) -> float:
         return self.gain_a + self.gain_b
+
+
+def _response_numbers(response) -> dict[str, float]:
+    """A best response's labelled numbers: its value to the responder, the play's
+    chances from A's side (as its ``evaluation``)."""
+    chances = outcome_numbers(response.evaluation)
+    return {"value_to_responder": response.value,
+            **{f"{name}_of_a": chances[name] for name in ("win", "draw", "loss")}}
 
 
 def exploitability_of(game: Game, pair: float, against_b: float,
