@@ -443,6 +443,18 @@ class Examples:
 
 
 @dataclass(frozen=True)
+class Footprint:
+    """What the exact solution of a game will take, estimated from its sheets and options
+    alone, before any state is explored: ``states`` (situations times counter values for
+    a counter game), the peak ``memory`` in bytes and ``seconds`` on the 2-core machine
+    of docs/performance.md (a guide, not a promise)."""
+
+    states: int
+    memory: int
+    seconds: float
+
+
+@dataclass(frozen=True)
 class SystemSpec:
     """What registering a system declares.
 
@@ -455,7 +467,10 @@ class SystemSpec:
     (Blooded's action "3" is "bid 3" at the strike bid and "wager 3" at the risk). A system
     built into the package has its data at ``envs/rulesets/<name>.toml`` and
     ``agents/personalities/<name>.toml``; a system registered from elsewhere gives
-    ``ruleset_file`` and ``personalities_file``.
+    ``ruleset_file`` and ``personalities_file``. ``footprint(game)`` estimates what the
+    game's exact solution takes (``Footprint``) from its sheets and options, in
+    microseconds, so a duel too large for the machine is refused before any work; None
+    where the system cannot say (the solver's own checks then apply).
     """
 
     name: str
@@ -472,6 +487,7 @@ class SystemSpec:
     action_words: Callable[[object, object, str], str] | None = None
     ruleset_file: Path | None = None
     personalities_file: Path | None = None
+    footprint: Callable[[object], Footprint | None] | None = None
 
     @property
     def implemented(self) -> bool:

@@ -63,6 +63,12 @@ def add_cache(parser: argparse.ArgumentParser) -> None:
                              "(`duel cache path`)")
 
 
+def add_allow_large(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--allow-large", action="store_true",
+                        help="solve a duel whose estimated memory is above the 4 GiB "
+                             "ceiling anyway (it says how much and how long first)")
+
+
 def systems(subparsers) -> None:
     parser = subparsers.add_parser("systems", help="list the duel systems and their options")
     add_json(parser)
@@ -85,6 +91,7 @@ def solve(subparsers) -> None:
                         help="win probability of A for every pair of levels")
     parser.add_argument("--detail", action="store_true",
                         help="also print the stage game, the value and technical terms")
+    add_allow_large(parser)
     add_cache(parser)
     add_json(parser)
 
@@ -103,6 +110,7 @@ def odds(subparsers) -> None:
                         help="situations to list (all of them in --json)")
     parser.add_argument("--detail", action="store_true",
                         help="also print values and the technical terms")
+    add_allow_large(parser)
     add_cache(parser)
     add_json(parser)
 
@@ -172,6 +180,7 @@ def play(subparsers) -> None:
                              "a personality NAME[:STRENGTH]")
     add_side(parser)
     parser.add_argument("--seed", default=None, help="seed of the opponent's draws")
+    add_allow_large(parser)
     add_cache(parser)
     add_json(parser)
 

@@ -8,15 +8,16 @@ holds when the command is called on its own."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import envs
 from envs.schema import MAX_SEED, integer_text, number_text
 from solver.errors import InputError
 from solver.game import other
+from solver.limits import MEMORY_CEILING
 
 from ..files import check_writable_target
-from ..opponents import check_opponent
 from ..personalities import check_strength, temperament
 from .common import make_game
 from .situations import check_state_field, parse_state, single_start
@@ -25,6 +26,7 @@ from .situations import check_state_field, parse_state, single_start
 def solve(args: argparse.Namespace):
     """The game, and the moment asked with ``--state`` (None: the start)."""
     game = make_game(args)
+    require_fits(game, args)
     if not game.info.public_information:
         for flag, given in (("--state", args.state), ("--all-pairings", args.all_pairings),
                             ("--by", args.by)):
@@ -48,6 +50,8 @@ def odds(args: argparse.Namespace):
     if args.limit < 0:
         raise InputError(f"--limit must be 0 or more, got {args.limit}")
     game = make_game(args)
+    require_fits(game, args)
+    from ..opponents import check_opponent  # the solver's imports: after a size refusal
     check_opponent(args.vs, game, other(args.side))
     return game
 
@@ -59,8 +63,36 @@ def play(args: argparse.Namespace):
             raise InputError(f"--seed must be an integer 0..{MAX_SEED}, got {args.seed!r:.40}")
         args.seed = seed
     game = make_game(args)
+    require_fits(game, args)
+    from ..opponents import check_opponent  # the solver's imports: after a size refusal
     check_opponent(args.vs, game, other(args.side))
     return game
+
+
+def require_fits(game, args: argparse.Namespace) -> None:
+    """Refuse, from the system's estimate and before any state is explored, a duel whose
+    exact solution would take more than the memory ceiling (``solver.limits``), saying
+    what it needs; with ``--allow-large`` say it and go ahead."""
+    size = envs.footprint(game)
+    if size is None or size.memory <= MEMORY_CEILING:
+        return
+    needs = (f"about {size.states:,} states, {size.memory / 2**30:.1f} GiB of memory and "
+             f"{_duration(size.seconds)} of solving")
+    if getattr(args, "allow_large", False):
+        print(f"duel {args.command}: note: this duel needs {needs}; going ahead "
+              "(--allow-large)", file=sys.stderr, flush=True)
+        return
+    raise InputError(f"this duel is too large: it needs {needs}, more than the "
+                     f"{MEMORY_CEILING / 2**30:.0f} GiB ceiling; a shorter duel fits "
+                     "(lower hit points, fewer beats), or --allow-large goes ahead anyway")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"about {max(1, round(seconds))} s"
+    if seconds < 90 * 60:
+        return f"about {round(seconds / 60)} minutes"
+    return f"about {seconds / 3600:.1f} hours"
 
 
 def train(args: argparse.Namespace):
