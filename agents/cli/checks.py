@@ -76,14 +76,15 @@ def require_fits(game, args: argparse.Namespace) -> None:
     size = envs.footprint(game)
     if size is None or size.memory <= MEMORY_CEILING:
         return
-    needs = (f"about {size.states:,} states, {size.memory / 2**30:.1f} GiB of memory and "
-             f"{_duration(size.seconds)} of solving")
+    states = size.states_in_words or f"{size.states:,} states"
+    needs = (f"about {size.memory / 2**30:.1f} GiB of memory and {_duration(size.seconds)} "
+             f"of solving, for {states}")
     if getattr(args, "allow_large", False):
         print(f"duel {args.command}: note: this duel needs {needs}; going ahead "
               "(--allow-large)", file=sys.stderr, flush=True)
         return
-    raise InputError(f"this duel is too large: it needs {needs}, more than the "
-                     f"{MEMORY_CEILING / 2**30:.0f} GiB ceiling; a shorter duel fits "
+    raise InputError(f"this duel is too large to solve here: it needs {needs}; the "
+                     f"ceiling is {MEMORY_CEILING / 2**30:.0f} GiB. A shorter duel fits "
                      "(lower hit points, fewer beats), or --allow-large goes ahead anyway")
 
 
@@ -111,10 +112,10 @@ def train_settings(args: argparse.Namespace) -> dict:
     strength = None
     if args.personality:
         text = args.strength or "0.5"
-        try:
-            strength = check_strength(float(text))
-        except ValueError:
-            raise InputError(f"strength must be a number in [0, 1], got {text!r}") from None
+        number = number_text(text)   # ASCII digits, as every number typed
+        if number is None:
+            raise InputError(f"strength must be a number in [0, 1], got {text!r:.40}")
+        strength = check_strength(number)
     return {"strength": strength,
             # a budget of 0 trains nothing: a typo, not a request
             "minutes": _number(args.minutes, "minutes", above=True),

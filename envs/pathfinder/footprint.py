@@ -41,4 +41,5 @@ def footprint(game) -> Footprint | None:
     tables = 8 * (kept * (values + 2) + values * slots)
     memory = IMPORTS_BYTES + BYTES_PER_CORE * cores + TABLE_OVERHEAD * tables
     seconds = SECONDS_PER_CORE * cores + SECONDS_PER_CORE_VALUE * cores * values
-    return Footprint(cores * values, int(memory), seconds)
+    return Footprint(cores * values, int(memory), seconds,
+                     f"{cores:,} situations at each of {values:,} counter values")
