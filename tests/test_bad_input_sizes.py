@@ -148,3 +148,68 @@ def test_state_from_reads_integers_only(system, value):
 def test_state_from_refuses_a_finished_moment(system, options, fields):
     with pytest.raises(InputError):
         envs.make(system, **options).state_from(fields)
+
+
+# -- the classes of issue 29 on the systems beyond the one each was found on --------------
+
+QUICK = {"falkenstein": ["-o", "max_rounds=1"], "uchronia": ["-o", "max_turns=1"],
+         "blooded": ["-o", "max_beats=1"],
+         "pathfinder": ["--a", "fighter,hp=3", "--b", "rogue,hp=3", "-o", "max_rounds=1"]}
+
+
+@pytest.mark.parametrize("system, sheet, word", [
+    ("blooded", "prowess=99999999999", "0..5"),
+    ("blooded", "sword=-1", "0..5"),
+    ("blooded", "invokes=51", "0..50"),
+    ("blooded", "style=1000000000000000000000", "0..50"),
+    ("falkenstein", "health=99999999999", "0..99"),
+    ("falkenstein", "health=-1", "0..99"),
+    ("falkenstein", "fencing=99999999999", "allowed: PR"),
+])
+def test_huge_sheet_numbers_have_bounds_on_every_system(capsys, system, sheet, word):
+    assert_one_line_error(["solve", system, *QUICK[system], "--a", sheet], word, capsys)
+
+
+@pytest.mark.parametrize("system, text, word", [
+    ("falkenstein", "field_m = 1000000000\n", "2..12"),
+    ("falkenstein", "corps_a_corps_tie_m = -5\n", "0..2"),
+    ("falkenstein", "[rests_required]\nPR = 1000000000\n", "0..6"),
+    ("falkenstein", "[feat_chance]\nPR = 1e308\n", "probability"),
+    ("uchronia", "[dice]\nbase = 1000000000\n", "0..20"),
+    ("uchronia", "[dice]\nminimum = -3\n", "1..20"),
+    ("uchronia", "[health]\nout_level = 1000000000\n", "1..3"),
+    ("uchronia", "[resistance]\ncancel_margin = -1\n", "0..100"),
+    ("blooded", "risk_target = 1000000000\n", "1..200"),
+    ("blooded", "die_sides = -6\n", "2..100"),
+    ("blooded", "invoke_dice = 9223372036854775807\n", "0..20"),
+    ("blooded", "[costs]\nbash = -2\n", "0..20"),
+    ("blooded", "wagers_per_style = 1e9\n", "integer"),
+])
+def test_huge_or_negative_ruleset_numbers_have_bounds_on_every_system(tmp_path, capsys,
+                                                                      system, text, word):
+    path = tmp_path / "rules.toml"
+    path.write_text(text)
+    assert_one_line_error(["solve", system, *QUICK[system], "--ruleset", str(path)], word,
+                          capsys)
+
+
+@pytest.mark.parametrize("path, word", [("", "empty"), ("/dev/zero", "not a regular file"),
+                                        ("/", "a directory")])
+@pytest.mark.parametrize("system", sorted(QUICK))
+def test_a_ruleset_is_a_regular_file_on_every_system(capsys, system, path, word):
+    assert_one_line_error(["solve", system, *QUICK[system], "--ruleset", path], word, capsys)
+
+
+@pytest.mark.parametrize("typed", ["\x00\x01", "²", "١", "9" * 5000, "1_0"])
+@pytest.mark.parametrize("system", ["blooded", "uchronia"])
+def test_what_is_typed_at_the_prompt_is_never_a_traceback_on_every_system(capsys, system,
+                                                                          typed):
+    answers = iter([typed, "q"])
+    from agents.cli import build_parser
+    from agents.cli.play import run
+
+    args = build_parser().parse_args(["play", system, *QUICK[system], "--vs", "uniform",
+                                      "--seed", "1", "--no-cache"])
+    assert run(args, read=lambda prompt="": next(answers)) == 0
+    out = capsys.readouterr().out
+    assert "is not a legal choice here" in out
