@@ -7,6 +7,7 @@ from __future__ import annotations
 from difflib import get_close_matches
 from pathlib import Path
 
+from envs.numbers import number_text
 from envs.opponents import resolve_opponent
 from solver.errors import InputError
 
@@ -103,10 +104,10 @@ def _suggestion(spec: str, game) -> str:
 
 
 def _number(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise InputError(f"strength must be a number in [0, 1], got {text!r}") from None
+    number = number_text(text)   # ASCII digits: ``٠.5`` and ``0_5`` are no strength
+    if number is None:
+        raise InputError(f"strength must be a number in [0, 1], got {text!r:.40}")
+    return number
 
 
 def opponent_label(spec: str) -> str:

@@ -27,7 +27,7 @@ from solver.errors import InputError, check_choice
 from .rulesets import load_ruleset, ruleset_hash
 
 if TYPE_CHECKING:
-    from .schema import SystemSpec
+    from .schema import Footprint, SystemSpec
 
 _REGISTERED: dict[str, SystemSpec] = {}
 _LOADED = False
@@ -122,6 +122,14 @@ def make(system: str, **options):
     return game
 
 
+def footprint(game) -> Footprint | None:
+    """What the exact solution of ``game`` (built by ``make``) will take, estimated by its
+    system from its sheets and options before any state is explored
+    (``SystemSpec.footprint``); None where the system cannot say."""
+    estimate = spec(game.info.system).footprint
+    return None if estimate is None else estimate(game)
+
+
 def identity(entry: SystemSpec, checked: dict, ruleset: dict) -> str:
     """What makes two games built by ``make`` the same game: the system, the checked
     options and sheets, and the hash of the merged ruleset (not the file it came from);
@@ -161,5 +169,5 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-__all__ = ["Examples", "Field", "SheetSpec", "SystemSpec", "make", "register",
+__all__ = ["Examples", "Field", "footprint", "SheetSpec", "SystemSpec", "make", "register",
            "register_gymnasium", "ruleset_hash", "spec", "systems"]

@@ -15,7 +15,6 @@ Syntax, the same everywhere:
 from __future__ import annotations
 
 import math
-import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -25,45 +24,17 @@ import numpy as np
 
 from solver.errors import InputError
 
+# a number as people type it lives in ``envs.numbers`` (light, for the command's parser
+# too); its names are read from here as well
+from .numbers import MAX_DIGITS as MAX_DIGITS
+from .numbers import MAX_SEED as MAX_SEED
+from .numbers import STATE_DIGITS, integer_text, number_text
+
 KINDS = ("int", "float", "bool", "choice", "weights", "text", "flag")
 TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("0", "false", "no", "off")
 #: the sheet key that names a reference sheet in the Python form of a sheet
 REFERENCE = "sheet"
-
-# A number as people type it, the same in sheets, options, states, weights, profiles and
-# at ``duel play``'s prompt: ASCII digits with an optional sign (and for a real number a
-# decimal point and an exponent). Other digits (``²``, ``١``) and ``1_0``, which Python's
-# ``int`` and ``float`` read, are refused: a key or a value has one spelling.
-_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
-_NUMBER_TEXT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,4})?")
-#: more digits than this is not a count of anything a duel holds (and Python refuses to
-#: convert 4,300 digits)
-MAX_DIGITS = 18
-#: the largest seed: a trainer seeds torch with seed + side, which must fit in int64
-MAX_SEED = 2**63 - 2
-#: a state field's digits are read further, so that its range is what the error names
-STATE_DIGITS = 100
-
-
-def integer_text(text: str, digits: int = MAX_DIGITS) -> int | None:
-    """``text`` as an integer if it is one as people type it (ASCII digits, a sign,
-    at most ``digits`` digits), else None."""
-    text = text.strip()
-    if not _INTEGER_TEXT.fullmatch(text) or len(text.lstrip("+-")) > digits:
-        return None
-    return int(text)
-
-
-def number_text(text: str) -> float | None:
-    """``text`` as a finite real number if it is one as people type it (``2``, ``-0.5``,
-    ``1e-3``), else None; ``inf``, ``nan`` and numbers beyond float range are not."""
-    text = text.strip()
-    if not _NUMBER_TEXT.fullmatch(text) or len(text) > 4 * MAX_DIGITS:
-        return None
-    number = float(text)
-    return number if math.isfinite(number) else None
-
 
 def looks_numeric(text: str) -> bool:
     """Whether ``text`` holds a digit of any script: such text must be a number as
@@ -443,6 +414,20 @@ class Examples:
 
 
 @dataclass(frozen=True)
+class Footprint:
+    """What the exact solution of a game will take, estimated from its sheets and options
+    alone, before any state is explored: ``states`` (situations times counter values for
+    a counter game), the peak ``memory`` in bytes and ``seconds`` on the 2-core machine
+    of docs/performance.md (a guide, not a promise); ``states_in_words`` says what the
+    states are, for people ("108,659 situations at each of 40,000 counter values")."""
+
+    states: int
+    memory: int
+    seconds: float
+    states_in_words: str = ""
+
+
+@dataclass(frozen=True)
 class SystemSpec:
     """What registering a system declares.
 
@@ -455,7 +440,10 @@ class SystemSpec:
     (Blooded's action "3" is "bid 3" at the strike bid and "wager 3" at the risk). A system
     built into the package has its data at ``envs/rulesets/<name>.toml`` and
     ``agents/personalities/<name>.toml``; a system registered from elsewhere gives
-    ``ruleset_file`` and ``personalities_file``.
+    ``ruleset_file`` and ``personalities_file``. ``footprint(game)`` estimates what the
+    game's exact solution takes (``Footprint``) from its sheets and options, in
+    microseconds, so a duel too large for the machine is refused before any work; None
+    where the system cannot say (the solver's own checks then apply).
     """
 
     name: str
@@ -472,6 +460,7 @@ class SystemSpec:
     action_words: Callable[[object, object, str], str] | None = None
     ruleset_file: Path | None = None
     personalities_file: Path | None = None
+    footprint: Callable[[object], Footprint | None] | None = None
 
     @property
     def implemented(self) -> bool:

@@ -14,6 +14,7 @@ import warnings
 
 from solver.errors import InputError, RefinementWarning
 from solver.heap import keeping_freed_memory
+from solver.limits import beyond_ceiling
 
 from .arguments import COMMANDS
 
@@ -90,8 +91,14 @@ def run_command(args: argparse.Namespace) -> int:
     run = RUNS.get((args.command, getattr(args, "action", None)), "run")
     # a large solve frees and takes back blocks of hundreds of megabytes at every layer:
     # a command keeps them for reuse (the solver itself never touches the process's heap)
-    with keeping_freed_memory(), _answer_store(args):
+    with keeping_freed_memory(), _answer_store(args), _ceiling(args):
         return int(getattr(module, run)(args) or 0)
+
+
+def _ceiling(args: argparse.Namespace):
+    """With ``--allow-large`` (said on screen by ``checks.require_fits``), no memory
+    ceiling for the solver either (``solver.limits``)."""
+    return beyond_ceiling() if getattr(args, "allow_large", False) else contextlib.nullcontext()
 
 
 def _answer_store(args: argparse.Namespace):

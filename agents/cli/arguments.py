@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 
+from envs.numbers import integer_text, number_text
 from solver.dice import EXPRESSION_FORM
 from solver.errors import InputError
 
@@ -26,6 +27,24 @@ def _argparse_type(parse):
             raise argparse.ArgumentTypeError(str(error)) from None
     convert.__name__ = parse.__name__
     return convert
+
+
+def integer(text: str) -> int:
+    """A numeric flag's integer as people type it (``envs.numbers``: ASCII digits; not
+    ``1_0``, ``²`` or ``٨``, which Python's ``int`` reads)."""
+    value = integer_text(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected an integer in ASCII digits, got {text!r:.40}")
+    return value
+
+
+def number(text: str) -> float:
+    """A numeric flag's finite real number as people type it (``envs.numbers``)."""
+    value = number_text(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected a finite number in ASCII digits, got "
+                                         f"{text!r:.40}")
+    return value
 
 
 def add_json(parser: argparse.ArgumentParser) -> None:
@@ -63,6 +82,12 @@ def add_cache(parser: argparse.ArgumentParser) -> None:
                              "(`duel cache path`)")
 
 
+def add_allow_large(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--allow-large", action="store_true",
+                        help="solve a duel whose estimated memory is above the 4 GiB "
+                             "ceiling anyway (it says how much and how long first)")
+
+
 def systems(subparsers) -> None:
     parser = subparsers.add_parser("systems", help="list the duel systems and their options")
     add_json(parser)
@@ -95,6 +120,7 @@ def solve(subparsers) -> None:
                              "with its value)")
     parser.add_argument("--detail", action="store_true",
                         help="also print the stage game, the value and technical terms")
+    add_allow_large(parser)
     add_cache(parser)
     add_json(parser)
 
@@ -110,10 +136,11 @@ def odds(subparsers) -> None:
                              "a personality NAME[:STRENGTH], e.g. cautious:0.5, or "
                              "NAME@win=RATE[,against=best], e.g. cautious@win=0.45")
     add_side(parser)
-    parser.add_argument("--limit", type=int, default=12,
+    parser.add_argument("--limit", type=integer, default=12,
                         help="situations to list (all of them in --json)")
     parser.add_argument("--detail", action="store_true",
                         help="also print values and the technical terms")
+    add_allow_large(parser)
     add_cache(parser)
     add_json(parser)
 
@@ -130,11 +157,11 @@ def dice(subparsers) -> None:
     parser.add_argument("expression", help=f"dice expression {EXPRESSION_FORM}")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
-        "--at-least", nargs="+", type=int, metavar="T", help="P(total >= T) for each T"
+        "--at-least", nargs="+", type=integer, metavar="T", help="P(total >= T) for each T"
     )
     mode.add_argument("--vs", metavar="EXPR", help="an opposing pool: P(A > B), ties, margins")
     mode.add_argument(
-        "--dc", nargs="+", type=int, metavar="DC", help="degrees of success of d20+K against DC"
+        "--dc", nargs="+", type=integer, metavar="DC", help="degrees of success of d20+K against DC"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON document")
 
@@ -190,6 +217,7 @@ def play(subparsers) -> None:
                              "a personality NAME[:STRENGTH] or NAME@win=RATE")
     add_side(parser)
     parser.add_argument("--seed", default=None, help="seed of the opponent's draws")
+    add_allow_large(parser)
     add_cache(parser)
     add_json(parser)
 
@@ -231,16 +259,16 @@ def sweep(subparsers) -> None:
                         help="a system option for every cell (repeatable)")
     parser.add_argument("--out", required=True, metavar="FILE.parquet",
                         help="the results file (its journal is kept beside it until done)")
-    parser.add_argument("--max-cells", type=int, default=None, metavar="N",
+    parser.add_argument("--max-cells", type=integer, default=None, metavar="N",
                         help="refuse a grid of more cells (default 10000)")
     parser.add_argument("--backend", default="local", choices=("local", "ray"),
                         help="local: a process pool here (default); ray: Ray tasks")
     parser.add_argument("--address", metavar="ADDRESS",
                         help="the Ray cluster to use (default: start Ray here)")
-    parser.add_argument("--workers", type=int, metavar="N",
+    parser.add_argument("--workers", type=integer, metavar="N",
                         help="processes (local) or CPUs of the Ray started here; "
                              "default: this machine's cores")
-    parser.add_argument("--task-memory", type=float, default=2.0, metavar="GB",
+    parser.add_argument("--task-memory", type=number, default=2.0, metavar="GB",
                         help="memory declared to Ray for each cell (default 2)")
     parser.add_argument("--report", metavar="FILE.md",
                         help="also write a designer's reading of the results, with plots")
@@ -249,13 +277,13 @@ def sweep(subparsers) -> None:
                              "in DIR, with DIR/index.json")
     parser.add_argument("--temperaments", metavar="NAME,...",
                         help="the temperaments of --personalities (default: all)")
-    parser.add_argument("--strength", type=float, default=0.5, metavar="S",
+    parser.add_argument("--strength", type=number, default=0.5, metavar="S",
                         help="the profiles' closeness to their temperament in [0, 1] "
                              "(default 0.5)")
     parser.add_argument("--side", choices=("a", "b"), default="a",
                         help="the side the players play (default a): the NPC profiles "
                              "play the other")
-    parser.add_argument("--batch", type=int, default=32, metavar="N",
+    parser.add_argument("--batch", type=integer, default=32, metavar="N",
                         help="cells solved between two writes of the journal (default 32; "
                              "it is also written every 10 s)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")

@@ -8,15 +8,16 @@ holds when the command is called on its own."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import envs
 from envs.schema import MAX_SEED, integer_text, number_text
 from solver.errors import InputError
 from solver.game import other
+from solver.limits import MEMORY_CEILING
 
 from ..files import check_writable_target
-from ..opponents import check_opponent
 from ..personalities import check_strength, check_win, temperament
 from .common import make_game
 from .situations import check_state_field, parse_state, single_start
@@ -26,6 +27,7 @@ def solve(args: argparse.Namespace):
     """The game, and the moment asked with ``--state`` (None: the start)."""
     _export(args)
     game = make_game(args)
+    require_fits(game, args)
     if not game.info.public_information:
         for flag, given in (("--state", args.state), ("--all-pairings", args.all_pairings),
                             ("--by", args.by),
@@ -66,6 +68,8 @@ def odds(args: argparse.Namespace):
     if args.limit < 0:
         raise InputError(f"--limit must be 0 or more, got {args.limit}")
     game = make_game(args)
+    require_fits(game, args)
+    from ..opponents import check_opponent  # the solver's imports: after a size refusal
     check_opponent(args.vs, game, other(args.side))
     return game
 
@@ -77,8 +81,37 @@ def play(args: argparse.Namespace):
             raise InputError(f"--seed must be an integer 0..{MAX_SEED}, got {args.seed!r:.40}")
         args.seed = seed
     game = make_game(args)
+    require_fits(game, args)
+    from ..opponents import check_opponent  # the solver's imports: after a size refusal
     check_opponent(args.vs, game, other(args.side))
     return game
+
+
+def require_fits(game, args: argparse.Namespace) -> None:
+    """Refuse, from the system's estimate and before any state is explored, a duel whose
+    exact solution would take more than the memory ceiling (``solver.limits``), saying
+    what it needs; with ``--allow-large`` say it and go ahead."""
+    size = envs.footprint(game)
+    if size is None or size.memory <= MEMORY_CEILING:
+        return
+    states = size.states_in_words or f"{size.states:,} states"
+    needs = (f"about {size.memory / 2**30:.1f} GiB of memory and {_duration(size.seconds)} "
+             f"of solving, for {states}")
+    if getattr(args, "allow_large", False):
+        print(f"duel {args.command}: note: this duel needs {needs}; going ahead "
+              "(--allow-large)", file=sys.stderr, flush=True)
+        return
+    raise InputError(f"this duel is too large to solve here: it needs {needs}; the "
+                     f"ceiling is {MEMORY_CEILING / 2**30:.0f} GiB. A shorter duel fits "
+                     "(lower hit points, fewer beats), or --allow-large goes ahead anyway")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"about {max(1, round(seconds))} s"
+    if seconds < 90 * 60:
+        return f"about {round(seconds / 60)} minutes"
+    return f"about {seconds / 3600:.1f} hours"
 
 
 def train(args: argparse.Namespace):
@@ -105,10 +138,10 @@ def train_settings(args: argparse.Namespace) -> dict:
         win, _ = check_win(_number(args.win, "--win"), args.against)
     elif args.personality:
         text = args.strength or "0.5"
-        try:
-            strength = check_strength(float(text))
-        except ValueError:
-            raise InputError(f"strength must be a number in [0, 1], got {text!r}") from None
+        number = number_text(text)   # ASCII digits, as every number typed
+        if number is None:
+            raise InputError(f"strength must be a number in [0, 1], got {text!r:.40}")
+        strength = check_strength(number)
     return {"strength": strength, "win": win, "against": args.against,
             # a budget of 0 trains nothing: a typo, not a request
             "minutes": _number(args.minutes, "minutes", above=True),

@@ -37,6 +37,7 @@ from importlib import resources
 from envs.schema import Examples, Field, SheetSpec, SystemSpec
 
 from .dice import bash_split, risk_split, success_probability
+from .footprint import footprint
 from .rules import STYLE_BANK_LIMIT, BloodedGame, build, compile_rules
 from .state import (
     BID,
@@ -101,6 +102,7 @@ SYSTEM = SystemSpec(
         reference_key="sheets",
         example="prowess=3,sword=3,feint"),
     build=build,
+    footprint=footprint,
     examples=Examples(sheet_a="prowess=2,sword=1", sheet_b="prowess=1,sword=2",
                       state="beat=2,phase=risk,aggressor=1,inj_a=2", mix="0:1,1:1,2:2",
                       quick={"max_beats": 3},

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from envs.schema import state_values
 from solver.errors import InputError
 
 from .state import (
@@ -43,6 +44,8 @@ class BloodedWords:
     state_dict = state_fields
 
     def state_from(self, values: Mapping[str, object]) -> State:
+        """A live state from named values (ints or words; missing ones are the start's)."""
+        values = state_values(values)   # one reading of a number, whatever the caller
         fields = self.state_fields(self.start())
         for key, value in values.items():
             if key not in fields:

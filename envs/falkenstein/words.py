@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from envs.schema import state_values
 from solver.errors import InputError, check_choice
 
 from .ruleset import EXCHANGES_PER_ROUND
@@ -41,6 +42,7 @@ class FalkensteinWords:
     def state_from(self, values: Mapping) -> State:
         """A state from field values (ints or digit strings; levels may be codes);
         missing fields are the start state's. ``back_b`` may stand for ``back_a``."""
+        values = state_values(values)   # one reading of a number, whatever the caller
         start = self.initial_outcomes()[0][1]
         fields = dict(start._asdict())
         known = STATE_FIELDS + ("back_b",) if self.actions != ACTIONS else tuple(

@@ -11,6 +11,7 @@ from envs.rulesets import ruleset_hash
 from envs.schema import Examples, Field, SheetSpec, SystemSpec, integer_text
 from solver.errors import InputError
 
+from .footprint import footprint
 from .game import PathfinderGame
 from .rules import (
     INITIATIVE_TIES,
@@ -98,6 +99,7 @@ SYSTEM = SystemSpec(
     sheet=SheetSpec(fields=_sheet_fields(), reference_key="sheets",
                     example="rogue,hp=30,perception=6:expert"),
     build=_build,
+    footprint=footprint,
     # small hit points: a knockout duel of the full reference sheets is millions of
     # states (see the README); these solve in seconds
     examples=Examples(sheet_a="fighter,hp=6", sheet_b="rogue,hp=6",

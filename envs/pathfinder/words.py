@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from envs.schema import state_values
 from solver.errors import InputError
 
 from .game import PathfinderGame, split_action
@@ -50,6 +51,7 @@ class PathfinderWords(PathfinderGame):
 
     def state_from(self, values: Mapping[str, object]) -> State:
         """A live state from named values (missing ones are the start's)."""
+        values = state_values(values)   # one reading of a number, whatever the caller
         fields = self.state_fields(self.start())
         bounds = self._bounds()
         for key, value in values.items():

@@ -9,7 +9,7 @@ import numpy as np
 
 from solver.errors import InputError
 
-from ..schema import token
+from ..schema import state_values, token
 from .dice import at_least
 from .state import (
     ACTIONS,
@@ -43,6 +43,7 @@ class UchroniaWords:
     def state_from(self, values: Mapping[str, object]):
         """A live state: the start's fields overridden by ``values`` (integers, or band
         names for ``band``); each checked against its range."""
+        values = state_values(values)   # one reading of a number, whatever the caller
         start = self.initial_outcomes()[0][1]
         fields = start._asdict()
         for key, value in values.items():

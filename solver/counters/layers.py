@@ -25,17 +25,18 @@ class Record:
 
     def __init__(self, tolerance: float):
         self.tolerance, self.sweeps, self.residual, self.converged = tolerance, 0, 0.0, True
-        self.cyclic = False
+        self.cyclic, self.error = False, 0.0
 
     def add(self, convergence: Convergence) -> None:
         self.sweeps += convergence.sweeps
         self.residual = max(self.residual, convergence.residual)
         self.converged = self.converged and convergence.converged
         self.cyclic = self.cyclic or convergence.cyclic
+        self.error += convergence.error   # errors add along the layers' chain
 
     def convergence(self) -> Convergence:
         return Convergence(self.cyclic, self.sweeps, self.residual, self.tolerance,
-                           self.converged)
+                           self.converged, self.error)
 
 
 def solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tuple,

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..game import Game, State
+from ..limits import MEMORY_CEILING, ceiling
 from ..markov.evaluate import Evaluation, StateTable, state_table
 from ..markov.graph import build_graph
 from ..markov.stages import MAX_SWEEPS, TOLERANCE, Convergence
@@ -173,10 +174,6 @@ class CounterPolicy(TabularPolicy):
         return self.solution.table(self.player)
 
 
-#: the most memory the solution's tables may take (values by core and counter, mixes by
-#: counter value): past it a duel is refused in words before anything is allocated
-MAX_SOLUTION_BYTES = 4 * 2**30
-
 
 def solution_bytes(graph: CoreGraph, grid: Grid, kept: int) -> int:
     """The bytes of a counter solution's tables (``solve_counters``): the kept cores'
@@ -186,16 +183,17 @@ def solution_bytes(graph: CoreGraph, grid: Grid, kept: int) -> int:
 
 
 def require_room(graph: CoreGraph, grid: Grid, kept: int) -> None:
-    """Refuse, before allocating, a duel whose solution would not fit in memory."""
+    """Refuse, before allocating, a duel whose solution's tables (values by core and
+    counter, mixes by counter value) would pass the memory ceiling (``solver.limits``)."""
     needed = solution_bytes(graph, grid, kept)
-    if needed <= MAX_SOLUTION_BYTES:
+    if needed <= ceiling():
         return
     held = " and ".join(str(int(value)) for value in grid.top)
     raise InputError(
         f"this duel is too large to solve here: with its counters at {held} it has "
         f"{len(graph.cores):,} situations at each of {grid.size:,} counter values, whose "
         f"tables need about {needed / 2**30:.1f} GiB, more than the "
-        f"{MAX_SOLUTION_BYTES / 2**30:.0f} GiB allowed (and hours of solving); a "
+        f"{MEMORY_CEILING / 2**30:.0f} GiB allowed (and hours of solving); a "
         f"shorter duel fits (lower hit points, fewer beats)")
 
 

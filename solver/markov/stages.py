@@ -8,11 +8,15 @@ closed form by the matrix solver; short action lists are batched whole.
 
 ``sweep`` is the only place that decides the order of solution: a schedule of
 blocks in dependency order (the state graph's strongly connected components,
-``StateGraph.schedule``); a block
-without a cycle is solved once, a block with cycles by value iteration (Shapley)
-until no value in it moves by more than ``tolerance``. At ``max_sweeps`` without
-reaching it, the values are kept, a ``ConvergenceWarning`` is issued and the
-returned ``Convergence`` says so; nothing raises and nothing stops silently.
+``StateGraph.schedule``); a block without a cycle is solved once, a block with cycles
+by value iteration (Shapley) until the error of its values is bounded by its share of
+``tolerance`` (``BLOCK_SHARE``): the last change times ``rate / (1 - rate)``, the sum
+of the geometric tail of changes still to come, with ``rate`` the contraction of a
+sweep read from the last changes (``error_bound``). A small change alone is no stop: a
+block that leaves its cycle rarely contracts slowly, and its values may still be far
+from their fixed point while each sweep moves them little. At ``max_sweeps`` without
+reaching it, the values are kept, a ``ConvergenceWarning`` is issued and the returned
+``Convergence`` says so; nothing raises and nothing stops silently.
 """
 
 from __future__ import annotations
@@ -25,9 +29,20 @@ import numpy as np
 
 from .graph import StateGraph, ranges
 
-#: value iteration stops when no value moves by more than this in a sweep
+#: value iteration stops when the error of every value is bounded by this
 TOLERANCE = 1e-10
+#: the share of ``tolerance`` each cyclic block may use: a block's values rest on those
+#: of the blocks it leads to, whose errors they carry on (a game's value is an average
+#: of what its play reaches), so errors add along a chain of blocks; a hundredth each
+#: leaves room for chains of a hundred cyclic blocks
+BLOCK_SHARE = 0.01
 MAX_SWEEPS = 100_000
+#: the contraction of a sweep is the largest ratio of a change to the one before among
+#: this many of the last sweeps (early sweeps of a game need not contract evenly)
+RATE_WINDOW = 8
+#: a change this small, relative to the largest value, is rounding: the values are at
+#: their fixed point as far as floating point can tell
+ROUNDING = 32 * float(np.finfo(float).eps)
 #: action lists this short are batched whole, padded with masks: one batch per call
 #: beats one per shape there; longer lists (sequential steps with many choices) are
 #: batched by shape so that a 1 x m step never costs an m x m array
@@ -42,17 +57,21 @@ class ConvergenceWarning(UserWarning):
 class Convergence:
     """How a game's values were reached: ``sweeps`` counts value-iteration sweeps (0
     when the graph has no cycle), ``residual`` is the largest change of a value in the
-    last sweep of any cyclic block."""
+    last sweep of any cyclic block, ``error`` a bound on any value's error (the sum of
+    the blocks' ``error_bound``: errors add along a chain of blocks); ``converged`` when
+    every block came within its share of ``tolerance`` (``BLOCK_SHARE``)."""
 
     cyclic: bool
     sweeps: int
     residual: float
     tolerance: float
     converged: bool
+    error: float = 0.0
 
     def as_dict(self) -> dict:
         return {"cyclic": self.cyclic, "sweeps": self.sweeps, "residual": self.residual,
-                "tolerance": self.tolerance, "converged": self.converged}
+                "error": self.error, "tolerance": self.tolerance,
+                "converged": self.converged}
 
 
 #: blocks of states in dependency order, each ``(states, has_cycles)``: a block's values
@@ -67,27 +86,48 @@ def sweep(schedule: Schedule, values: np.ndarray, update: Callable[[np.ndarray],
     """Bring ``values`` to their fixed point, block by block of ``schedule``:
     ``update(states)`` writes new values of ``states`` into ``values`` from the values
     of their successors."""
-    sweeps, residual, converged = 0, 0.0, True
+    sweeps, residual, error, converged = 0, 0.0, 0.0, True
+    target = tolerance * BLOCK_SHARE
     for states, cyclic in schedule:
         if not cyclic:
             update(states)
             continue
-        change = np.inf
+        changes: list[float] = []
+        bound = np.inf
         for _ in range(max_sweeps):
             before = values[states].copy()
             update(states)
             sweeps += 1
-            change = float(np.max(np.abs(values[states] - before), initial=0.0))
-            if change <= tolerance:
+            changes.append(float(np.max(np.abs(values[states] - before), initial=0.0)))
+            del changes[:-RATE_WINDOW - 1]
+            scale = max(1.0, float(np.max(np.abs(values[states]), initial=0.0)))
+            bound = error_bound(changes, ROUNDING * scale)
+            if bound <= target:
                 break
-        residual = max(residual, change)
-        converged = converged and change <= tolerance
+        residual = max(residual, changes[-1] if changes else np.inf)
+        error += bound
+        converged = converged and bound <= target
     if not converged:
         warnings.warn(f"{what}: value iteration stopped after {max_sweeps} sweeps with "
-                      f"values still moving by {residual:.3g} (tolerance {tolerance:g})",
-                      ConvergenceWarning, stacklevel=2)
+                      f"values still moving by {residual:.3g} (error up to {error:.3g}, "
+                      f"tolerance {tolerance:g})", ConvergenceWarning, stacklevel=2)
     cyclic = any(has_cycles for _, has_cycles in schedule)
-    return Convergence(cyclic, sweeps, residual, tolerance, converged)
+    return Convergence(cyclic, sweeps, residual, tolerance, converged, error)
+
+
+def error_bound(changes: list[float], rounding: float = 0.0) -> float:
+    """A bound on how far values are from their fixed point after sweeps that moved them
+    by ``changes`` (the last ones, oldest first): the changes still to come form a
+    geometric tail of the contraction ``rate`` (the largest ratio of a change to the one
+    before), whose sum is ``last * rate / (1 - rate)``. A last change within ``rounding``
+    is the fixed point itself; without a contraction seen yet there is no bound."""
+    last = changes[-1]
+    if last <= rounding:
+        return last
+    rates = [after / before for before, after in zip(changes, changes[1:], strict=False)
+             if before > 0]
+    rate = max(rates, default=np.inf)
+    return last * rate / (1 - rate) if rate < 1 else np.inf
 
 
 @dataclass

@@ -1,0 +1,45 @@
+"""How large a Pathfinder duel's exact solution is, from its sheets and options alone
+(``SystemSpec.footprint``), in microseconds and before any state is explored.
+
+A duel without a round limit is solved over its counters (the two hit points): its
+situations without hit points (cores) are the same at every hit point, and how many
+there are depends on the sheets only through the shields carried (Raise a Shield and
+Shield Block add the shield's states): counted once for each and kept in ``MEASURED``.
+The solution's tables hold, at each of the ``hp_a * hp_b`` counter values, the values
+of the kept cores and both sides' mixes (``solver.counters.solution.solution_bytes``);
+the peak memory adds what exploring the cores takes. The constants are calibrated from
+``/usr/bin/time -v`` runs recorded in docs/performance.md. A duel with a round limit is
+solved over its state graph and has no estimate here (None).
+"""
+
+from __future__ import annotations
+
+from envs.schema import Footprint
+
+#: by the number of shields carried (0, 1, 2): the cores, those whose values are kept at
+#: every counter value, and the mix entries of both sides at one counter value, as
+#: ``solver.counters.explore`` counts them (the same for fighter and rogue, at any hp)
+MEASURED = {0: (108_659, 26_633, 25_572), 1: (242_745, 52_701, 47_772),
+            2: (543_692, 102_116, 85_056)}
+#: the process before any duel (the interpreter, numpy, scipy, numba)
+IMPORTS_BYTES = 150 * 2**20
+#: peak bytes per core while exploring them (538 MB peak for 108,659 cores at hp 3)
+BYTES_PER_CORE = 3_600
+#: the working arrays of a layer beside the tables, as a share of the tables
+TABLE_OVERHEAD = 1.25
+#: seconds per core to explore, and per core and counter value to solve
+SECONDS_PER_CORE = 4e-5
+SECONDS_PER_CORE_VALUE = 2e-6
+
+
+def footprint(game) -> Footprint | None:
+    if game.max_rounds:
+        return None
+    shields = sum(bool(fighter.shield) for fighter in game.fighters.values())
+    cores, kept, slots = MEASURED[shields]
+    values = game.start_hp["a"] * game.start_hp["b"]
+    tables = 8 * (kept * (values + 2) + values * slots)
+    memory = IMPORTS_BYTES + BYTES_PER_CORE * cores + TABLE_OVERHEAD * tables
+    seconds = SECONDS_PER_CORE * cores + SECONDS_PER_CORE_VALUE * cores * values
+    return Footprint(cores * values, int(memory), seconds,
+                     f"{cores:,} situations at each of {values:,} counter values")

@@ -1,0 +1,215 @@
+"""Bad input, the classes of issue 29 that a size, a flag or a state reader decides:
+a duel too large is refused from its system's estimate before any state is explored
+(saying states, memory and time; ``--allow-large`` goes ahead), the command's own
+numeric flags read ASCII digits only, and every system's ``state_from`` reads a number
+one way and refuses a finished moment, whoever calls it."""
+
+from __future__ import annotations
+
+import pytest
+from test_bad_input import SMALL, assert_one_line_error, run_cli
+
+import envs
+import solver.limits
+from agents.cli import checks
+from solver.counters import explore
+from solver.counters.solution import kept_cores, solution_bytes
+from solver.errors import InputError
+
+HUGE_PATHFINDER = ["pathfinder", "--a", "fighter,hp=200", "--b", "fighter,hp=200"]
+HUGER_PATHFINDER = ["pathfinder", "--a", "fighter,hp=999", "--b", "fighter,hp=999"]
+HUGE_BLOODED = ["blooded", "--a", "master", "--b", "master", "-o", "max_beats=200", "-o",
+                "bid_every_beat=true"]
+
+
+# -- a duel too large for the memory ceiling, refused from the estimate -------------------
+
+@pytest.mark.parametrize("duel", [HUGE_PATHFINDER, HUGER_PATHFINDER, HUGE_BLOODED],
+                         ids=["pathfinder-200", "pathfinder-999", "blooded-200-beats"])
+@pytest.mark.parametrize("command", [["solve"], ["odds", "--vs", "uniform"],
+                                     ["play", "--vs", "uniform"]])
+def test_a_duel_too_large_is_refused_before_any_state_is_explored(monkeypatch, capsys,
+                                                                   duel, command):
+    def never(*_, **__):
+        raise AssertionError("the duel was explored before its size was said")
+    monkeypatch.setattr("solver.counters.explore", never)
+    monkeypatch.setattr("solver.counters.solution.explore", never)
+    err = assert_one_line_error([command[0], *duel, *command[1:]], "too large to solve",
+                                capsys)
+    assert "GiB of memory" in err and "of solving" in err and "--allow-large" in err
+    assert "situations at each of" in err
+
+
+def test_the_states_said_are_the_counter_values_times_the_situations(capsys):
+    err = assert_one_line_error(["solve", *HUGE_PATHFINDER], "too large", capsys)
+    assert "at each of 40,000 counter values" in err        # 200 x 200 hit points
+    err = assert_one_line_error(["solve", *HUGE_BLOODED], "too large", capsys)
+    assert "at each of 200 beats left" in err
+
+
+@pytest.mark.parametrize("a, b", [("fighter,hp=3", "rogue,hp=2"),
+                                  ("fighter,hp=2,shield", "rogue,hp=2")])
+def test_the_pathfinder_estimate_covers_what_the_solver_allocates(a, b):
+    game = envs.make("pathfinder", a=a, b=b)
+    size = envs.footprint(game)
+    graph, grid, roots = explore(game)     # the count the estimate must match
+    kept = len(kept_cores(graph, [core for _, core, _ in roots]))
+    assert size.states == len(graph.cores) * grid.size
+    assert size.memory > solution_bytes(graph, grid, kept) + 8 * len(graph.cores)
+
+
+def test_a_pathfinder_duel_with_a_round_limit_has_no_estimate():
+    assert envs.footprint(envs.make("pathfinder", max_rounds=2)) is None
+
+
+@pytest.mark.parametrize("sheet", ["novice", "shara"])
+def test_the_blooded_estimate_counts_the_cores_of_a_reference_sheet(sheet):
+    game = envs.make("blooded", a=sheet, b=sheet, max_beats=3)
+    graph, grid, _ = explore(game)
+    assert grid.size == 3
+    assert envs.footprint(game).states == pytest.approx(len(graph.cores) * 3, rel=0.01)
+
+
+def test_allow_large_says_the_size_and_goes_ahead(monkeypatch, capsys):
+    # a ceiling of one byte: every duel is too large, the solver's own check included
+    monkeypatch.setattr(checks, "MEMORY_CEILING", 1)
+    monkeypatch.setattr(solver.limits, "MEMORY_CEILING", 1)
+    duel = ["blooded", "--a", "novice", "--b", "novice", "-o", "max_beats=1", "--no-cache"]
+    assert_one_line_error(["solve", *duel], "too large to solve", capsys)
+    code, out, err = run_cli(["solve", *duel, "--allow-large"], capsys)
+    assert code == 0, err
+    assert "going ahead (--allow-large)" in err and "GiB of memory" in err
+    assert "win" in out
+
+
+# -- the command's numeric flags: ASCII digits, as every number typed ---------------------
+
+@pytest.mark.parametrize("typed", ["1_0", "²", "٨", "1e3", ""])
+@pytest.mark.parametrize("argv", [
+    ["dice", "1d20+5", "--dc"],
+    ["dice", "1d6", "--at-least"],
+    ["odds", "falkenstein", *SMALL, "--vs", "uniform", "--limit"],
+    ["sweep", "blooded", "--grid", "a.prowess=1..2", "--out", "x.parquet", "--workers"],
+    ["sweep", "blooded", "--grid", "a.prowess=1..2", "--out", "x.parquet", "--batch"],
+])
+def test_numeric_flags_are_ascii_integers(capsys, argv, typed):
+    assert_one_line_error([*argv, typed], "ASCII digits", capsys)
+
+
+@pytest.mark.parametrize("typed", ["1_0", "²", "inf", "nan"])
+def test_numeric_real_flags_are_ascii_finite_numbers(capsys, typed):
+    assert_one_line_error(["sweep", "blooded", "--grid", "a.prowess=1..2", "--out",
+                           "x.parquet", "--task-memory", typed], "finite number", capsys)
+
+
+@pytest.mark.parametrize("argv", [
+    ["odds", "falkenstein", *SMALL, "--vs", "cautious:0_5"],
+    ["odds", "falkenstein", *SMALL, "--vs", "cautious:٠.5"],
+    ["train", "falkenstein", *SMALL, "--personality", "cautious", "--strength", "٠.5",
+     "--out", "x.json"],
+    ["train", "falkenstein", *SMALL, "--personality", "cautious", "--strength", "0_5",
+     "--out", "x.json"],
+])
+def test_a_strength_is_an_ascii_number(capsys, argv):
+    assert_one_line_error(argv, "strength must be a number", capsys)
+
+
+def test_ascii_flags_still_read(capsys):
+    code, out, _ = run_cli(["dice", "1d20+5", "--dc", "+15", "--json"], capsys)
+    assert code == 0 and '"dc": 15' in out
+
+
+# -- state_from: one reading of a number, whoever calls it --------------------------------
+
+GAMES = {"blooded": ("beat", {"max_beats": 3}),
+         "uchronia": ("turn", {"max_turns": 3}),
+         "pathfinder": ("hp_a", {"a": "fighter,hp=3", "b": "rogue,hp=3", "max_rounds": 1}),
+         "falkenstein": ("round", {"max_rounds": 3})}
+
+
+@pytest.mark.parametrize("value", [2.7, 2.0, True, "1_0", "²", "١", float("nan")])
+@pytest.mark.parametrize("system", sorted(GAMES))
+def test_state_from_reads_integers_only(system, value):
+    field, options = GAMES[system]
+    game = envs.make(system, **options)
+    with pytest.raises(InputError, match=f"state field {field} takes an integer"):
+        game.state_from({field: value})
+    assert getattr(game.state_from({field: "2"}), field) == 2
+
+
+@pytest.mark.parametrize("system, options, fields", [
+    ("blooded", {"max_beats": 2}, {"inj_a": 5}),
+    ("blooded", {"max_beats": 2}, {"ending": 1}),
+    ("blooded", {"max_beats": 2}, {"phase": "over"}),
+    ("uchronia", {"max_turns": 2}, {"ending": 1}),
+    ("pathfinder", {"a": "fighter,hp=3", "b": "rogue,hp=3", "max_rounds": 1}, {"hp_b": 0}),
+    ("falkenstein", {"max_rounds": 2}, {"ending": 1}),
+])
+def test_state_from_refuses_a_finished_moment(system, options, fields):
+    with pytest.raises(InputError):
+        envs.make(system, **options).state_from(fields)
+
+
+# -- the classes of issue 29 on the systems beyond the one each was found on --------------
+
+QUICK = {"falkenstein": ["-o", "max_rounds=1"], "uchronia": ["-o", "max_turns=1"],
+         "blooded": ["-o", "max_beats=1"],
+         "pathfinder": ["--a", "fighter,hp=3", "--b", "rogue,hp=3", "-o", "max_rounds=1"]}
+
+
+@pytest.mark.parametrize("system, sheet, word", [
+    ("blooded", "prowess=99999999999", "0..5"),
+    ("blooded", "sword=-1", "0..5"),
+    ("blooded", "invokes=51", "0..50"),
+    ("blooded", "style=1000000000000000000000", "0..50"),
+    ("falkenstein", "health=99999999999", "0..99"),
+    ("falkenstein", "health=-1", "0..99"),
+    ("falkenstein", "fencing=99999999999", "allowed: PR"),
+])
+def test_huge_sheet_numbers_have_bounds_on_every_system(capsys, system, sheet, word):
+    assert_one_line_error(["solve", system, *QUICK[system], "--a", sheet], word, capsys)
+
+
+@pytest.mark.parametrize("system, text, word", [
+    ("falkenstein", "field_m = 1000000000\n", "2..12"),
+    ("falkenstein", "corps_a_corps_tie_m = -5\n", "0..2"),
+    ("falkenstein", "[rests_required]\nPR = 1000000000\n", "0..6"),
+    ("falkenstein", "[feat_chance]\nPR = 1e308\n", "probability"),
+    ("uchronia", "[dice]\nbase = 1000000000\n", "0..20"),
+    ("uchronia", "[dice]\nminimum = -3\n", "1..20"),
+    ("uchronia", "[health]\nout_level = 1000000000\n", "1..3"),
+    ("uchronia", "[resistance]\ncancel_margin = -1\n", "0..100"),
+    ("blooded", "risk_target = 1000000000\n", "1..200"),
+    ("blooded", "die_sides = -6\n", "2..100"),
+    ("blooded", "invoke_dice = 9223372036854775807\n", "0..20"),
+    ("blooded", "[costs]\nbash = -2\n", "0..20"),
+    ("blooded", "wagers_per_style = 1e9\n", "integer"),
+])
+def test_huge_or_negative_ruleset_numbers_have_bounds_on_every_system(tmp_path, capsys,
+                                                                      system, text, word):
+    path = tmp_path / "rules.toml"
+    path.write_text(text)
+    assert_one_line_error(["solve", system, *QUICK[system], "--ruleset", str(path)], word,
+                          capsys)
+
+
+@pytest.mark.parametrize("path, word", [("", "empty"), ("/dev/zero", "not a regular file"),
+                                        ("/", "a directory")])
+@pytest.mark.parametrize("system", sorted(QUICK))
+def test_a_ruleset_is_a_regular_file_on_every_system(capsys, system, path, word):
+    assert_one_line_error(["solve", system, *QUICK[system], "--ruleset", path], word, capsys)
+
+
+@pytest.mark.parametrize("typed", ["\x00\x01", "²", "١", "9" * 5000, "1_0"])
+@pytest.mark.parametrize("system", ["blooded", "uchronia"])
+def test_what_is_typed_at_the_prompt_is_never_a_traceback_on_every_system(capsys, system,
+                                                                          typed):
+    answers = iter([typed, "q"])
+    from agents.cli import build_parser
+    from agents.cli.play import run
+
+    args = build_parser().parse_args(["play", system, *QUICK[system], "--vs", "uniform",
+                                      "--seed", "1", "--no-cache"])
+    assert run(args, read=lambda prompt="": next(answers)) == 0
+    out = capsys.readouterr().out
+    assert "is not a legal choice here" in out
