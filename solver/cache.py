@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import io
 import pickle
+import struct
 import warnings
 import weakref
 from collections.abc import Callable, Iterator
@@ -33,7 +34,7 @@ from .errors import RefinementWarning
 from .game import Game
 
 #: what an answer's pickle holds; bump it when that changes, so older entries miss
-FORMAT = 1
+FORMAT = 2
 
 
 @runtime_checkable
@@ -137,8 +138,8 @@ def _keep(store: AnswerCache, key: str, game: Game, document: dict) -> None:
 
 
 class _Writer(pickle.Pickler):
-    def __init__(self, file, game: Game):
-        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+    def __init__(self, file, game: Game, buffers: list):
+        super().__init__(file, protocol=5, buffer_callback=buffers.append)
         self.game = game
 
     def persistent_id(self, obj):
@@ -146,8 +147,8 @@ class _Writer(pickle.Pickler):
 
 
 class _Reader(pickle.Unpickler):
-    def __init__(self, file, game: Game):
-        super().__init__(file)
+    def __init__(self, file, game: Game, buffers: list):
+        super().__init__(file, buffers=buffers)
         self.game = game
 
     def persistent_load(self, pid):
@@ -156,21 +157,73 @@ class _Reader(pickle.Unpickler):
         return self.game
 
 
-def write_answer(document: dict, game: Game) -> memoryview:
-    """``document`` as bytes, every reference to ``game`` kept as a reference (a view
-    of the pickle's buffer: a large answer is not copied once more)."""
-    buffer = io.BytesIO()
-    _Writer(buffer, game).dump(document)
-    return buffer.getbuffer()
+#: what an answer's bytes start with: this layout, then the count of arrays
+MAGIC = b"duel-answer/2\n"
+#: every part of an answer starts at a multiple of this many bytes from its start (a
+#: store that keeps the start so aligned hands back arrays numpy and numba read as is)
+ALIGN = 64
 
 
-def read_answer(payload: bytes, game: Game) -> dict | None:
-    """The document ``write_answer`` made, attached to ``game``; None if it does not
-    read back (a damaged or foreign payload is a miss, never an error)."""
+def _aligned(size: int) -> int:
+    return -(-size // ALIGN) * ALIGN
+
+
+def write_answer(document: dict, game: Game) -> bytearray:
+    """``document`` as bytes, every reference to ``game`` kept as a reference.
+
+    The layout: ``MAGIC``, the number of arrays and the length of each part (8 bytes
+    each, little-endian), then the pickle and every array's data out of band (pickle
+    protocol 5), each part starting at a multiple of ``ALIGN``. Read back from a
+    memory map (``agents.store``), the arrays are the file's pages, not copies: a
+    solution of hundreds of megabytes is read in the time its pages take to map, and
+    nothing is copied but what is touched."""
+    buffers: list[pickle.PickleBuffer] = []
+    stream = io.BytesIO()
+    _Writer(stream, game, buffers).dump(document)
+    parts = [stream.getbuffer(), *(buffer.raw() for buffer in buffers)]
+    frame = MAGIC + struct.pack(f"<{len(parts) + 1}Q", len(buffers),
+                                *(part.nbytes for part in parts))
+    offsets, at = [], _aligned(len(frame))
+    for part in parts:
+        offsets.append(at)
+        at = _aligned(at + part.nbytes)
+    payload = bytearray(at)
+    payload[:len(frame)] = frame
+    for offset, part in zip(offsets, parts, strict=True):
+        payload[offset:offset + part.nbytes] = part
+    return payload
+
+
+def read_answer(payload: bytes | memoryview, game: Game) -> dict | None:
+    """The document ``write_answer`` made, attached to ``game``, its arrays views of
+    ``payload`` (copied first if ``payload`` is read-only: an answer's arrays may be
+    written to); None if it does not read back (a damaged or foreign payload is a
+    miss, never an error)."""
     try:
-        document = _Reader(io.BytesIO(payload), game).load()
+        view = memoryview(payload).cast("B")
+        if view.readonly:
+            view = memoryview(bytearray(view))
+        parts = _parts(view)
+        document = _Reader(io.BytesIO(parts[0]), game, parts[1:]).load()
     except Exception:  # noqa: BLE001 - whatever a damaged pickle raises, it is a miss
         return None
     if not isinstance(document, dict) or "answer" not in document:
         return None
     return document
+
+
+def _parts(view: memoryview) -> list[memoryview]:
+    """The pickle and the arrays' data of an answer's bytes (``write_answer``)."""
+    if bytes(view[:len(MAGIC)]) != MAGIC:
+        raise ValueError("not an answer of this layout")
+    at = len(MAGIC)
+    (count,) = struct.unpack_from("<Q", view, at)
+    sizes = struct.unpack_from(f"<{count + 1}Q", view, at + 8)
+    at = _aligned(at + 8 * (count + 2))
+    parts = []
+    for size in sizes:
+        if at + size > len(view):
+            raise ValueError("an answer cut short")
+        parts.append(view[at:at + size])
+        at = _aligned(at + size)
+    return parts

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,10 +17,14 @@ from ..markov.graph import build_graph
 from ..markov.stages import MAX_SWEEPS, TOLERANCE, Convergence
 from ..policy import TabularPolicy
 from .cores import CoreGraph, explore, require_states
-from .flow import endings, play_forward, unit_starts
 from .grid import Grid
-from .layers import Record, read_lowered, solve_layer
-from .stage_rules import Equilibrium, StageRule
+
+if TYPE_CHECKING:
+    from .stage_rules import StageRule
+
+# the solving modules (``flow``, ``layers``, ``stage_rules``: numba) are imported by
+# ``solve_counters``, so that a solution read back from the answer store loads without
+# numba
 
 
 class CounterSolution:
@@ -206,6 +211,9 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     swap it for a reference solver; or a best reply, a fixed pair, a regularised
     player). Without ``statistics`` the play is not pushed forward (win, loss, length
     and ``visits`` are left at 0)."""
+    from .flow import endings, play_forward, unit_starts
+    from .layers import Record, read_lowered, solve_layer
+    from .stage_rules import Equilibrium
     graph, grid, roots = explore(game, None if start is None else [(1.0, start)])
     rule = Equilibrium(stage_values, grid) if rule is None else rule
     counters = len(grid.top)
