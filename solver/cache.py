@@ -90,13 +90,8 @@ def remembered(game: Game, question: str, compute: Callable[[], object],
     if question in known:
         return known[question]
     key = key_of(game, question) if store is not None else None
-    payload = store.get(key) if key is not None else None
-    found = None if payload is None else read_answer(payload, game)
-    if found is not None:
-        if adopt is not None:
-            adopt(found)
-        _replay(found.get("warnings", []))
-    else:
+    found = _read(game, key, store, adopt)
+    if found is None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             answer = compute()
@@ -107,6 +102,35 @@ def remembered(game: Game, question: str, compute: Callable[[], object],
             _keep(store, key, game, found)
     known[question] = found["answer"]
     return found["answer"]
+
+
+def recalled(game: Game, question: str, store: AnswerCache | None,
+             adopt: Callable[[dict], None] | None = None):
+    """The answer to ``question`` about ``game`` if this process or ``store`` has it
+    (as ``remembered`` reads it), else None: nothing is computed."""
+    known = _MEMO.setdefault(game, {})
+    if question not in known:
+        # its warnings are the whole answer's, not said again for a part of it
+        found = _read(game, key_of(game, question) if store is not None else None, store,
+                      adopt, replay=False)
+        if found is None:
+            return None
+        known[question] = found["answer"]
+    return known[question]
+
+
+def _read(game: Game, key: str | None, store: AnswerCache | None,
+          adopt: Callable[[dict], None] | None, replay: bool = True) -> dict | None:
+    """The document kept under ``key``, adopted and (with ``replay``) its warnings said
+    again; None if there is none that reads back."""
+    payload = store.get(key) if key is not None else None
+    found = None if payload is None else read_answer(payload, game)
+    if found is not None:
+        if adopt is not None:
+            adopt(found)
+        if replay:
+            _replay(found.get("warnings", []))
+    return found
 
 
 def _recorded(message: Warning | str, category: type[Warning]) -> tuple:
