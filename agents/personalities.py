@@ -457,13 +457,18 @@ class Calibration:
     def __init__(self, game: Game, side: str, prior: TemperamentPolicy):
         # the solver is imported here, not with the module: reading the temperaments
         # (the CLI checking --vs or --personality) needs none of it
-        from solver import solve_game
         from solver.markov.evaluate import require_public
         require_public(game, "the exact personality")
         self.game, self.side, self.prior = game, side, prior
-        self.game_value = solve_game(game).value * (1.0 if side == "a" else -1.0)
         self.points: list[_Point] = []
         self.solves = 0
+
+    @cached_property
+    def game_value(self) -> float:
+        """The duel's value from this side (asked only when a play is solved: a
+        personality read from the answer store needs no solution of the duel)."""
+        from solver import solve_game
+        return solve_game(self.game).value * (1.0 if self.side == "a" else -1.0)
 
     @cached_property
     def full(self) -> float:
@@ -582,6 +587,11 @@ class Personality:
         return self.solution.policy(name=f"{self.name} {self.strength:g}")
 
 
+def _play_at(found: Calibration, beta: float) -> tuple[RegularizedSolution, float]:
+    point = found.point(beta)
+    return point.solution, point.exploitability
+
+
 def personality(game: Game, name: str, strength: float, side: str = "a") -> Personality:
     """The exact play of personality ``name`` of strength ``strength`` as ``side``, its
     beta calibrated so that its exploitability is ``strength`` times the temperament's.
@@ -593,7 +603,10 @@ def personality(game: Game, name: str, strength: float, side: str = "a") -> Pers
         raise InputError(f"unknown side {side!r}; allowed: a, b")
     from solver.cache import ambient, remembered
     found = calibration(game, name, side)
-    beta = remembered(game, _calibration_question(game, name, side, strength),
-                      lambda: found.beta(strength), ambient())
-    point = found.point(beta)
-    return Personality(name, strength, side, found.prior, point.solution, point.exploitability)
+    question = _calibration_question(game, name, side, strength)
+    beta = remembered(game, question, lambda: found.beta(strength), ambient())
+    # the play at that beta and what it gives away, kept too: a personality asked again
+    # (odds, then play, against it) is read back without a solve
+    solution, exploitability = remembered(game, f"{question}|play beta={beta!r}",
+                                          lambda: _play_at(found, beta), ambient())
+    return Personality(name, strength, side, found.prior, solution, exploitability)

@@ -281,6 +281,9 @@ def test_a_kept_personality_strength_needs_no_search_and_plays_the_same(tmp_path
     monkeypatch.setattr(personalities, "_CALIBRATIONS", {})   # as in a new process
     monkeypatch.setattr(personalities.Calibration, "beta",
                         lambda self, strength: pytest.fail("searched again"))
+    monkeypatch.setattr(personalities.Calibration, "point",
+                        lambda self, beta: pytest.fail("its play solved again"))
+    monkeypatch.setattr("solver.solve._solve_whole", lambda *a: pytest.fail("duel solved"))
     with caching(store):
         kept = personalities.personality(falkenstein(), "aggressive", 0.5, "b")
     assert kept.beta == computed.beta
