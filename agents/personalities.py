@@ -437,6 +437,8 @@ CALIBRATION_TOLERANCE = 0.02
 #: gives the same play, so the fixed map s / (1 - s) is kept
 _NOTHING_TO_CALIBRATE = 1e-6
 _MAX_SOLVES = 40
+#: the solves a calibration usually takes (8 to 14), for the estimate of the time left
+TYPICAL_SOLVES = 12
 #: the search stays within these betas: beyond them the play no longer moves (a prior
 #: with zero weights makes the exploitability jump at beta = 0), and the stage solver
 #: slows down
@@ -499,8 +501,18 @@ class Calibration:
         """The beta at which the personality gives away ``strength`` times what the
         temperament gives away (within ``CALIBRATION_TOLERANCE`` of the latter)."""
         from solver.markov.regularized import strength_to_beta
-        if strength in (0.0, 1.0) or self.full <= _NOTHING_TO_CALIBRATE:
+        from solver.progress import task
+        if strength in (0.0, 1.0):
             return strength_to_beta(strength)
+        with task(f"calibrating strength {strength:g}", TYPICAL_SOLVES, "solves"):
+            return self._search(strength)
+
+    def _search(self, strength: float) -> float:
+        from solver.markov.regularized import strength_to_beta
+        from solver.progress import advance
+        if self.full <= _NOTHING_TO_CALIBRATE:
+            return strength_to_beta(strength)
+        advance(1)
         target, slack = strength * self.full, CALIBRATION_TOLERANCE * self.full
         for _ in range(_MAX_SOLVES):
             below, above = self._bracket(target)
@@ -511,6 +523,7 @@ class Calibration:
             if any(p.beta == beta for p in self.points):
                 break  # at the end of BETA_RANGE, or the bracket cannot shrink further
             self.point(beta)
+            advance(1)
         return self._closest(target)
 
     def _closest(self, target: float) -> float:

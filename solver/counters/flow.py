@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import progress
 from ..game import Game, State
 from ..markov.stages import sweep
 from . import sums as counter_sums
@@ -70,6 +71,7 @@ def play_forward(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs
             points, at = grid.layers[number], starts[number - first]
             flow = _layer_flow(graph, grid, number, arriving, roots, layer_of, column_of,
                                mixes, tolerance, max_sweeps, units, visits)
+            progress.advance(len(points), "play pushed forward")
             steps += flow.steps
             ended = flow.inflow[graph.terminal].sum(axis=1)
             win += float(ended[ending > 0].sum())

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import progress
 from ..errors import InputError
 from ..game import Game, State
 from ..markov.evaluate import Evaluation, StateTable, state_table
@@ -97,9 +98,10 @@ class CounterSolution:
         if point >= self.grid.size:
             return None
         value = float(self._values_at(np.array([core]), point)[0])
-        evaluation, visits = forward_statistics(
-            self.game, self.cores, self.grid, [(1.0, core, point)], value, self.mixes,
-            tolerance, max_sweeps)
+        with progress.task("the play from that moment", self.grid.size, "counter values"):
+            evaluation, visits = forward_statistics(
+                self.game, self.cores, self.grid, [(1.0, core, point)], value, self.mixes,
+                tolerance, max_sweeps)
         return CounterSolution(self.game, self.cores, self.grid, (self._kept, self.held),
                                self.mixes, evaluation, self.convergence, visits, state)
 
@@ -263,18 +265,23 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     landed = held[:len(graph.landing)]
     mixes = {p: np.zeros((grid.size, int(graph.slots[p][-1]))) for p in ("a", "b")}
     record = Record(tolerance)
-    for first, last in grid.reads:
-        together, starts = grid.together(first, last)
-        known = read_lowered(graph, grid, together, landed)
-        for points, at in zip(grid.layers[first:last], starts, strict=True):
-            reading = (np.ascontiguousarray(known[:, at:at + len(points)]), landed, finals)
-            layer = solve_layer(graph, grid, points, reading, mixes, record, tolerance,
-                                 max_sweeps, rule)
-            held[:, grid.span(points)] = layer[kept]
-    position = {core: at for at, core in enumerate(kept.tolist())}
-    value = float(sum(p * held[position[core], grid.column[point]] for p, core, point in roots))
-    evaluation, visits = forward_statistics(game, graph, grid, roots, value, mixes, tolerance,
-                                            max_sweeps, statistics)
+    # each counter value counted twice: its stage games, then the play pushed through it
+    with progress.task("solving", grid.size * (2 if statistics else 1), "counter values"):
+        for first, last in grid.reads:
+            together, starts = grid.together(first, last)
+            known = read_lowered(graph, grid, together, landed)
+            for points, at in zip(grid.layers[first:last], starts, strict=True):
+                reading = (np.ascontiguousarray(known[:, at:at + len(points)]), landed,
+                           finals)
+                layer = solve_layer(graph, grid, points, reading, mixes, record, tolerance,
+                                    max_sweeps, rule)
+                held[:, grid.span(points)] = layer[kept]
+                progress.advance(len(points), "stage games")
+        position = {core: at for at, core in enumerate(kept.tolist())}
+        value = float(sum(p * held[position[core], grid.column[point]]
+                          for p, core, point in roots))
+        evaluation, visits = forward_statistics(game, graph, grid, roots, value, mixes,
+                                                tolerance, max_sweeps, statistics)
     return CounterSolution(game, graph, grid, (kept, held), mixes, evaluation,
                            record.convergence(), visits, start)
 
