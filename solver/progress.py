@@ -16,6 +16,7 @@ play pushed forward through it). It is said once a little of the work is done
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -58,41 +59,54 @@ class Task:
 
 
 Listener = Callable[[Report], None]
-_LISTENERS: list[Listener] = []
-_OPEN: list[Task] = []
+
+
+class _Thread(threading.local):
+    """Each thread's listeners and open tasks: work done on a background thread is
+    heard by that thread's listeners only (``agents.opponents.PreparedOpponent``
+    relays it when the main thread waits for it)."""
+
+    def __init__(self):
+        self.listeners: list[Listener] = []
+        self.open: list[Task] = []
+
+
+_HERE = _Thread()
 
 
 @contextmanager
 def listening(listener: Listener) -> Iterator[None]:
     """Send every report of the block's work to ``listener``."""
-    _LISTENERS.append(listener)
+    _HERE.listeners.append(listener)
     try:
         yield
     finally:
-        _LISTENERS.remove(listener)
+        _HERE.listeners.remove(listener)
 
 
 @contextmanager
 def task(what: str, total: float, unit: str = "steps") -> Iterator[Task | None]:
     """Open a task of ``total`` units for the block (None, and nothing kept, when
     nobody listens)."""
-    if not _LISTENERS:
+    if not _HERE.listeners:
         yield None
         return
     opened = Task(what, float(total), unit, time.monotonic())
-    _OPEN.append(opened)
+    _HERE.open.append(opened)
     try:
         yield opened
     finally:
-        _notify(opened, finished=True)
-        _OPEN.remove(opened)
+        try:
+            _notify(opened, finished=True)
+        finally:   # a listener may stop the work by raising: the task is closed anyway
+            _HERE.open.remove(opened)
 
 
 def advance(amount: float, stage: str = "") -> None:
     """``amount`` more units of the innermost task done, now in ``stage``."""
-    if not _OPEN:
+    if not _HERE.open:
         return
-    current = _OPEN[-1]
+    current = _HERE.open[-1]
     current.done += amount
     if stage:
         current.stage = stage
@@ -106,7 +120,11 @@ def _notify(current: Task, finished: bool = False) -> None:
     share = current.done / current.total if current.total > 0 else 0.0
     remaining = 0.0 if finished else (
         elapsed * (1.0 - share) / share if share >= ESTIMATE_AFTER else None)
-    report = Report(tuple(t.what for t in _OPEN), current.stage, current.done,
-                    current.total, current.unit, elapsed, remaining, finished)
-    for listener in list(_LISTENERS):
+    relay(Report(tuple(t.what for t in _HERE.open), current.stage, current.done,
+                 current.total, current.unit, elapsed, remaining, finished))
+
+
+def relay(report: Report) -> None:
+    """Say ``report`` to this thread's listeners (work of another thread, waited for)."""
+    for listener in list(_HERE.listeners):
         listener(report)

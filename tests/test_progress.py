@@ -142,3 +142,44 @@ def test_no_progress_on_a_pipe_unless_asked(capsys, monkeypatch):
     monkeypatch.setattr(shown, "QUIET_SECONDS", 0.0)
     assert main(["solve", "blooded", "--json", "--no-cache"]) == 0
     assert "duel: solving" not in capsys.readouterr().err
+
+
+def blooded():
+    return envs.make("blooded", **envs.spec("blooded").examples.duel())
+
+
+def test_an_opponent_made_in_the_background_plays_as_the_one_made_at_once():
+    from agents.opponents import PreparedOpponent, opponent_policy
+    game = blooded()
+    prepared = PreparedOpponent("equilibrium", game, "b")
+    heard = reports_of(prepared.policy)   # waiting relays the background's work
+    assert heard and heard[-1].finished and heard[-1].tasks == ("solving",)
+    direct = opponent_policy("equilibrium", blooded(), "b")
+    state = game.initial_outcomes()[0][1]
+    observation, mask = game.observe(state, "b"), game.legal_mask(state, "b")
+    assert prepared.probabilities(observation, mask) == pytest.approx(
+        direct.probabilities(observation, mask), abs=1e-12)
+
+
+def test_an_error_making_the_opponent_is_raised_where_it_plays(monkeypatch):
+    from agents import opponents
+
+    def refuse(*args):
+        raise solver.InputError("no such opponent")
+    monkeypatch.setattr(opponents, "opponent_policy", refuse)
+    prepared = opponents.PreparedOpponent("equilibrium", blooded(), "b")
+    with pytest.raises(solver.InputError, match="no such opponent"):
+        prepared.policy()
+
+
+def test_an_opponent_no_longer_wanted_stops_at_its_next_step(tmp_path):
+    from agents.opponents import PreparedOpponent
+    from agents.store import AnswerStore
+    from solver.cache import caching
+    with caching(AnswerStore(tmp_path)):
+        prepared = PreparedOpponent("equilibrium", blooded(), "b")
+        prepared.cancel()
+        prepared._thread.join(120)
+    assert not prepared._thread.is_alive()
+    assert prepared._policy is None and prepared._error is None
+    assert not list(tmp_path.glob("*.answer"))   # stopped before its answer was kept
