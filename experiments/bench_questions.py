@@ -176,20 +176,26 @@ def measure(listed: list[Question], folder: Path, timeout: float,
     rows = []
     for n, question in enumerate(listed):
         order = list(trees) if n % 2 == 0 else list(reversed(trees))
-        row = {"question": question.label}
+        row = {"question": question.label, **({"baseline": {}} if baseline else {})}
         for side in order:
             # an empty store: the question is asked cold, then warm
             env = environment(folder / f"store-{side}-{n}", trees[side])
             cold = run_once(question.argv, env, question.stdin, timeout)
             warm = run_once(question.argv, env, question.stdin, timeout)
-            row[side] = {"cold": cold, "warm": warm}
+            _side(row, side).update(cold=cold, warm=warm)
         rows.append(row)
-        said = "; ".join(f"{side} cold {row[side]['cold']['seconds']:.2f} s "
-                         f"({row[side]['cold']['status']}), warm "
-                         f"{row[side]['warm']['seconds']:.2f} s ({row[side]['warm']['status']})"
-                         for side in trees)
+        said = "; ".join(f"{side} cold {_side(row, side)['cold']['seconds']:.2f} s "
+                         f"({_side(row, side)['cold']['status']}), warm "
+                         f"{_side(row, side)['warm']['seconds']:.2f} s "
+                         f"({_side(row, side)['warm']['status']})" for side in trees)
         print(f"  {question.label}: {said}", file=sys.stderr)
     return rows
+
+
+def _side(row: dict, side: str) -> dict:
+    """A question's times on one tree: this tree's in the row itself, the baseline's
+    under ``baseline``."""
+    return row if side == "now" else row[side]
 
 
 def summary(rows: list[dict]) -> dict:
@@ -197,12 +203,12 @@ def summary(rows: list[dict]) -> dict:
     measured (``baseline ...`` for the baseline's)."""
     out = {}
     for side in SIDES:
-        if side not in rows[0]:
+        if side != "now" and side not in rows[0]:
             continue
         prefix = "" if side == "now" else f"{side} "
         for when in ("cold", "warm"):
             for what in ("seconds", "peak_mb"):
-                values = np.array([row[side][when][what] for row in rows])
+                values = np.array([_side(row, side)[when][what] for row in rows])
                 out[f"{prefix}{when} {what}"] = {"p50": float(np.percentile(values, 50)),
                                                  "p95": float(np.percentile(values, 95)),
                                                  "max": float(values.max())}
@@ -210,30 +216,30 @@ def summary(rows: list[dict]) -> dict:
 
 
 def _status(row: dict) -> str:
-    said = [row[side][when]["status"] for side in SIDES if side in row
-            for when in ("cold", "warm")]
+    said = [_side(row, side)[when]["status"] for side in SIDES
+            if side == "now" or side in row for when in ("cold", "warm")]
     return said[0] if len(set(said)) == 1 else " / ".join(said)
 
 
 def _columns(compared: bool) -> list[tuple[str, object]]:
     """(header, cell of a row) of the table: this tree's seconds and peak memory, and
     with a baseline its seconds and how many times longer it took (baseline / now)."""
-    columns = [("cold s", lambda r: r["now"]["cold"]["seconds"]),
-               ("warm s", lambda r: r["now"]["warm"]["seconds"])]
+    columns = [("cold s", lambda r: r["cold"]["seconds"]),
+               ("warm s", lambda r: r["warm"]["seconds"])]
     if compared:
         columns += [("base cold s", lambda r: r["baseline"]["cold"]["seconds"]),
                     ("base warm s", lambda r: r["baseline"]["warm"]["seconds"]),
                     ("cold x", lambda r: _ratio(r, "cold")),
                     ("warm x", lambda r: _ratio(r, "warm"))]
-    columns += [("cold MB", lambda r: r["now"]["cold"]["peak_mb"]),
-                ("warm MB", lambda r: r["now"]["warm"]["peak_mb"])]
+    columns += [("cold MB", lambda r: r["cold"]["peak_mb"]),
+                ("warm MB", lambda r: r["warm"]["peak_mb"])]
     if compared:
         columns.append(("base cold MB", lambda r: r["baseline"]["cold"]["peak_mb"]))
     return columns
 
 
 def _ratio(row: dict, when: str) -> float:
-    return row["baseline"][when]["seconds"] / max(row["now"][when]["seconds"], 1e-9)
+    return row["baseline"][when]["seconds"] / max(row[when]["seconds"], 1e-9)
 
 
 def _totals(totals: dict, stat: str, compared: bool) -> dict:
@@ -241,7 +247,7 @@ def _totals(totals: dict, stat: str, compared: bool) -> dict:
     def side(prefix: str) -> dict:
         return {when: {what: totals[f"{prefix}{when} {what}"][stat]
                        for what in ("seconds", "peak_mb")} for when in ("cold", "warm")}
-    row = {"question": stat, "now": side("")}
+    row = {"question": stat, **side("")}
     if compared:
         row["baseline"] = side("baseline ")
     return row

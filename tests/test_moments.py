@@ -92,3 +92,17 @@ def test_a_moment_without_the_whole_duel_known_is_solved_from_it(tmp_path):
                                cache=AnswerStore(tmp_path))
     assert list(tmp_path.iterdir()) == before   # nothing computed for the whole duel
     assert solved.start == state
+
+
+def test_a_moment_explored_from_the_declared_cores_answers_as_one_walked(monkeypatch):
+    """Pathfinder declares its cores from the start: a moment among them is explored
+    from those (with cores the moment cannot reach) instead of walked core by core."""
+    options = {"a": "fighter,hp=3", "b": "rogue,hp=3"}
+    state = moments(envs.make("pathfinder", **options), 1)[0]
+    game = envs.make("pathfinder", **options)
+    declared = solver.solve_game(game, start=state)
+    from solver.counters import cores
+    monkeypatch.setattr(cores, "_declared", lambda game, starts: None)
+    walked = solver.solve_game(envs.make("pathfinder", **options), start=state)
+    assert set(walked.cores.cores) <= set(declared.cores.cores)
+    assert_same(declared, walked, reachable(game, state))
