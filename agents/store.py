@@ -11,9 +11,14 @@ needed: a reader sees the old file or the new one, never half of one. ``list`` i
 directory scan and ``clear`` frees the disk at once.
 
 Each file starts with one line of JSON (the key, the version of the code that wrote
-it, the payload's size and SHA-256), then the payload. An entry of another version,
-another key (a hash collision) or whose payload does not match its hash is a miss:
-the answer is computed again and written over it, never used.
+it, the payload's size and digest: the SHA-256 of the SHA-256 of each 32 MiB, hashed
+on several threads), padded so that the payload starts at a multiple of 64 bytes,
+then the payload. An entry of another version, another key (a hash collision) or
+whose payload does not match its digest is a miss: the answer is computed again and
+written over it, never used. ``get`` hands back a copy-on-write memory map of the
+file: the arrays of an answer read back are its pages (``solver.cache``), not a copy.
+(On Windows a mapped file cannot be replaced: a second process writing an entry
+another one is reading is then said in a warning, and the answer still given.)
 
 The payload is a pickle (``solver.cache``): only this user can write the directory
 (it is made with mode 0700), and whoever can write it can already change the

@@ -10,8 +10,15 @@ and checks that what it hands back is what was put (a hash).
 
 An answer is kept as a pickle in which the game is a reference, not a copy: read
 back, it is attached to the game asking, so it answers exactly as the computed
-object did (the same arrays, bit for bit). Anything that fails to read back is a
-miss: the answer is computed again and put over it.
+object did (the same arrays, bit for bit). Its arrays are kept out of band (pickle
+protocol 5), each aligned, after the pickle (``write_answer``): a store that hands
+back a memory map of its file (``agents.store``) gives arrays that are the file's
+pages, so a solution of hundreds of megabytes is read back without copying it.
+Anything that fails to read back is a miss: the answer is computed again and put
+over it.
+
+``recalled`` reads an answer without ever computing it: the facade reads a moment
+of a duel from the whole duel's solution when it is known (``solver.solve``).
 
 ``caching(store)`` makes ``store`` the one every whole-duel solution inside the
 block reads and writes (the ``duel`` command's, for the equilibria that ``odds``

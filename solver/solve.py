@@ -151,7 +151,11 @@ def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERA
     answers against a fixed opponent ask for the equilibrium of the same duel several
     times), and read from / written to ``cache`` (an ``AnswerCache``; by default the
     store of the enclosing ``solver.cache.caching`` block, if any) when the game has
-    an identity: read back, it answers exactly as the computed one.
+    an identity: read back, it answers exactly as the computed one. A moment of a duel
+    whose whole solution this process or the store already has is read from it where
+    it answers as a solve from the moment would (``CounterSolution.at_moment``: a
+    counter game whose cycles, if any, reached their fixed point to rounding), its
+    statistics pushed forward from the moment; any other moment is solved from it.
     """
     markov_evaluate.require_public(game, "the exact solution")
     store = None if _FORCED else (cache if cache is not None else ambient())
