@@ -163,6 +163,20 @@ def train_profiles(systems: list[str], folder: Path, personalities: dict[str, st
     return profiles
 
 
+def prepare(systems: list[str], personalities: dict[str, str], folder: Path,
+            timeout: float, tree: Path = ROOT) -> None:
+    """Off the clock, an answer against a personality on each system's small duel by
+    ``tree``'s code, with no store: numba compiles (or loads) every compiled part of
+    the solver those questions use, as on a GM's machine after the first question, so
+    that no tree's cold question pays for compiling."""
+    for system in systems:
+        argv = ["odds", system, *TRAINING[system], "--vs", f"{personalities[system]}:0.5",
+                "--no-cache"]
+        done = run_once(argv, environment(folder / "prepare-store", tree), "", timeout)
+        if done["status"] != "ok":
+            raise SystemExit(f"preparing {system} failed ({tree}): {done['error']}")
+
+
 #: the tree of each side of a comparison, in the rows of ``measure``
 SIDES = ("now", "baseline")
 
@@ -326,11 +340,15 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"no question matches --only {args.only!r}")
         needed = sorted({q.argv[1] if q.argv[0] != "profile" else Path(q.argv[2]).stem
                          for q in planned if any(str(folder) in part for part in q.argv)})
+        asked = sorted({system_of(q.label.split(": ")[0]) for q in planned})
         train_profiles(needed, folder, personalities, args.timeout)
+        prepare(asked, personalities, folder, args.timeout)
         if args.baseline is not None:
             (folder / "baseline").mkdir()
             train_profiles(needed, folder / "baseline", personalities, args.timeout,
                            args.baseline.resolve())
+            prepare(asked, personalities, folder / "baseline", args.timeout,
+                    args.baseline.resolve())
         rows = measure(planned, folder, args.timeout,
                        None if args.baseline is None else args.baseline.resolve())
     totals = summary(rows)
