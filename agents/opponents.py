@@ -4,6 +4,7 @@ environments where a name, a mix, a profile file or a personality becomes a poli
 
 from __future__ import annotations
 
+import threading
 from difflib import get_close_matches
 from pathlib import Path
 
@@ -49,6 +50,66 @@ def opponent_policy(spec, game, player: str):
         from solver.hidden.sequence import solve_hidden
         return solve_hidden(game).policy_for(player)
     return resolve_opponent(value, game, player)
+
+
+class _Cancelled(Exception):
+    """The opponent is no longer wanted."""
+
+
+class PreparedOpponent:
+    """The opponent ``spec`` names, made on a background thread from the moment this
+    is built (``duel play`` asks its first question meanwhile: the equilibrium or a
+    personality is solved while the player reads and answers); it plays as the policy
+    once made, and waiting for it relays the work's progress to this thread's
+    listeners (``solver.progress``). An error in making it is raised where it is first
+    played."""
+
+    def __init__(self, spec, game, player: str):
+        self._policy, self._error, self._latest = None, None, None
+        self._cancelled = False
+        self._thread = threading.Thread(target=self._make, args=(spec, game, player),
+                                        daemon=True, name="duel opponent")
+        if game.info.public_information:
+            self._thread.start()
+        else:   # no exact solve to wait for: made at once, its errors said at once
+            self._policy = opponent_policy(spec, game, player)
+
+    def _make(self, spec, game, player: str) -> None:
+        from solver.progress import listening
+        try:
+            with listening(self._hear):
+                self._policy = opponent_policy(spec, game, player)
+        except _Cancelled:
+            pass
+        except BaseException as error:  # noqa: BLE001 - raised again where it is played
+            self._error = error
+
+    def _hear(self, report) -> None:
+        if self._cancelled:   # raised inside the work, at its next step: it stops there
+            raise _Cancelled
+        self._latest = report
+
+    def cancel(self) -> None:
+        """Stop making the opponent (the duel ended before it played): the work stops at
+        its next step, nothing of it kept."""
+        self._cancelled = True
+
+    def policy(self):
+        """The opponent's policy, once made (waiting for it, its progress relayed)."""
+        from solver.progress import relay
+        while self._thread.is_alive():
+            self._thread.join(0.25)
+            if self._latest is not None:
+                relay(self._latest)
+        if self._latest is not None:   # the last word: the work has ended (the line wiped)
+            relay(self._latest)
+            self._latest = None
+        if self._error is not None:
+            raise self._error
+        return self._policy
+
+    def probabilities(self, observation, mask):
+        return self.policy().probabilities(observation, mask)
 
 
 def check_opponent(spec, game, player: str) -> None:

@@ -485,6 +485,8 @@ CALIBRATION_TOLERANCE = 0.02
 #: gives the same play, so the fixed map s / (1 - s) is kept
 _NOTHING_TO_CALIBRATE = 1e-6
 _MAX_SOLVES = 40
+#: the solves a calibration usually takes (8 to 14), for the estimate of the time left
+TYPICAL_SOLVES = 12
 #: the search stays within these betas: beyond them the play no longer moves (a prior
 #: with zero weights makes the exploitability jump at beta = 0), and the stage solver
 #: slows down
@@ -505,14 +507,19 @@ class Calibration:
     def __init__(self, game: Game, side: str, prior: TemperamentPolicy):
         # the solver is imported here, not with the module: reading the temperaments
         # (the CLI checking --vs or --personality) needs none of it
-        from solver import solve_game
         from solver.markov.evaluate import require_public
         require_public(game, "the exact personality")
         self.game, self.side, self.prior = game, side, prior
-        self.game_value = solve_game(game).value * (1.0 if side == "a" else -1.0)
         self.points: list[_Point] = []
         self.solutions: dict[float, RegularizedSolution] = {}
         self.solves = 0
+
+    @cached_property
+    def game_value(self) -> float:
+        """The duel's value from this side (asked only when a play is solved: a
+        personality read from the answer store needs no solution of the duel)."""
+        from solver import solve_game
+        return solve_game(self.game).value * (1.0 if self.side == "a" else -1.0)
 
     @cached_property
     def full(self) -> float:
@@ -550,8 +557,18 @@ class Calibration:
         """The beta at which the personality gives away ``strength`` times what the
         temperament gives away (within ``CALIBRATION_TOLERANCE`` of the latter)."""
         from solver.markov.regularized import strength_to_beta
-        if strength in (0.0, 1.0) or self.full <= _NOTHING_TO_CALIBRATE:
+        from solver.progress import task
+        if strength in (0.0, 1.0):
             return strength_to_beta(strength)
+        with task(f"calibrating strength {strength:g}", TYPICAL_SOLVES, "solves"):
+            return self._search(strength)
+
+    def _search(self, strength: float) -> float:
+        from solver.markov.regularized import strength_to_beta
+        from solver.progress import advance
+        if self.full <= _NOTHING_TO_CALIBRATE:
+            return strength_to_beta(strength)
+        advance(1)
         target, slack = strength * self.full, CALIBRATION_TOLERANCE * self.full
         for _ in range(_MAX_SOLVES):
             below, above = self._bracket(target)
@@ -562,6 +579,7 @@ class Calibration:
             if any(p.beta == beta for p in self.points):
                 break  # at the end of BETA_RANGE, or the bracket cannot shrink further
             self.point(beta)
+            advance(1)
         return self._closest(target)
 
     def _closest(self, target: float) -> float:
@@ -751,6 +769,11 @@ class Personality:
         return self.solution.policy(name=f"{self.name} {label}")
 
 
+def _play_at(found: Calibration, beta: float) -> tuple[RegularizedSolution, float]:
+    point = found.point(beta)
+    return point.solution, point.exploitability
+
+
 def personality(game: Game, name: str, strength: float | None = None, side: str = "a", *,
                 win: float | None = None, against: str = "equilibrium") -> Personality:
     """The exact play of personality ``name`` as ``side``, at a strength or a chance to win.
@@ -774,10 +797,13 @@ def personality(game: Game, name: str, strength: float | None = None, side: str 
     strength = check_strength(strength)
     from solver.cache import ambient, remembered
     found = calibration(game, name, side)
-    beta = remembered(game, _calibration_question(game, name, side, strength),
-                      lambda: found.beta(strength), ambient())
-    point = found.point(beta)
-    return Personality(name, strength, side, found.prior, point.solution, point.exploitability)
+    question = _calibration_question(game, name, side, strength)
+    beta = remembered(game, question, lambda: found.beta(strength), ambient())
+    # the play at that beta and what it gives away, kept too: a personality asked again
+    # (odds, then play, against it) is read back without a solve
+    solution, exploitability = remembered(game, f"{question}|play beta={beta!r}",
+                                          lambda: _play_at(found, beta), ambient())
+    return Personality(name, strength, side, found.prior, solution, exploitability)
 
 
 def _personality_at_win(game: Game, name: str, side: str, rate: float,

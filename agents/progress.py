@@ -49,3 +49,79 @@ class Progress:
 def progress_bar(config: TrainConfig, wanted: bool) -> Progress | None:
     """A bar when wanted and stderr is a terminal (a log file gets no redraws)."""
     return Progress(config) if wanted and sys.stderr.isatty() else None
+
+
+# -- the solver's long work, as the `duel` command shows it
+
+#: seconds of a piece of work before anything is drawn (a quick answer draws nothing)
+QUIET_SECONDS = 2.0
+#: seconds between two lines where the stream is not a terminal (no redraw in place)
+LOG_SECONDS = 10.0
+
+
+class WorkLine:
+    """The solver's progress (``solver.progress``) as one line on a stream: redrawn
+    in place on a terminal (at most four times a second, wiped when the work ends),
+    a line every ``LOG_SECONDS`` elsewhere; nothing for work shorter than
+    ``QUIET_SECONDS``."""
+
+    def __init__(self, stream: TextIO, terminal: bool):
+        self.stream, self.terminal = stream, terminal
+        self.last, self.width = 0.0, 0
+
+    def __call__(self, report) -> None:
+        if report.finished:
+            if len(report.tasks) == 1 and self.width:
+                self._wipe()
+            return
+        now = time.monotonic()
+        if report.elapsed < QUIET_SECONDS or now - self.last < (
+                0.25 if self.terminal else LOG_SECONDS):
+            return
+        self.last = now
+        text = "duel: " + work_text(report)
+        if self.terminal:
+            self.stream.write("\r" + text.ljust(self.width))
+            self.width = len(text)
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def _wipe(self) -> None:
+        self.stream.write("\r" + " " * self.width + "\r")
+        self.stream.flush()
+        self.width = 0
+
+
+def work_text(report) -> str:
+    """``solving: stage games 45% (1,234 of 2,742 counter values), about 20 s left``."""
+    what = " > ".join(report.tasks)
+    stage = f": {report.stage}" if report.stage else ""
+    left = ("" if report.remaining is None else
+            f", about {_duration(report.remaining)} left")
+    return (f"{what}{stage} {report.fraction:.0%} ({report.done:,.0f} of "
+            f"{report.total:,.0f} {report.unit}){left}")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 5400:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def showing_work(stream: TextIO | None = None):
+    """The solver's progress drawn on ``stream`` (stderr) for the block: when it is a
+    terminal, or when ``DUEL_PROGRESS=1`` asks (a log then gets a line now and then);
+    never on stdout, so ``--json`` stays one document."""
+    import contextlib
+    import os
+
+    from solver.progress import listening
+
+    stream = stream or sys.stderr
+    terminal = stream.isatty()
+    if not terminal and os.environ.get("DUEL_PROGRESS") != "1":
+        return contextlib.nullcontext()
+    return listening(WorkLine(stream, terminal))

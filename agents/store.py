@@ -11,9 +11,14 @@ needed: a reader sees the old file or the new one, never half of one. ``list`` i
 directory scan and ``clear`` frees the disk at once.
 
 Each file starts with one line of JSON (the key, the version of the code that wrote
-it, the payload's size and SHA-256), then the payload. An entry of another version,
-another key (a hash collision) or whose payload does not match its hash is a miss:
-the answer is computed again and written over it, never used.
+it, the payload's size and digest: the SHA-256 of the SHA-256 of each 32 MiB, hashed
+on several threads), padded so that the payload starts at a multiple of 64 bytes,
+then the payload. An entry of another version, another key (a hash collision) or
+whose payload does not match its digest is a miss: the answer is computed again and
+written over it, never used. ``get`` hands back a copy-on-write memory map of the
+file: the arrays of an answer read back are its pages (``solver.cache``), not a copy.
+(On Windows a mapped file cannot be replaced: a second process writing an entry
+another one is reading is then said in a warning, and the answer still given.)
 
 The payload is a pickle (``solver.cache``): only this user can write the directory
 (it is made with mode 0700), and whoever can write it can already change the
@@ -30,20 +35,26 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import sys
 import tempfile
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
 from pathlib import Path
+
+from solver.cache import ALIGN
 
 from .profiles import package_version
 
 APP = "duel-solver"
 SUFFIX = ".answer"
 TEMPORARY = ".writing-"
+#: the bytes of a payload hashed as one piece (``digest``)
+DIGEST_CHUNK = 32 * 2**20
 
 
 def user_cache_dir() -> Path:
@@ -92,25 +103,34 @@ class AnswerStore:
     def _file(self, key: str) -> Path:
         return self.directory / (hashlib.sha256(key.encode()).hexdigest()[:32] + SUFFIX)
 
-    def get(self, key: str) -> bytes | None:
+    def get(self, key: str) -> memoryview | None:
+        """The payload kept under ``key``, as a copy-on-write memory map of its file
+        (the answer's arrays are then the file's pages, read as they are touched), or
+        None when it is absent, stale or damaged."""
         try:
             with open(self._file(key), "rb") as file:
                 header = _header(file.readline())
-                payload = file.read()
-        except OSError:
+                start, size = file.tell(), os.fstat(file.fileno()).st_size
+                if (header is None or header.get("key") != key
+                        or header.get("version") != code_version()
+                        or header.get("bytes") != size - start):
+                    return None
+                if size == start:
+                    return memoryview(b"")
+                mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_COPY)
+        except (OSError, ValueError):
             return None
-        if (header is None or header.get("key") != key
-                or header.get("version") != code_version()
-                or header.get("bytes") != len(payload)
-                or header.get("sha256") != hashlib.sha256(payload).hexdigest()):
+        payload = memoryview(mapped)[start:]
+        if header.get("sha256") != digest(payload):
             return None
         return payload
 
     def put(self, key: str, payload: bytes | memoryview) -> None:
         """Keep ``payload``; a store that cannot be written (a full disk, a read-only
         directory) is said in a warning and the answer is still given."""
-        header = {"key": key, "version": code_version(), "bytes": len(payload),
-                  "sha256": hashlib.sha256(payload).hexdigest(),
+        payload = memoryview(payload).cast("B")
+        header = {"key": key, "version": code_version(), "bytes": payload.nbytes,
+                  "sha256": digest(payload),
                   "created": datetime.now(UTC).isoformat(timespec="seconds")}
         temporary = None
         try:
@@ -118,7 +138,7 @@ class AnswerStore:
             with tempfile.NamedTemporaryFile("wb", dir=self.directory, prefix=TEMPORARY,
                                              delete=False) as file:
                 temporary = file.name
-                file.write(json.dumps(header).encode() + b"\n")
+                file.write(_header_line(header))
                 file.write(payload)
                 file.flush()
                 os.fsync(file.fileno())
@@ -160,6 +180,27 @@ class AnswerStore:
                     continue
                 removed, freed = removed + 1, freed + size
         return {"removed": removed, "bytes": freed}
+
+
+def _header_line(header: dict) -> bytes:
+    """The header as one line, padded with spaces so that the payload after it starts
+    at a multiple of ``solver.cache.ALIGN`` bytes (its arrays are then aligned when the
+    file is mapped)."""
+    line = json.dumps(header).encode()
+    return line + b" " * (-(len(line) + 1) % ALIGN) + b"\n"
+
+
+def digest(payload: memoryview) -> str:
+    """The SHA-256 of the SHA-256 of each ``DIGEST_CHUNK`` bytes of ``payload`` (the
+    chunks hashed at once on several threads: hashing releases the GIL, and a large
+    answer is checked in a fraction of the time one thread takes)."""
+    chunks = [payload[at:at + DIGEST_CHUNK] for at in range(0, len(payload), DIGEST_CHUNK)]
+    if len(chunks) <= 1:
+        sums = [hashlib.sha256(chunk).digest() for chunk in chunks]
+    else:
+        with ThreadPoolExecutor(min(len(chunks), os.cpu_count() or 1, 8)) as pool:
+            sums = list(pool.map(lambda chunk: hashlib.sha256(chunk).digest(), chunks))
+    return hashlib.sha256(b"".join(sums)).hexdigest()
 
 
 def _header(line: bytes) -> dict | None:

@@ -7,7 +7,7 @@ kept), with the peak memory of each process, then p50, p95 and max in one table.
 For each system: a ``solve``, an ``odds --vs equilibrium``, an ``odds`` against a
 personality, an ``odds`` against a trained profile, the first step of ``play`` (``q``
 on its input) and a ``profile show``, on realistic sheets: every system's reference
-sheets, Pathfinder at level 1 and 5, Houses of the Blooded's Prowess 4 / The Sword 3
+sheets, Pathfinder at level 1, 5 and 10, Houses of the Blooded's Prowess 4 / The Sword 3
 with maneuvers, both Uchronia modes. The profiles are trained first, off the clock,
 on each system's small example duel (``duel train ... --personality NAME``).
 
@@ -40,12 +40,18 @@ PATHFINDER_5 = ("hp=68,ac=23,attack=15,damage=2d8+4,perception=12:expert,will=21
                 "perception_dc=22",
                 "hp=53,ac=22,attack=12,damage=2d6+4,agile,sneak=2d6,deception=12:expert,"
                 "perception=12:expert,will=19,perception_dc=22")
+#: level-10 sheets (``experiments/bench_pathfinder.py``'s): a fighter and a rogue
+PATHFINDER_10 = ("hp=150,ac=29,attack=19,damage=2d8+10,perception=18:expert,"
+                 "intimidation=17:expert,deception=15:trained,will=29,perception_dc=28",
+                 "hp=140,ac=30,attack=20,damage=2d6+9,agile,sneak=3d6,perception=18:expert,"
+                 "intimidation=14:trained,deception=19:expert,will=28,perception_dc=28")
 DUELS = {
     "falkenstein": ("fencing=GR,physique=AV", "fencing=GD", [], "aggressive"),
     "blooded": ("duellist", "novice", [], "reckless"),
     "blooded maneuvers": ("prowess=4,sword=3,lunge,riposte", "novice", [], "reckless"),
     "pathfinder 1": ("fighter", "rogue", [], "bully"),
     "pathfinder 5": (*PATHFINDER_5, [], "bully"),
+    "pathfinder 10": (*PATHFINDER_10, [], "bully"),
     "uchronia pistol": ("fine_shot", "cold_shot", ["mode=pistol"], "hothead"),
     "uchronia melee": ("fencer", "brawler", ["mode=melee"], "wrestler"),
 }
@@ -132,68 +138,174 @@ def run_once(argv: list[str], env: dict, stdin: str, timeout: float) -> dict:
             "error": said[-1] if process.returncode and said else ""}
 
 
-def environment(store: Path) -> dict:
+def environment(store: Path, tree: Path = ROOT) -> dict:
+    """A question's environment: its answer store, and the tree whose code answers it
+    (this one, or ``--baseline``'s, first on the path)."""
     return dict(os.environ, DUEL_CACHE_DIR=str(store),
-                PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+                PYTHONPATH=os.pathsep.join([str(tree), os.environ.get("PYTHONPATH", "")]))
 
 
 def train_profiles(systems: list[str], folder: Path, personalities: dict[str, str],
-                   timeout: float) -> dict[str, Path]:
-    """One profile per system, trained off the clock on its small duel."""
+                   timeout: float, tree: Path = ROOT) -> dict[str, Path]:
+    """One profile per system, trained off the clock on its small duel (by ``tree``'s
+    code: for the baseline the profiles are thrown away, the training only compiles its
+    solver, as this tree's was, before anything is timed)."""
     profiles = {}
     for system in systems:
         out = folder / f"{system}.json"
         argv = ["train", system, *TRAINING[system], "--personality", personalities[system],
                 "--iterations", str(TRAINING_ITERATIONS), "--out", str(out)]
-        done = run_once(argv, environment(folder / "train-store"), "", timeout)
+        done = run_once(argv, environment(folder / "train-store", tree), "", timeout)
         if done["status"] != "ok":
-            raise SystemExit(f"training the {system} profile failed: {done['error']}")
+            raise SystemExit(f"training the {system} profile failed ({tree}): "
+                             f"{done['error']}")
         profiles[system] = out
     return profiles
 
 
-def measure(listed: list[Question], folder: Path, timeout: float) -> list[dict]:
+def prepare(systems: list[str], personalities: dict[str, str], folder: Path,
+            timeout: float, tree: Path = ROOT) -> None:
+    """Off the clock, an answer against a personality on each system's small duel by
+    ``tree``'s code, with no store: numba compiles (or loads) every compiled part of
+    the solver those questions use, as on a GM's machine after the first question, so
+    that no tree's cold question pays for compiling."""
+    for system in systems:
+        argv = ["odds", system, *TRAINING[system], "--vs", f"{personalities[system]}:0.5",
+                "--no-cache"]
+        done = run_once(argv, environment(folder / "prepare-store", tree), "", timeout)
+        if done["status"] != "ok":
+            raise SystemExit(f"preparing {system} failed ({tree}): {done['error']}")
+
+
+#: the tree of each side of a comparison, in the rows of ``measure``
+SIDES = ("now", "baseline")
+
+
+def measure(listed: list[Question], folder: Path, timeout: float,
+            baseline: Path | None = None) -> list[dict]:
+    """Each question cold then warm, on this tree and (with ``baseline``) on the
+    baseline's, the two trees taking turns to go first from one question to the next
+    (so that neither always meets the machine in the same state)."""
+    trees = {"now": ROOT, **({"baseline": baseline} if baseline is not None else {})}
     rows = []
     for n, question in enumerate(listed):
-        env = environment(folder / f"store-{n}")   # empty: the question is asked cold
-        cold = run_once(question.argv, env, question.stdin, timeout)
-        warm = run_once(question.argv, env, question.stdin, timeout)
-        rows.append({"question": question.label, "cold": cold, "warm": warm})
-        print(f"  {question.label}: cold {cold['seconds']:.2f} s ({cold['status']}), "
-              f"warm {warm['seconds']:.2f} s ({warm['status']})", file=sys.stderr)
+        order = list(trees) if n % 2 == 0 else list(reversed(trees))
+        row = {"question": question.label, **({"baseline": {}} if baseline else {})}
+        for side in order:
+            # an empty store: the question is asked cold, then warm
+            env = environment(folder / f"store-{side}-{n}", trees[side])
+            cold = run_once(question.argv, env, question.stdin, timeout)
+            warm = run_once(question.argv, env, question.stdin, timeout)
+            _side(row, side).update(cold=cold, warm=warm)
+        rows.append(row)
+        said = "; ".join(f"{side} cold {_side(row, side)['cold']['seconds']:.2f} s "
+                         f"({_side(row, side)['cold']['status']}), warm "
+                         f"{_side(row, side)['warm']['seconds']:.2f} s "
+                         f"({_side(row, side)['warm']['status']})" for side in trees)
+        print(f"  {question.label}: {said}", file=sys.stderr)
     return rows
 
 
+def _side(row: dict, side: str) -> dict:
+    """A question's times on one tree: this tree's in the row itself, the baseline's
+    under ``baseline``."""
+    return row if side == "now" else row[side]
+
+
 def summary(rows: list[dict]) -> dict:
-    """p50, p95 and max of the seconds and the peak memory, cold and warm."""
+    """p50, p95 and max of the seconds and the peak memory, cold and warm, of each tree
+    measured (``baseline ...`` for the baseline's)."""
     out = {}
-    for when in ("cold", "warm"):
-        for what in ("seconds", "peak_mb"):
-            values = np.array([row[when][what] for row in rows])
-            out[f"{when} {what}"] = {"p50": float(np.percentile(values, 50)),
-                                     "p95": float(np.percentile(values, 95)),
-                                     "max": float(values.max())}
+    for side in SIDES:
+        if side != "now" and side not in rows[0]:
+            continue
+        prefix = "" if side == "now" else f"{side} "
+        for when in ("cold", "warm"):
+            for what in ("seconds", "peak_mb"):
+                values = np.array([_side(row, side)[when][what] for row in rows])
+                out[f"{prefix}{when} {what}"] = {"p50": float(np.percentile(values, 50)),
+                                                 "p95": float(np.percentile(values, 95)),
+                                                 "max": float(values.max())}
     return out
 
 
+def _status(row: dict) -> str:
+    said = [_side(row, side)[when]["status"] for side in SIDES
+            if side == "now" or side in row for when in ("cold", "warm")]
+    return said[0] if len(set(said)) == 1 else " / ".join(said)
+
+
+def _columns(compared: bool) -> list[tuple[str, object]]:
+    """(header, cell of a row) of the table: this tree's seconds and peak memory, and
+    with a baseline its seconds and how many times longer it took (baseline / now)."""
+    columns = [("cold s", lambda r: r["cold"]["seconds"]),
+               ("warm s", lambda r: r["warm"]["seconds"])]
+    if compared:
+        columns += [("base cold s", lambda r: r["baseline"]["cold"]["seconds"]),
+                    ("base warm s", lambda r: r["baseline"]["warm"]["seconds"]),
+                    ("cold x", lambda r: _ratio(r, "cold")),
+                    ("warm x", lambda r: _ratio(r, "warm"))]
+    columns += [("cold MB", lambda r: r["cold"]["peak_mb"]),
+                ("warm MB", lambda r: r["warm"]["peak_mb"])]
+    if compared:
+        columns.append(("base cold MB", lambda r: r["baseline"]["cold"]["peak_mb"]))
+    return columns
+
+
+def _ratio(row: dict, when: str) -> float:
+    return row["baseline"][when]["seconds"] / max(row[when]["seconds"], 1e-9)
+
+
+def _totals(totals: dict, stat: str, compared: bool) -> dict:
+    """A row of ``stat`` (p50, p95, max) in the shape of a question's row."""
+    def side(prefix: str) -> dict:
+        return {when: {what: totals[f"{prefix}{when} {what}"][stat]
+                       for what in ("seconds", "peak_mb")} for when in ("cold", "warm")}
+    row = {"question": stat, **side("")}
+    if compared:
+        row["baseline"] = side("baseline ")
+    return row
+
+
 def table(rows: list[dict], totals: dict) -> str:
+    compared = "baseline" in rows[0]
+    columns = _columns(compared)
     width = max(len(row["question"]) for row in rows)
-    lines = [f"{'question':<{width}}  {'cold s':>8}  {'warm s':>8}  {'cold MB':>8}  "
-             f"{'warm MB':>8}  status"]
+    cells = [max(8, len(header)) for header, _ in columns]
+    lines = ["  ".join([f"{'question':<{width}}", *(f"{h:>{w}}" for (h, _), w in
+                                                   zip(columns, cells, strict=True)),
+                        "status"])]
     lines.append("-" * len(lines[0]))
-    for row in rows:
-        cold, warm = row["cold"], row["warm"]
-        status = cold["status"] if cold["status"] == warm["status"] else (
-            f"{cold['status']} / {warm['status']}")
-        lines.append(f"{row['question']:<{width}}  {cold['seconds']:8.2f}  "
-                     f"{warm['seconds']:8.2f}  {cold['peak_mb']:8.0f}  {warm['peak_mb']:8.0f}"
-                     f"  {status}")
+
+    def line(row: dict, status: str = "") -> str:
+        values = [f"{read(row):{w}.{0 if 'MB' in h else 2}f}" for (h, read), w in
+                  zip(columns, cells, strict=True)]
+        return "  ".join([f"{row['question']:<{width}}", *values, status]).rstrip()
+    lines += [line(row, _status(row)) for row in rows]
     lines.append("-" * len(lines[0]))
-    for stat in ("p50", "p95", "max"):
-        lines.append(f"{stat:<{width}}  {totals['cold seconds'][stat]:8.2f}  "
-                     f"{totals['warm seconds'][stat]:8.2f}  "
-                     f"{totals['cold peak_mb'][stat]:8.0f}  {totals['warm peak_mb'][stat]:8.0f}")
+    lines += [line(_totals(totals, stat, compared)) for stat in ("p50", "p95", "max")]
     return "\n".join(lines)
+
+
+def write_docs(rows: list[dict], totals: dict) -> None:
+    """This run's table as ``docs/performance.md``'s section ``bench_questions``."""
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import report
+
+    compared = "baseline" in rows[0]
+    columns = [("question", "question"), *_columns(compared),
+               ("status", lambda r: r["status"] if "status" in r else _status(r))]
+    listed = [*rows, *(dict(_totals(totals, stat, compared), status="")
+                       for stat in ("p50", "p95", "max"))]
+    notes = ("Each question in a fresh process: cold with an empty answer store, then warm "
+             "(asked again, the store kept); peak memory is the process's. numba's compiled "
+             "code is on disk beforehand for every tree.")
+    if compared:
+        notes += (" The baseline is an older tree run by the same interpreter in the same "
+                  "run, the two trees taking turns; `cold x` and `warm x` are its seconds "
+                  "over this tree's (above 1: this tree is faster).")
+    report.write_section("bench_questions", "The questions a GM asks: cold and warm",
+                         columns, listed, notes=notes)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -204,8 +316,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="only the questions whose label contains TEXT")
     parser.add_argument("--timeout", type=float, default=600.0,
                         help="seconds allowed to each question (default 600)")
+    parser.add_argument("--baseline", metavar="TREE", type=Path,
+                        help="also ask every question of an older tree of the project (e.g. "
+                        "a git worktree of an older commit), in the same run")
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    parser.add_argument("--write-docs", action="store_true",
+                        help="replace this benchmark's table in docs/performance.md")
     args = parser.parse_args(argv)
+    if args.baseline is not None and not (args.baseline / "agents" / "cli").is_dir():
+        raise SystemExit(f"--baseline {args.baseline}: not a tree of this project "
+                         "(no agents/cli in it)")
     duels, every = (QUICK_DUELS, tuple(QUICK_DUELS)) if args.quick else (DUELS,
                                                                          EVERY_QUESTION)
     if args.quick:   # one profile is enough to time its two questions
@@ -220,14 +340,25 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"no question matches --only {args.only!r}")
         needed = sorted({q.argv[1] if q.argv[0] != "profile" else Path(q.argv[2]).stem
                          for q in planned if any(str(folder) in part for part in q.argv)})
+        asked = sorted({system_of(q.label.split(": ")[0]) for q in planned})
         train_profiles(needed, folder, personalities, args.timeout)
-        rows = measure(planned, folder, args.timeout)
+        prepare(asked, personalities, folder, args.timeout)
+        if args.baseline is not None:
+            (folder / "baseline").mkdir()
+            train_profiles(needed, folder / "baseline", personalities, args.timeout,
+                           args.baseline.resolve())
+            prepare(asked, personalities, folder / "baseline", args.timeout,
+                    args.baseline.resolve())
+        rows = measure(planned, folder, args.timeout,
+                       None if args.baseline is None else args.baseline.resolve())
     totals = summary(rows)
     if args.json:
         json.dump({"questions": rows, "summary": totals}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         print(table(rows, totals))
+    if args.write_docs:
+        write_docs(rows, totals)
     return 0
 
 

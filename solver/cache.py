@@ -10,8 +10,15 @@ and checks that what it hands back is what was put (a hash).
 
 An answer is kept as a pickle in which the game is a reference, not a copy: read
 back, it is attached to the game asking, so it answers exactly as the computed
-object did (the same arrays, bit for bit). Anything that fails to read back is a
-miss: the answer is computed again and put over it.
+object did (the same arrays, bit for bit). Its arrays are kept out of band (pickle
+protocol 5), each aligned, after the pickle (``write_answer``): a store that hands
+back a memory map of its file (``agents.store``) gives arrays that are the file's
+pages, so a solution of hundreds of megabytes is read back without copying it.
+Anything that fails to read back is a miss: the answer is computed again and put
+over it.
+
+``recalled`` reads an answer without ever computing it: the facade reads a moment
+of a duel from the whole duel's solution when it is known (``solver.solve``).
 
 ``caching(store)`` makes ``store`` the one every whole-duel solution inside the
 block reads and writes (the ``duel`` command's, for the equilibria that ``odds``
@@ -23,6 +30,7 @@ from __future__ import annotations
 
 import io
 import pickle
+import struct
 import warnings
 import weakref
 from collections.abc import Callable, Iterator
@@ -33,7 +41,7 @@ from .errors import RefinementWarning
 from .game import Game
 
 #: what an answer's pickle holds; bump it when that changes, so older entries miss
-FORMAT = 1
+FORMAT = 2
 
 
 @runtime_checkable
@@ -89,13 +97,8 @@ def remembered(game: Game, question: str, compute: Callable[[], object],
     if question in known:
         return known[question]
     key = key_of(game, question) if store is not None else None
-    payload = store.get(key) if key is not None else None
-    found = None if payload is None else read_answer(payload, game)
-    if found is not None:
-        if adopt is not None:
-            adopt(found)
-        _replay(found.get("warnings", []))
-    else:
+    found = _read(game, key, store, adopt)
+    if found is None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             answer = compute()
@@ -106,6 +109,35 @@ def remembered(game: Game, question: str, compute: Callable[[], object],
             _keep(store, key, game, found)
     known[question] = found["answer"]
     return found["answer"]
+
+
+def recalled(game: Game, question: str, store: AnswerCache | None,
+             adopt: Callable[[dict], None] | None = None):
+    """The answer to ``question`` about ``game`` if this process or ``store`` has it
+    (as ``remembered`` reads it), else None: nothing is computed."""
+    known = _MEMO.setdefault(game, {})
+    if question not in known:
+        # its warnings are the whole answer's, not said again for a part of it
+        found = _read(game, key_of(game, question) if store is not None else None, store,
+                      adopt, replay=False)
+        if found is None:
+            return None
+        known[question] = found["answer"]
+    return known[question]
+
+
+def _read(game: Game, key: str | None, store: AnswerCache | None,
+          adopt: Callable[[dict], None] | None, replay: bool = True) -> dict | None:
+    """The document kept under ``key``, adopted and (with ``replay``) its warnings said
+    again; None if there is none that reads back."""
+    payload = store.get(key) if key is not None else None
+    found = None if payload is None else read_answer(payload, game)
+    if found is not None:
+        if adopt is not None:
+            adopt(found)
+        if replay:
+            _replay(found.get("warnings", []))
+    return found
 
 
 def _recorded(message: Warning | str, category: type[Warning]) -> tuple:
@@ -137,8 +169,8 @@ def _keep(store: AnswerCache, key: str, game: Game, document: dict) -> None:
 
 
 class _Writer(pickle.Pickler):
-    def __init__(self, file, game: Game):
-        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+    def __init__(self, file, game: Game, buffers: list):
+        super().__init__(file, protocol=5, buffer_callback=buffers.append)
         self.game = game
 
     def persistent_id(self, obj):
@@ -146,8 +178,8 @@ class _Writer(pickle.Pickler):
 
 
 class _Reader(pickle.Unpickler):
-    def __init__(self, file, game: Game):
-        super().__init__(file)
+    def __init__(self, file, game: Game, buffers: list):
+        super().__init__(file, buffers=buffers)
         self.game = game
 
     def persistent_load(self, pid):
@@ -156,21 +188,73 @@ class _Reader(pickle.Unpickler):
         return self.game
 
 
-def write_answer(document: dict, game: Game) -> memoryview:
-    """``document`` as bytes, every reference to ``game`` kept as a reference (a view
-    of the pickle's buffer: a large answer is not copied once more)."""
-    buffer = io.BytesIO()
-    _Writer(buffer, game).dump(document)
-    return buffer.getbuffer()
+#: what an answer's bytes start with: this layout, then the count of arrays
+MAGIC = b"duel-answer/2\n"
+#: every part of an answer starts at a multiple of this many bytes from its start (a
+#: store that keeps the start so aligned hands back arrays numpy and numba read as is)
+ALIGN = 64
 
 
-def read_answer(payload: bytes, game: Game) -> dict | None:
-    """The document ``write_answer`` made, attached to ``game``; None if it does not
-    read back (a damaged or foreign payload is a miss, never an error)."""
+def _aligned(size: int) -> int:
+    return -(-size // ALIGN) * ALIGN
+
+
+def write_answer(document: dict, game: Game) -> bytearray:
+    """``document`` as bytes, every reference to ``game`` kept as a reference.
+
+    The layout: ``MAGIC``, the number of arrays and the length of each part (8 bytes
+    each, little-endian), then the pickle and every array's data out of band (pickle
+    protocol 5), each part starting at a multiple of ``ALIGN``. Read back from a
+    memory map (``agents.store``), the arrays are the file's pages, not copies: a
+    solution of hundreds of megabytes is read in the time its pages take to map, and
+    nothing is copied but what is touched."""
+    buffers: list[pickle.PickleBuffer] = []
+    stream = io.BytesIO()
+    _Writer(stream, game, buffers).dump(document)
+    parts = [stream.getbuffer(), *(buffer.raw() for buffer in buffers)]
+    frame = MAGIC + struct.pack(f"<{len(parts) + 1}Q", len(buffers),
+                                *(part.nbytes for part in parts))
+    offsets, at = [], _aligned(len(frame))
+    for part in parts:
+        offsets.append(at)
+        at = _aligned(at + part.nbytes)
+    payload = bytearray(at)
+    payload[:len(frame)] = frame
+    for offset, part in zip(offsets, parts, strict=True):
+        payload[offset:offset + part.nbytes] = part
+    return payload
+
+
+def read_answer(payload: bytes | memoryview, game: Game) -> dict | None:
+    """The document ``write_answer`` made, attached to ``game``, its arrays views of
+    ``payload`` (copied first if ``payload`` is read-only: an answer's arrays may be
+    written to); None if it does not read back (a damaged or foreign payload is a
+    miss, never an error)."""
     try:
-        document = _Reader(io.BytesIO(payload), game).load()
+        view = memoryview(payload).cast("B")
+        if view.readonly:
+            view = memoryview(bytearray(view))
+        parts = _parts(view)
+        document = _Reader(io.BytesIO(parts[0]), game, parts[1:]).load()
     except Exception:  # noqa: BLE001 - whatever a damaged pickle raises, it is a miss
         return None
     if not isinstance(document, dict) or "answer" not in document:
         return None
     return document
+
+
+def _parts(view: memoryview) -> list[memoryview]:
+    """The pickle and the arrays' data of an answer's bytes (``write_answer``)."""
+    if bytes(view[:len(MAGIC)]) != MAGIC:
+        raise ValueError("not an answer of this layout")
+    at = len(MAGIC)
+    (count,) = struct.unpack_from("<Q", view, at)
+    sizes = struct.unpack_from(f"<{count + 1}Q", view, at + 8)
+    at = _aligned(at + 8 * (count + 2))
+    parts = []
+    for size in sizes:
+        if at + size > len(view):
+            raise ValueError("an answer cut short")
+        parts.append(view[at:at + size])
+        at = _aligned(at + size)
+    return parts

@@ -39,7 +39,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .cache import AnswerCache, ambient, remembered
+from .cache import AnswerCache, ambient, recalled, remembered
 from .errors import InputError
 from .game import Game, Policy, State
 from .markov import backward, response
@@ -151,18 +151,35 @@ def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERA
     answers against a fixed opponent ask for the equilibrium of the same duel several
     times), and read from / written to ``cache`` (an ``AnswerCache``; by default the
     store of the enclosing ``solver.cache.caching`` block, if any) when the game has
-    an identity: read back, it answers exactly as the computed one.
+    an identity: read back, it answers exactly as the computed one. A moment of a duel
+    whose whole solution this process or the store already has is read from it where
+    it answers as a solve from the moment would (``CounterSolution.at_moment``: a
+    counter game whose cycles, if any, reached their fixed point to rounding), its
+    statistics pushed forward from the moment; any other moment is solved from it.
     """
     markov_evaluate.require_public(game, "solve_game, the state-by-state solution,")
-    if start is not None:
-        if not _on_counters(game):
-            return backward.solve_graph(game, start, tolerance, max_sweeps)
-        from .counters.solution import solve_counters
-        return solve_counters(game, tolerance, max_sweeps, start=start)
     store = None if _FORCED else (cache if cache is not None else ambient())
     question = f"solution|{backend(game)}|tolerance={tolerance!r}|max_sweeps={max_sweeps}"
+    if start is not None:
+        return _solve_from(game, start, tolerance, max_sweeps, store, question)
     return remembered(game, question, lambda: _solve_whole(game, tolerance, max_sweeps),
                       store, lambda: _explored(game), lambda found: _adopt(game, found))
+
+
+def _solve_from(game: Game, start: State, tolerance: float, max_sweeps: int,
+                store: AnswerCache | None, whole: str):
+    """The duel from the moment ``start``: read from the whole duel's solution when this
+    process or ``store`` has it and it can say the same (``CounterSolution.at_moment``),
+    else solved from ``start``."""
+    known = None if _FORCED else recalled(game, whole, store, lambda found: _adopt(game, found))
+    moment = getattr(known, "at_moment", None)
+    derived = None if moment is None else moment(start, tolerance, max_sweeps)
+    if derived is not None:
+        return derived
+    if not _on_counters(game):
+        return backward.solve_graph(game, start, tolerance, max_sweeps)
+    from .counters.solution import solve_counters
+    return solve_counters(game, tolerance, max_sweeps, start=start)
 
 
 def _solve_whole(game: Game, tolerance: float, max_sweeps: int):

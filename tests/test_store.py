@@ -281,6 +281,9 @@ def test_a_kept_personality_strength_needs_no_search_and_plays_the_same(tmp_path
     monkeypatch.setattr(personalities, "_CALIBRATIONS", {})   # as in a new process
     monkeypatch.setattr(personalities.Calibration, "beta",
                         lambda self, strength: pytest.fail("searched again"))
+    monkeypatch.setattr(personalities.Calibration, "point",
+                        lambda self, beta: pytest.fail("its play solved again"))
+    monkeypatch.setattr("solver.solve._solve_whole", lambda *a: pytest.fail("duel solved"))
     with caching(store):
         kept = personalities.personality(falkenstein(), "aggressive", 0.5, "b")
     assert kept.beta == computed.beta
@@ -329,3 +332,12 @@ def test_a_system_kept_outside_the_package_names_its_code_in_the_identity():
     source = Path(sys.modules[envs.spec("toy_dice").build.__module__].__file__)
     assert toy["code"] == hashlib.sha256(source.read_bytes()).hexdigest()[:16]
     assert "code" not in json.loads(falkenstein().info.identity)   # the version covers it
+
+
+def test_another_opponent_in_a_solved_duel_reads_its_kept_equilibrium(capsys, monkeypatch):
+    duel = ["falkenstein", "--a", "fencing=GD", "--b", "fencing=GR", "-o", "max_rounds=3"]
+    run_json(["solve", *duel], capsys)
+    monkeypatch.setattr("solver.solve._solve_whole", lambda *a: pytest.fail("solved again"))
+    for vs in ("uniform", "aggressive:0.5"):
+        odds = run_json(["odds", *duel, "--vs", vs, "--side", "b"], capsys)
+        assert odds["best_response"]["value"] >= odds["equilibrium_against_it"]["value"] - 1e-12

@@ -91,7 +91,8 @@ def run_command(args: argparse.Namespace) -> int:
     run = RUNS.get((args.command, getattr(args, "action", None)), "run")
     # a large solve frees and takes back blocks of hundreds of megabytes at every layer:
     # a command keeps them for reuse (the solver itself never touches the process's heap)
-    with keeping_freed_memory(), _answer_store(args), _ceiling(args):
+    from ..progress import showing_work
+    with keeping_freed_memory(), _answer_store(args), _ceiling(args), showing_work():
         return int(getattr(module, run)(args) or 0)
 
 

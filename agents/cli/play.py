@@ -10,7 +10,7 @@ from envs.opponents import play
 from envs.schema import integer_text
 from solver.game import sample_outcome, sample_step
 
-from ..opponents import opponent_label, opponent_policy
+from ..opponents import PreparedOpponent, opponent_label
 from . import checks
 from .common import emit_json, game_header
 
@@ -37,7 +37,8 @@ def read_answer(prompt: str = "") -> str:
 def run(args, read=read_answer) -> int:
     game = checks.play(args)
     me, them = args.side, ("b" if args.side == "a" else "a")
-    opponent = opponent_policy(args.vs, game, them)
+    # made while the first question waits for its answer (the duel solved meanwhile)
+    opponent = PreparedOpponent(args.vs, game, them)
     rng = np.random.default_rng(args.seed)
     state = sample_outcome(game.initial_outcomes(), rng)
     log = []
@@ -56,6 +57,7 @@ def run(args, read=read_answer) -> int:
         print(game.narrate(state, action_a, action_b, following), file=out)
         log.append({"a": game.info.action_names[action_a], "b": game.info.action_names[action_b]})
         state = following
+    opponent.cancel()   # the duel ended or was left before the opponent was needed
     finished = game.is_terminal(state)
     if finished:
         # the whole table at the end: what was hidden during the duel is revealed now

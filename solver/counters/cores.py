@@ -13,14 +13,14 @@ from itertools import chain
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from ..errors import InputError
 from ..game import Game, State
 from ..markov.graph import dependency_order, heights, ranges
-from . import outcomes as counter_outcomes
-from . import sums as counter_sums
 from .grid import Grid, Move
+
+# the compiled passes (``outcomes``, ``sums``: numba) are imported where they run, so
+# that a solution read back from the answer store loads without numba
 
 #: a cyclic block contracts when no joint action stays in it with more than this
 #: close to certainty (a chance of leaving under 1e-9 would need too many sweeps anyway)
@@ -173,6 +173,7 @@ class Landings:
     at: np.ndarray           # (kernels, counters)
 
     def __post_init__(self):
+        from . import sums as counter_sums
         self.gather = self.spread.T.tocsr()   # (kernels, P)
         #: batches of whole landing cores, summed in parallel
         self.cuts = counter_sums.batches(self.landing, self.bounds)
@@ -377,11 +378,22 @@ def _sorted_set(values: np.ndarray) -> np.ndarray:
     return ordered[first]
 
 
+def _declared(game: Game, starts: list[tuple[float, State]]) -> CoreWalk | None:
+    """The cores the declared fast path gives (those reachable from the game's start),
+    when they hold every core of ``starts``: the same cores and outcomes the walk would
+    find, and a few it would not (unreachable from ``starts``: their values, solved for
+    nothing, change none of the others), in seconds where the walk takes minutes."""
+    found = game.cores()
+    known = set(found.cores)
+    return found if all(game.core(state) in known for _, state in starts) else None
+
+
 def _explore(game: Game, given: list[tuple[float, State]] | None = None
              ) -> tuple[CoreGraph, Grid, list[tuple[float, int, int]]]:
     starts = game.initial_outcomes() if given is None else given
-    # the declared fast path gives the cores from the game's start only
-    found = game.cores() if game.info.has("cores") and given is None else walk(game, given)
+    found = _declared(game, starts) if game.info.has("cores") else None
+    if found is None:
+        found = walk(game, given)
     cores = found.cores
     index = dict(zip(cores, range(len(cores)), strict=True))
     shape = (len(found.pair_core), len(cores))
@@ -419,6 +431,7 @@ class _Lowering:
     seen: np.ndarray         # (N,) the cores some step lowers into
 
     def __post_init__(self):
+        from . import outcomes as counter_outcomes
         self.runs, self.per_pair = counter_outcomes.sort_pairs(
             self.bounds, self.targets, self.moves, self.probs, len(self.decrements))
         self.landing = np.flatnonzero(self.seen)
@@ -434,6 +447,7 @@ class _Lowering:
 def _split(game: Game, found: CoreWalk, shape: tuple[int, int]
            ) -> tuple[sp.csr_matrix, _Lowering]:
     """The zero-decrement matrix (pairs, cores) and the lowering outcomes."""
+    from . import outcomes as counter_outcomes
     decrements = found.decrements
     counters, span = decrements.shape[1], int(decrements.max(initial=0)) + 1
     dense = counters * span <= DENSE_KEYS
@@ -468,6 +482,7 @@ def _matrix(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
 
 def _moves(low: _Lowering, shape: tuple[int, int]) -> list[Move]:
     """The lowering outcomes as one sparse matrix (pairs, cores) per move."""
+    from . import outcomes as counter_outcomes
     kind = np.int32 if max(*shape, len(low.moves)) <= np.iinfo(np.int32).max else np.int64
     indptr = np.zeros((len(low.decrements), shape[0] + 1), kind)
     indices, data = np.empty(len(low.moves), kind), np.empty(len(low.moves))
@@ -481,6 +496,8 @@ def _moves(low: _Lowering, shape: tuple[int, int]) -> list[Move]:
 def _factor(low: _Lowering, pairs: int, grid: Grid) -> Landings:
     """The lowering outcomes factored into distinct kernels (see ``Landings``); the
     sums are the same terms regrouped."""
+    from . import outcomes as counter_outcomes
+    from . import sums as counter_sums
     starts, bits = low.runs, low.probs.view(np.uint64)
     kernel, first = counter_outcomes.distinct(starts, low.targets, low.moves, bits)
     # the kernels by landing core (``solver.counters.sums`` sums them core by core)
@@ -565,6 +582,7 @@ def _sweep_order(graph: CoreGraph, cores: np.ndarray, cyclic: bool) -> list[np.n
     kept = (target >= 0) & ~graph.chooses[edges.col]
     successor = sp.csr_matrix((np.ones(int(kept.sum())), (source[kept], target[kept])),
                               shape=(len(cores), len(cores)))
+    from scipy.sparse.csgraph import connected_components  # 0.25 s to load: when used
     count, _ = connected_components(successor, directed=True, connection="strong")
     if count < len(cores) or np.any(source[kept] == target[kept]):
         return [cores]

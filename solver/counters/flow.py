@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import progress
 from ..game import Game, State
 from ..markov.stages import sweep
 from . import sums as counter_sums
@@ -62,14 +63,25 @@ def play_forward(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs
     ending = np.sign(graph.payoff[graph.terminal])
     steps, win, loss = 0.0, 0.0, 0.0
     gather = graph.landings.gather
+    # play only lowers the counters: the layers above the highest root's hold no chance
+    # (a moment's push skips them, and changes nothing by it)
+    highest = max(int(layer_of[point]) for _, _, point in roots)
     for first, last in reversed(grid.reads):
+        if first > highest:
+            progress.advance(sum(len(p) for p in grid.layers[first:last]),
+                             "play pushed forward")
+            continue
         together, starts = grid.together(first, last)
         # each kernel's chance at the layers' points, pushed down once they are all known
-        summed = np.empty((gather.shape[0], len(together)))
-        for number in range(last - 1, first - 1, -1):
+        summed = np.zeros((gather.shape[0], len(together)))
+        if last > highest + 1:
+            progress.advance(sum(len(p) for p in grid.layers[highest + 1:last]),
+                             "play pushed forward")
+        for number in range(min(last, highest + 1) - 1, first - 1, -1):
             points, at = grid.layers[number], starts[number - first]
             flow = _layer_flow(graph, grid, number, arriving, roots, layer_of, column_of,
                                mixes, tolerance, max_sweeps, units, visits)
+            progress.advance(len(points), "play pushed forward")
             steps += flow.steps
             ended = flow.inflow[graph.terminal].sum(axis=1)
             win += float(ended[ending > 0].sum())

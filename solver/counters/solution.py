@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import progress
 from ..errors import InputError
 from ..game import Game, State
 from ..limits import MEMORY_CEILING, ceiling
@@ -18,10 +20,19 @@ from ..markov.stages import MAX_SWEEPS, TOLERANCE, Convergence
 from ..policy import TabularPolicy
 from ..results import outcome_numbers, summary
 from .cores import CoreGraph, explore, require_states
-from .flow import endings, play_forward, unit_starts
 from .grid import Grid
-from .layers import Record, read_lowered, solve_layer
-from .stage_rules import Equilibrium, StageRule
+
+if TYPE_CHECKING:
+    from .stage_rules import StageRule
+
+# the solving modules (``flow``, ``layers``, ``stage_rules``: numba) are imported by
+# ``solve_counters``, so that a solution read back from the answer store loads without
+# numba
+
+
+#: the last change of value iteration below which cycles count as solved exactly (a few
+#: roundings of values of order 1): a moment is then read from the whole solution
+EXACT_RESIDUAL = 1e-14
 
 
 class CounterSolution:
@@ -38,6 +49,7 @@ class CounterSolution:
         # (kept cores, grid.columns) the value of the kept cores (``_kept``) at each
         # point's ``Grid.column``; the depleted counters' columns hold their payoffs
         kept_cores, self.held = kept
+        self._kept = kept_cores
         self.position = np.full(graph.size, -1)
         self.position[kept_cores] = np.arange(len(kept_cores))
         # player -> (grid.size, slots): at each point the mixes of every core where the
@@ -70,6 +82,33 @@ class CounterSolution:
         for s in np.flatnonzero(~graph.terminal).tolist():
             mixes["a"][s], mixes["b"][s] = self.policy(graph.states[s])
         return state_table(graph, mixes["a"], mixes["b"])
+
+    def at_moment(self, state: State, tolerance: float = TOLERANCE,
+                  max_sweeps: int = MAX_SWEEPS) -> CounterSolution | None:
+        """The solution from the moment ``state`` read from this one (its values and
+        mixes are those a solve from ``state`` finds: the same stage games; the play
+        from ``state`` pushed forward again), or None where this one cannot give it as
+        such a solve would: ``state`` beyond its counters or cores, or cycles solved
+        only to a tolerance (whose last digits depend on what was solved with them;
+        where the sweeps found the fixed point to rounding, as the policy-evaluation
+        steps of a counter game's layers do, they do not)."""
+        if self.game.is_terminal(state) or (self.convergence.cyclic and (
+                not self.convergence.converged
+                or self.convergence.residual > EXACT_RESIDUAL)):
+            return None
+        try:
+            core, point = self._locate(state)
+        except KeyError:
+            return None
+        if point >= self.grid.size:
+            return None
+        value = float(self._values_at(np.array([core]), point)[0])
+        with progress.task("the play from that moment", self.grid.size, "counter values"):
+            evaluation, visits = forward_statistics(
+                self.game, self.cores, self.grid, [(1.0, core, point)], value, self.mixes,
+                tolerance, max_sweeps)
+        return CounterSolution(self.game, self.cores, self.grid, (self._kept, self.held),
+                               self.mixes, evaluation, self.convergence, visits, state)
 
     def _locate(self, state: State) -> tuple[int, int]:
         try:
@@ -208,6 +247,8 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     swap it for a reference solver; or a best reply, a fixed pair, a regularised
     player). Without ``statistics`` the play is not pushed forward (win, loss, length
     and ``visits`` are left at 0)."""
+    from .layers import Record, read_lowered, solve_layer
+    from .stage_rules import Equilibrium
     graph, grid, roots = explore(game, None if start is None else [(1.0, start)])
     rule = Equilibrium(stage_values, grid) if rule is None else rule
     counters = len(grid.top)
@@ -226,31 +267,49 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     landed = held[:len(graph.landing)]
     mixes = {p: np.zeros((grid.size, int(graph.slots[p][-1]))) for p in ("a", "b")}
     record = Record(tolerance)
-    for first, last in grid.reads:
-        together, starts = grid.together(first, last)
-        known = read_lowered(graph, grid, together, landed)
-        for points, at in zip(grid.layers[first:last], starts, strict=True):
-            reading = (np.ascontiguousarray(known[:, at:at + len(points)]), landed, finals)
-            layer = solve_layer(graph, grid, points, reading, mixes, record, tolerance,
-                                 max_sweeps, rule)
-            held[:, grid.span(points)] = layer[kept]
-    # the chance of play reaching each core where someone chooses, by point; the
-    # expected visits of every core
+    # each counter value counted twice: its stage games, then the play pushed through it
+    with progress.task("solving", grid.size * (2 if statistics else 1), "counter values"):
+        for first, last in grid.reads:
+            together, starts = grid.together(first, last)
+            known = read_lowered(graph, grid, together, landed)
+            for points, at in zip(grid.layers[first:last], starts, strict=True):
+                reading = (np.ascontiguousarray(known[:, at:at + len(points)]), landed,
+                           finals)
+                layer = solve_layer(graph, grid, points, reading, mixes, record, tolerance,
+                                    max_sweeps, rule)
+                held[:, grid.span(points)] = layer[kept]
+                progress.advance(len(points), "stage games")
+        position = {core: at for at, core in enumerate(kept.tolist())}
+        value = float(sum(p * held[position[core], grid.column[point]]
+                          for p, core, point in roots))
+        evaluation, visits = forward_statistics(game, graph, grid, roots, value, mixes,
+                                                tolerance, max_sweeps, statistics)
+    return CounterSolution(game, graph, grid, (kept, held), mixes, evaluation,
+                           record.convergence(), visits, start)
+
+
+def forward_statistics(game: Game, graph: CoreGraph, grid: Grid, roots: list, value: float,
+                       mixes: dict, tolerance: float, max_sweeps: int,
+                       statistics: bool = True) -> tuple[Evaluation, tuple | None]:
+    """The evaluation of play under ``mixes`` from ``roots`` (A's chances, the expected
+    length and the endings, pushed forward; ``value`` is the roots' value) and the
+    visits it makes: the chance of play reaching each core where someone chooses, by
+    point, and the expected visits of every core. Without ``statistics`` only the
+    value (the rest left at 0, no visits)."""
+    from .flow import endings, play_forward, unit_starts
+    ends = [game.depleted(k) for k in range(len(grid.top))]
+    payoffs = np.array([float(game.payoff(s)) for s in ends])
     visits = (np.zeros((grid.size, int(graph.chooses.sum()))), np.zeros(graph.size))
     win, loss, steps = play_forward(graph, grid, roots, mixes, payoffs, tolerance,
                              max_sweeps, unit_starts(game, graph, grid), visits
                              ) if statistics else (0.0, 0.0, 0.0)
-    position = {core: at for at, core in enumerate(kept.tolist())}
-    totals = np.array([sum(p * held[position[core], grid.column[point]]
-                           for p, core, point in roots),
-                       win, loss, steps])
+    totals = np.array([value, win, loss, steps])
     draw = float(max(0.0, 1.0 - win - loss)) if statistics else 0.0
     evaluation = Evaluation(value=float(totals[0]), win=win, draw=draw, loss=loss,
                             expected_length=steps,
                             endings=endings(game, graph, grid, ends, totals)
                             if statistics else {})
-    return CounterSolution(game, graph, grid, (kept, held), mixes, evaluation,
-                           record.convergence(), visits, start)
+    return evaluation, visits
 
 
 def kept_cores(graph: CoreGraph, roots: list[int]) -> np.ndarray:

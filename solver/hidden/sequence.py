@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from ..errors import InputError
 from ..gains import gain_over
@@ -208,6 +207,7 @@ def solve_sequence_form(tree: Tree, player: str) -> tuple[np.ndarray, float]:
     rhs = np.zeros(own.shape[0])
     rhs[0] = 1.0
     bounds = [(0, None)] * n_own + [(None, None)] * n_dual
+    from scipy.optimize import linprog  # here: a public duel's command never loads it
     result = linprog(cost, A_ub=upper, b_ub=np.zeros(upper.shape[0]), A_eq=equal, b_eq=rhs,
                      bounds=bounds, method="highs")
     if result.status != 0:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import progress
 from ..game import Game, State
 from ..matrix import solve_matrices
 from ..policy import TabularPolicy, observation_table
@@ -127,18 +128,25 @@ def solve_graph(game: Game, start: State | None = None, tolerance: float = TOLER
         for batch in stage_batches(graph, states, values):
             values[batch.states] = solve_matrices(batch.matrices, batch.row_mask,
                                                   batch.col_mask).value
+        progress.advance(len(states), "stage games")   # a cycle's states once per sweep
 
-    convergence = sweep(graph.schedule, values, update, tolerance, max_sweeps, "the exact solution")
-    # The values are unique, so the maximum-entropy mixes can wait until every stage
-    # game is known, and then come from one batch per shape instead of one per level.
-    n = len(game.info.action_names)
-    mix_a = np.zeros((graph.size, n))
-    mix_b = np.zeros((graph.size, n))
-    for batch in stage_batches(graph, np.flatnonzero(~graph.terminal), values):
-        solved = solve_matrices(batch.matrices, batch.row_mask, batch.col_mask,
-                                max_entropy=True)
-        mix_a[batch.states] = batch.expand(solved.row, "a", n)
-        mix_b[batch.states] = batch.expand(solved.col, "b", n)
-    evaluation = statistics(game, graph, visit_counts(graph, mix_a, mix_b))
+    live = np.flatnonzero(~graph.terminal)
+    # the states' values, then their mixes in batches of like shape, then the play
+    with progress.task("solving", 2 * len(live), "states"):
+        convergence = sweep(graph.schedule, values, update, tolerance, max_sweeps,
+                            "the exact solution")
+        # The values are unique, so the maximum-entropy mixes can wait until every
+        # stage game is known, and then come from one batch per shape instead of one
+        # per level.
+        n = len(game.info.action_names)
+        mix_a = np.zeros((graph.size, n))
+        mix_b = np.zeros((graph.size, n))
+        for batch in stage_batches(graph, live, values):
+            solved = solve_matrices(batch.matrices, batch.row_mask, batch.col_mask,
+                                    max_entropy=True)
+            mix_a[batch.states] = batch.expand(solved.row, "a", n)
+            mix_b[batch.states] = batch.expand(solved.col, "b", n)
+            progress.advance(len(batch.states), "least predictable mixes")
+        evaluation = statistics(game, graph, visit_counts(graph, mix_a, mix_b))
     return Solution(game, graph, values, mix_a, mix_b, evaluation, convergence)
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from ..errors import InputError
 from ..game import BatchPolicy, Game, Policy, State, policy_mix, renormalise
@@ -75,6 +74,7 @@ def visit_counts(graph: StateGraph, mix_a: np.ndarray, mix_b: np.ndarray,
     if graph.levels is not None:
         return _forward_by_levels(graph, step.tocsr(), start)
     system = (sp.identity(graph.size, format="csc") - step.T.tocsc())
+    import scipy.sparse.linalg as spla  # 0.25 s to load: only when solving
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", spla.MatrixRankWarning)
         visits = spla.spsolve(system, start)

@@ -9,7 +9,6 @@ from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from ..game import Game, State, joint_outcomes
 
@@ -203,6 +202,7 @@ def dependency_order(terminal: np.ndarray, pair_state: np.ndarray, transitions: 
     successor = sp.csr_matrix((np.ones(pairs), (pair_state, np.arange(pairs))),
                               shape=(size, pairs)) @ transitions
     successor = (successor > 0).tocoo()
+    from scipy.sparse.csgraph import connected_components  # 0.25 s to load: when used
     count, labels = connected_components(successor, directed=True, connection="strong")
     source, target = labels[successor.row], labels[successor.col]
     inside = source == target

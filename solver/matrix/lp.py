@@ -25,7 +25,6 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
-from scipy.optimize import linprog
 
 from ..errors import InputError, RefinementWarning
 from .entropy import max_entropy_mixes
@@ -675,6 +674,7 @@ def _max_regret(batch: _Batch, row: np.ndarray, col: np.ndarray) -> np.ndarray:
 def _highs_mixes(payoffs: np.ndarray, rmask: np.ndarray,
                  cmask: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """One game by HiGHS: min t s.t. A q <= t, sum(q) = 1; the row mix is the duals."""
+    from scipy.optimize import linprog  # a rare fallback: scipy.optimize takes 0.3 s to load
     A = payoffs[np.ix_(rmask, cmask)]
     m, n = A.shape
     result = linprog(

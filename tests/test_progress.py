@@ -1,0 +1,185 @@
+"""The solver's progress (``solver.progress``): what a solve reports as it goes, the
+estimate of the time left, and the one line the ``duel`` command draws on stderr
+(``agents.progress.WorkLine``), never on stdout."""
+
+import io
+import json
+
+import pytest
+
+import envs
+import solver
+from agents import progress as shown
+from agents.cli import main
+from solver import progress
+
+
+def reports_of(work):
+    said = []
+    with progress.listening(said.append):
+        work()
+    return said
+
+
+def test_nothing_is_kept_when_nobody_listens():
+    with progress.task("solving", 10) as opened:
+        assert opened is None
+        progress.advance(5)   # no task open: nothing to move
+
+
+def test_a_counter_solve_counts_every_counter_value_twice_in_order():
+    game = envs.make("blooded", **envs.spec("blooded").examples.duel())
+    from solver.counters.cores import explore
+    _, grid, _ = explore(game)
+    said = reports_of(lambda: solver.solve_game(game))
+    solving = [r for r in said if r.tasks == ("solving",)]
+    assert solving[-1].finished and solving[-1].done == solving[-1].total == 2 * grid.size
+    stages = [r.stage for r in solving[:-1]]
+    first_push = stages.index("play pushed forward")
+    assert set(stages[:first_push]) == {"stage games"}
+    assert set(stages[first_push:]) == {"play pushed forward"}
+    done = [r.done for r in solving]
+    assert done == sorted(done) and all(r.total == 2 * grid.size for r in solving)
+    # the stage games are all the counter values, then the push adds them again
+    assert solving[first_push - 1].done == grid.size
+
+
+def test_a_state_graph_solve_counts_its_states_then_its_mixes():
+    game = envs.make("falkenstein", a="fencing=GD", b="fencing=GR", max_rounds=2)
+    graph = solver.state_graph(game)
+    live = int((~graph.terminal).sum())
+    said = reports_of(lambda: solver.solve_game(game))
+    assert said[-1].finished and said[-1].tasks == ("solving",)
+    assert said[-1].done == said[-1].total == 2 * live   # no cycle: each stage once
+
+
+def test_the_time_left_scales_the_time_taken(monkeypatch):
+    clock = iter([0.0, 10.0, 10.0, 30.0, 40.0])
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
+    said = []
+    with progress.listening(said.append):
+        with progress.task("solving", 100, "counter values"):   # begins at 0 s
+            progress.advance(1, "stage games")     # 1%: too little to scale
+            progress.advance(24, "stage games")    # 25% in 10 s: 30 s left
+            progress.advance(25)                   # 50% in 30 s: 30 s left
+    assert [r.remaining for r in said] == [None, pytest.approx(30.0), pytest.approx(30.0), 0.0]
+    assert said[1].stage == said[2].stage == "stage games"
+    assert shown.work_text(said[1]) == ("solving: stage games 25% (25 of 100 counter "
+                                        "values), about 30 s left")
+
+
+def test_an_estimated_total_grows_with_the_work():
+    said = []
+    with progress.listening(said.append), progress.task("calibrating", 2, "solves"):
+        for _ in range(3):
+            progress.advance(1)
+    assert [(r.done, r.total) for r in said] == [(1, 2), (2, 2), (3, 3), (3, 3)]
+
+
+def report(elapsed, finished=False, tasks=("solving",)):
+    return progress.Report(tasks, "stage games", 5, 10, "counter values", elapsed,
+                           None if finished else 7.0, finished)
+
+
+class Clock:
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_the_line_is_quiet_at_first_redrawn_in_place_and_wiped(monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(shown.time, "monotonic", clock)
+    stream = io.StringIO()
+    line = shown.WorkLine(stream, terminal=True)
+    line(report(1.0))
+    assert stream.getvalue() == ""   # a quick answer draws nothing
+    line(report(3.0))
+    drawn = stream.getvalue()
+    assert drawn.startswith("\rduel: solving: stage games 50% (5 of 10 counter values)")
+    assert drawn.endswith("about 7 s left")
+    line(report(3.1))   # too soon after the last: not redrawn
+    assert stream.getvalue() == drawn
+    clock.now += 1
+    line(report(4.0, tasks=("calibrating", "solving")))
+    assert stream.getvalue().count("\r") == 2
+    line(report(5.0, finished=True, tasks=("calibrating", "solving")))   # inner: kept
+    line(report(6.0, finished=True))
+    assert stream.getvalue().endswith("\r" + " " * len(line_text(report(4.0, tasks=(
+        "calibrating", "solving")))) + "\r")
+
+
+def line_text(r):
+    return "duel: " + shown.work_text(r)
+
+
+def test_a_log_gets_a_line_now_and_then(monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(shown.time, "monotonic", clock)
+    stream = io.StringIO()
+    line = shown.WorkLine(stream, terminal=False)
+    for step in range(30):
+        clock.now += 1
+        line(report(3.0 + step))
+    lines = stream.getvalue().splitlines()
+    assert 2 <= len(lines) <= 3 and "\r" not in stream.getvalue()
+
+
+def test_asked_for_progress_the_json_on_stdout_stays_one_document(capsys, monkeypatch):
+    monkeypatch.setenv("DUEL_PROGRESS", "1")
+    monkeypatch.setattr(shown, "QUIET_SECONDS", 0.0)
+    monkeypatch.setattr(shown, "LOG_SECONDS", 0.0)
+    assert main(["solve", "blooded", "--json", "--no-cache"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["system"] == "blooded"
+    assert "duel: solving: stage games" in err and "counter values" in err
+
+
+def test_no_progress_on_a_pipe_unless_asked(capsys, monkeypatch):
+    monkeypatch.delenv("DUEL_PROGRESS", raising=False)
+    monkeypatch.setattr(shown, "QUIET_SECONDS", 0.0)
+    assert main(["solve", "blooded", "--json", "--no-cache"]) == 0
+    assert "duel: solving" not in capsys.readouterr().err
+
+
+def blooded():
+    return envs.make("blooded", **envs.spec("blooded").examples.duel())
+
+
+def test_an_opponent_made_in_the_background_plays_as_the_one_made_at_once():
+    from agents.opponents import PreparedOpponent, opponent_policy
+    game = blooded()
+    prepared = PreparedOpponent("equilibrium", game, "b")
+    heard = reports_of(prepared.policy)   # waiting relays the background's work
+    assert heard and heard[-1].finished and heard[-1].tasks == ("solving",)
+    direct = opponent_policy("equilibrium", blooded(), "b")
+    state = game.initial_outcomes()[0][1]
+    observation, mask = game.observe(state, "b"), game.legal_mask(state, "b")
+    assert prepared.probabilities(observation, mask) == pytest.approx(
+        direct.probabilities(observation, mask), abs=1e-12)
+
+
+def test_an_error_making_the_opponent_is_raised_where_it_plays(monkeypatch):
+    from agents import opponents
+
+    def refuse(*args):
+        raise solver.InputError("no such opponent")
+    monkeypatch.setattr(opponents, "opponent_policy", refuse)
+    prepared = opponents.PreparedOpponent("equilibrium", blooded(), "b")
+    with pytest.raises(solver.InputError, match="no such opponent"):
+        prepared.policy()
+
+
+def test_an_opponent_no_longer_wanted_stops_at_its_next_step(tmp_path):
+    from agents.opponents import PreparedOpponent
+    from agents.store import AnswerStore
+    from solver.cache import caching
+    with caching(AnswerStore(tmp_path)):
+        prepared = PreparedOpponent("equilibrium", blooded(), "b")
+        prepared.cancel()
+        prepared._thread.join(120)
+    assert not prepared._thread.is_alive()
+    assert prepared._policy is None and prepared._error is None
+    assert not list(tmp_path.glob("*.answer"))   # stopped before its answer was kept
