@@ -11,7 +11,7 @@ from envs.rulesets import ruleset_hash
 from envs.schema import Examples, Field, SheetSpec, SystemSpec, integer_text
 from solver.errors import InputError
 
-from .game import PathfinderGame
+from .game import PLAN_TIMINGS, PathfinderGame
 from .rules import (
     INITIATIVE_TIES,
     REACTION_REFRESH,
@@ -20,7 +20,7 @@ from .rules import (
     fighter,
     parse_damage,
 )
-from .state import State
+from .state import ORDERS, State
 from .words import PathfinderWords
 
 
@@ -66,11 +66,16 @@ def _sheet_fields() -> tuple[Field, ...]:
 
 
 def _action_parts(name: str) -> dict[str, str]:
-    """``deception-first-feint-strike2`` -> the initiative skill, the order, the plan."""
+    """``deception-first-feint-strike2`` -> the initiative skill, the order, the plan;
+    per turn, ``deception-first`` -> the skill and the order, ``feint-strike2`` -> the
+    plan."""
     if name == "wait":
         return {}
-    skill, order, plan = name.split("-", 2)
-    return {"initiative skill": skill, "order": order, "plan": plan}
+    skill, _, rest = name.partition("-")
+    order, _, plan = rest.partition("-")
+    if skill not in SKILLS or order not in ORDERS:
+        return {"plan": name}
+    return {"initiative skill": skill, "order": order, **({"plan": plan} if plan else {})}
 
 
 def _build(ruleset: dict, options: dict) -> PathfinderGame:
@@ -91,6 +96,10 @@ SYSTEM = SystemSpec(
               "modifier then a coin, or B (PF2e gives ties to the adversary, B as the NPC)",
               default_key="initiative.tie_break", choices=INITIATIVE_TIES,
               aliases={"modifier_then_coin": "higher_modifier"}),
+        Field("plans", "choice", "when a turn's plan is chosen: committed with the initiative "
+              "skill and order (the specification), or per_turn, by its actor as his turn "
+              "starts, knowing the order, the Feint and the frightened values (PF2e)",
+              default_key="plan_timing", choices=PLAN_TIMINGS),
         Field("reaction_refresh", "choice", "when a spent reaction comes back: at the start "
               "of its owner's turn (PF2e) or of each round (the specification)",
               default_key="reaction_refresh", choices=REACTION_REFRESH),
