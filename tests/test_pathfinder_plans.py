@@ -222,3 +222,14 @@ def test_plans_option_words():
     assert SYSTEM.action_parts("feint-strike2") == {"plan": "feint-strike2"}
     assert SYSTEM.action_parts("perception-second-feint-strike2")["plan"] == "feint-strike2"
     assert make().start().phase == DECIDE
+
+
+def test_solve_per_turn_tells_no_plan_at_the_decision(capsys):
+    # the decision holds no plan: the answer gives the skill and the order, not an empty
+    # plan line
+    from agents.cli import main
+    assert main(["solve", "pathfinder", "--a", "fighter,hp=2", "--b", "rogue,hp=2", "-o",
+                 "victory=first_blood", "-o", "plans=per_turn"]) == 0
+    out = capsys.readouterr().out
+    assert "initiative skill: you " in out and "order: you " in out
+    assert "plan:" not in out
