@@ -233,3 +233,27 @@ def test_solve_per_turn_tells_no_plan_at_the_decision(capsys):
     out = capsys.readouterr().out
     assert "initiative skill: you " in out and "order: you " in out
     assert "plan:" not in out
+
+
+def test_play_asks_for_the_plan_on_the_players_own_turn(capsys):
+    # one round: the skill and order at the decision, then the plan on his own turn (and
+    # nothing on the foe's); the uniform foe's turns are his own plans
+    import json
+
+    from agents.cli import build_parser, play
+
+    asked = []
+
+    def read(prompt):
+        asked.append(prompt)
+        return ["perception-first", "strike3"][len(asked) - 1]
+
+    args = build_parser().parse_args(["play", "pathfinder", "--a", "fighter", "--b", "rogue",
+                                      "-o", "max_rounds=1", "-o", "plans=per_turn", "--vs",
+                                      "uniform", "--seed", "5", "--json"])
+    assert play.run(args, read=read) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["finished"] and len(asked) == 2
+    rows = report["exchanges"]
+    assert rows[0]["a"] == "perception-first" and "strike3" in [row["a"] for row in rows]
+    assert all(row["b"] == "wait" for row in rows if row["a"] == "strike3")
