@@ -38,6 +38,7 @@ TINY = {
     "bluffing": ["--out", "{out}", "--json"],
     "falkenstein_movement": ["--max-rounds", "1", "--out", "{out}", "--json"],
     "falkenstein_pairings": ["--max-rounds", "1", "--out", "{out}", "--json"],
+    "pathfinder_plans": ["--quick", "--json"],
     "pathfinder_readings": ["--hp", "2", "--json"],
     "readings_blooded": ["--quick", "--json"],
     "readings_uchronia": ["--quick", "--json"],

@@ -175,8 +175,12 @@ def _action_parts(game, mix_a, mix_b) -> dict:
 def _parts_text(parts: dict | None, me: str, them: str) -> list[str]:
     lines = []
     for part, sides in (parts or {}).items():
-        shown = {who: play_text({v: p for v, p in sides.get(side, {}).items() if p > 1e-9})
-                 for who, side in (("you", me), ("them", them)) if sides.get(side)}
+        played = {who: {v: p for v, p in sides.get(side, {}).items() if p > 1e-9}
+                  for who, side in (("you", me), ("them", them))}
+        # a part no one plays now (Pathfinder's plan at a decision, plans=per_turn)
+        shown = {who: play_text(play) for who, play in played.items() if play}
+        if not shown:
+            continue
         lines.append(f"  {part}: " + "; ".join(f"{who} {text}" for who, text in shown.items()))
     return lines
 

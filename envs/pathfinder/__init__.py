@@ -12,7 +12,7 @@ from envs.schema import Examples, Field, SheetSpec, SystemSpec, integer_text
 from solver.errors import InputError
 
 from .footprint import footprint
-from .game import PathfinderGame
+from .game import PLAN_TIMINGS, PathfinderGame
 from .rules import (
     INITIATIVE_TIES,
     REACTION_REFRESH,
@@ -21,7 +21,7 @@ from .rules import (
     fighter,
     parse_damage,
 )
-from .state import State
+from .state import ORDERS, State
 from .words import PathfinderWords
 
 
@@ -67,11 +67,16 @@ def _sheet_fields() -> tuple[Field, ...]:
 
 
 def _action_parts(name: str) -> dict[str, str]:
-    """``deception-first-feint-strike2`` -> the initiative skill, the order, the plan."""
+    """``deception-first-feint-strike2`` -> the initiative skill, the order, the plan;
+    per turn, ``deception-first`` -> the skill and the order, ``feint-strike2`` -> the
+    plan."""
     if name == "wait":
         return {}
-    skill, order, plan = name.split("-", 2)
-    return {"initiative skill": skill, "order": order, "plan": plan}
+    skill, _, rest = name.partition("-")
+    order, _, plan = rest.partition("-")
+    if skill not in SKILLS or order not in ORDERS:
+        return {"plan": name}
+    return {"initiative skill": skill, "order": order, **({"plan": plan} if plan else {})}
 
 
 def _build(ruleset: dict, options: dict) -> PathfinderGame:
@@ -92,6 +97,10 @@ SYSTEM = SystemSpec(
               "modifier then a coin, or B (PF2e gives ties to the adversary, B as the NPC)",
               default_key="initiative.tie_break", choices=INITIATIVE_TIES,
               aliases={"modifier_then_coin": "higher_modifier"}),
+        Field("plans", "choice", "when a turn's plan is chosen: committed with the initiative "
+              "skill and order (the specification), or per_turn, by its actor as his turn "
+              "starts, knowing the order, the Feint and the frightened values (PF2e)",
+              default_key="plan_timing", choices=PLAN_TIMINGS),
         Field("reaction_refresh", "choice", "when a spent reaction comes back: at the start "
               "of its owner's turn (PF2e) or of each round (the specification)",
               default_key="reaction_refresh", choices=REACTION_REFRESH),
@@ -107,7 +116,8 @@ SYSTEM = SystemSpec(
                       mix="intimidation-first-strike3:2,perception-second-feint-strike2:1",
                       quick={"max_rounds": 1},
                       variants={"first_blood": {"victory": "first_blood"},
-                                "round_reactions": {"reaction_refresh": "round"}},
+                                "round_reactions": {"reaction_refresh": "round"},
+                                "per_turn_plans": {"plans": "per_turn"}},
                       counters={"a": "fighter,hp=4", "b": "rogue,hp=3"}),
     pairing=None,
     action_parts=_action_parts,

@@ -7,6 +7,12 @@ A round is three steps:
   players ``wait``).
 - ``second`` (phase 2): the other one plays his turn; the next round starts.
 
+Under ``plans = "per_turn"`` (the option; PF2e's own timing) the decision holds only the
+skill and the order (``SKILL-ORDER``), and each turn opens with its actor's choice of a
+plan (the plan's name; his opponent's only action is ``wait``), knowing who acts first,
+the Feint and the frightened values the first turn left: the plan is never kept in the
+state, the turn is played at once with the plan chosen.
+
 Splitting the round keeps the number of transitions small: a whole round at once would
 cross every first-turn result with every second-turn result for each of ~900 joint
 actions. Everything is public between rounds; the hidden choices are the simultaneous
@@ -88,10 +94,19 @@ class Turn(NamedTuple):
     chance: np.ndarray
 
 
-def action_names(rules: Rules) -> tuple[str, ...]:
-    """``skill-order-plan`` for every combination, then ``wait``."""
-    names = [f"{skill}-{order}-{plan.replace('_', '-')}" for skill in SKILLS
-             for order in ORDERS for plan in rules.plan_names]
+#: when a turn's plan is chosen (the option ``plans``): with the skill and the order, or
+#: by its actor as his turn starts
+PLAN_TIMINGS = ("committed", "per_turn")
+
+
+def action_names(rules: Rules, per_turn: bool = False) -> tuple[str, ...]:
+    """``skill-order-plan`` for every combination, then ``wait``; per turn,
+    ``skill-order`` for every combination, then every plan, then ``wait``."""
+    plans = [plan.replace("_", "-") for plan in rules.plan_names]
+    if per_turn:
+        return (*(f"{skill}-{order}" for skill in SKILLS for order in ORDERS), *plans, WAIT)
+    names = [f"{skill}-{order}-{plan}" for skill in SKILLS for order in ORDERS
+             for plan in plans]
     return (*names, WAIT)
 
 
@@ -118,11 +133,15 @@ class PathfinderGame(DeclaredGame):
         self.fighters = dict(fighters)
         self.first_blood = options["victory"] == "first_blood"
         self.max_rounds = int(options["max_rounds"] or 0)
-        names = action_names(rules)
+        self.per_turn = (options.get("plans") or "committed") == "per_turn"
+        names = action_names(rules, self.per_turn)
         self.max_frightened = max(rules.demoralize_success, rules.demoralize_critical,
                                   rules.press_frightened, rules.press_frightened_stronger, 0)
         self.n_plans = len(rules.plan_names)
         self.wait = len(names) - 1
+        # per turn: the decision's actions hold no plan, and the plans follow them
+        self._decision_plans = 1 if self.per_turn else self.n_plans
+        self.n_decisions = len(SKILLS) * len(ORDERS) * self._decision_plans
         # first blood is knockout at 1 HP: a hit deals at least 1 damage
         self.start_hp = {s: 1 if self.first_blood else f.hp for s, f in self.fighters.items()}
         self._plan_steps = rules.plans
@@ -132,9 +151,11 @@ class PathfinderGame(DeclaredGame):
             observation_low=low, observation_high=high,
             public_information=True, payoff_bounds=(-1.0, 1.0),
             may_cycle=self.max_rounds == 0, options=options, ruleset_hash=ruleset_digest,
-            # hit points are counters when nothing but a knockout ends the duel
-            fast_paths=frozenset({"transitions", "sample",
-                                  *(("counters", "cores") if self.max_rounds == 0 else ())}),
+            # hit points are counters when nothing but a knockout ends the duel; the
+            # cores at once (``cores.py``) only when each turn is chance alone
+            fast_paths=frozenset({"transitions", "sample", *(
+                ("counters", *(() if self.per_turn else ("cores",)))
+                if self.max_rounds == 0 else ())}),
             length_unit="round")
         self._wait_mask = np.zeros(len(names), bool)
         self._wait_mask[self.wait] = True
@@ -144,7 +165,7 @@ class PathfinderGame(DeclaredGame):
         ties = options.get("initiative_tie") or "higher_modifier"
         self._initiative = lru_cache(maxsize=None)(partial(initiative_first, ties=ties))
         self._masks: dict[tuple, np.ndarray] = {}
-        self._split = [split_action(i, self.n_plans) for i in range(self.wait)]
+        self._split = [split_action(i, self._decision_plans) for i in range(self.n_decisions)]
         self._ko = {(x, blood): State(phase=OVER, round=0, ending=1 + x + 2 * blood)
                     for x in (0, 1) for blood in (False, True)}
         self._draw = State(phase=OVER, round=0, ending=5)
@@ -203,19 +224,53 @@ class PathfinderGame(DeclaredGame):
         return legal
 
     def legal_mask(self, state: State, player: str) -> np.ndarray:
+        if state.phase == OVER:
+            return np.zeros(len(self.action_names), bool)
         if state.phase != DECIDE:
-            return self._wait_mask.copy() if state.phase != OVER else np.zeros(
-                len(self.action_names), bool)
-        key = (player, state.dem_a if player == "a" else state.dem_b)
+            if self.per_turn and self.acting(state) == player:
+                return self._cached_mask(("turn", player, state[DEM_AT + "ab".index(player)]),
+                                         lambda: self._plan_actions(state, player))
+            return self._wait_mask.copy()
+        return self._cached_mask(("decide", player, state[DEM_AT + "ab".index(player)]),
+                                 lambda: self._decision_actions(state, player))
+
+    def _cached_mask(self, key: tuple, actions) -> np.ndarray:
+        """The mask of ``actions()``, computed once per key (the side and his immunity
+        flag: all a mask depends on)."""
         mask = self._masks.get(key)
         if mask is None:
             mask = np.zeros(len(self.action_names), bool)
-            for plan in self.legal_plans(state, player):
-                for skill in range(3):
-                    for order in range(2):
-                        mask[(skill * 2 + order) * self.n_plans + plan] = True
+            mask[actions()] = True
             self._masks[key] = mask
         return mask.copy()
+
+    def _decision_actions(self, state: State, player: str) -> list[int]:
+        """Every skill and order, each with every legal plan when plans are committed."""
+        plans = [0] if self.per_turn else self.legal_plans(state, player)
+        return [(skill * len(ORDERS) + order) * self._decision_plans + plan
+                for plan in plans for skill in range(len(SKILLS)) for order in range(len(ORDERS))]
+
+    def _plan_actions(self, state: State, player: str) -> list[int]:
+        """The plan actions of the duellist whose turn opens (per turn)."""
+        return [self.n_decisions + plan for plan in self.legal_plans(state, player)]
+
+    def _turn_pairs(self, state: State) -> list[tuple[int, int]]:
+        """The joint actions of a turn: both wait; per turn, the actor's plans."""
+        if not self.per_turn:
+            return [(self.wait, self.wait)]
+        plans = self._plan_actions(state, self.acting(state))
+        if self.acting(state) == "a":
+            return [(plan, self.wait) for plan in plans]
+        return [(self.wait, plan) for plan in plans]
+
+    def _planned(self, state: State, action_a: int, action_b: int) -> State:
+        """The turn's state with its plan: per turn, the one its actor just chose."""
+        if not self.per_turn:
+            return state
+        x = _actor(state)
+        values = list(state)
+        values[PLAN_AT + x] = (action_a, action_b)[x] - self.n_decisions
+        return State._make(values)
 
     def check_actions(self, state: State, action_a: int, action_b: int) -> None:
         for side, action in (("a", action_a), ("b", action_b)):
@@ -232,12 +287,13 @@ class PathfinderGame(DeclaredGame):
     def _outcomes(self, state: State, action_a: int, action_b: int):
         if state.phase == DECIDE:
             return self._decide(state, action_a, action_b)
-        return self._play_turn(state)
+        return self._play_turn(self._planned(state, action_a, action_b))
 
     def transitions(self, state: State):
         """Every legal joint action with its outcomes (the solver's fast path)."""
         if state.phase != DECIDE:
-            return [(self.wait, self.wait, self._play_turn(state))]
+            return [(i, j, self._play_turn(self._planned(state, i, j)))
+                    for i, j in self._turn_pairs(state)]
         legal_a = np.flatnonzero(self.legal_mask(state, "a")).tolist()
         legal_b = np.flatnonzero(self.legal_mask(state, "b")).tolist()
         made: dict[tuple, State] = {}  # the phase-1 states, shared by the order choices
@@ -370,6 +426,7 @@ class PathfinderGame(DeclaredGame):
             skill_b, _, plan_b = self._split[action_b]
             return state._replace(phase=FIRST, skill_a=skill_a, skill_b=skill_b,
                                   plan_a=plan_a, plan_b=plan_b, first=first)
+        state = self._planned(state, action_a, action_b)
         x, ctx = self._context(state, state[HP_AT + 1 - _actor(state)])
         results = self._turn("ab"[x], ctx)
         drawn = int(np.searchsorted(self._cumulative("ab"[x], ctx), rng.random(),
@@ -406,6 +463,11 @@ class PathfinderGame(DeclaredGame):
         if core.phase == DECIDE:
             return [(i, j, [(p, nxt, (0, 0)) for p, nxt in outcomes])
                     for i, j, outcomes in self.transitions(core)]
+        return [(i, j, self._core_turn(self._planned(core, i, j)))
+                for i, j in self._turn_pairs(core)]
+
+    def _core_turn(self, core: State) -> list:
+        """A turn's outcomes at ``core`` (its plan in it), by kind of result."""
         x, ctx = self._context(core, self.start_hp["ab"[1 - _actor(core)]])
         base = self._after_any_turn(core, x)
         turn = self._turn_kinds(x, ctx)
@@ -413,8 +475,8 @@ class PathfinderGame(DeclaredGame):
         made = [State._make(self._result_values(core, x, base, kind)) for kind in turn.kinds]
         damage = turn.damage.tolist()
         lowered = [(0, d) for d in damage] if x == 0 else [(d, 0) for d in damage]
-        return [(self.wait, self.wait, list(zip(turn.chance.tolist(), map(
-            made.__getitem__, turn.kind.tolist()), lowered, strict=True)))]
+        return list(zip(turn.chance.tolist(), map(made.__getitem__, turn.kind.tolist()),
+                        lowered, strict=True))
 
     def cores(self):
         """Every core at once, as ``solver.counters.walk`` finds them (``cores.py``)."""

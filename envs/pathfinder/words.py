@@ -10,7 +10,17 @@ from solver.errors import InputError
 
 from .game import PathfinderGame, split_action
 from .rules import SKILLS
-from .state import DECIDE, ENDINGS, FIRST, OVER, PHASES, SECOND, STATE_FIELDS, State
+from .state import (
+    DECIDE,
+    ENDINGS,
+    FIRST,
+    OVER,
+    PHASES,
+    PLAN_AT,
+    SECOND,
+    STATE_FIELDS,
+    State,
+)
 
 #: the plan steps as the Player Core names them
 _STEP_NAMES = {"strike": "Strike", "strike_reaction": "Strike with the reaction",
@@ -70,6 +80,9 @@ class PathfinderWords(PathfinderGame):
             fields[key] = number
         state = State(**fields)
         for side in ("a", "b"):
+            if self.per_turn and fields[f"plan_{side}"]:
+                raise InputError("plans are chosen as each turn starts (plans=per_turn): "
+                                 f"plan_{side} takes 0, got {fields[f'plan_{side}']}")
             if state.phase == DECIDE and fields[f"plan_{side}"] + fields[f"skill_{side}"]:
                 raise InputError("skills and plans are chosen in phase 0; give them only "
                                  "with phase=1 or phase=2")
@@ -135,7 +148,7 @@ class PathfinderWords(PathfinderGame):
                 plan = self.rules.plan_names[get[f"plan_{side}"]]
                 done = state.phase == SECOND and self.acting(state) != side
                 name = _capital(self._name(side, viewer))
-                told = "" if done else f", plan {plan}"
+                told = "" if done or self.per_turn else f", plan {plan}"
                 lines.append(f"{name}: {SKILLS[get[f'skill_{side}']]} initiative{told}.")
             first = "A" if state.first == 0 else "B"
             lines.append(f"{first} acts first this round.")
@@ -144,10 +157,12 @@ class PathfinderWords(PathfinderGame):
     def action_words(self, action: int) -> str:
         if action == self.wait:
             return "waits"
-        skill, order, plan = split_action(action, self.n_plans)
-        steps = " + ".join(self.rules.plans[plan])
+        if action >= self.n_decisions:  # per turn: a plan as his turn starts
+            return "plans " + " + ".join(self.rules.plans[action - self.n_decisions])
+        skill, order, plan = split_action(action, self._decision_plans)
+        told = "" if self.per_turn else ", plans " + " + ".join(self.rules.plans[plan])
         return (f"rolls {SKILLS[skill]} for initiative, wants to act "
-                f"{('first', 'second')[order]}, plans {steps}")
+                f"{('first', 'second')[order]}{told}")
 
     def advice(self, name: str) -> str:
         """An action as a game master says it to his player: "Intimidation for
@@ -159,10 +174,15 @@ class PathfinderWords(PathfinderGame):
         action = self.info.action_names.index(name)
         if action == self.wait:
             return "wait"
-        skill, order, plan = split_action(action, self.n_plans)
-        steps = ", ".join(_STEP_NAMES.get(step, step) for step in self.rules.plans[plan])
+        if action >= self.n_decisions:  # per turn: a plan as his turn starts
+            return self._steps_words(action - self.n_decisions)
+        skill, order, plan = split_action(action, self._decision_plans)
+        told = "" if self.per_turn else "; " + self._steps_words(plan)
         return (f"{_capital(SKILLS[skill])} for initiative, "
-                f"{('first', 'second')[order]} on winning it; {steps}")
+                f"{('first', 'second')[order]} on winning it{told}")
+
+    def _steps_words(self, plan: int) -> str:
+        return ", ".join(_STEP_NAMES.get(step, step) for step in self.rules.plans[plan])
 
     def narrate(self, state: State, action_a: int, action_b: int, next_state: State) -> str:
         if state.phase == DECIDE:
@@ -171,11 +191,16 @@ class PathfinderWords(PathfinderGame):
                     f"{first} acts first.")
         actor = self.acting(state)
         target = _other(actor)
+        if self.per_turn:
+            chosen = self._planned(state, action_a, action_b)[PLAN_AT + "ab".index(actor)]
+            plays = f"{actor.upper()} chooses {self._steps_words(chosen)} and plays it"
+        else:
+            plays = f"{actor.upper()} plays his turn"
         if next_state.phase == OVER:
-            return f"{actor.upper()} plays his turn: {ENDINGS[next_state.ending]}."
+            return f"{plays}: {ENDINGS[next_state.ending]}."
         before, after = state._asdict(), next_state._asdict()
         dealt = before[f"hp_{target}"] - after[f"hp_{target}"]
-        text = [f"{actor.upper()} plays his turn and deals {dealt} damage"
+        text = [f"{plays} and deals {dealt} damage"
                 f" ({target.upper()} at {after[f'hp_{target}']} HP)"]
         if after[f"fr_{target}"] > max(0, before[f"fr_{target}"]):
             text.append(f"{target.upper()} is frightened {after[f'fr_{target}']}")
@@ -193,8 +218,12 @@ class PathfinderWords(PathfinderGame):
             return f"the duel is over ({ENDINGS[state.ending]})"
         if state.phase != DECIDE:
             who = "you act" if self.acting(state) == player else "he acts"
+            if self.per_turn:
+                who += ", choosing " + ("your" if self.acting(state) == player else "his") \
+                    + " plan"
             return f"{'first' if state.phase == FIRST else 'second'} turn, {who}: {mine}; {his}"
-        return f"{self.round_words(state)}, choosing skill, order and plan: {mine}; {his}"
+        chosen = "skill and order" if self.per_turn else "skill, order and plan"
+        return f"{self.round_words(state)}, choosing {chosen}: {mine}; {his}"
 
     def skills_words(self, side: str) -> str:
         """A duellist's initiative skills, and those that unlock no reaction (untrained):
