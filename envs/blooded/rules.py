@@ -13,6 +13,8 @@ Where the rules offer a choice that can never help, or a step with one sensible 
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -115,7 +117,48 @@ def build(ruleset: dict, options: dict) -> BloodedGame:
         if options[key] is None:
             raise InputError(f"option {key} is required")
     a, b = (duellist(options[side], side, rules) for side in SIDES)
-    return BloodedGame(rules, a, b, options, ruleset_hash(ruleset))
+    game = BloodedGame(rules, a, b, options, ruleset_hash(ruleset))
+    if rules.whole_duel:
+        _require_pool_room(game)
+    return game
+
+
+#: the most situations a duel with one pool for the whole duel may have, by the estimate
+#: of ``whole_duel_situations`` (they are walked one by one, about a thousand a second)
+MAX_WHOLE_DUEL_SITUATIONS = 1_000_000
+
+
+def first_pool(d: Duellist, rules: Rules) -> int:
+    """The most dice ``d`` gathers on the first beat: the duel's pool under ``pool =
+    "whole_duel"``."""
+    invoke = rules.invoke_dice if d.invokes >= 1 else 0
+    return d.prowess + d.sword + min(d.style, rules.spend_cap) + invoke
+
+
+def whole_duel_situations(game: BloodedGame) -> int:
+    """An estimate of the situations of ``game`` under ``pool = "whole_duel"``: those of
+    the same duel with the pool gathered every beat (its cores, found at once by
+    ``cores.py``) times the pairs of pools left (measured on test_blooded_pool's mortal
+    duel: 190,217 situations for an estimate of 240,660). Past a million pairs of
+    pools nothing fits, so the cores are not counted then."""
+    pools = math.prod(first_pool(d, game.rules) + 1 for d in game.sheets)
+    if pools > MAX_WHOLE_DUEL_SITUATIONS:
+        return pools
+    every_beat = dataclasses.replace(game.rules, whole_duel=False)
+    twin = BloodedGame(every_beat, *game.sheets, game.options, game.ruleset_hash)
+    return pools * len(twin.cores().cores)
+
+
+def _require_pool_room(game: BloodedGame) -> None:
+    """Refuse, in words and before the walk, a whole-duel pool too large to walk."""
+    size = whole_duel_situations(game)
+    if size > MAX_WHOLE_DUEL_SITUATIONS:
+        a, b = (first_pool(d, game.rules) for d in game.sheets)
+        raise InputError(
+            f"ruleset pool = \"whole_duel\": with pools of {a} and {b} dice this duel has "
+            f"about {size:,} situations, more than the {MAX_WHOLE_DUEL_SITUATIONS:,} that "
+            "can be walked here; fewer dice fit (lower prowess, sword, style or invokes), "
+            "or fewer maneuvers, or convention=first_blood")
 
 
 class BloodedGame(BloodedWords, BeatsLeft):
@@ -495,9 +538,11 @@ class BloodedGame(BloodedWords, BeatsLeft):
     def _risk_all_kept(self, s: State, table) -> list[tuple[int, int, list]]:
         """``_risk_all`` with one pool for the whole duel: the pool each carries out
         depends on his wagers, so each pair has its own state after the roll."""
-        out = []
+        out, base = [], self._risk_base(s)
+        left_a, left_b = self.dice_left(s, 0), self.dice_left(s, 1)
         for wa, wb, items in table:
-            base = self._kept_base(s, wa, wb)
+            base = base._replace(pool_a=self.carried(s, 0, left_a - wa),
+                                 pool_b=self.carried(s, 1, left_b - wb))
             merged: dict[State, float] = {}
             nexts = self._after_cases(s, [case for _, case in items], base)
             for (p, _), nxt in zip(items, nexts, strict=True):
