@@ -105,7 +105,10 @@ SYSTEM = SystemSpec(
                       mix="intimidation-first-strike3:2,perception-second-feint-strike2:1",
                       quick={"max_rounds": 1},
                       variants={"first_blood": {"victory": "first_blood"},
-                                "round_reactions": {"reaction_refresh": "round"}},
+                                "round_reactions": {"reaction_refresh": "round"},
+                                "b_first": {"initiative_tie": "b_first"},
+                                "shield_block": {"a": "fighter,hp=6,shield", "ruleset": {
+                                    "plans": {"order": ["strike3", "strike2_shield_block"]}}}},
                       counters={"a": "fighter,hp=4", "b": "rogue,hp=3"}),
     pairing=None,
     action_parts=_action_parts,

@@ -28,6 +28,7 @@ from example_duels import (
     example_game,
     example_name,
     example_options,
+    ruleset_file,
 )
 from graphs import assert_same_cores, assert_same_graph
 from gymnasium.utils.env_checker import check_env
@@ -314,7 +315,9 @@ def test_default_duel_state_count(system, capsys):
 def cli_options(system: str, variant: str | None = None) -> list[str]:
     options = example_options(system, variant)
     sheets = ["--a", options.pop("a"), "--b", options.pop("b")]
-    return [system, *sheets, *(f"-o{k}={v}" for k, v in options.items())]
+    table = options.pop("ruleset", None)
+    ruleset = ["--ruleset", ruleset_file(table)] if table is not None else []
+    return [system, *sheets, *ruleset, *(f"-o{k}={v}" for k, v in options.items())]
 
 
 @pytest.fixture
