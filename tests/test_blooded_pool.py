@@ -192,23 +192,29 @@ def test_a_whole_duel_pool_by_brute_force(a, b, beats):
 # ---------------------------------------------------------------- reductions and fast paths
 
 DUEL = {"a": "prowess=2,sword=1,feint,riposte,bash", "b": "prowess=1,sword=2,style=2,bash,bind"}
-# mortal, the Injuries multiply the situations: smaller pools (no invoke) there
-MORTAL = {"a": "prowess=2,sword=1,invokes=0,feint",
-          "b": "prowess=1,sword=2,style=1,invokes=0,bash"}
+# mortal, the Injuries multiply the situations: smaller pools (no invoke) and a mortal
+# rank of 3 there, so that a mortal Injury can be dealt with so few dice
+MORTAL = {"a": "prowess=2,sword=2,invokes=0,feint",
+          "b": "prowess=1,sword=2,style=1,invokes=0,bash",
+          "ruleset": {**WHOLE, "max_rank": 3, "mortal_rank": 3}}
 
 
 @pytest.mark.parametrize("duel, convention", [(DUEL, "first_blood"), (MORTAL, "mortal")])
 def test_whole_duel_keeps_the_reductions_and_the_fast_paths_exact(duel, convention):
-    options = dict(duel, convention=convention, max_beats=3)
-    reduced, plain = whole(**options), whole(reductions=False, **options)
+    options = {"ruleset": WHOLE, **duel, "convention": convention, "max_beats": 3}
+
+    def make(**more):
+        return envs.make("blooded", **options, **more)
+    reduced, plain = make(), make(reductions=False)
     assert "cores" not in reduced.info.fast_paths
     one, other = solve_game(reduced), solve_game(plain)
+    assert abs(one.value) > 1e-3 and one.draw < 1  # a duel that is decided
     with forcing("states"):
-        generic = solve_game(whole(**options))
+        generic = solve_game(make())
     for field in ("value", "win", "draw", "loss"):
         assert getattr(one, field) == pytest.approx(getattr(other, field), abs=1e-12)
         assert getattr(one, field) == pytest.approx(getattr(generic, field), abs=1e-12)
-    assert_same_graph(reduced.graph(), explore(whole(**options)))
+    assert_same_graph(reduced.graph(), explore(make()))
 
 
 def test_the_default_pool_keeps_its_states():

@@ -238,6 +238,9 @@ class BloodedGame(BloodedWords, BeatsLeft):
                          for f, low, high in spec)
         if self.declare_first:
             spec += (("own_plan", 0, len(PLANS) - 1), ("opp_plan", 0, len(PLANS) - 1))
+        if not self.rules.auto_spend:
+            cap = self.rules.spend_cap
+            spec += (("own_spend", 0, cap), ("opp_spend", 0, cap))
         if self.rules.whole_duel:
             spec += (("own_pool", 0, n), ("opp_pool", 0, n))
         self.observation_fields = tuple(s[0] for s in spec)
@@ -831,6 +834,8 @@ class BloodedGame(BloodedWords, BeatsLeft):
                 own(s.bid_a, s.bid_b), opp(s.bid_a, s.bid_b), victor, own_w, opp_w)
         if self.declare_first:  # the declarations are public
             seen += (own(s.plan_a, s.plan_b), opp(s.plan_a, s.plan_b))
+        if not self.rules.auto_spend:  # the Style chosen to spend, revealed at once
+            seen += (own(s.spend_a, s.spend_b), opp(s.spend_a, s.spend_b))
         if self.rules.whole_duel:  # the duel's pools left are public
             seen += (own(s.pool_a, s.pool_b), opp(s.pool_a, s.pool_b))
         return seen

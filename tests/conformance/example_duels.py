@@ -25,6 +25,9 @@ def example_name(system: str, variant: str | None) -> str:
 
 
 EXAMPLE_NAMES = [example_name(*example) for example in EXAMPLES]
+#: variants whose rules favour one side whatever the sheets (initiative ties to B):
+#: mirrored sheets are not worth nothing there
+FAVOURING_ONE_SIDE = {("pathfinder", "b_first")}
 
 
 def example_options(system: str, variant: str | None = None, a: str | None = None,
