@@ -91,6 +91,15 @@ def test_an_empty_pool_fails_its_risk():
     assert got[OVER] == pytest.approx(6 / 36, abs=1e-15)
 
 
+def test_the_pool_is_also_an_option():
+    # -o pool=whole_duel plays the same duel as the ruleset key; the option's default is
+    # the ruleset's
+    by_option = envs.make("blooded", pool="whole_duel", **SHEETS)
+    by_ruleset = whole(**SHEETS)
+    assert by_option.rules == by_ruleset.rules and by_option.rules.whole_duel
+    assert not envs.make("blooded", **SHEETS).rules.whole_duel
+
+
 def test_the_pool_reading_is_refused_in_words():
     with pytest.raises(InputError, match="pool.*'whole'.*every_beat, whole_duel"):
         envs.make("blooded", ruleset={"pool": "whole"})

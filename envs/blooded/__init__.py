@@ -51,6 +51,7 @@ from .state import (
     MANEUVERS,
     OVER,
     PHASES,
+    POOLS,
     RCANCEL,
     RISK,
     STATE_FIELDS,
@@ -84,6 +85,10 @@ SYSTEM = SystemSpec(
               "by the victor; before: the aggressor first, the defender knowing it, "
               "before the secret wagers (the seed's step 3)", default_key="declaration",
               choices=DECLARATIONS),
+        Field("pool", "choice", "how long the dice pool lasts: every_beat, gathered anew each "
+              "beat; whole_duel, the first beat's dice for the whole duel, bids and wagers "
+              "spent from it (the seed's \"eight dice left for the duel\")",
+              default_key="pool", choices=POOLS),
         Field("reductions", "bool", "drop the choices that can never help and play the "
               "steps with one sensible choice at once (the same values, fewer states); "
               "false: the plain rules", default=True),

@@ -111,8 +111,9 @@ def duellist(sheet: Mapping, side: str, rules: Rules) -> Duellist:
 
 
 def build(ruleset: dict, options: dict) -> BloodedGame:
-    """The duel of ``options`` (sheets ``a`` and ``b`` and the schema's options)."""
-    rules = compile_rules(ruleset)
+    """The duel of ``options`` (sheets ``a`` and ``b`` and the schema's options; the
+    option ``pool``, whose default is the ruleset's, decides the pool)."""
+    rules = compile_rules({**ruleset, "pool": options.get("pool", ruleset["pool"])})
     for key in ("convention", "max_beats"):
         if options[key] is None:
             raise InputError(f"option {key} is required")
