@@ -390,8 +390,9 @@ class Examples:
     the conformance suite use them); ``counters``, for a system that may declare the
     ``counters`` fast path, the options (sheets included) of a small duel that does,
     which the conformance suite solves both ways. ``variants`` names the other kinds
-    of duel the system plays (modes, conventions, hidden levels): each is options
-    over the quick duel's (sheets as ``a`` / ``b`` included), as small; the
+    of duel the system plays (modes, conventions, hidden levels, the seeds' readings):
+    each is options over the quick duel's (sheets as ``a`` / ``b`` and a ruleset table
+    as ``ruleset`` included), as small; the
     conformance suite and the stored playthroughs cover the quick duel and every
     variant (``duel``)."""
 

@@ -41,6 +41,7 @@ TINY = {
     "pathfinder_plans": ["--quick", "--json"],
     "pathfinder_readings": ["--hp", "2", "--json"],
     "readings_blooded": ["--quick", "--json"],
+    "readings_blooded_pool": ["--quick", "--json"],
     "readings_uchronia": ["--quick", "--json"],
     "pathfinder_initiative": ["--max-rounds", "1", "--out", "{out}", "--json"],
     "selfplay_blooded": ["--max-beats", "1", "--minutes", "0.005", "--eval-every", "100",

@@ -52,6 +52,7 @@ from .state import (
     MANEUVERS,
     OVER,
     PHASES,
+    POOLS,
     RCANCEL,
     RISK,
     STATE_FIELDS,
@@ -61,6 +62,10 @@ from .state import (
 
 _DEFAULTS = tomllib.loads(
     resources.files("envs").joinpath("rulesets", "blooded.toml").read_text("utf-8"))
+
+
+#: the short duel of the example variants that need maneuvers or Style
+_SHORT = {"convention": "first_blood", "max_beats": 2}
 
 
 def _ability(name: str, text: str, high: int = 5) -> Field:
@@ -81,6 +86,10 @@ SYSTEM = SystemSpec(
               "by the victor; before: the aggressor first, the defender knowing it, "
               "before the secret wagers (the seed's step 3)", default_key="declaration",
               choices=DECLARATIONS),
+        Field("pool", "choice", "how long the dice pool lasts: every_beat, gathered anew each "
+              "beat; whole_duel, the first beat's dice for the whole duel, bids and wagers "
+              "spent from it (the seed's \"eight dice left for the duel\")",
+              default_key="pool", choices=POOLS),
         Field("reductions", "bool", "drop the choices that can never help and play the "
               "steps with one sensible choice at once (the same values, fewer states); "
               "false: the plain rules", default=True),
@@ -106,7 +115,25 @@ SYSTEM = SystemSpec(
     examples=Examples(sheet_a="prowess=2,sword=1", sheet_b="prowess=1,sword=2",
                       state="beat=2,phase=risk,aggressor=1,inj_a=2", mix="0:1,1:1,2:2",
                       quick={"max_beats": 3},
-                      variants={"first_blood": {"convention": "first_blood"}},
+                      # the seed's readings (docs/systems/blooded.md), each on a short duel
+                      variants={"first_blood": {"convention": "first_blood"},
+                                "bid_tie": {"ruleset": {"bid_tie": "coin"},
+                                            "convention": "first_blood"},
+                                "declaration": {"declaration": "before",
+                                                "a": "prowess=2,sword=1,feint,riposte,bash",
+                                                "b": "prowess=1,sword=2,bash,bind",
+                                                **_SHORT},
+                                "riposte_rolls": {"ruleset": {"riposte_rolls": True},
+                                                  "a": "prowess=2,sword=1,riposte",
+                                                  "b": "prowess=1,sword=2,riposte", **_SHORT},
+                                "bash_cancellable": {"ruleset": {"bash_cancellable": True},
+                                                     "a": "prowess=2,sword=1,bash",
+                                                     "b": "prowess=1,sword=2,bash", **_SHORT},
+                                "chosen_spend": {"ruleset": {"auto_spend_style": False},
+                                                 "a": "prowess=2,sword=1,style=1",
+                                                 "b": "prowess=1,sword=2,style=2", **_SHORT},
+                                "whole_duel": {"ruleset": {"pool": "whole_duel"},
+                                               "convention": "first_blood"}},
                       counters={"a": "prowess=2,sword=1,feint,riposte",
                                 "b": "prowess=1,sword=2,style=2,bash,blind,bind",
                                 "convention": "first_blood", "max_beats": 3}),

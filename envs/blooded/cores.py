@@ -52,6 +52,8 @@ class _Codec:
         bounds["phase"] = game.last_phase
         for field in ("spend_a", "spend_b"):  # chosen only without auto_spend_style
             bounds[field] = 0 if r.auto_spend else r.spend_cap
+        # the duel's pool (pool = "whole_duel") is never a core of this walk: one digit
+        bounds["pool_a"] = bounds["pool_b"] = 0
         radix = np.array([bounds[f] + 1 for f in State._fields], np.int64)
         self.radix = radix
         self.known: dict[State, int] = {}

@@ -65,8 +65,10 @@ class BeatsLeft:
     @property
     def plain_beat(self) -> int:
         """The first beat without an aspect invoke: from it on, every beat plays by the
-        same rules."""
-        return max(d.invokes for d in self.sheets) + 1
+        same rules (never the first with one pool for the whole duel: its dice are
+        that pool, a later beat's are the pool left and bonus dice)."""
+        first = max(d.invokes for d in self.sheets) + 1
+        return max(first, 2) if self.rules.whole_duel else first
 
     @property
     def endless(self):

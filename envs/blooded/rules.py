@@ -13,6 +13,8 @@ Where the rules offer a choice that can never help, or a step with one sensible 
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -38,6 +40,7 @@ from .state import (
     OVER,
     PAYOFF,
     PLANS,
+    POOLS,
     RCANCEL,
     RESPOND,
     RISK,
@@ -77,7 +80,6 @@ def _bool(ruleset: Mapping, key: str) -> bool:
 
 def compile_rules(ruleset: Mapping) -> Rules:
     """The ruleset as checked numbers; readings not modelled are errors."""
-    _word(ruleset, "pool", ("every_beat",))
     costs = {name: _int(ruleset["costs"], name, 0, 20) for name in MANEUVERS}
     max_rank = _int(ruleset, "max_rank", 1, 20)
     return Rules(
@@ -91,6 +93,7 @@ def compile_rules(ruleset: Mapping) -> Rules:
         bash_cancellable=_bool(ruleset, "bash_cancellable"),
         riposte_rolls=_bool(ruleset, "riposte_rolls"),
         risk_tie=_word(ruleset, "risk_tie", ("defender", "aggressor")),
+        whole_duel=_word(ruleset, "pool", POOLS) == "whole_duel",
         per_style=_int(ruleset, "wagers_per_style", 1, 20), costs=costs,
         max_rank=max_rank, mortal_rank=_int(ruleset, "mortal_rank", 1, max_rank))
 
@@ -108,13 +111,55 @@ def duellist(sheet: Mapping, side: str, rules: Rules) -> Duellist:
 
 
 def build(ruleset: dict, options: dict) -> BloodedGame:
-    """The duel of ``options`` (sheets ``a`` and ``b`` and the schema's options)."""
-    rules = compile_rules(ruleset)
+    """The duel of ``options`` (sheets ``a`` and ``b`` and the schema's options; the
+    option ``pool``, whose default is the ruleset's, decides the pool)."""
+    rules = compile_rules({**ruleset, "pool": options.get("pool", ruleset["pool"])})
     for key in ("convention", "max_beats"):
         if options[key] is None:
             raise InputError(f"option {key} is required")
     a, b = (duellist(options[side], side, rules) for side in SIDES)
-    return BloodedGame(rules, a, b, options, ruleset_hash(ruleset))
+    game = BloodedGame(rules, a, b, options, ruleset_hash(ruleset))
+    if rules.whole_duel:
+        _require_pool_room(game)
+    return game
+
+
+#: the most situations a duel with one pool for the whole duel may have, by the estimate
+#: of ``whole_duel_situations`` (they are walked one by one, about a thousand a second)
+MAX_WHOLE_DUEL_SITUATIONS = 1_000_000
+
+
+def first_pool(d: Duellist, rules: Rules) -> int:
+    """The most dice ``d`` gathers on the first beat: the duel's pool under ``pool =
+    "whole_duel"``."""
+    invoke = rules.invoke_dice if d.invokes >= 1 else 0
+    return d.prowess + d.sword + min(d.style, rules.spend_cap) + invoke
+
+
+def whole_duel_situations(game: BloodedGame) -> int:
+    """An estimate of the situations of ``game`` under ``pool = "whole_duel"``: those of
+    the same duel with the pool gathered every beat (its cores, found at once by
+    ``cores.py``) times the pairs of pools left (measured on test_blooded_pool's mortal
+    duel: 190,217 situations for an estimate of 240,660). Past a million pairs of
+    pools nothing fits, so the cores are not counted then."""
+    pools = math.prod(first_pool(d, game.rules) + 1 for d in game.sheets)
+    if pools > MAX_WHOLE_DUEL_SITUATIONS:
+        return pools
+    every_beat = dataclasses.replace(game.rules, whole_duel=False)
+    twin = BloodedGame(every_beat, *game.sheets, game.options, game.ruleset_hash)
+    return pools * len(twin.cores().cores)
+
+
+def _require_pool_room(game: BloodedGame) -> None:
+    """Refuse, in words and before the walk, a whole-duel pool too large to walk."""
+    size = whole_duel_situations(game)
+    if size > MAX_WHOLE_DUEL_SITUATIONS:
+        a, b = (first_pool(d, game.rules) for d in game.sheets)
+        raise InputError(
+            f"ruleset pool = \"whole_duel\": with pools of {a} and {b} dice this duel has "
+            f"about {size:,} situations, more than the {MAX_WHOLE_DUEL_SITUATIONS:,} that "
+            "can be walked here; fewer dice fit (lower prowess, sword, style or invokes), "
+            "or fewer maneuvers, or convention=first_blood")
 
 
 class BloodedGame(BloodedWords, BeatsLeft):
@@ -143,17 +188,28 @@ class BloodedGame(BloodedWords, BeatsLeft):
             observation_low=self.observation_low, observation_high=self.observation_high,
             public_information=True, payoff_bounds=(-1.0, 1.0), may_cycle=False,
             options=options, ruleset_hash=digest,
-            fast_paths=frozenset({"sample", "transitions", "graph", "counters", "cores"}),
+            fast_paths=self._fast_paths(),
             length_unit="beat")
         self._masks: dict = {}
         self._after_cache: dict = {}  # (state after the roll, case) -> next state
         self._cancel_cache: dict = {}  # (state, count cancelled) -> next state
 
     # -- setup
+    def _fast_paths(self) -> frozenset[str]:
+        paths = {"sample", "transitions", "graph", "counters", "cores"}
+        if self.rules.whole_duel:
+            # the cores at once (cores.py) assume a beat's dice come from its own
+            # gathering; the duel's pool is walked core by core (core_transitions)
+            paths.discard("cores")
+        return frozenset(paths)
+
     def _pool_bound(self, d: Duellist) -> int:
         r = self.rules
         # Prowess, The Sword, Style spent, an invoke, a tagged Injury, a Feint's bonus
-        return d.prowess + d.sword + r.spend_cap + r.invoke_dice + r.max_rank + d.sword
+        bound = d.prowess + d.sword + r.spend_cap + r.invoke_dice + r.max_rank + d.sword
+        if r.whole_duel:  # a later beat's Style and invoke come on top of the first's
+            bound += r.spend_cap + r.invoke_dice
+        return bound
 
     def _set_actions(self) -> None:
         counts = tuple(str(n) for n in range(self.max_dice + 1))
@@ -183,6 +239,11 @@ class BloodedGame(BloodedWords, BeatsLeft):
                          for f, low, high in spec)
         if self.declare_first:
             spec += (("own_plan", 0, len(PLANS) - 1), ("opp_plan", 0, len(PLANS) - 1))
+        if not self.rules.auto_spend:
+            cap = self.rules.spend_cap
+            spec += (("own_spend", 0, cap), ("opp_spend", 0, cap))
+        if self.rules.whole_duel:
+            spec += (("own_pool", 0, n), ("opp_pool", 0, n))
         self.observation_fields = tuple(s[0] for s in spec)
         self.observation_low = tuple(s[1] for s in spec)
         self.observation_high = tuple(s[2] for s in spec)
@@ -196,12 +257,31 @@ class BloodedGame(BloodedWords, BeatsLeft):
 
     # -- pools
     def pool(self, state: State, side: int) -> int:
-        """Dice gathered at the start of ``state.beat`` by ``side`` (0 = A)."""
+        """Dice gathered at the start of ``state.beat`` by ``side`` (0 = A). With
+        ``pool = "whole_duel"`` the first beat's are the duel's pool; a later beat has
+        the pool left and, for that beat only, its other dice (``bonus_dice``)."""
+        d = self.sheets[side]
+        if self.rules.whole_duel and state.beat > 1:
+            return (state.pool_a, state.pool_b)[side] + self.bonus_dice(state, side)
+        return d.prowess + d.sword + self.bonus_dice(state, side)
+
+    def bonus_dice(self, state: State, side: int) -> int:
+        """The dice gathered beyond Prowess + The Sword: the Style spent, an invoke, the
+        tagged Injury, a Feint's bonus."""
         d, r = self.sheets[side], self.rules
         feint = state.feint_a if side == 0 else state.feint_b
         tag = state.inj_b if side == 0 else state.inj_a
         invoke = r.invoke_dice if d.invokes >= state.beat else 0
-        return d.prowess + d.sword + self.spent(state, side) + invoke + tag + feint * d.sword
+        return self.spent(state, side) + invoke + tag + feint * d.sword
+
+    def carried(self, state: State, side: int, rolled: int) -> int:
+        """The duel's pool ``side`` carries out of the risk at ``state`` (``pool =
+        "whole_duel"``) when he rolls ``rolled`` dice: the bid and the wagers are spent,
+        the dice rolled are picked up again; the first beat's dice all belong to the
+        pool, a later beat's bonus dice are spent first and the rest is lost."""
+        if state.beat == 1:
+            return rolled
+        return min((state.pool_a, state.pool_b)[side], rolled)
 
     def spent(self, state: State, side: int) -> int:
         """The Style ``side`` spends this beat: all his bank up to the cap
@@ -445,6 +525,8 @@ class BloodedGame(BloodedWords, BeatsLeft):
         tie = 1 - s.aggressor if self.rules.risk_tie == "defender" else s.aggressor
         table, cases = risk_table(self.dice_left(s, 0), self.dice_left(s, 1), tie,
                                    self.rules.target, self.rules.sides)
+        if self.rules.whole_duel:
+            return self._risk_all_kept(s, table)
         states = dict(zip(cases, self._after_cases(s, cases), strict=True))
         out = []
         for wa, wb, items in table:
@@ -457,21 +539,46 @@ class BloodedGame(BloodedWords, BeatsLeft):
             out.append((wa, wb, outcomes))
         return out
 
+    def _risk_all_kept(self, s: State, table) -> list[tuple[int, int, list]]:
+        """``_risk_all`` with one pool for the whole duel: the pool each carries out
+        depends on his wagers, so each pair has its own state after the roll."""
+        out, base = [], self._risk_base(s)
+        left_a, left_b = self.dice_left(s, 0), self.dice_left(s, 1)
+        for wa, wb, items in table:
+            base = base._replace(pool_a=self.carried(s, 0, left_a - wa),
+                                 pool_b=self.carried(s, 1, left_b - wb))
+            merged: dict[State, float] = {}
+            nexts = self._after_cases(s, [case for _, case in items], base)
+            for (p, _), nxt in zip(items, nexts, strict=True):
+                merged[nxt] = merged.get(nxt, 0.0) + p
+            out.append((wa, wb, [(p, nxt) for nxt, p in merged.items()]))
+        return out
+
+    def _kept_base(self, s: State, wa: int, wb: int) -> State:
+        """``_risk_base`` with the duel's pool each carries out when A wagers ``wa``
+        and B ``wb`` (``pool = "whole_duel"``)."""
+        return self._risk_base(s)._replace(
+            pool_a=self.carried(s, 0, self.dice_left(s, 0) - wa),
+            pool_b=self.carried(s, 1, self.dice_left(s, 1) - wb))
+
     def risk_layout(self, s: State):
         """The risk at ``s`` as ``transitions`` gives it, in flat lists: A's and B's
         wagers of each pair, its number of results, each result's position in the
         list of next states and its probability, and that list (a next state may
         repeat within a pair: its probabilities then add up)."""
+        if self.rules.whole_duel:
+            return _layout(self._risk_all(s))
         tie = 1 - s.aggressor if self.rules.risk_tie == "defender" else s.aggressor
         wagers_a, wagers_b, counts, which, probs, cases = risk_table_layout(
             self.dice_left(s, 0), self.dice_left(s, 1), tie, self.rules.target,
             self.rules.sides)
         return wagers_a, wagers_b, counts, which, probs, self._after_cases(s, cases)
 
-    def _after_cases(self, s: State, cases: tuple) -> list[State]:
+    def _after_cases(self, s: State, cases, base: State | None = None) -> list[State]:
         """The state after the roll at ``s`` for each case, shared between risks that
-        leave the same state behind them (``_risk_base``)."""
-        base, shared, found = self._risk_base(s), self._after_cache, []
+        leave the same state behind them (``base``: ``_risk_base`` unless given)."""
+        base = self._risk_base(s) if base is None else base
+        shared, found = self._after_cache, []
         for case in cases:
             key = (base, case)
             nxt = shared.get(key)
@@ -498,7 +605,7 @@ class BloodedGame(BloodedWords, BeatsLeft):
 
     def _risk(self, s: State, wa: int, wb: int) -> list[tuple[float, State]]:
         """The roll of one pair of wagers (the same table as ``transitions``)."""
-        base = self._risk_base(s)
+        base = self._kept_base(s, wa, wb) if self.rules.whole_duel else self._risk_base(s)
         tie = 1 - s.aggressor if self.rules.risk_tie == "defender" else s.aggressor
         lb = self.dice_left(s, 1)
         table, _ = risk_table(self.dice_left(s, 0), lb, tie, self.rules.target,
@@ -694,7 +801,8 @@ class BloodedGame(BloodedWords, BeatsLeft):
         bank_a, bank_b = min(cap, s.bank_a + gains[0]), min(cap, s.bank_b + gains[1])
         phase = BID if self.bid_every_beat else RISK
         nxt = State(s.beat + 1, phase, 0 if phase == BID else next_aggressor, inj[0], inj[1],
-                    bank_a, bank_b, s.feint_a, s.feint_b, 0, 0, 0, 0, 0, 0)
+                    bank_a, bank_b, s.feint_a, s.feint_b, 0, 0, 0, 0, 0, 0,
+                    pool_a=s.pool_a, pool_b=s.pool_b)
         return self._gather(nxt)
 
     # -- observation
@@ -727,5 +835,26 @@ class BloodedGame(BloodedWords, BeatsLeft):
                 own(s.bid_a, s.bid_b), opp(s.bid_a, s.bid_b), victor, own_w, opp_w)
         if self.declare_first:  # the declarations are public
             seen += (own(s.plan_a, s.plan_b), opp(s.plan_a, s.plan_b))
+        if not self.rules.auto_spend:  # the Style chosen to spend, revealed at once
+            seen += (own(s.spend_a, s.spend_b), opp(s.spend_a, s.spend_b))
+        if self.rules.whole_duel:  # the duel's pools left are public
+            seen += (own(s.pool_a, s.pool_b), opp(s.pool_a, s.pool_b))
         return seen
 
+
+
+def _layout(rows: list[tuple[int, int, list[tuple[float, State]]]]):
+    """Transitions of a risk as ``BloodedGame.risk_layout`` gives them."""
+    nexts: list[State] = []
+    position: dict[State, int] = {}
+    which, probs = [], []
+    for _, _, outcomes in rows:
+        for p, nxt in outcomes:
+            if nxt not in position:
+                position[nxt] = len(nexts)
+                nexts.append(nxt)
+            which.append(position[nxt])
+            probs.append(p)
+    return ([wa for wa, _, _ in rows], [wb for _, wb, _ in rows],
+            [len(outcomes) for _, _, outcomes in rows], np.array(which, np.int64), probs,
+            nexts)

@@ -12,6 +12,10 @@ CONVENTIONS = ("mortal", "first_blood")
 #: who chooses the role after a tied strike bid (ruleset ``bid_tie``): the higher
 #: Prowess, then a fair coin; a fair coin; A; B
 BID_TIES = ("prowess_then_coin", "coin", "a", "b")
+#: how the dice pool lasts (ruleset ``pool``): gathered anew every beat (the
+#: specification), or one pool for the whole duel that bids and wagers spend (the seed's
+#: "I have eight dice left for the duel")
+POOLS = ("every_beat", "whole_duel")
 SIDES = ("a", "b")
 
 # phases of a beat; DECLARE and RESPOND (the declarations before the risk, with
@@ -43,7 +47,9 @@ class State(NamedTuple):
     ``wd`` are the victor's / defeated's usable wagers left; ``plan_*`` what each
     declared before the risk (``declaration = "before"`` only). During the consequences
     ``bank_*`` is the bank left after this beat's spend and ``feint_*`` the bonus won
-    for the next beat. Unused fields are 0.
+    for the next beat. With ``pool = "whole_duel"``, ``pool_*`` is the duel's pool left:
+    0 on the first beat (not yet gathered), then the dice carried into the beat, and
+    after the risk those carried into the next. Unused fields are 0.
     """
 
     beat: int
@@ -65,6 +71,8 @@ class State(NamedTuple):
     plan_b: int = 0
     spend_a: int = 0  # the Style spent this beat, chosen (auto_spend_style = false)
     spend_b: int = 0
+    pool_a: int = 0   # the duel's pool left, carried into this beat (pool = "whole_duel")
+    pool_b: int = 0
 
 
 STATE_FIELDS = State._fields
@@ -99,6 +107,7 @@ class Rules:
     bash_cancellable: bool
     riposte_rolls: bool
     risk_tie: str
+    whole_duel: bool
     per_style: int
     costs: Mapping[str, int]
     max_rank: int

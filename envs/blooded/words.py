@@ -39,6 +39,8 @@ class BloodedWords:
             del fields["plan_a"], fields["plan_b"]
         if self.rules.auto_spend:  # no Style spend to choose
             del fields["spend_a"], fields["spend_b"]
+        if not self.rules.whole_duel:  # no duel's pool carried from beat to beat
+            del fields["pool_a"], fields["pool_b"]
         return fields
 
     state_dict = state_fields
@@ -73,7 +75,7 @@ class BloodedWords:
                   "bid_a": (0, n), "bid_b": (0, n), "victor": (0, 1), "wv": (0, n),
                   "wd": (0, n), "ending": (0, 0), "plan_a": (0, len(PLANS) - 1),
                   "plan_b": (0, len(PLANS) - 1), "spend_a": (0, self.spendable(s, 0)),
-                  "spend_b": (0, self.spendable(s, 1))}
+                  "spend_b": (0, self.spendable(s, 1)), "pool_a": (0, n), "pool_b": (0, n)}
         if last > OVER and s.phase == OVER:  # beyond "over" lie the readings' phases
             raise InputError(f"state field phase must be 0..{OVER - 1} or {OVER + 1}.."
                              f"{last} for a live duel, got {OVER}")

@@ -120,6 +120,14 @@ SYSTEM = SystemSpec(
                                 "disarm": {"disarm": "attacker_chooses",
                                            "convention": "surrender"},
                                 "movement": {"movement": "circle"},
+                                "close_again": {"corps_a_corps_tie": "close_again"},
+                                "open_ground": {"edge": "open"},
+                                "sorcery_talent": {
+                                    "discipline": "sorcery", "convention": "surrender",
+                                    "a": "sorcery=GR", "b": "sorcery=GD",
+                                    "ruleset": {"disciplines": {"sorcery": {
+                                        "wounds": "talent",
+                                        "conventions": ["first_blood", "surrender"]}}}},
                                 "hidden_levels": {"hidden_levels": True, "max_rounds": 1}}),
     pairing=lambda game: game.discipline.ability,
 )

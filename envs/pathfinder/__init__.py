@@ -117,7 +117,10 @@ SYSTEM = SystemSpec(
                       quick={"max_rounds": 1},
                       variants={"first_blood": {"victory": "first_blood"},
                                 "round_reactions": {"reaction_refresh": "round"},
-                                "per_turn_plans": {"plans": "per_turn"}},
+                                "per_turn_plans": {"plans": "per_turn"},
+                                "b_first": {"initiative_tie": "b_first"},
+                                "shield_block": {"a": "fighter,hp=6,shield", "ruleset": {
+                                    "plans": {"order": ["strike3", "strike2_shield_block"]}}}},
                       counters={"a": "fighter,hp=4", "b": "rogue,hp=3"}),
     pairing=None,
     action_parts=_action_parts,

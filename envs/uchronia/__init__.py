@@ -111,7 +111,18 @@ SYSTEM = SystemSpec(
                                 "melee_matraque": {"mode": "melee", "a": "pugiliste,athlete",
                                                    "b": "weapon=matraque", "max_rounds": 3},
                                 "long_range": {"a": "tireur,weapon=revolver", "b": "adresse",
-                                               "start_band": "grande"}}),
+                                               "start_band": "grande"},
+                                # the seed's readings (docs/systems/uchronia.md)
+                                "against_unarmed": {"mode": "melee", "a": "weapon=couteau",
+                                                    "b": "", "max_rounds": 3,
+                                                    "weapon_dice": "against_unarmed"},
+                                "round_lost": {"mode": "melee", "a": "pugiliste,athlete",
+                                               "b": "weapon=epee", "max_rounds": 3,
+                                               "failed_break_off": "round_lost"},
+                                "aim_kept": {"wound_breaks_aim": False},
+                                "aim_weapons": {"b": "sang-froid,weapon=revolver", "ruleset": {
+                                    "pistol": {"aim_weapons": ["duel_pistol"]}}},
+                                "no_reload": {"ruleset": {"pistol": {"reload_per_turn": 0}}}}),
 )
 
 __all__ = ["ACTIONS", "ATOUTS", "BANDS", "FIGHT", "FIRE", "FIRE_MOVING", "MELEE_ACTIONS",
