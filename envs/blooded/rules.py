@@ -143,7 +143,8 @@ class BloodedGame(BloodedWords, BeatsLeft):
             observation_low=self.observation_low, observation_high=self.observation_high,
             public_information=True, payoff_bounds=(-1.0, 1.0), may_cycle=False,
             options=options, ruleset_hash=digest,
-            fast_paths=frozenset({"sample", "transitions", "graph", "counters", "cores"}),
+            fast_paths=frozenset({"sample", "transitions", "graph", "counters", "cores",
+                                  "rolls"}),
             length_unit="beat")
         self._masks: dict = {}
         self._after_cache: dict = {}  # (state after the roll, case) -> next state
@@ -655,25 +656,29 @@ class BloodedGame(BloodedWords, BeatsLeft):
         a, b = self.sheets
         split = bash_split(a.strength + a.athletics, b.strength + b.athletics,
                            self.rules.target, self.rules.sides)
-        wagers = {s.victor: s.wv, 1 - s.victor: s.wd}
         merged: dict[State, float] = {}
         for p, (roller, attacks) in zip(split, ((0, True), (0, False), (1, True),
                                                 (1, False), (None, False)), strict=True):
             if p <= 0:
                 continue
-            if attacks and self.rules.bash_cancellable:
-                # the attack of the higher roller, who is the victor of the cancellation
-                nxt = self._to_cancel_attack(s._replace(victor=roller, wv=wagers[roller],
-                                                        wd=wagers[1 - roller]))
-            elif attacks:
-                left = {roller: 0, 1 - roller: wagers[1 - roller]}
-                gains = (left[0] // self.rules.per_style, left[1] // self.rules.per_style)
-                nxt = self._end_beat(s, 1 - roller, 1 + wagers[roller], gains, roller)
-            else:
-                following = 1 - s.aggressor if roller is None else roller
-                nxt = self._end_beat(s, None, 0, self._gains(s, s.wv, s.wd), following)
+            nxt = self.bash_result(s, roller, attacks)
             merged[nxt] = merged.get(nxt, 0.0) + p
         return [(p, nxt) for nxt, p in merged.items()]
+
+    def bash_result(self, s: State, roller: int | None, attacks: bool) -> State:
+        """The state after a Bash whose higher roller is ``roller`` (None: equal), who
+        ``attacks`` when he stands and the other fell."""
+        wagers = {s.victor: s.wv, 1 - s.victor: s.wd}
+        if attacks and self.rules.bash_cancellable:
+            # the attack of the higher roller, who is the victor of the cancellation
+            return self._to_cancel_attack(s._replace(victor=roller, wv=wagers[roller],
+                                                     wd=wagers[1 - roller]))
+        if attacks:
+            left = {roller: 0, 1 - roller: wagers[1 - roller]}
+            gains = (left[0] // self.rules.per_style, left[1] // self.rules.per_style)
+            return self._end_beat(s, 1 - roller, 1 + wagers[roller], gains, roller)
+        following = 1 - s.aggressor if roller is None else roller
+        return self._end_beat(s, None, 0, self._gains(s, s.wv, s.wd), following)
 
     def _end_beat(self, s: State, injured: int | None, rank: int, gains: tuple[int, int],
                   next_aggressor: int) -> State:

@@ -161,7 +161,7 @@ class _Uchronia(DeclaredGame):
             observation_high=tuple(max(1, bounds.get(name, 0)) for name in OBSERVATION),
             public_information=True, payoff_bounds=(-1.0, 1.0), may_cycle=False,
             options=self._options, ruleset_hash=ruleset_hash(self.ruleset),
-            fast_paths=frozenset({"transitions", "sample"}), length_unit=self.length_unit)
+            fast_paths=frozenset({"transitions", "sample", "rolls"}), length_unit=self.length_unit)
 
     def count(self, side: str, atouts: tuple[str, ...]) -> int:
         return sum(bool(self.sheets[side].get(name)) for name in atouts)
