@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
+
 from solver.errors import InputError
 
+from ..rolls import given
 from .game import PathfinderGame, split_action
+from .rolls import Check, Initiative, TurnRolls, initiative_drawn, turn_drawn
 from .rules import SKILLS
 from .state import DECIDE, ENDINGS, FIRST, OVER, PHASES, SECOND, STATE_FIELDS, State
 
@@ -15,6 +19,10 @@ from .state import DECIDE, ENDINGS, FIRST, OVER, PHASES, SECOND, STATE_FIELDS, S
 _STEP_NAMES = {"strike": "Strike", "strike_reaction": "Strike with the reaction",
                "shield": "Raise a Shield", "demoralize": "Demoralize",
                "feint": "Feint", "block": "keep the reaction for Shield Block"}
+_DEGREES = ("a critical failure", "a failure", "a success", "a critical success")
+_CHECKED = {"demoralize": "Demoralize", "feint": "Feint", "strike": "Strike",
+            "strike_reaction": "Strike"}
+_AGAINST = {"demoralize": "Will DC", "feint": "Perception DC"}
 _OFF_GUARD = ("", "off-guard until his own next turn", "off-guard in the foe's next turn",
               "off-guard until his own next turn and in the foe's next turn")
 
@@ -162,19 +170,35 @@ class PathfinderWords(PathfinderGame):
         return (f"{_capital(SKILLS[skill])} for initiative, "
                 f"{('first', 'second')[order]} on winning it; {steps}")
 
-    def narrate(self, state: State, action_a: int, action_b: int, next_state: State) -> str:
+    def rolls(self, state: State, action_a: int, action_b: int, next_state: State,
+              rng: np.random.Generator) -> Initiative | TurnRolls | None:
+        """The initiative rolls, or a turn's checks and damage dice, behind
+        ``next_state`` (None: not found among ``MAX_TRIES`` draws)."""
+        if state.phase == DECIDE:
+            return given(lambda r: initiative_drawn(self, state, action_a, action_b, r),
+                         next_state.first, rng)
+        return given(lambda r: turn_drawn(self, state, r), next_state, rng)
+
+    def narrate(self, state: State, action_a: int, action_b: int, next_state: State,
+                rolls: Initiative | TurnRolls | None = None) -> str:
         if state.phase == DECIDE:
             first = "A" if next_state.first == 0 else "B"
-            return (f"A {self.action_words(action_a)}; B {self.action_words(action_b)}. "
-                    f"{first} acts first.")
+            told = f" {self._initiative_text(rolls)}" if rolls is not None else ""
+            if rolls is not None and told.endswith(f"{_other(first.lower()).upper()} wins it."):
+                told = told[:-1] + " and chooses to act second."
+            return (f"A {self.action_words(action_a)}; B {self.action_words(action_b)}."
+                    f"{told} {first} acts first.")
         actor = self.acting(state)
         target = _other(actor)
+        told = f" {self._turn_text(rolls, target)}" if rolls is not None else ""
         if next_state.phase == OVER:
-            return f"{actor.upper()} plays his turn: {ENDINGS[next_state.ending]}."
+            return f"{actor.upper()} plays his turn.{told} {_capital(ENDINGS[next_state.ending])}."
         before, after = state._asdict(), next_state._asdict()
         dealt = before[f"hp_{target}"] - after[f"hp_{target}"]
-        text = [f"{actor.upper()} plays his turn and deals {dealt} damage"
-                f" ({target.upper()} at {after[f'hp_{target}']} HP)"]
+        hurt = (f"deals {dealt} damage ({target.upper()} at {after[f'hp_{target}']} HP)"
+                if dealt else f"does not hurt {target.upper()}")
+        text = [f"{actor.upper()} plays his turn{told and ':'}{told} He {hurt}" if told
+                else f"{actor.upper()} plays his turn and {hurt}"]
         if after[f"fr_{target}"] > max(0, before[f"fr_{target}"]):
             text.append(f"{target.upper()} is frightened {after[f'fr_{target}']}")
         if after[f"og_{target}"]:
@@ -182,6 +206,45 @@ class PathfinderWords(PathfinderGame):
         if after[f"og_{actor}"] & 1:
             text.append(f"{actor.upper()} fumbled his Feint and is off-guard")
         return "; ".join(text) + "."
+
+    def _initiative_text(self, rolls: Initiative) -> str:
+        a = rolls.natural_a + rolls.modifier_a
+        b = rolls.natural_b + rolls.modifier_b
+        text = (f"Initiative: A rolls {rolls.natural_a}{rolls.modifier_a:+d} = {a}, "
+                f"B {rolls.natural_b}{rolls.modifier_b:+d} = {b}")
+        if a != b:
+            return text + f": {'A' if a > b else 'B'} wins it."
+        if rolls.coin is not None:
+            return text + f": equal, a coin gives it to {'AB'[rolls.coin]}."
+        if self.initiative_tie == "b_first":
+            return text + ": equal, which goes to B."
+        winner = "A" if rolls.modifier_a > rolls.modifier_b else "B"
+        return text + f": equal, which goes to the higher modifier, {winner}."
+
+    def _turn_text(self, rolls: TurnRolls, target: str) -> str:
+        """Each check of the turn (die, modifier, total against the DC or AC, degree),
+        then each hit's damage dice and the damage dealt."""
+        parts = [self._check_text(check, target) for check in rolls.checks]
+        for hit in rolls.hits:
+            dice = "+".join(map(str, hit.dice)) or "no dice"
+            told = f"damage {dice}{hit.bonus:+d}"
+            if hit.critical:
+                told += ", doubled on the critical hit"
+            if hit.blocked:
+                told += f", less {self.rules.shield_hardness} for the Shield Block"
+            parts.append(f"{told}: {hit.damage}")
+        return "; ".join(parts) + "."
+
+    def _check_text(self, check: Check, target: str) -> str:
+        against = _AGAINST.get(check.step, "AC")
+        total = check.natural + check.modifier
+        text = (f"{_CHECKED[check.step]} {check.natural}{check.modifier:+d} = {total} against "
+                f"{target.upper()}'s {against} {check.dc}: {_DEGREES[check.degree]}")
+        if check.reroll is not None:
+            natural, modifier, found = check.reroll
+            text += (f", which {target.upper()}'s Deceptive Sidestep makes him reroll: "
+                     f"{natural}{modifier:+d} = {natural + modifier}, {_DEGREES[found]}")
+        return text
 
     def situation(self, state: State, player: str) -> str:
         """The decision from ``player``'s side, in plain words."""
