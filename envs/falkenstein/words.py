@@ -237,8 +237,8 @@ class FalkensteinWords:
                                                  else f" toward the {self.edge}"),
             "still": f"{who} gives ground, which changes nothing here",
             "wall": f"{who} cannot retreat: the R becomes BP at the wall",
-            "fall": f"{who} has no room and {self._fall_text()}",
-            "jump": f"{who} has no room and {self._jump_text()}",
+            "fall": f"{who} has no room and {self._fall_text(defender)}",
+            "jump": f"{who} has no room and {self._jump_text(defender)}",
             "HC": f"{who} is out of combat",
         }.get(effect, f"{who} is wounded ({effect})")
         if effect == "disarm":
@@ -273,7 +273,7 @@ class FalkensteinWords:
         for loser, winner in (("a", "b"), ("b", "a")):
             effect = getattr(ex, f"effect_{loser}")
             if effect in ("fall", "jump"):
-                what = self._fall_text() if effect == "fall" else self._jump_text()
+                what = self._fall_text(loser) if effect == "fall" else self._jump_text(loser)
                 return (f"corps-à-corps: {self._name(winner)} pushes {self._name(loser)} "
                         f"to the ledge, and he {what}.")
             if effect == "push" and not getattr(ex, f"move_{loser}"):
@@ -285,13 +285,21 @@ class FalkensteinWords:
                         f"back {metres} m.")
         return "corps-à-corps: equal strength, they push each other apart and close again."
 
-    def _fall_text(self) -> str:
+    def _fall_text(self, side: str) -> str:
         if self.ledge == "jump":
-            return "leaps for the other wall, misses his feat and falls"
+            return f"leaps for the other wall, misses his feat{self._feat(side)} and falls"
         return "falls from the ledge"
 
-    def _jump_text(self) -> str:
-        return "leaps for the other wall: he lands there with 0 m behind him"
+    def _jump_text(self, side: str) -> str:
+        return (f"leaps for the other wall and makes his feat{self._feat(side)}: he lands "
+                "there with 0 m behind him")
+
+    def _feat(self, side: str) -> str:
+        """A feat of footwork and its chance, as the ruleset's table gives it."""
+        ability = self.rules.footwork_ability
+        level = self.rules.ladder[self._level_of(side, ability)]
+        return (f" ({ability.capitalize()} {level}: {self._footwork_chance[side]:.0%} "
+                "to succeed)")
 
     def _corps_tie_text(self, ex: Exchange) -> str:
         """Equal strengths that push each other back (``corps_a_corps_tie=push_apart``)."""
@@ -300,7 +308,7 @@ class FalkensteinWords:
         for side in ("a", "b"):
             effect = getattr(ex, f"effect_{side}")
             if effect in ("fall", "jump"):
-                what = self._fall_text() if effect == "fall" else self._jump_text()
+                what = self._fall_text(side) if effect == "fall" else self._jump_text(side)
                 parts.append(f"{self._name(side)} has no room and {what}")
             elif getattr(ex, f"move_{side}") < metres:
                 parts.append(f"{self._name(side)} is stopped by the wall")
