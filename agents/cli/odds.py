@@ -138,6 +138,10 @@ def _times(reach: float) -> str:
     return f"comes up {100 * reach:.3g} times in 100 duels"
 
 
+#: two values closer than this are the same worth
+SAME_WORTH = 1e-9
+
+
 def _render(game, report: dict, limit: int, detail: bool) -> str:
     best, eq = report["best_response"], report["equilibrium_against_it"]
     columns = ["if you play", "win", "draw", "lose"] + (
@@ -151,6 +155,14 @@ def _render(game, report: dict, limit: int, detail: bool) -> str:
              format_table(columns, rows),
              "(the least predictable safe play is the equilibrium: no opponent can do better "
              "than its odds against it.)"]
+    if abs(best["value"] - eq["value"]) <= SAME_WORTH:
+        worth = f"{best['value']:+.3f}"
+        lines.append(
+            f"(both plays are equally good against it: each is worth {worth} to you, split "
+            "differently between wins and draws. The best play shown is, of the equally "
+            "good replies, the one least likely to lose, then the closest to the "
+            "equilibrium.)" if abs(best["win"] - eq["win"]) > SAME_WORTH else
+            f"(both plays are equally good against it: each is worth {worth} to you.)")
     if "mix_fallback" in report:
         fb = report["mix_fallback"]
         lines.append(f"\nThe mix had no legal action in {fb['steps_per_duel']:.3f} steps per "

@@ -115,9 +115,7 @@ class PathfinderWords(PathfinderGame):
             parts.append("reaction spent until " + ("your" if who == "you" else "his")
                          + " next turn")
         if get[f"dem_{_other(side)}"]:
-            parts.append("immune to his Demoralize" if who == "you" else
-                         "cannot be demoralized again" if viewer else
-                         f"immune to {_other(side).upper()}'s Demoralize")
+            parts.append("cannot be demoralized again")  # one wording, whoever reads it
         return ", ".join(parts)
 
     def round_words(self, state: State) -> str:

@@ -182,8 +182,10 @@ class PistolWords(UchroniaWords):
         text = (f"{self.band_text(state.band)}, {mine}; you are "
                 f"{HEALTH_WORDS[getattr(state, f'health_{player}')]}, he is "
                 f"{HEALTH_WORDS[getattr(state, f'health_{opp}')]}; {his}")
-        if not getattr(state, f"ammo_{opp}") and self.weapon[opp].shots == 1:
-            text += " (he has fired his only shot)"
+        if not getattr(state, f"ammo_{opp}"):
+            shot = "his only shot" if self.weapon[opp].shots == 1 else "every round"
+            text += (f" (he has fired {shot}, and there is no reloading)" if not self.reload
+                     else f" (he has fired {shot}: he must reload before he fires again)")
         legal = np.flatnonzero(self.legal_mask(state, player))
         if FIRE in legal:
             dice = self.shot_dice(player, state.band, getattr(state, f"health_{player}"),
@@ -354,7 +356,7 @@ class MeleeWords(UchroniaWords):
         fight = self.confrontation_dice(state, player, FIGHT)
         flee = float(at_least(self.break_dice(state, player), self.break_threshold))
         return (text + f"; you fight with {fight} dice against his "
-                f"{self.confrontation_dice(state, opp, FIGHT)}, and would break off "
+                f"{self.confrontation_dice(state, opp, FIGHT)}; if you break off, you get away "
                 f"{flee:.0%} of the time")
 
     def rolls(self, state: Bout, action_a: int, action_b: int, next_state: Bout,
