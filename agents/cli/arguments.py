@@ -99,6 +99,9 @@ def odds(subparsers) -> None:
                         help="uniform | equilibrium | mix=ACTION:WEIGHT,... | profile.json | "
                              "a personality NAME[:STRENGTH], e.g. cautious:0.5")
     add_side(parser)
+    parser.add_argument("--state", metavar="FIELD=VALUE,...",
+                        help="ask from any moment of the duel, against the same opponent "
+                             "(fields as for duel solve --state)")
     parser.add_argument("--limit", type=int, default=12,
                         help="situations to list (all of them in --json)")
     parser.add_argument("--detail", action="store_true",

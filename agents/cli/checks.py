@@ -49,6 +49,10 @@ def odds(args: argparse.Namespace):
         raise InputError(f"--limit must be 0 or more, got {args.limit}")
     game = make_game(args)
     check_opponent(args.vs, game, other(args.side))
+    if args.state and not game.info.public_information:
+        raise InputError("--state is not available with hidden information; the odds are "
+                         "given from the start of the duel")
+    args.moment = parse_state(game, args.state) if args.state else None
     return game
 
 

@@ -26,6 +26,7 @@ from .common import (
     game_header,
     percent,
 )
+from .situations import MomentGame
 
 
 def run(args) -> int:
@@ -33,11 +34,21 @@ def run(args) -> int:
     if not game.info.public_information:
         from .hidden import run_hidden_odds  # hidden.py imports this module's neighbours
         return run_hidden_odds(args, game)
+    moment = getattr(args, "moment", None)
     question = _question(args.vs, args.side)
-    answer = (_answer(game, args.vs, args.side) if question is None else
-              remembered(game, question, lambda: _answer(game, args.vs, args.side), ambient()))
+    if question is not None and moment is not None:
+        question += "|state=" + ",".join(f"{k}={v}" for k, v in
+                                         game.state_fields(moment).items())
+
+    def answer_now() -> dict:
+        return _answer(game, args.vs, args.side, moment)
+    answer = (answer_now() if question is None else
+              remembered(game, question, answer_now, ambient()))
     report = {"system": game.info.system, "options": game.info.options, "side": args.side,
               "vs": args.vs, **answer}
+    if moment is not None:
+        report["state"] = game.state_fields(moment)
+        report["description"] = game.describe(moment)
     if args.json:
         emit_json(report)
     else:
@@ -45,17 +56,19 @@ def run(args) -> int:
     return 0
 
 
-def _answer(game, vs: str, me: str) -> dict:
+def _answer(game, vs: str, me: str, moment=None) -> dict:
     """The best response to ``vs`` and the equilibrium's odds against it, with the plan
-    situation by situation."""
+    situation by situation; from ``moment`` on if given (the opponent and the
+    equilibrium are the whole duel's, played from there)."""
     them = "b" if me == "a" else "a"
     opponent = opponent_policy(vs, game, them)
     equilibrium = solve_game(game).policy_for(me)
-    response = best_response(game, opponent, me, safest=equilibrium)
+    played = game if moment is None else MomentGame(game, moment)
+    response = best_response(played, opponent, me, safest=equilibrium)
     pair = (equilibrium, opponent) if me == "a" else (opponent, equilibrium)
     answer = {
         "best_response": _mine(response.evaluation.as_dict(), me),
-        "equilibrium_against_it": _mine(evaluate(game, *pair).as_dict(), me),
+        "equilibrium_against_it": _mine(evaluate(played, *pair).as_dict(), me),
         "plan": _plan(game, response, me),
         "tie_break": "among equally good plays: least chance of losing, then closest to "
                      "the equilibrium",
@@ -132,10 +145,11 @@ def play_text(play: dict[str, float]) -> str:
                       sorted(play.items(), key=lambda item: -item[1]))
 
 
-def _times(reach: float) -> str:
+def _times(reach: float, from_moment: bool = False) -> str:
     """How often a situation comes up: its expected visits, which can pass one where a
     round can come back to the same situation (nobody hurt), so not "in x% of duels"."""
-    return f"comes up {100 * reach:.3g} times in 100 duels"
+    return (f"comes up {100 * reach:.3g} times in 100 duels"
+            + (" played from this moment" if from_moment else ""))
 
 
 #: two values closer than this are the same worth
@@ -151,8 +165,10 @@ def _render(game, report: dict, limit: int, detail: bool) -> str:
                      ("the least predictable safe play", eq)):
         extra = [f"{r['value']:+.4f}", f"{r['expected_length']:.2f}"] if detail else []
         rows.append([label, percent(r["win"]), percent(r["draw"]), percent(r["loss"]), *extra])
-    lines = [game_header(game, report["side"]), f"Your opponent plays {report['vs']}.", "",
-             format_table(columns, rows),
+    lines = [game_header(game, report["side"]), f"Your opponent plays {report['vs']}.", ""]
+    if "description" in report:
+        lines += ["From this moment on:", report["description"], ""]
+    lines += [format_table(columns, rows),
              "(the least predictable safe play is the equilibrium: no opponent can do better "
              "than its odds against it.)"]
     if abs(best["value"] - eq["value"]) <= SAME_WORTH:
@@ -176,7 +192,7 @@ def _render(game, report: dict, limit: int, detail: bool) -> str:
         said = {row["words"][action]: p for action, p in row["play"].items()}
         advice = (f"- {row['situation'][0].upper()}{row['situation'][1:]}: "
                   f"{play_text(said)}; you win {percent(row['win'])}, lose "
-                  f"{percent(row['loss'])} ({_times(row['reach'])}).")
+                  f"{percent(row['loss'])} ({_times(row['reach'], 'state' in report)}).")
         if detail:
             advice += f" [value {row['value']:+.4f}]"
         lines.append(advice)

@@ -1,0 +1,104 @@
+"""What a game master reads at the table: odds from any moment, advice that says when
+nothing matters, and plays equally good said to be so."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+
+import numpy as np
+import pytest
+
+import envs
+from agents.cli import main
+from agents.cli.situations import parse_state
+from agents.cli.solve import indifferent
+
+SHEETS = ["--me", "fencing=GD", "--them", "fencing=AV", "-o", "max_rounds=1"]
+
+
+def run_json(capsys, *argv):
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _best_against_uniform(game, state) -> tuple[float, float]:
+    """(A's best value, his chance to win) against a B who plays every legal action alike,
+    by plain recursion over the rules' outcomes (the first best action: no two are tied
+    in these duels)."""
+
+    @cache
+    def value(s) -> tuple[float, float]:
+        if game.is_terminal(s):
+            payoff = game.payoff(s)
+            return payoff, float(payoff > 0)
+        legal_b = np.flatnonzero(game.legal_mask(s, "b"))
+        best = None
+        for i in np.flatnonzero(game.legal_mask(s, "a")):
+            total = np.zeros(2)
+            for j in legal_b:
+                for p, after in game.outcomes(s, int(i), int(j)):
+                    total += p * np.array(value(after)) / len(legal_b)
+            if best is None or total[0] > best[0] + 1e-12:
+                best = total
+        return float(best[0]), float(best[1])
+    return value(state)
+
+
+@pytest.mark.parametrize("moment", ["round=1,exchange=2,back_a=4",
+                                    "round=1,exchange=3,owed_a=1,owed_b=1"])
+def test_odds_from_a_moment_are_the_best_reply_played_from_there(capsys, moment):
+    game = envs.make("falkenstein", a="fencing=GD", b="fencing=AV", max_rounds=1)
+    state = parse_state(game, moment)
+    report = run_json(capsys, "odds", "falkenstein", *SHEETS, "--vs", "uniform",
+                      "--state", moment, "--no-cache")
+    value, win = _best_against_uniform(game, state)
+    assert report["best_response"]["value"] == pytest.approx(value, abs=1e-9)
+    assert report["best_response"]["win"] == pytest.approx(win, abs=1e-9)
+    assert report["state"] == game.state_fields(state)
+    assert report["plan"][0]["reach"] == pytest.approx(1.0)  # the moment itself comes first
+
+
+def test_odds_from_the_start_moment_are_the_odds_of_the_whole_duel(capsys):
+    whole = run_json(capsys, "odds", "falkenstein", *SHEETS, "--vs", "cautious:0.5",
+                     "--no-cache")
+    start = run_json(capsys, "odds", "falkenstein", *SHEETS, "--vs", "cautious:0.5",
+                     "--state", "round=1", "--no-cache")
+    for key in ("best_response", "equilibrium_against_it"):
+        for number in ("win", "draw", "loss", "value"):
+            assert start[key][number] == pytest.approx(whole[key][number], abs=1e-12)
+
+
+def test_odds_refuse_a_bad_moment_naming_the_fields(capsys):
+    assert main(["odds", "falkenstein", "--vs", "uniform", "--state", "rnd=2"]) == 2
+    assert "allowed" in capsys.readouterr().err
+
+
+def test_the_stage_game_says_when_a_side_cannot_change_the_odds():
+    nan = float("nan")
+    assert indifferent([[1, 1], [1, 1]]) == {"a": True, "b": True}
+    # A's rows differ, B's columns do not: only B is indifferent
+    assert indifferent([[1, 1], [0, 0]]) == {"a": False, "b": True}
+    # an illegal row (NaN) is left out; matching pennies matters to both
+    assert indifferent([[0.5, 0.5], [nan, nan]]) == {"a": True, "b": True}
+    assert indifferent([[1, -1], [-1, 1]]) == {"a": False, "b": False}
+
+
+def test_a_decided_duel_says_nothing_matters_instead_of_a_uniform_mix(capsys):
+    # one level of Fencing apart wins every time (see the README's table)
+    argv = ["solve", "falkenstein", "--a", "fencing=GR", "--b", "fencing=AV"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "nothing either of you chooses here changes the odds" in out
+    assert "AA 17%" not in out.split("Then,")[0]
+    report = run_json(capsys, *argv)
+    assert report["indifferent"] == {"a": True, "b": True}
+    assert report["mix_a"]["AA"] == pytest.approx(1 / 6)  # the mix itself is unchanged
+
+
+def test_equally_good_plays_are_said_to_be_so(capsys):
+    """Against the equilibrium every reply is worth the duel's value: the best play and
+    the safe play are equally good, and the answer says so."""
+    assert main(["odds", "falkenstein", *SHEETS, "--vs", "equilibrium", "--no-cache"]) == 0
+    out = capsys.readouterr().out
+    assert "both plays are equally good against it" in out
