@@ -310,6 +310,12 @@ class BloodedWords:
         return f"cancels {action} wagers"
 
     def situation(self, state: State, player: str) -> str:
+        """The decision ``player`` faces, then its beat."""
+        if state.phase == OVER:
+            return f"the duel is over: {self.result(state)}"
+        return f"{self._decision(state, player)}; beat {state.beat} of {self.max_beats}"
+
+    def _decision(self, state: State, player: str) -> str:
         s, me = state, 0 if player == "a" else 1
         other = self._name(1 - me)
         mine = (s.inj_a, s.inj_b)[me]
