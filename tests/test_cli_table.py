@@ -102,3 +102,52 @@ def test_equally_good_plays_are_said_to_be_so(capsys):
     assert main(["odds", "falkenstein", *SHEETS, "--vs", "equilibrium", "--no-cache"]) == 0
     out = capsys.readouterr().out
     assert "both plays are equally good against it" in out
+
+
+def _toml(path: str) -> dict:
+    import tomllib
+    from pathlib import Path
+    return tomllib.loads((Path(__file__).parents[1] / path).read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("system", ["blooded", "falkenstein", "pathfinder", "uchronia"])
+def test_systems_lists_each_personality_and_reference_sheet_from_the_data(capsys, system):
+    assert main(["systems"]) == 0
+    out = capsys.readouterr().out
+    for name, temperament in _toml(f"agents/personalities/{system}.toml")["temperament"].items():
+        assert f"  {name:<12} {temperament['description']}" in out
+    for name, fields in _toml(f"envs/rulesets/{system}.toml").get("sheets", {}).items():
+        line = next(line for line in out.splitlines() if line.startswith(f"  {name:<12} ")
+                    and (not fields or "=" in line))
+        for key, value in fields.items():
+            shown = str(value).lower() if isinstance(value, bool) else str(value)
+            assert f"{key}={shown}" in line, (name, key, line)
+    assert "options (-o KEY=VALUE)" not in out  # those are for `duel systems SYSTEM`
+
+
+def test_systems_of_one_shows_it_in_full(capsys):
+    assert main(["systems", "pathfinder"]) == 0
+    out = capsys.readouterr().out
+    assert "pathfinder: options (-o KEY=VALUE)" in out and "reaction_refresh" in out
+    assert "perception_dc" in out and "bully" in out and "fighter" in out
+    assert "falkenstein" not in out and "blooded" not in out
+    document = run_json(capsys, "systems", "pathfinder")
+    assert document["name"] == "pathfinder"
+    assert document["reference_sheet_fields"]["fighter"]["ac"] == 18
+    assert {p["name"] for p in document["personalities"]} == set(
+        _toml("agents/personalities/pathfinder.toml")["temperament"])
+    assert main(["systems", "pathfindr"]) == 2
+    assert "unknown system 'pathfindr'; allowed: blooded, falkenstein, pathfinder" in \
+        capsys.readouterr().err
+
+
+def test_every_header_shows_every_field_of_both_sheets(capsys):
+    assert main(["odds", "pathfinder", "--a", "fighter", "--b", "rogue,hp=12",
+                 "-o", "victory=first_blood", "--vs", "uniform", "--limit", "0"]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    fighter = _toml("envs/rulesets/pathfinder.toml")["sheets"]["fighter"]
+    mine, theirs = head.split("against B (")
+    for key, value in fighter.items():
+        if value is not False:
+            assert (f"{key}={value}" if value is not True else key) in mine, key
+    assert "hp=12" in theirs and "ac=18" in theirs and "sneak=1d6" in theirs

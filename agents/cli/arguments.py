@@ -64,7 +64,13 @@ def add_cache(parser: argparse.ArgumentParser) -> None:
 
 
 def systems(subparsers) -> None:
-    parser = subparsers.add_parser("systems", help="list the duel systems and their options")
+    parser = subparsers.add_parser(
+        "systems", help="list the duel systems, their personalities and reference sheets",
+        description="Every duel system with its NPC personalities and reference sheets; "
+                    "with SYSTEM, that system in full: options, sheet fields, "
+                    "personalities, reference sheets.")
+    parser.add_argument("system", nargs="?", metavar="SYSTEM",
+                        help="show this system in full")
     add_json(parser)
 
 

@@ -224,9 +224,32 @@ def _now_text(report: dict, me: str, them: str) -> list[str]:
     if all(report.get("indifferent", {}).values()):
         worth = report["value_here"] if me == "a" else -report["value_here"]
         return [f"Now ({situation}): nothing either of you chooses here changes the odds; "
-                f"every choice is worth {worth:+.3f} to you."]
+                f"{_any(report, me, 'every choice')} is worth {worth:+.3f} to you."]
     return [f"Now ({situation}), the least predictable safe play:",
             *_plays_text(report, me, them)]
+
+
+#: a list of choices longer than this is counted, not listed
+LISTED_CHOICES = 80
+
+
+def _any(moment: dict, side: str, head: str = "any choice") -> str:
+    """"any choice (AA, AD, RR)": ``side``'s legal choices here, in words, or their
+    count when the list would be long."""
+    shown = [moment["words"][name] for name, legal in _legal_names(moment, side).items()
+             if legal]
+    listed = ", ".join(shown)
+    return f"{head} ({listed})" if len(listed) <= LISTED_CHOICES else \
+        f"{head} of the {len(shown)}"
+
+
+def _legal_names(moment: dict, side: str) -> dict[str, bool]:
+    """Each action of the list and whether ``side`` may play it here (its row, or
+    column, of the stage game has a value)."""
+    matrix = moment["stage_matrix"]
+    lines = matrix if side == "a" else [list(column) for column in zip(*matrix, strict=True)]
+    return {name: any(v is not None for v in line)
+            for name, line in zip(moment["mix_a"], lines, strict=True)}
 
 
 def _plays_text(moment: dict, me: str, them: str) -> list[str]:
@@ -238,9 +261,9 @@ def _plays_text(moment: dict, me: str, them: str) -> list[str]:
     same, weak = moment.get("indifferent", {}), moment.get("indifferent_to_play", {})
     if same.get(me) and same.get(them):
         return ["  nothing either of you chooses here changes the odds"]
-    told = {side: "any choice: all are worth the same here" if same.get(side) else
-            f"any choice: none changes the odds against {whose} safe play" if weak.get(side)
-            else play_text(plays[side])
+    told = {side: f"{_any(moment, side)}: all are worth the same here" if same.get(side)
+            else f"{_any(moment, side)}: none changes the odds against {whose} safe play"
+            if weak.get(side) else play_text(plays[side])
             for side, whose in ((me, "his"), (them, "your"))}
     return [f"  you:  {told[me]}", f"  them: {told[them]}"]
 
