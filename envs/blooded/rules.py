@@ -1,4 +1,4 @@
-"""The rules of a Blooded duel (shared/rules/blooded.md), as ``BloodedGame``.
+"""The rules of a Blooded duel (docs/systems/blooded.md), as ``BloodedGame``.
 
 A beat: the pools (``pool``), the strike bid (``_bid``), the risk (``_risk``,
 ``_risk_all``), then the consequences in their order: Blind (``_blind``), the

@@ -1,4 +1,4 @@
-"""The rules of Uchronia (``shared/rules/uchronia.md``): the ruleset compiled, what both
+"""The rules of Uchronia (``docs/systems/uchronia.md``): the ruleset compiled, what both
 modes share, the pistol duel (``PistolGame``: range, shot dice, the order of fire, a
 hit and its wound) and the melee (``MeleeGame``: the Confrontation, breaking off, a
 winner's choice, grappling, wounds). The words of both are in ``words.py``.
