@@ -151,3 +151,23 @@ def test_every_header_shows_every_field_of_both_sheets(capsys):
         if value is not False:
             assert (f"{key}={value}" if value is not True else key) in mine, key
     assert "hp=12" in theirs and "ac=18" in theirs and "sneak=1d6" in theirs
+
+
+@pytest.mark.parametrize("fencing", ["GR", "GD"])
+def test_a_situation_where_every_choice_is_worth_the_same_says_so(capsys, fencing):
+    """Against a uniform B, the first situation's choices are all worth the same exactly
+    when the plain recursion finds them equal; the answer then says so."""
+    sheets = ["--me", f"fencing={fencing}", "--them", "fencing=AV", "-o", "max_rounds=1"]
+    game = envs.make("falkenstein", a=f"fencing={fencing}", b="fencing=AV", max_rounds=1)
+    start = game.initial_outcomes()[0][1]
+    legal_b = np.flatnonzero(game.legal_mask(start, "b"))
+    worths = [sum(p * _best_against_uniform(game, after)[0] / len(legal_b)
+                  for j in legal_b for p, after in game.outcomes(start, int(i), int(j)))
+              for i in np.flatnonzero(game.legal_mask(start, "a"))]
+    equal = max(worths) - min(worths) <= 1e-9
+    report = run_json(capsys, "odds", "falkenstein", *sheets, "--vs", "uniform", "--no-cache")
+    first = report["plan"][0]
+    assert first["reach"] == pytest.approx(1.0) and first["all_equal"] == equal
+    assert main(["odds", "falkenstein", *sheets, "--vs", "uniform", "--no-cache"]) == 0
+    said = "any choice (AA, AD, AR, DD, DR, RR): all are equally good against it"
+    assert (said in capsys.readouterr().out) == equal

@@ -15,6 +15,7 @@ import numpy as np
 import envs
 from solver import best_response, evaluate, solve_game
 from solver.cache import ambient, remembered
+from solver.game import policy_mix
 from solver.policy import MixPolicy
 
 from ..opponents import opponent_policy
@@ -69,7 +70,7 @@ def _answer(game, vs: str, me: str, moment=None) -> dict:
     answer = {
         "best_response": _mine(response.evaluation.as_dict(), me),
         "equilibrium_against_it": _mine(evaluate(played, *pair).as_dict(), me),
-        "plan": _plan(game, response, me),
+        "plan": _plan(game, response, me, opponent),
         "tie_break": "among equally good plays: least chance of losing, then closest to "
                      "the equilibrium",
     }
@@ -98,12 +99,18 @@ def _mine(evaluation: dict, me: str) -> dict:
                 loss=evaluation["win"])
 
 
-def _plan(game, response, me: str) -> list[dict]:
+#: the likeliest situations of a plan checked for choices all worth the same
+CHECKED_ROWS = 50
+
+
+def _plan(game, response, me: str, opponent=None) -> list[dict]:
     """What to play in every situation the best response reaches where there is a choice,
-    most likely first."""
+    most likely first; the ``CHECKED_ROWS`` likeliest say whether every choice there is
+    worth the same against the opponent (``all_equal``)."""
     found = _decisions(response, me)
     words = envs.spec(game.info.system).action_words
     plan = []
+    found = list(found)
     for state, reach, mix, value, (win, draw, loss) in found:
         plan.append({
             "reach": reach,
@@ -117,7 +124,38 @@ def _plan(game, response, me: str) -> list[dict]:
             "win": win, "draw": draw, "loss": loss, "value": value,
         })
     plan.sort(key=lambda row: -row["reach"])
+    if opponent is not None:
+        for row, (state, *_) in zip(plan[:CHECKED_ROWS], sorted(
+                found, key=lambda item: -item[1])[:CHECKED_ROWS], strict=True):
+            worths = _worths(game, response, opponent, state, me)
+            row["all_equal"] = bool(np.ptp(list(worths.values())) <= SAME_WORTH)
+            if row["all_equal"]:
+                row["choices"] = [_said(game, state, name, words) for name in worths]
     return plan
+
+
+def _said(game, state, name: str, words) -> str:
+    return name if words is None else words(game, state, name)
+
+
+def _worths(game, response, opponent, state, me: str) -> dict[str, float]:
+    """Each legal choice of ``me`` at ``state`` and its worth to him against
+    ``opponent``, the best response played after it."""
+    them = "b" if me == "a" else "a"
+    theirs = policy_mix(opponent, game, state, them)
+    sign = 1.0 if me == "a" else -1.0
+    names = game.info.action_names
+    worths = {}
+    for i in np.flatnonzero(game.legal_mask(state, me)).tolist():
+        total = 0.0
+        for j in np.flatnonzero(theirs > 0).tolist():
+            pair = (i, j) if me == "a" else (j, i)
+            for p, after in game.outcomes(state, *pair):
+                value = (sign * game.payoff(after) if game.is_terminal(after)
+                         else response.value_at(after))
+                total += theirs[j] * p * value
+        worths[names[i]] = total
+    return worths
 
 
 def _decisions(response, me: str):
@@ -190,8 +228,15 @@ def _render(game, report: dict, limit: int, detail: bool) -> str:
                   "to lose, then the closest to the equilibrium):"]
     for row in plan[:limit]:
         said = {row["words"][action]: p for action, p in row["play"].items()}
+        shown = play_text(said)
+        if row.get("all_equal"):
+            listed = ", ".join(row["choices"])
+            shown = (f"any choice ({listed}): all are equally good against it"
+                     if len(listed) <= 80 else
+                     f"any of the {len(row['choices'])} choices: all are equally good "
+                     "against it")
         advice = (f"- {row['situation'][0].upper()}{row['situation'][1:]}: "
-                  f"{play_text(said)}; you win {percent(row['win'])}, lose "
+                  f"{shown}; you win {percent(row['win'])}, lose "
                   f"{percent(row['loss'])} ({_times(row['reach'], 'state' in report)}).")
         if detail:
             advice += f" [value {row['value']:+.4f}]"
