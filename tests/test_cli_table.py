@@ -153,18 +153,22 @@ def test_every_header_shows_every_field_of_both_sheets(capsys):
     assert "hp=12" in theirs and "ac=18" in theirs and "sneak=1d6" in theirs
 
 
-@pytest.mark.parametrize("fencing", ["GR", "GD"])
-def test_a_situation_where_every_choice_is_worth_the_same_says_so(capsys, fencing):
+@pytest.mark.parametrize("fencing, rounds, equal", [("GR", 2, True), ("GR", 1, False)])
+def test_a_situation_where_every_choice_is_worth_the_same_says_so(capsys, fencing, rounds,
+                                                                   equal):
     """Against a uniform B, the first situation's choices are all worth the same exactly
-    when the plain recursion finds them equal; the answer then says so."""
-    sheets = ["--me", f"fencing={fencing}", "--them", "fencing=AV", "-o", "max_rounds=1"]
-    game = envs.make("falkenstein", a=f"fencing={fencing}", b="fencing=AV", max_rounds=1)
+    when the plain recursion finds them equal (a round to spare makes the better fencer
+    sure to win whatever he opens with; one round does not); the answer then says so."""
+    sheets = ["--me", f"fencing={fencing}", "--them", "fencing=AV", "-o",
+              f"max_rounds={rounds}"]
+    game = envs.make("falkenstein", a=f"fencing={fencing}", b="fencing=AV",
+                     max_rounds=rounds)
     start = game.initial_outcomes()[0][1]
     legal_b = np.flatnonzero(game.legal_mask(start, "b"))
     worths = [sum(p * _best_against_uniform(game, after)[0] / len(legal_b)
                   for j in legal_b for p, after in game.outcomes(start, int(i), int(j)))
               for i in np.flatnonzero(game.legal_mask(start, "a"))]
-    equal = max(worths) - min(worths) <= 1e-9
+    assert (max(worths) - min(worths) <= 1e-9) == equal
     report = run_json(capsys, "odds", "falkenstein", *sheets, "--vs", "uniform", "--no-cache")
     first = report["plan"][0]
     assert first["reach"] == pytest.approx(1.0) and first["all_equal"] == equal
