@@ -21,7 +21,7 @@ from .state import (
     State,
     checked_player,
 )
-from .steps import MOVE, PARTIAL, choosers, pending_cards
+from .steps import MOVE, PARTIAL, choosers, circle_chance, pending_cards
 
 
 class FalkensteinWords:
@@ -260,10 +260,15 @@ class FalkensteinWords:
     def _move_text(self, state: State, action_a: int, action_b: int,
                    next_state: State) -> str:
         head = f"A {self._choice_text(action_a)}, B {self._choice_text(action_b)}"
+        moves = (self.actions[action_a], self.actions[action_b])
+        chance = circle_chance(*moves, self._footwork_chance,
+                               {"a": self.rules.feat_chance[state.level_a],
+                                "b": self.rules.feat_chance[state.level_b]})
+        odds = f" (the circle had {chance:.0%} to succeed)" if "circle" in moves else ""
         if next_state.back_a != state.back_a:
-            return (f"{head}: they circle back toward the middle; A has {next_state.back_a} "
-                    f"m behind him, B {self._room - next_state.back_a} m.")
-        return f"{head}: they keep their ground."
+            return (f"{head}: they circle back toward the middle{odds}; A has "
+                    f"{next_state.back_a} m behind him, B {self._room - next_state.back_a} m.")
+        return f"{head}: they keep their ground{odds}."
 
     def _corps_text(self, ex: Exchange) -> str:
         if not self.discipline.corps_a_corps:
