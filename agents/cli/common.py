@@ -7,6 +7,7 @@ import json
 import sys
 
 import envs
+from envs.rulesets import load_ruleset
 from solver.errors import InputError
 
 
@@ -106,7 +107,13 @@ def game_header(game, me: str | None = None) -> str:
     sheet with every field."""
     spec = envs.spec(game.info.system)
     options = game.info.options
-    who = {side: f"{side.upper()} ({full_sheet_text(options[side])})" for side in ("a", "b")}
+    if game.info.public_information:
+        who = {side: f"{side.upper()} ({full_sheet_text(options[side])})"
+               for side in ("a", "b")}
+    else:  # a drawn type replaces a field of the sheet: only the fields given are told
+        ruleset = load_ruleset(spec.name, options.get("ruleset"), spec.ruleset_file)
+        who = {side: f"{side.upper()} ({sheet_text(spec, options[side], ruleset)})"
+               for side in ("a", "b")}
     if me is not None:
         them = "b" if me == "a" else "a"
         duel = f"You are {who[me]}, against {who[them]}."
