@@ -147,7 +147,7 @@ def test_an_uchronia_melee_tells_each_confrontation_and_who_won_it(seed):
 DEGREES = ("a critical failure", "a failure", "a success", "a critical success")
 CHECK = re.compile(r"(Demoralize|Feint|Strike) (\d+)([+-]\d+) = (-?\d+) against [AB]'s "
                    r"(?:AC|Will DC|Perception DC) (-?\d+): (a [a-z ]+?)(?:[,;.]|$)")
-DAMAGE = re.compile(r"damage ([\d+]+)([+-]\d+)(, doubled on the critical hit)?"
+DAMAGE = re.compile(r"damage dice ([\d+]+), bonus ([+-]\d+)(, doubled on the critical hit)?"
                     r"(, less \d+ for the Shield Block)?: (\d+)")
 
 
@@ -173,7 +173,11 @@ def test_a_pathfinder_turn_tells_each_check_and_the_damage_dealt(seed):
             continue
         turns += 1
         checks = CHECK.findall(text)
-        assert checks, text
+        actor = game.acting(state)
+        plan = game.rules.plans[getattr(state, f"plan_{actor}")]
+        rolled = [step for step in plan if step in ("demoralize", "feint", "strike",
+                                                    "strike_reaction")]
+        assert len(checks) == len(rolled), text  # one roll told per check of the plan
         for _, natural, modifier, total, dc, said in checks:
             assert int(total) == int(natural) + int(modifier)
             assert said == _degree(int(natural), int(total), int(dc)), text
@@ -184,7 +188,6 @@ def test_a_pathfinder_turn_tells_each_check_and_the_damage_dealt(seed):
                 hit = max(0, hit - 5)
             assert int(damage) == hit, text
             dealt += hit
-        actor = game.acting(state)
         target = "b" if actor == "a" else "a"
         before = getattr(state, f"hp_{target}")
         if following.phase == 3:
@@ -217,3 +220,24 @@ def test_each_prompt_number_picks_the_choice_it_shows(name):
         asked += len(shown) > 1
         a, b = (int(rng.choice(np.flatnonzero(game.legal_mask(state, p)))) for p in "ab")
         state = sample_step(game, state, a, b, rng)
+
+
+def test_a_falkenstein_feat_names_its_chance_from_the_ruleset():
+    """Falkenstein draws no dice; its one chance, a jump at the ledge, is a feat of
+    Athletics whose chance the ruleset's table gives (GD: 65%, AV: 50%)."""
+    game = envs.make("falkenstein", a="fencing=GD,athletics=GD", b="fencing=GD",
+                     edge="ledge", field_m=4)
+    feats = 0
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        state = sample_outcome(game.initial_outcomes(), rng)
+        while not game.is_terminal(state):
+            a, b = (int(rng.choice(np.flatnonzero(game.legal_mask(state, p)))) for p in "ab")
+            following = sample_step(game, state, a, b, rng)
+            text = narration(game, state, a, b, following, rng)
+            if len(game.outcomes(state, a, b)) > 1:
+                feats += 1
+                assert "(Athletics GD: 65% to succeed)" in text or \
+                       "(Athletics AV: 50% to succeed)" in text, text
+            state = following
+    assert feats

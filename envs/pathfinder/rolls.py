@@ -22,6 +22,16 @@ from .rules import (
 )
 
 
+class Hit(NamedTuple):
+    """One hit's damage: its dice as rolled, the bonus, critical, blocked, the damage."""
+
+    dice: tuple[int, ...]
+    bonus: int
+    critical: bool
+    blocked: bool
+    damage: int
+
+
 class Check(NamedTuple):
     """One d20 check: the step, the natural die, the modifier, the DC (or AC), the
     degree, and a Deceptive Sidestep's reroll (natural, modifier, degree) if one came."""
@@ -32,16 +42,7 @@ class Check(NamedTuple):
     dc: int
     degree: int
     reroll: tuple[int, int, int] | None = None
-
-
-class Hit(NamedTuple):
-    """One hit's damage: its dice as rolled, the bonus, critical, blocked, the damage."""
-
-    dice: tuple[int, ...]
-    bonus: int
-    critical: bool
-    blocked: bool
-    damage: int
+    hit: Hit | None = None  # a Strike that hit: its damage
 
 
 class Initiative(NamedTuple):
@@ -91,19 +92,27 @@ def turn_drawn(game, state, rng):
     actor, target = game.fighters["ab"[x]], game.fighters["ab"[1 - x]]
     rules = game.rules
     key, ready, press, sense, marked = turn_start(actor, target, ctx, rules)
-    checks = []
+    checks, hits = [], []
     for step in rules.plans[ctx.plan]:
         check = step_check(step, key, actor, target, ctx, rules, sense, marked)
         forced = None
         if check is not None:
             told, forced = _rolled(step, check, rules.margin, rng)
-            checks.append(told)
+        before = list(key[0])
         key = _step(step, key, actor, target, ctx, rules, press, sense, marked, forced)[0][1]
-    hits = tuple(_damage(actor, hit, rules, rng) for hit in key[0])
+        if check is None:
+            continue
+        landed = list(key[0])
+        for hit in before:  # the hits are kept sorted: this step's is the one added
+            landed.remove(hit)
+        if landed:
+            hits.append(_damage(actor, landed[0], rules, rng))
+            told = told._replace(hit=hits[-1])
+        checks.append(told)
     dealt = min(sum(h.damage for h in hits), ctx.cap)
     values = game._result_values(state, x, game._after_any_turn(state, x),
                                  turn_kind(key, ready, rules))
-    return TurnRolls(tuple(checks), hits, dealt), game._land(state, x, dealt, values)
+    return TurnRolls(tuple(checks), tuple(hits), dealt), game._land(state, x, dealt, values)
 
 
 def _rolled(step: str, check, margin: int, rng):

@@ -222,16 +222,16 @@ class PathfinderWords(PathfinderGame):
     def _turn_text(self, rolls: TurnRolls, target: str) -> str:
         """Each check of the turn (die, modifier, total against the DC or AC, degree),
         then each hit's damage dice and the damage dealt."""
-        parts = [self._check_text(check, target) for check in rolls.checks]
-        for hit in rolls.hits:
-            dice = "+".join(map(str, hit.dice)) or "no dice"
-            told = f"damage {dice}{hit.bonus:+d}"
-            if hit.critical:
-                told += ", doubled on the critical hit"
-            if hit.blocked:
-                told += f", less {self.rules.shield_hardness} for the Shield Block"
-            parts.append(f"{told}: {hit.damage}")
-        return "; ".join(parts) + "."
+        return "; ".join(self._check_text(check, target) for check in rolls.checks) + "."
+
+    def _hit_text(self, hit) -> str:
+        dice = "+".join(map(str, hit.dice)) or "no dice"
+        told = f"damage dice {dice}, bonus {hit.bonus:+d}"
+        if hit.critical:
+            told += ", doubled on the critical hit"
+        if hit.blocked:
+            told += f", less {self.rules.shield_hardness} for the Shield Block"
+        return f"{told}: {hit.damage}"
 
     def _check_text(self, check: Check, target: str) -> str:
         against = _AGAINST.get(check.step, "AC")
@@ -242,6 +242,8 @@ class PathfinderWords(PathfinderGame):
             natural, modifier, found = check.reroll
             text += (f", which {target.upper()}'s Deceptive Sidestep makes him reroll: "
                      f"{natural}{modifier:+d} = {natural + modifier}, {_DEGREES[found]}")
+        if check.hit is not None:
+            text += f", {self._hit_text(check.hit)}"
         return text
 
     def situation(self, state: State, player: str) -> str:
