@@ -239,8 +239,9 @@ def _any(moment: dict, side: str, head: str = "any choice") -> str:
     shown = [moment["words"][name] for name, legal in _legal_names(moment, side).items()
              if legal]
     listed = ", ".join(shown)
+    many = "any" if head == "any choice" else "each"
     return f"{head} ({listed})" if len(listed) <= LISTED_CHOICES else \
-        f"{head} of the {len(shown)}"
+        f"{many} of the {len(shown)} choices"
 
 
 def _legal_names(moment: dict, side: str) -> dict[str, bool]:
