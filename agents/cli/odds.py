@@ -47,6 +47,9 @@ def run(args) -> int:
               remembered(game, question, answer_now, ambient()))
     report = {"system": game.info.system, "options": game.info.options, "side": args.side,
               "vs": args.vs, **answer}
+    # the two plays of the table worth the same: said in words, and here for --json
+    report["equally_good"] = bool(abs(answer["best_response"]["value"] - answer[
+        "equilibrium_against_it"]["value"]) <= SAME_WORTH)
     if moment is not None:
         report["state"] = game.state_fields(moment)
         report["description"] = game.describe(moment)
@@ -209,7 +212,7 @@ def _render(game, report: dict, limit: int, detail: bool) -> str:
     lines += [format_table(columns, rows),
              "(the least predictable safe play is the equilibrium: no opponent can do better "
              "than its odds against it.)"]
-    if abs(best["value"] - eq["value"]) <= SAME_WORTH:
+    if report["equally_good"]:
         worth = f"{best['value']:+.3f}"
         lines.append(
             f"(both plays are equally good against it: each is worth {worth} to you, split "
