@@ -152,9 +152,22 @@ class CoresFastPath(Protocol):
 
 #: the optional fast paths a game may declare in ``GameInfo.fast_paths``, each with the
 #: methods it promises
+@runtime_checkable
+class RollsFastPath(Protocol):
+    """``rolls``: a step told with its dice. The exact rules merge results that end in
+    the same state (a miss and a shrugged-off wound); the dice behind a drawn next state
+    are drawn again, given that state, so that they can be told."""
+
+    def rolls(self, state: State, action_a: int, action_b: int, next_state: State,
+              rng: np.random.Generator) -> object:
+        """The dice of one step that led from ``state`` to ``next_state``, drawn with
+        their chances given that result (None where no roll was made, or none is
+        found); ``narrate(..., rolls=...)`` tells them."""
+
+
 FAST_PATH_PROTOCOLS: dict[str, type] = {
     "sample": SampleFastPath, "transitions": TransitionsFastPath, "graph": GraphFastPath,
-    "counters": CountersFastPath, "cores": CoresFastPath}
+    "counters": CountersFastPath, "cores": CoresFastPath, "rolls": RollsFastPath}
 FAST_PATHS = tuple(FAST_PATH_PROTOCOLS)
 #: fast paths that only make sense on top of another
 FAST_PATH_NEEDS = {"cores": "counters"}
@@ -361,6 +374,17 @@ def sample_step(game: Game, state: State, action_a: int, action_b: int,
     if game.info.has("sample"):
         return game.sample(state, action_a, action_b, rng)
     return sample_outcome(game.outcomes(state, action_a, action_b), rng)
+
+
+def narration(game: Game, state: State, action_a: int, action_b: int, next_state: State,
+              rng: np.random.Generator | None = None) -> str:
+    """One step in words, with its dice where the game can tell them (the ``rolls``
+    fast path) and ``rng`` draws them; else ``narrate`` alone."""
+    if rng is not None and game.info.has("rolls"):
+        rolls = game.rolls(state, action_a, action_b, next_state, rng)
+        if rolls is not None:
+            return game.narrate(state, action_a, action_b, next_state, rolls=rolls)
+    return game.narrate(state, action_a, action_b, next_state)
 
 
 def joint_outcomes(game: Game, state: State, mask_a: np.ndarray, mask_b: np.ndarray):

@@ -53,8 +53,10 @@ class _Warnings:
     """Every warning in one line as it comes; the refinements of a whole run added up and
     said once at the end, in words (the mixes shown stay optimal)."""
 
-    def __init__(self):
+    def __init__(self, detail: bool = True):
         self.refinements = 0
+        # the refinement note is the solver's business: a game master sees it with --detail
+        self.detail = detail
 
     def show(self, message, category, filename, lineno, file=None, line=None) -> None:
         if isinstance(message, RefinementWarning):
@@ -63,7 +65,7 @@ class _Warnings:
             sys.stderr.write(_one_line_warning(message, category, filename, lineno))
 
     def summary(self) -> None:
-        if self.refinements and not sys.stderr.closed:
+        if self.refinements and self.detail and not sys.stderr.closed:
             print(f"duel: note: {self.refinements} of the mixes found are optimal, "
                   "but the solver could not confirm they are the least predictable ones",
                   file=sys.stderr)
@@ -72,7 +74,7 @@ class _Warnings:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    said = _Warnings()
+    said = _Warnings(detail=bool(getattr(args, "detail", False)))
     with warnings.catch_warnings():
         warnings.showwarning = said.show
         warnings.simplefilter("always", RefinementWarning)

@@ -89,7 +89,13 @@ def add_allow_large(parser: argparse.ArgumentParser) -> None:
 
 
 def systems(subparsers) -> None:
-    parser = subparsers.add_parser("systems", help="list the duel systems and their options")
+    parser = subparsers.add_parser(
+        "systems", help="list the duel systems, their personalities and reference sheets",
+        description="Every duel system with its NPC personalities and reference sheets; "
+                    "with SYSTEM, that system in full: options, sheet fields, "
+                    "personalities, reference sheets.")
+    parser.add_argument("system", nargs="?", metavar="SYSTEM",
+                        help="show this system in full")
     add_json(parser)
 
 
@@ -136,6 +142,9 @@ def odds(subparsers) -> None:
                              "a personality NAME[:STRENGTH], e.g. cautious:0.5, or "
                              "NAME@win=RATE[,against=best], e.g. cautious@win=0.45")
     add_side(parser)
+    parser.add_argument("--state", metavar="FIELD=VALUE,...",
+                        help="ask from any moment of the duel, against the same opponent "
+                             "(fields as for duel solve --state)")
     parser.add_argument("--limit", type=integer, default=12,
                         help="situations to list (all of them in --json)")
     parser.add_argument("--detail", action="store_true",

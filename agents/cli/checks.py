@@ -71,6 +71,10 @@ def odds(args: argparse.Namespace):
     require_fits(game, args)
     from ..opponents import check_opponent  # the solver's imports: after a size refusal
     check_opponent(args.vs, game, other(args.side))
+    if args.state and not game.info.public_information:
+        raise InputError("--state is not available with hidden information; the odds are "
+                         "given from the start of the duel")
+    args.moment = parse_state(game, args.state) if args.state else None
     return game
 
 

@@ -90,13 +90,30 @@ def sheet_text(spec, sheet: dict, ruleset: dict) -> str:
     return ",".join(parts) or "the default sheet"
 
 
+def full_sheet_text(sheet: dict) -> str:
+    """Every field of a sheet, defaults included, in the syntax of the command line (a
+    reference sheet first, then each field; flags by name when set): typed back as
+    ``--a``, it gives the same sheet."""
+    parts = [sheet["sheet"]] if sheet.get("sheet") else []
+    for key, value in sheet.items():
+        if key == "sheet" or value is None or value is False:
+            continue
+        parts.append(key if value is True else f"{key}={plain(value)}")
+    return ",".join(parts) or "the default sheet"
+
+
 def game_header(game, me: str | None = None) -> str:
-    """Who duels whom under which rules: the first lines of every command's output."""
+    """Who duels whom under which rules: the first lines of every command's output, each
+    sheet with every field."""
     spec = envs.spec(game.info.system)
     options = game.info.options
-    ruleset = load_ruleset(spec.name, options.get("ruleset"), spec.ruleset_file)
-    who = {side: f"{side.upper()} ({sheet_text(spec, options[side], ruleset)})"
-           for side in ("a", "b")}
+    if game.info.public_information:
+        who = {side: f"{side.upper()} ({full_sheet_text(options[side])})"
+               for side in ("a", "b")}
+    else:  # a drawn type replaces a field of the sheet: only the fields given are told
+        ruleset = load_ruleset(spec.name, options.get("ruleset"), spec.ruleset_file)
+        who = {side: f"{side.upper()} ({sheet_text(spec, options[side], ruleset)})"
+               for side in ("a", "b")}
     if me is not None:
         them = "b" if me == "a" else "a"
         duel = f"You are {who[me]}, against {who[them]}."

@@ -15,6 +15,7 @@ import numpy as np
 import envs
 from solver import best_response, evaluate, solve_game
 from solver.cache import ambient, remembered
+from solver.game import policy_mix
 from solver.policy import MixPolicy
 
 from ..opponents import opponent_policy
@@ -26,6 +27,7 @@ from .common import (
     game_header,
     percent,
 )
+from .situations import MomentGame
 
 
 def run(args) -> int:
@@ -33,11 +35,24 @@ def run(args) -> int:
     if not game.info.public_information:
         from .hidden import run_hidden_odds  # hidden.py imports this module's neighbours
         return run_hidden_odds(args, game)
+    moment = getattr(args, "moment", None)
     question = _question(args.vs, args.side)
-    answer = (_answer(game, args.vs, args.side) if question is None else
-              remembered(game, question, lambda: _answer(game, args.vs, args.side), ambient()))
+    if question is not None and moment is not None:
+        question += "|state=" + ",".join(f"{k}={v}" for k, v in
+                                         game.state_fields(moment).items())
+
+    def answer_now() -> dict:
+        return _answer(game, args.vs, args.side, moment)
+    answer = (answer_now() if question is None else
+              remembered(game, question, answer_now, ambient()))
     report = {"system": game.info.system, "options": game.info.options, "side": args.side,
               "vs": args.vs, **answer}
+    # the two plays of the table worth the same: said in words, and here for --json
+    report["equally_good"] = bool(abs(answer["best_response"]["value"] - answer[
+        "equilibrium_against_it"]["value"]) <= SAME_WORTH)
+    if moment is not None:
+        report["state"] = game.state_fields(moment)
+        report["description"] = game.describe(moment)
     if args.json:
         emit_json(report)
     else:
@@ -45,18 +60,20 @@ def run(args) -> int:
     return 0
 
 
-def _answer(game, vs: str, me: str) -> dict:
+def _answer(game, vs: str, me: str, moment=None) -> dict:
     """The best response to ``vs`` and the equilibrium's odds against it, with the plan
-    situation by situation."""
+    situation by situation; from ``moment`` on if given (the opponent and the
+    equilibrium are the whole duel's, played from there)."""
     them = "b" if me == "a" else "a"
     opponent = opponent_policy(vs, game, them)
     equilibrium = solve_game(game).policy_for(me)
-    response = best_response(game, opponent, me, safest=equilibrium)
+    played = game if moment is None else MomentGame(game, moment)
+    response = best_response(played, opponent, me, safest=equilibrium)
     pair = (equilibrium, opponent) if me == "a" else (opponent, equilibrium)
     answer = {
         "best_response": _mine(response.evaluation.as_dict(), me),
-        "equilibrium_against_it": _mine(evaluate(game, *pair).as_dict(), me),
-        "plan": _plan(game, response, me),
+        "equilibrium_against_it": _mine(evaluate(played, *pair).as_dict(), me),
+        "plan": _plan(game, response, me, opponent),
         "tie_break": "among equally good plays: least chance of losing, then closest to "
                      "the equilibrium",
     }
@@ -85,12 +102,18 @@ def _mine(evaluation: dict, me: str) -> dict:
                 loss=evaluation["win"])
 
 
-def _plan(game, response, me: str) -> list[dict]:
+#: the likeliest situations of a plan checked for choices all worth the same
+CHECKED_ROWS = 50
+
+
+def _plan(game, response, me: str, opponent=None) -> list[dict]:
     """What to play in every situation the best response reaches where there is a choice,
-    most likely first."""
+    most likely first; the ``CHECKED_ROWS`` likeliest say whether every choice there is
+    worth the same against the opponent (``all_equal``)."""
     found = _decisions(response, me)
     words = envs.spec(game.info.system).action_words
     plan = []
+    found = list(found)
     for state, reach, mix, value, (win, draw, loss) in found:
         plan.append({
             "reach": reach,
@@ -104,7 +127,38 @@ def _plan(game, response, me: str) -> list[dict]:
             "win": win, "draw": draw, "loss": loss, "value": value,
         })
     plan.sort(key=lambda row: -row["reach"])
+    if opponent is not None:
+        for row, (state, *_) in zip(plan[:CHECKED_ROWS], sorted(
+                found, key=lambda item: -item[1])[:CHECKED_ROWS], strict=True):
+            worths = _worths(game, response, opponent, state, me)
+            row["all_equal"] = bool(np.ptp(list(worths.values())) <= SAME_WORTH)
+            if row["all_equal"]:
+                row["choices"] = [_said(game, state, name, words) for name in worths]
     return plan
+
+
+def _said(game, state, name: str, words) -> str:
+    return name if words is None else words(game, state, name)
+
+
+def _worths(game, response, opponent, state, me: str) -> dict[str, float]:
+    """Each legal choice of ``me`` at ``state`` and its worth to him against
+    ``opponent``, the best response played after it."""
+    them = "b" if me == "a" else "a"
+    theirs = policy_mix(opponent, game, state, them)
+    sign = 1.0 if me == "a" else -1.0
+    names = game.info.action_names
+    worths = {}
+    for i in np.flatnonzero(game.legal_mask(state, me)).tolist():
+        total = 0.0
+        for j in np.flatnonzero(theirs > 0).tolist():
+            pair = (i, j) if me == "a" else (j, i)
+            for p, after in game.outcomes(state, *pair):
+                value = (sign * game.payoff(after) if game.is_terminal(after)
+                         else response.value_at(after))
+                total += theirs[j] * p * value
+        worths[names[i]] = total
+    return worths
 
 
 def _decisions(response, me: str):
@@ -132,10 +186,15 @@ def play_text(play: dict[str, float]) -> str:
                       sorted(play.items(), key=lambda item: -item[1]))
 
 
-def _times(reach: float) -> str:
+def _times(reach: float, from_moment: bool = False) -> str:
     """How often a situation comes up: its expected visits, which can pass one where a
     round can come back to the same situation (nobody hurt), so not "in x% of duels"."""
-    return f"comes up {100 * reach:.3g} times in 100 duels"
+    return (f"comes up {100 * reach:.3g} times in 100 duels"
+            + (" played from this moment" if from_moment else ""))
+
+
+#: two values closer than this are the same worth
+SAME_WORTH = 1e-9
 
 
 def _render(game, report: dict, limit: int, detail: bool) -> str:
@@ -147,10 +206,20 @@ def _render(game, report: dict, limit: int, detail: bool) -> str:
                      ("the least predictable safe play", eq)):
         extra = [f"{r['value']:+.4f}", f"{r['expected_length']:.2f}"] if detail else []
         rows.append([label, percent(r["win"]), percent(r["draw"]), percent(r["loss"]), *extra])
-    lines = [game_header(game, report["side"]), f"Your opponent plays {report['vs']}.", "",
-             format_table(columns, rows),
+    lines = [game_header(game, report["side"]), f"Your opponent plays {report['vs']}.", ""]
+    if "description" in report:
+        lines += ["From this moment on:", report["description"], ""]
+    lines += [format_table(columns, rows),
              "(the least predictable safe play is the equilibrium: no opponent can do better "
              "than its odds against it.)"]
+    if report["equally_good"]:
+        worth = f"{best['value']:+.3f}"
+        lines.append(
+            f"(both plays are equally good against it: each is worth {worth} to you, split "
+            "differently between wins and draws. The best play shown is, of the equally "
+            "good replies, the one least likely to lose, then the closest to the "
+            "equilibrium.)" if abs(best["win"] - eq["win"]) > SAME_WORTH else
+            f"(both plays are equally good against it: each is worth {worth} to you.)")
     if "mix_fallback" in report:
         fb = report["mix_fallback"]
         lines.append(f"\nThe mix had no legal action in {fb['steps_per_duel']:.3f} steps per "
@@ -162,9 +231,16 @@ def _render(game, report: dict, limit: int, detail: bool) -> str:
                   "to lose, then the closest to the equilibrium):"]
     for row in plan[:limit]:
         said = {row["words"][action]: p for action, p in row["play"].items()}
+        shown = play_text(said)
+        if row.get("all_equal"):
+            listed = ", ".join(row["choices"])
+            shown = (f"any choice ({listed}): all are equally good against it"
+                     if len(listed) <= 80 else
+                     f"any of the {len(row['choices'])} choices: all are equally good "
+                     "against it")
         advice = (f"- {row['situation'][0].upper()}{row['situation'][1:]}: "
-                  f"{play_text(said)}; you win {percent(row['win'])}, lose "
-                  f"{percent(row['loss'])} ({_times(row['reach'])}).")
+                  f"{shown}; you win {percent(row['win'])}, lose "
+                  f"{percent(row['loss'])} ({_times(row['reach'], 'state' in report)}).")
         if detail:
             advice += f" [value {row['value']:+.4f}]"
         lines.append(advice)

@@ -6,9 +6,10 @@ import sys
 
 import numpy as np
 
+import envs
 from envs.opponents import play
 from envs.schema import integer_text
-from solver.game import sample_outcome, sample_step
+from solver.game import narration, sample_outcome, sample_step
 
 from ..opponents import PreparedOpponent, opponent_label
 from . import checks
@@ -40,6 +41,8 @@ def run(args, read=read_answer) -> int:
     # made while the first question waits for its answer (the duel solved meanwhile)
     opponent = PreparedOpponent(args.vs, game, them)
     rng = np.random.default_rng(args.seed)
+    # the dice told are drawn apart, so the duel a seed plays is the one it always played
+    dice = np.random.default_rng(None if args.seed is None else [args.seed, 1])
     state = sample_outcome(game.initial_outcomes(), rng)
     log = []
     out = sys.stderr if args.json else sys.stdout
@@ -54,7 +57,7 @@ def run(args, read=read_answer) -> int:
         theirs = play(opponent, game, state, them, rng)
         action_a, action_b = (mine, theirs) if me == "a" else (theirs, mine)
         following = sample_step(game, state, action_a, action_b, rng)
-        print(game.narrate(state, action_a, action_b, following), file=out)
+        print(narration(game, state, action_a, action_b, following, dice), file=out)
         log.append({"a": game.info.action_names[action_a], "b": game.info.action_names[action_b]})
         state = following
     opponent.cancel()   # the duel ended or was left before the opponent was needed
@@ -70,36 +73,57 @@ def run(args, read=read_answer) -> int:
     return 0
 
 
+#: a prompt longer than this lists its choices one a line
+INLINE_PROMPT = 100
+
+
+def choices(game, state, me: str) -> list[tuple[int, str]]:
+    """The legal actions of ``me`` at ``state`` in the order the prompt numbers them
+    1..n, each with the words shown for it (the system's words for an action, else its
+    name)."""
+    mask = game.legal_mask(state, me)
+    words = envs.spec(game.info.system).action_words if game.info.system in envs.systems() \
+        else None
+    names = game.info.action_names
+    return [(i, words(game, state, names[i]) if words is not None else names[i])
+            for i in range(len(names)) if mask[i]]
+
+
 def _ask(game, state, me: str, read, out) -> int | None:
     """The player's legal action; asks again on anything else, None to quit. A single
     legal action (waiting while the other side or the dice act) is played unasked."""
-    mask = game.legal_mask(state, me)
-    legal = [i for i in range(len(game.info.action_names)) if mask[i]]
-    if len(legal) == 1:
-        return legal[0]
-    choices = "  ".join(f"{i + 1}:{game.info.action_names[i]}" for i in legal)
+    shown = choices(game, state, me)
+    if len(shown) == 1:
+        return shown[0][0]
+    inline = "  ".join(f"{n}:{words}" for n, (_, words) in enumerate(shown, 1))
+    if len(inline) > INLINE_PROMPT:
+        print("\n".join(f"  {n}. {words}" for n, (_, words) in enumerate(shown, 1)), file=out)
+        inline = f"1..{len(shown)}"
     while True:
         try:
             # the prompt goes where the narration goes, so --json keeps stdout clean
-            print(f"Your choice [{choices}] (q quits): ", end="", file=out, flush=True)
+            print(f"Your choice [{inline}] (q quits): ", end="", file=out, flush=True)
             answer = read("").strip()
         except EOFError:
             return None
         if answer.lower() in ("q", "quit", "exit"):
             return None
-        picked = _parse_answer(game, answer)
-        if picked in legal:
+        picked = pick(game, shown, answer)
+        if picked is not None:
             return picked
-        print(f"  {answer!r:.40} is not a legal choice here; legal: "
-              f"{', '.join(game.info.action_names[i] for i in legal)}", file=out)
+        print(f"  {answer!r:.40} is not a legal choice here; type a number 1..{len(shown)}, "
+              f"or one of: {', '.join(words for _, words in shown)}", file=out)
 
 
-def _parse_answer(game, answer: str) -> int | None:
-    upper = answer.upper()
-    names = [n.upper() for n in game.info.action_names]
-    if upper in names:
-        return names.index(upper)
-    number = integer_text(answer) if answer.isascii() and answer.isdigit() else None
-    if number is not None and 1 <= number <= len(names):
-        return number - 1
+def pick(game, shown: list[tuple[int, str]], answer: str) -> int | None:
+    """The action ``answer`` names among ``shown``: its number in the list, its name,
+    or the words shown for it (case and spaces aside); None if it names none."""
+    if answer.isascii() and answer.isdigit():
+        number = integer_text(answer)
+        return shown[number - 1][0] if number is not None and 1 <= number <= len(shown) \
+            else None
+    typed = " ".join(answer.lower().split())
+    for action, words in shown:
+        if typed in (game.info.action_names[action].lower(), " ".join(words.lower().split())):
+            return action
     return None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from envs.schema import state_values
 from solver.errors import InputError
 
@@ -39,3 +41,27 @@ def check_state_field(game, field: str, flag: str) -> None:
     if field not in fields:
         raise InputError(f"unknown state field {field!r} for {flag}; allowed: "
                          f"{', '.join(fields)}")
+
+
+class MomentGame:
+    """``game`` from the moment ``start`` on: the same duel, begun there. It answers
+    "what now?" with the questions asked of a whole duel (a best response, an
+    evaluation) and is explored from ``start`` over the protocol alone: fast paths that
+    build the whole duel from its own start (its graph, its counters) are not offered."""
+
+    #: fast paths that follow the protocol step by step, so hold from any moment
+    STEPWISE = frozenset({"sample", "transitions", "rolls"})
+
+    def __init__(self, game, start):
+        self._game, self._start = game, start
+        self.info = dataclasses.replace(game.info, identity=None,
+                                        fast_paths=game.info.fast_paths & self.STEPWISE)
+
+    def initial_outcomes(self):
+        return [(1.0, self._start)]
+
+    def __getattr__(self, name: str):
+        if name in ("graph", "counters", "core", "attach", "core_transitions", "depleted",
+                    "cores"):
+            raise AttributeError(name)  # not offered from a moment (see the class)
+        return getattr(self._game, name)

@@ -124,7 +124,48 @@ def _moment(game, solution, state) -> dict:
         "mix_b": dict(zip(names, map(float, mix_b), strict=True)),
         "words": {name: name if words is None else words(game, state, name)
                   for name in names},
+        **_indifference(solution.stage_matrix(state), mix_a, mix_b),
     }
+
+
+def _indifference(matrix, mix_a, mix_b) -> dict:
+    """``indifferent``: a side none of whose choices changes the worth of the duel here,
+    whatever the other plays; ``indifferent_to_play``: one whose choices are all worth
+    the same against the other's safe play, which is not so for the other (where both
+    are, as in matching pennies, each one's mix is what keeps the other so)."""
+    values = np.array(matrix, dtype=float)
+    strong = indifferent(values)
+    against = {"a": _flat(np.nan_to_num(values) @ np.asarray(mix_b), _legal_rows(values)),
+               "b": _flat(np.asarray(mix_a) @ np.nan_to_num(values), _legal_rows(values.T))}
+    weak = {side: against[side] and not against["b" if side == "a" else "a"]
+            for side in ("a", "b")}
+    return {"indifferent": strong, "indifferent_to_play": weak}
+
+
+def _legal_rows(values: np.ndarray) -> np.ndarray:
+    return ~np.all(np.isnan(values), axis=1)
+
+
+def _flat(worth: np.ndarray, legal: np.ndarray) -> bool:
+    kept = worth[legal]
+    return bool(kept.size and np.all(np.abs(kept - kept[0]) <= SAME_WORTH))
+
+
+#: two continuation values closer than this are the same worth
+SAME_WORTH = 1e-9
+
+
+def indifferent(matrix) -> dict[str, bool]:
+    """For each side, whether nothing it may choose at this moment changes the worth of
+    the duel, whatever the other chooses (every row, or every column, of the stage game
+    the same; illegal actions, NaN, left out)."""
+    values = np.array(matrix, dtype=float)
+    rows = values[~np.all(np.isnan(values), axis=1)]
+    columns = values[:, ~np.all(np.isnan(values), axis=0)]
+
+    def flat(lines: np.ndarray) -> bool:
+        return bool(np.all(np.nan_to_num(np.abs(lines - lines[:1]), nan=0.0) <= SAME_WORTH))
+    return {"a": flat(rows), "b": flat(columns.T)}
 
 
 def next_moments(game, solution, state) -> list[tuple[object, float]]:
@@ -192,8 +233,7 @@ def render_report(game, report: dict, me: str = "a", detail: bool = False) -> st
     worth = report["value"] if me == "a" else -report["value"]
     endings = [[label, percent(p)] for label, p in report["endings"].items()]
     lines = [game_header(game, me), "", report["description"], "",
-             f"Now ({report['situation'][me]}), the least predictable safe play:",
-             *_plays_text(report, me, them),
+             *_now_text(report, me, them),
              *_parts_text(report.get("action_parts"), me, them), "",
              f"Played that way by both, you win {percent(win)}, draw "
              f"{percent(report['draw'])} and lose {percent(loss)}; a duel lasts "
@@ -213,12 +253,56 @@ def render_report(game, report: dict, me: str = "a", detail: bool = False) -> st
     return "\n".join(lines)
 
 
+def _now_text(report: dict, me: str, them: str) -> list[str]:
+    """The moment asked about and the play there; where nothing either side chooses
+    changes the odds, that, not a mix that means nothing."""
+    situation = report["situation"][me]
+    if all(report.get("indifferent", {}).values()):
+        worth = report["value_here"] if me == "a" else -report["value_here"]
+        return [f"Now ({situation}): nothing either of you chooses here changes the odds; "
+                f"{_any(report, me, 'every choice')} is worth {worth:+.3f} to you."]
+    return [f"Now ({situation}), the least predictable safe play:",
+            *_plays_text(report, me, them)]
+
+
+#: a list of choices longer than this is counted, not listed
+LISTED_CHOICES = 80
+
+
+def _any(moment: dict, side: str, head: str = "any choice") -> str:
+    """"any choice (AA, AD, RR)": ``side``'s legal choices here, in words, or their
+    count when the list would be long."""
+    shown = [moment["words"][name] for name, legal in _legal_names(moment, side).items()
+             if legal]
+    listed = ", ".join(shown)
+    many = "any" if head == "any choice" else "each"
+    return f"{head} ({listed})" if len(listed) <= LISTED_CHOICES else \
+        f"{many} of the {len(shown)} choices"
+
+
+def _legal_names(moment: dict, side: str) -> dict[str, bool]:
+    """Each action of the list and whether ``side`` may play it here (its row, or
+    column, of the stage game has a value)."""
+    matrix = moment["stage_matrix"]
+    lines = matrix if side == "a" else [list(column) for column in zip(*matrix, strict=True)]
+    return {name: any(v is not None for v in line)
+            for name, line in zip(moment["mix_a"], lines, strict=True)}
+
+
 def _plays_text(moment: dict, me: str, them: str) -> list[str]:
-    """Both mixes at a moment, each action in words."""
+    """Both mixes at a moment, each action in words; a side none of whose choices
+    changes the worth of the duel there is told so, not given a uniform mix."""
     words = moment["words"]
     plays = {side: {words[a]: p for a, p in moment[f"mix_{side}"].items() if p > 1e-9}
              for side in ("a", "b")}
-    return [f"  you:  {play_text(plays[me])}", f"  them: {play_text(plays[them])}"]
+    same, weak = moment.get("indifferent", {}), moment.get("indifferent_to_play", {})
+    if same.get(me) and same.get(them):
+        return ["  nothing either of you chooses here changes the odds"]
+    told = {side: f"{_any(moment, side)}: all are worth the same here" if same.get(side)
+            else f"{_any(moment, side)}: none changes the odds against {whose} safe play"
+            if weak.get(side) else play_text(plays[side])
+            for side, whose in ((me, "his"), (them, "your"))}
+    return [f"  you:  {told[me]}", f"  them: {told[them]}"]
 
 
 def _next_text(report: dict, me: str, them: str) -> list[str]:

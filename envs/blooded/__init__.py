@@ -1,4 +1,4 @@
-"""Houses of the Blooded: the dice-and-wagers duel (shared/rules/blooded.md).
+"""Houses of the Blooded: the dice-and-wagers duel (docs/systems/blooded.md).
 
 A beat: gather dice (Prowess + The Sword + Style spent + an aspect invoke + the rank of
 the opponent's highest Injury, tagged), on the first beat a sealed strike bid that

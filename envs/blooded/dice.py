@@ -110,6 +110,32 @@ def risk_table(la: int, lb: int, tie: int, target: int, sides: int):
     return tuple(table), tuple(cases)
 
 
+def risk_case(rolled_a: tuple[int, ...], rolled_b: tuple[int, ...], wagers: tuple[int, int],
+              tie: int, target: int):
+    """The case of one roll of a risk, as ``risk_table`` lists them: None (both failed)
+    or (victor, his usable wagers, the defeated's half kept); no dice fail."""
+    wa, wb = wagers
+    ok_a = bool(rolled_a) and sum(rolled_a) >= target
+    ok_b = bool(rolled_b) and sum(rolled_b) >= target
+    if not ok_a and not ok_b:
+        return None
+    if ok_a != ok_b:
+        return (0, wa, 0) if ok_a else (1, wb, 0)
+    higher = sum(rolled_a) - sum(rolled_b)
+    victor = tie if higher == 0 else 0 if higher > 0 else 1
+    return (0, wa, (wb + 1) // 2) if victor == 0 else (1, wb, (wa + 1) // 2)
+
+
+def bash_case(total_a: int, total_b: int, target: int) -> tuple[int | None, bool]:
+    """(the higher roller or None on equal totals, whether he attacks) of a Bash, as
+    ``bash_split`` splits them: he attacks when he stands and the other fell."""
+    if total_a == total_b:
+        return None, False
+    roller = 0 if total_a > total_b else 1
+    high, low = (total_a, total_b) if roller == 0 else (total_b, total_a)
+    return roller, high >= target and low < target
+
+
 @cache
 def risk_table_layout(la: int, lb: int, tie: int, target: int, sides: int):
     """``risk_table`` as flat lists: each pair's wagers and number of results, then

@@ -1,4 +1,4 @@
-"""The rules of a Blooded duel (shared/rules/blooded.md), as ``BloodedGame``.
+"""The rules of a Blooded duel (docs/systems/blooded.md), as ``BloodedGame``.
 
 A beat: the pools (``pool``), the strike bid (``_bid``), the risk (``_risk``,
 ``_risk_all``), then the consequences in their order: Blind (``_blind``), the
@@ -196,7 +196,7 @@ class BloodedGame(BloodedWords, BeatsLeft):
 
     # -- setup
     def _fast_paths(self) -> frozenset[str]:
-        paths = {"sample", "transitions", "graph", "counters", "cores"}
+        paths = {"sample", "transitions", "graph", "counters", "cores", "rolls"}
         if self.rules.whole_duel:
             # the cores at once (cores.py) assume a beat's dice come from its own
             # gathering; the duel's pool is walked core by core (core_transitions)
@@ -762,25 +762,29 @@ class BloodedGame(BloodedWords, BeatsLeft):
         a, b = self.sheets
         split = bash_split(a.strength + a.athletics, b.strength + b.athletics,
                            self.rules.target, self.rules.sides)
-        wagers = {s.victor: s.wv, 1 - s.victor: s.wd}
         merged: dict[State, float] = {}
         for p, (roller, attacks) in zip(split, ((0, True), (0, False), (1, True),
                                                 (1, False), (None, False)), strict=True):
             if p <= 0:
                 continue
-            if attacks and self.rules.bash_cancellable:
-                # the attack of the higher roller, who is the victor of the cancellation
-                nxt = self._to_cancel_attack(s._replace(victor=roller, wv=wagers[roller],
-                                                        wd=wagers[1 - roller]))
-            elif attacks:
-                left = {roller: 0, 1 - roller: wagers[1 - roller]}
-                gains = (left[0] // self.rules.per_style, left[1] // self.rules.per_style)
-                nxt = self._end_beat(s, 1 - roller, 1 + wagers[roller], gains, roller)
-            else:
-                following = 1 - s.aggressor if roller is None else roller
-                nxt = self._end_beat(s, None, 0, self._gains(s, s.wv, s.wd), following)
+            nxt = self.bash_result(s, roller, attacks)
             merged[nxt] = merged.get(nxt, 0.0) + p
         return [(p, nxt) for nxt, p in merged.items()]
+
+    def bash_result(self, s: State, roller: int | None, attacks: bool) -> State:
+        """The state after a Bash whose higher roller is ``roller`` (None: equal), who
+        ``attacks`` when he stands and the other fell."""
+        wagers = {s.victor: s.wv, 1 - s.victor: s.wd}
+        if attacks and self.rules.bash_cancellable:
+            # the attack of the higher roller, who is the victor of the cancellation
+            return self._to_cancel_attack(s._replace(victor=roller, wv=wagers[roller],
+                                                     wd=wagers[1 - roller]))
+        if attacks:
+            left = {roller: 0, 1 - roller: wagers[1 - roller]}
+            gains = (left[0] // self.rules.per_style, left[1] // self.rules.per_style)
+            return self._end_beat(s, 1 - roller, 1 + wagers[roller], gains, roller)
+        following = 1 - s.aggressor if roller is None else roller
+        return self._end_beat(s, None, 0, self._gains(s, s.wv, s.wd), following)
 
     def _end_beat(self, s: State, injured: int | None, rank: int, gains: tuple[int, int],
                   next_aggressor: int) -> State:

@@ -4,10 +4,15 @@ state described, a step narrated, an action and a situation as a player says the
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
+
+import numpy as np
 
 from envs.schema import state_values
 from solver.errors import InputError
 
+from ..rolls import faces, given, sum_text
+from .dice import bash_case, risk_case
 from .state import (
     BID,
     BLIND,
@@ -29,9 +34,58 @@ from .state import (
 )
 
 
+class Rolls(NamedTuple):
+    """The dice of a risk, a Bash or a Riposte (``rolls``): what each side rolled."""
+
+    kind: str  # "risk", "bash" or "riposte"
+    a: tuple[int, ...]
+    b: tuple[int, ...]
+
+
 class BloodedWords:
     """The presentation of ``BloodedGame`` (a mixin: it reads the game's rules, sheets
     and pools)."""
+
+    def rolls(self, state: State, action_a: int, action_b: int, next_state: State,
+              rng: np.random.Generator) -> Rolls | None:
+        """The dice behind ``next_state``: a risk's two pools, a Bash's or a rolled
+        Riposte's; None on a step without dice."""
+        s, sides = state, self.rules.sides
+        if s.phase == RISK:
+            wagers = (action_a, action_b)
+            tie = 1 - s.aggressor if self.rules.risk_tie == "defender" else s.aggressor
+            base = self._risk_base(s)
+            counts = [self.dice_left(s, side) - wagers[side] for side in (0, 1)]
+
+            def risk(r):
+                a, b = faces(r, counts[0], sides), faces(r, counts[1], sides)
+                case = risk_case(a, b, wagers, tie, self.rules.target)
+                return Rolls("risk", a, b), self._after_risk(s, base, case)
+            return given(risk, next_state, rng)
+        if s.phase != VICTOR:
+            return None
+        action = self.action_names[action_a if self._decider(s) == 0 else action_b]
+        if action == "bash":
+            bashed = s._replace(wv=s.wv - self.rules.costs["bash"])
+            pools = [d.strength + d.athletics for d in self.sheets]
+
+            def bash(r):
+                a, b = faces(r, pools[0], sides), faces(r, pools[1], sides)
+                case = bash_case(sum(a), sum(b), self.rules.target)
+                return Rolls("bash", a, b), self.bash_result(bashed, *case)
+            return given(bash, next_state, rng)
+        if action == "riposte" and self.rules.riposte_rolls:
+            d = self.sheets[s.victor]
+            results = self._maneuver(s, "riposte")  # (lands, misses), as the rules list them
+            lands, misses = results[0][1], results[-1][1]
+
+            def riposte(r):
+                rolled = faces(r, d.prowess + d.sword, sides)
+                kept = (rolled, ()) if s.victor == 0 else ((), rolled)
+                return Rolls("riposte", *kept), (
+                    lands if sum(rolled) >= self.rules.target else misses)
+            return given(riposte, next_state, rng)
+        return None
 
     def state_fields(self, state: State) -> dict[str, int]:
         fields = dict(state._asdict())
@@ -137,27 +191,75 @@ class BloodedWords:
             parts.append(f"declared {PLANS[plan].capitalize()}")
         return ", ".join(parts) + "."
 
-    def narrate(self, state: State, action_a: int, action_b: int, next_state: State) -> str:
+    def narrate(self, state: State, action_a: int, action_b: int, next_state: State,
+                rolls: Rolls | None = None) -> str:
         s, n = state, next_state
         names = self.action_names
         if s.phase == BID:
             text = (f"A bids {names[action_a]} dice, B bids {names[action_b]}; "
-                    f"{self._name(n.victor)} chooses the role.")
+                    f"{self._name(n.victor)} chooses the role"
+                    f"{self._tie_text(action_a, action_b)}.")
         elif s.phase == SPEND:
             text = f"A spends {names[action_a]} Style, B spends {names[action_b]}."
         elif s.phase == RISK:
             text = (f"A wagers {names[action_a]}, B wagers {names[action_b]}. "
+                    + self._pools_text(s, (action_a, action_b), rolls)
                     + self._risk_text(s, n)).rstrip()
         else:
             actor = self._decider(s)
             action = names[action_a if actor == 0 else action_b]
             text = f"{self._name(actor)} {self._act_text(s, action)}."
+            if rolls is not None:
+                text += " " + self._maneuver_dice_text(rolls)
         if n.phase == OVER:
             text += f" {self.result(n)}."
         elif n.beat != s.beat:
             text += (f" Beat {n.beat} begins (A {self._wound(n.inj_a)}, "
                      f"B {self._wound(n.inj_b)}).")
         return text
+
+    def _tie_text(self, bid_a: int, bid_b: int) -> str:
+        """Why the chooser of equal bids chooses (``bid_tie``)."""
+        if bid_a != bid_b:
+            return ""
+        tie = self.rules.bid_tie
+        if tie in ("a", "b"):
+            return f" (equal bids go to {tie.upper()})"
+        if tie == "prowess_then_coin" and self.sheets[0].prowess != self.sheets[1].prowess:
+            return " (equal bids: the higher Prowess chooses)"
+        return " (equal bids: a coin toss decided)"
+
+    def _pools_text(self, s: State, wagers: tuple[int, int], rolls: Rolls | None) -> str:
+        """Each side's roll against the target: the dice and their total when drawn,
+        else how many dice each rolled."""
+        target = self.rules.target
+        parts = []
+        for side in (0, 1):
+            count = self.dice_left(s, side) - wagers[side]
+            if rolls is None:
+                parts.append(f"{self._name(side)} rolls {count} "
+                             f"{'die' if count == 1 else 'dice'}")
+                continue
+            rolled = (rolls.a, rolls.b)[side]
+            made = "a success" if rolled and sum(rolled) >= target else "a failure"
+            parts.append(f"{self._name(side)} rolls {count} "
+                         f"{'die' if count == 1 else 'dice'}: {sum_text(rolled)}, {made}")
+        text = "; ".join(parts) + f" (against {target}). "
+        if rolls is not None:
+            tie = 1 - s.aggressor if self.rules.risk_tie == "defender" else s.aggressor
+            case = risk_case(rolls.a, rolls.b, wagers, tie, target)
+            text += "Both fail. " if case is None else f"{self._name(case[0])} wins the risk. "
+        return text
+
+    def _maneuver_dice_text(self, rolls: Rolls) -> str:
+        target = self.rules.target
+        if rolls.kind == "bash":
+            return (f"Bash: A rolls Strength + Athletics, {sum_text(rolls.a)}; B "
+                    f"{sum_text(rolls.b)} (the higher attacks if he stands at {target} and "
+                    "the other falls below it).")
+        rolled = rolls.a or rolls.b
+        made = "it lands" if sum(rolled) >= target else "it misses"
+        return f"Riposte: Prowess + The Sword, {sum_text(rolled)} against {target}: {made}."
 
     def _risk_text(self, s: State, n: State) -> str:
         if n.phase in (BLIND, CANCEL, DBIND, VICTOR, RCANCEL):
@@ -204,7 +306,8 @@ class BloodedWords:
         if action in texts:
             return texts[action]
         if action.startswith("injure"):
-            return f"injures, putting {action[6:]} wagers into the wound"
+            count = int(action[6:])
+            return f"injures, putting {count} wager{'' if count == 1 else 's'} into the wound"
         if action.startswith("lunge"):
             return f"lunges, adding {action[5:]} wagers"
         if action.startswith("declare_"):
@@ -212,6 +315,12 @@ class BloodedWords:
         return f"cancels {action} wagers"
 
     def situation(self, state: State, player: str) -> str:
+        """The decision ``player`` faces, then its beat."""
+        if state.phase == OVER:
+            return f"the duel is over: {self.result(state)}"
+        return f"{self._decision(state, player)}; beat {state.beat} of {self.max_beats}"
+
+    def _decision(self, state: State, player: str) -> str:
         s, me = state, 0 if player == "a" else 1
         other = self._name(1 - me)
         mine = (s.inj_a, s.inj_b)[me]

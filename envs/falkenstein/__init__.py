@@ -1,4 +1,4 @@
-"""Castle Falkenstein card duel: the rules of ``shared/rules/falkenstein.md``.
+"""Castle Falkenstein card duel: the rules of ``docs/systems/falkenstein.md``.
 
 Every [default] of the rules is data in ``rulesets/falkenstein.toml``, compiled once
 into lookup tables (``ruleset.py``), so ``outcomes`` is a handful of tuple look-ups.

@@ -22,7 +22,7 @@ from .state import (
     State,
     checked_player,
 )
-from .steps import MOVE, PARTIAL, choosers, pending_cards
+from .steps import MOVE, PARTIAL, choosers, circle_chance, pending_cards
 
 
 class FalkensteinWords:
@@ -239,8 +239,8 @@ class FalkensteinWords:
                                                  else f" toward the {self.edge}"),
             "still": f"{who} gives ground, which changes nothing here",
             "wall": f"{who} cannot retreat: the R becomes BP at the wall",
-            "fall": f"{who} has no room and {self._fall_text()}",
-            "jump": f"{who} has no room and {self._jump_text()}",
+            "fall": f"{who} has no room and {self._fall_text(defender)}",
+            "jump": f"{who} has no room and {self._jump_text(defender)}",
             "HC": f"{who} is out of combat",
         }.get(effect, f"{who} is wounded ({effect})")
         if effect == "disarm":
@@ -262,10 +262,15 @@ class FalkensteinWords:
     def _move_text(self, state: State, action_a: int, action_b: int,
                    next_state: State) -> str:
         head = f"A {self._choice_text(action_a)}, B {self._choice_text(action_b)}"
+        moves = (self.actions[action_a], self.actions[action_b])
+        chance = circle_chance(*moves, self._footwork_chance,
+                               {"a": self.rules.feat_chance[state.level_a],
+                                "b": self.rules.feat_chance[state.level_b]})
+        odds = f" (the circle had {chance:.0%} to succeed)" if "circle" in moves else ""
         if next_state.back_a != state.back_a:
-            return (f"{head}: they circle back toward the middle; A has {next_state.back_a} "
-                    f"m behind him, B {self._room - next_state.back_a} m.")
-        return f"{head}: they keep their ground."
+            return (f"{head}: they circle back toward the middle{odds}; A has "
+                    f"{next_state.back_a} m behind him, B {self._room - next_state.back_a} m.")
+        return f"{head}: they keep their ground{odds}."
 
     def _corps_text(self, ex: Exchange) -> str:
         if not self.discipline.corps_a_corps:
@@ -275,7 +280,7 @@ class FalkensteinWords:
         for loser, winner in (("a", "b"), ("b", "a")):
             effect = getattr(ex, f"effect_{loser}")
             if effect in ("fall", "jump"):
-                what = self._fall_text() if effect == "fall" else self._jump_text()
+                what = self._fall_text(loser) if effect == "fall" else self._jump_text(loser)
                 return (f"corps-à-corps: {self._name(winner)} pushes {self._name(loser)} "
                         f"to the ledge, and he {what}.")
             if effect == "push" and not getattr(ex, f"move_{loser}"):
@@ -287,13 +292,21 @@ class FalkensteinWords:
                         f"back {metres} m.")
         return "corps-à-corps: equal strength, they push each other apart and close again."
 
-    def _fall_text(self) -> str:
+    def _fall_text(self, side: str) -> str:
         if self.ledge == "jump":
-            return "leaps for the other wall, misses his feat and falls"
+            return f"leaps for the other wall, misses his feat{self._feat(side)} and falls"
         return "falls from the ledge"
 
-    def _jump_text(self) -> str:
-        return "leaps for the other wall: he lands there with 0 m behind him"
+    def _jump_text(self, side: str) -> str:
+        return (f"leaps for the other wall and makes his feat{self._feat(side)}: he lands "
+                "there with 0 m behind him")
+
+    def _feat(self, side: str) -> str:
+        """A feat of footwork and its chance, as the ruleset's table gives it."""
+        ability = self.rules.footwork_ability
+        level = self.rules.ladder[self._level_of(side, ability)]
+        return (f" ({ability.capitalize()} {level}: {self._footwork_chance[side]:.0%} "
+                "to succeed)")
 
     def _corps_tie_text(self, ex: Exchange) -> str:
         """Equal strengths that push each other back (``corps_a_corps_tie=push_apart``)."""
@@ -302,7 +315,7 @@ class FalkensteinWords:
         for side in ("a", "b"):
             effect = getattr(ex, f"effect_{side}")
             if effect in ("fall", "jump"):
-                what = self._fall_text() if effect == "fall" else self._jump_text()
+                what = self._fall_text(side) if effect == "fall" else self._jump_text(side)
                 parts.append(f"{self._name(side)} has no room and {what}")
             elif getattr(ex, f"move_{side}") < metres:
                 parts.append(f"{self._name(side)} is stopped by the wall")

@@ -152,8 +152,9 @@ class PathfinderGame(DeclaredGame):
             public_information=True, payoff_bounds=(-1.0, 1.0),
             may_cycle=self.max_rounds == 0, options=options, ruleset_hash=ruleset_digest,
             # hit points are counters when nothing but a knockout ends the duel; the
-            # cores at once (``cores.py``) only when each turn is chance alone
-            fast_paths=frozenset({"transitions", "sample", *(
+            # cores at once (``cores.py``) only when each turn is chance alone; a turn's
+            # dice are told (``rolls``) for committed plans
+            fast_paths=frozenset({"transitions", "sample", *(() if self.per_turn else ("rolls",)), *(
                 ("counters", *(() if self.per_turn else ("cores",)))
                 if self.max_rounds == 0 else ())}),
             length_unit="round")
@@ -163,6 +164,7 @@ class PathfinderGame(DeclaredGame):
         self._cumulative = lru_cache(maxsize=None)(self._cumulative_uncached)
         self._turn_kinds = lru_cache(maxsize=None)(self._turn_kinds_uncached)
         ties = options.get("initiative_tie") or "higher_modifier"
+        self.initiative_tie = ties
         self._initiative = lru_cache(maxsize=None)(partial(initiative_first, ties=ties))
         self._masks: dict[tuple, np.ndarray] = {}
         self._split = [split_action(i, self._decision_plans) for i in range(self.n_decisions)]

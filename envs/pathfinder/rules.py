@@ -351,11 +351,21 @@ def damage_distribution(dice: tuple[tuple[int, int], ...], bonus: int, critical:
     total = sum(counts.values())
     out: dict[int, float] = {}
     for rolled, ways in counts.items():
-        hit = max(rules.minimum_damage, rolled + bonus)
-        if critical:
-            hit *= rules.critical_multiplier
+        hit = hit_damage(rolled, bonus, critical, rules)
         out[hit] = out.get(hit, 0.0) + ways / total
     return out
+
+
+def hit_damage(rolled: int, bonus: int, critical: bool, rules: Rules) -> int:
+    """One hit's damage from its dice's sum: the bonus added, at least
+    ``minimum_damage``, doubled on a critical."""
+    hit = max(rules.minimum_damage, rolled + bonus)
+    return hit * rules.critical_multiplier if critical else hit
+
+
+def blocked_damage(damage: int, rules: Rules) -> int:
+    """Shield Block: the damage less the shield's Hardness (the shield takes the rest)."""
+    return max(0, damage - rules.shield_hardness)
 
 
 # -- one turn
@@ -395,34 +405,22 @@ def turn_kinds(actor: Fighter, target: Fighter, ctx: TurnContext, rules: Rules
     keeping only which Strikes hit and how; the damage of those hits together is one
     convolution, shared by every turn (walking every damage along would multiply the
     checks' outcomes by the damage values)."""
-    trained = actor.trained
-    steps = rules.plans[ctx.plan]
-    keeps = "block" in steps  # his reaction waits for Shield Block
-    press = trained[rules.press_skill] and ctx.actor_skill == rules.press_skill and not keeps
-    sense = trained[rules.sense_skill] and ctx.actor_skill == rules.sense_skill and not keeps
-    # a raised shield kept for Shield Block takes the target's reaction from his Sidestep
-    block = ctx.target_shield and ctx.target_blocks and ctx.target_reaction
-    sidestep = (target.trained[rules.sidestep_skill] and ctx.target_reaction
-                and ctx.target_skill == rules.sidestep_skill and not ctx.target_blocks)
     # (hits so far, target frightened, feint next, feint crit, linger, feint fumble,
     #  target's reaction ready, strikes made) -> probability; a hit is (off-guard,
-    #  critical, blocked)
-    ready = sidestep or block
-    frontier = {((), ctx.target_frightened, False, False, False, False, ready, 0): 1.0}
-    marked = "strike_reaction" in steps
-    for step in steps:
+    #  critical, blocked); a raised shield kept for Shield Block takes the target's
+    #  reaction from his Sidestep
+    first, ready, press, sense, marked = turn_start(actor, target, ctx, rules)
+    frontier = {first: 1.0}
+    for step in rules.plans[ctx.plan]:
         nxt: dict[tuple, float] = {}
         for key, p in frontier.items():
             for q, after in _step(step, key, actor, target, ctx, rules, press, sense, marked):
                 nxt[after] = nxt.get(after, 0.0) + p * q
         frontier = nxt
     by_kind: dict[tuple, dict[tuple, float]] = {}
-    lasting = rules.feint_turns > 1  # Feint's critical results outlast this turn
-    for (hits, fright, _, crit, linger, fumble, still, _), p in frontier.items():
-        crit, fumble = crit and lasting, fumble and lasting
-        spent = rules.refresh_each_turn and ready and not still
-        weights = by_kind.setdefault((fright, linger, crit, fumble, spent), {})
-        weights[hits] = weights.get(hits, 0.0) + p
+    for key, p in frontier.items():
+        weights = by_kind.setdefault(turn_kind(key, ready, rules), {})
+        weights[key[0]] = weights.get(key[0], 0.0) + p
     out = []
     for kind, weights in by_kind.items():
         damages = np.stack([_hits_damage(actor, hits, ctx.cap, rules) for hits in weights])
@@ -432,31 +430,84 @@ def turn_kinds(actor: Fighter, target: Fighter, ctx: TurnContext, rules: Rules
     return out
 
 
+def turn_start(actor: Fighter, target: Fighter, ctx: TurnContext, rules: Rules):
+    """What a turn starts from: (the first key of ``turn_kinds``' walk, whether the
+    target's reaction is ready, Bullying Press and Sense Weakness in use, the plan
+    marks its reacting Strike)."""
+    steps = rules.plans[ctx.plan]
+    trained = actor.trained
+    keeps = "block" in steps  # his reaction waits for Shield Block
+    press = trained[rules.press_skill] and ctx.actor_skill == rules.press_skill and not keeps
+    sense = trained[rules.sense_skill] and ctx.actor_skill == rules.sense_skill and not keeps
+    block = ctx.target_shield and ctx.target_blocks and ctx.target_reaction
+    sidestep = (target.trained[rules.sidestep_skill] and ctx.target_reaction
+                and ctx.target_skill == rules.sidestep_skill and not ctx.target_blocks)
+    ready = sidestep or block
+    key = ((), ctx.target_frightened, False, False, False, False, ready, 0)
+    return key, ready, press, sense, "strike_reaction" in steps
+
+
+def turn_kind(key: tuple, ready: bool, rules: Rules) -> tuple:
+    """The kind of result a walked key ends in (everything but the hits): target's
+    frightened, Sense Weakness lingering, Feint critical success and failure that
+    outlast the turn, the target's reaction spent and remembered."""
+    _, fright, _, crit, linger, fumble, still, _ = key
+    lasting = rules.feint_turns > 1  # Feint's critical results outlast this turn
+    spent = rules.refresh_each_turn and ready and not still
+    return fright, linger, crit and lasting, fumble and lasting, spent
+
+
 def _step(step: str, key: tuple, actor: Fighter, target: Fighter, ctx: TurnContext,
-          rules: Rules, press: bool, sense: bool, marked: bool):
+          rules: Rules, press: bool, sense: bool, marked: bool, forced=None):
+    """[(p, next key)] of one step of the plan; ``forced`` replaces the chances of
+    its check's degrees (the dice already rolled: ``step_check``)."""
     if step in ("shield", "block"):
         return [(1.0, key)]
     if step == "demoralize":
-        return _demoralize(key, actor, target, ctx, rules)
+        return _demoralize(key, actor, target, ctx, rules, forced)
     if step == "feint":
-        return _feint(key, actor, target, ctx, rules)
-    # the reaction goes with the plan's strike_reaction, or else with the first Strike
-    reacting = step == "strike_reaction" or (not marked and key[-1] == 0)
-    return _strike(key, actor, target, ctx, rules, press, sense, reacting)
+        return _feint(key, actor, target, ctx, rules, forced)
+    return _strike(key, actor, target, ctx, rules, press, sense,
+                   reacting(step, key, marked), forced)
 
 
-def _demoralize(key, actor, target, ctx, rules):
+def reacting(step: str, key: tuple, marked: bool) -> bool:
+    """Whether this Strike takes the reaction: the plan's strike_reaction, or else the
+    first Strike."""
+    return step == "strike_reaction" or (not marked and key[-1] == 0)
+
+
+def step_check(step: str, key: tuple, actor: Fighter, target: Fighter, ctx: TurnContext,
+               rules: Rules, sense: bool, marked: bool) -> tuple[int, int, int | None] | None:
+    """The check of one step: (modifier, DC or AC, the modifier of a Deceptive
+    Sidestep's reroll, None when no Sidestep can come); None for a step without one."""
+    fright = key[1]
+    if step == "demoralize":
+        return actor.skill_mod[INTIMIDATION] - ctx.actor_frightened, target.will - fright, None
+    if step == "feint":
+        return (actor.skill_mod[DECEPTION] - ctx.actor_frightened,
+                target.perception_dc - fright, None)
+    if step not in STRIKES:
+        return None
+    modifier, ac, reroll, _ = _strike_numbers(key, actor, target, ctx, rules, sense,
+                                              reacting(step, key, marked))
+    ready, blocking = key[6], key[6] and ctx.target_blocks
+    return modifier, ac, reroll if ready and not blocking else None
+
+
+def _demoralize(key, actor, target, ctx, rules, forced=None):
     hits, fright, *rest = key
     modifier = actor.skill_mod[INTIMIDATION] - ctx.actor_frightened
-    probs = degree_probabilities(modifier, target.will - fright, rules.margin)
+    probs = forced or degree_probabilities(modifier, target.will - fright, rules.margin)
     scared = {CRIT: rules.demoralize_critical, SUCCESS: rules.demoralize_success}
     return [(p, (hits, max(fright, scared.get(d, 0)), *rest)) for d, p in enumerate(probs) if p]
 
 
-def _feint(key, actor, target, ctx, rules):
+def _feint(key, actor, target, ctx, rules, forced=None):
     hits, fright, nxt, crit, linger, fumble, ready, made = key
     modifier = actor.skill_mod[DECEPTION] - ctx.actor_frightened
-    probs = degree_probabilities(modifier, target.perception_dc - fright, rules.margin)
+    probs = forced or degree_probabilities(modifier, target.perception_dc - fright,
+                                           rules.margin)
     out = []
     for d, p in enumerate(probs):
         if not p:
@@ -467,21 +518,32 @@ def _feint(key, actor, target, ctx, rules):
     return out
 
 
-def _strike(key, actor, target, ctx, rules, press, sense, reacting):
-    hits, fright, feint_next, crit, linger, fumble, ready, made = key
+def _strike_numbers(key, actor, target, ctx, rules, sense, reacting):
+    """(attack modifier, AC, a Sidestep reroll's modifier, the target off-guard) of a
+    Strike from ``key``."""
+    _, fright, feint_next, crit, linger, _, _, made = key
     sensed = sense and reacting
-    if sensed and ctx.target_skill == rules.sense_against:
-        linger = True
+    linger = linger or (sensed and ctx.target_skill == rules.sense_against)
     off_guard = ctx.target_off_guard or feint_next or crit or linger or sensed
     ac = (target.ac + rules.shield_bonus * ctx.target_shield - fright
           - rules.off_guard * off_guard)
     penalties = rules.map_agile if actor.agile else rules.map_normal
     modifier = actor.attack - penalties[min(made, 2)] - ctx.actor_frightened
     reroll = modifier - rules.sidestep_penalty * (ctx.actor_skill == rules.sidestep_against)
+    return modifier, ac, reroll, off_guard
+
+
+def _strike(key, actor, target, ctx, rules, press, sense, reacting, forced=None):
+    hits, fright, feint_next, crit, linger, fumble, ready, made = key
+    sensed = sense and reacting
+    if sensed and ctx.target_skill == rules.sense_against:
+        linger = True
+    modifier, ac, reroll, off_guard = _strike_numbers(key, actor, target, ctx, rules, sense,
+                                                      reacting)
     blocking = ready and ctx.target_blocks
     out = []
-    for found, spent, p in strike_degrees(modifier, ac, ready and not blocking, reroll,
-                                          rules.margin):
+    for found, spent, p in forced or strike_degrees(modifier, ac, ready and not blocking,
+                                                    reroll, rules.margin):
         after, hit_fright = hits, fright
         if found >= SUCCESS:
             # Shield Block takes the first hit, whatever its degree
@@ -506,8 +568,7 @@ def _hit_cache(dice, bonus, sneak, off_guard, critical, blocked, rules):
         return hit
     out: dict[int, float] = {}
     for damage, p in hit.items():
-        # Shield Block: the damage less the shield's Hardness (the shield takes the rest)
-        left = max(0, damage - rules.shield_hardness)
+        left = blocked_damage(damage, rules)
         out[left] = out.get(left, 0.0) + p
     return out
 

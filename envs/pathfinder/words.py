@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
+
 from envs.schema import state_values
 from solver.errors import InputError
 
+from ..rolls import given
 from .game import PathfinderGame, split_action
+from .rolls import Check, Initiative, TurnRolls, initiative_drawn, turn_drawn
 from .rules import SKILLS
 from .state import (
     DECIDE,
@@ -26,6 +30,10 @@ from .state import (
 _STEP_NAMES = {"strike": "Strike", "strike_reaction": "Strike with the reaction",
                "shield": "Raise a Shield", "demoralize": "Demoralize",
                "feint": "Feint", "block": "keep the reaction for Shield Block"}
+_DEGREES = ("a critical failure", "a failure", "a success", "a critical success")
+_CHECKED = {"demoralize": "Demoralize", "feint": "Feint", "strike": "Strike",
+            "strike_reaction": "Strike"}
+_AGAINST = {"demoralize": "Will DC", "feint": "Perception DC"}
 _OFF_GUARD = ("", "off-guard until his own next turn", "off-guard in the foe's next turn",
               "off-guard until his own next turn and in the foe's next turn")
 
@@ -122,9 +130,7 @@ class PathfinderWords(PathfinderGame):
             parts.append("reaction spent until " + ("your" if who == "you" else "his")
                          + " next turn")
         if get[f"dem_{_other(side)}"]:
-            parts.append("immune to his Demoralize" if who == "you" else
-                         "cannot be demoralized again" if viewer else
-                         f"immune to {_other(side).upper()}'s Demoralize")
+            parts.append("cannot be demoralized again")  # one wording, whoever reads it
         return ", ".join(parts)
 
     def round_words(self, state: State) -> str:
@@ -184,24 +190,39 @@ class PathfinderWords(PathfinderGame):
     def _steps_words(self, plan: int) -> str:
         return ", ".join(_STEP_NAMES.get(step, step) for step in self.rules.plans[plan])
 
-    def narrate(self, state: State, action_a: int, action_b: int, next_state: State) -> str:
+    def rolls(self, state: State, action_a: int, action_b: int, next_state: State,
+              rng: np.random.Generator) -> Initiative | TurnRolls | None:
+        """The initiative rolls, or a turn's checks and damage dice, behind
+        ``next_state`` (None: not found among ``MAX_TRIES`` draws)."""
+        if state.phase == DECIDE:
+            return given(lambda r: initiative_drawn(self, state, action_a, action_b, r),
+                         next_state.first, rng)
+        return given(lambda r: turn_drawn(self, state, r), next_state, rng)
+
+    def narrate(self, state: State, action_a: int, action_b: int, next_state: State,
+                rolls: Initiative | TurnRolls | None = None) -> str:
         if state.phase == DECIDE:
             first = "A" if next_state.first == 0 else "B"
-            return (f"A {self.action_words(action_a)}; B {self.action_words(action_b)}. "
-                    f"{first} acts first.")
+            told = f" {self._initiative_text(rolls)}" if rolls is not None else ""
+            if rolls is not None and told.endswith(f"{_other(first.lower()).upper()} wins it."):
+                told = told[:-1] + " and chooses to act second."
+            return (f"A {self.action_words(action_a)}; B {self.action_words(action_b)}."
+                    f"{told} {first} acts first.")
         actor = self.acting(state)
         target = _other(actor)
+        told = f" {self._turn_text(rolls, target)}" if rolls is not None else ""
         if self.per_turn:
             chosen = self._planned(state, action_a, action_b)[PLAN_AT + "ab".index(actor)]
             plays = f"{actor.upper()} chooses {self._steps_words(chosen)} and plays it"
         else:
             plays = f"{actor.upper()} plays his turn"
         if next_state.phase == OVER:
-            return f"{plays}: {ENDINGS[next_state.ending]}."
+            return f"{plays}.{told} {_capital(ENDINGS[next_state.ending])}."
         before, after = state._asdict(), next_state._asdict()
         dealt = before[f"hp_{target}"] - after[f"hp_{target}"]
-        text = [f"{plays} and deals {dealt} damage"
-                f" ({target.upper()} at {after[f'hp_{target}']} HP)"]
+        hurt = (f"deals {dealt} damage ({target.upper()} at {after[f'hp_{target}']} HP)"
+                if dealt else f"does not hurt {target.upper()}")
+        text = [f"{plays}:{told} He {hurt}" if told else f"{plays} and {hurt}"]
         if after[f"fr_{target}"] > max(0, before[f"fr_{target}"]):
             text.append(f"{target.upper()} is frightened {after[f'fr_{target}']}")
         if after[f"og_{target}"]:
@@ -209,6 +230,47 @@ class PathfinderWords(PathfinderGame):
         if after[f"og_{actor}"] & 1:
             text.append(f"{actor.upper()} fumbled his Feint and is off-guard")
         return "; ".join(text) + "."
+
+    def _initiative_text(self, rolls: Initiative) -> str:
+        a = rolls.natural_a + rolls.modifier_a
+        b = rolls.natural_b + rolls.modifier_b
+        text = (f"Initiative: A rolls {rolls.natural_a}{rolls.modifier_a:+d} = {a}, "
+                f"B {rolls.natural_b}{rolls.modifier_b:+d} = {b}")
+        if a != b:
+            return text + f": {'A' if a > b else 'B'} wins it."
+        if rolls.coin is not None:
+            return text + f": equal, a coin gives it to {'AB'[rolls.coin]}."
+        if self.initiative_tie == "b_first":
+            return text + ": equal, which goes to B."
+        winner = "A" if rolls.modifier_a > rolls.modifier_b else "B"
+        return text + f": equal, which goes to the higher modifier, {winner}."
+
+    def _turn_text(self, rolls: TurnRolls, target: str) -> str:
+        """Each check of the turn (die, modifier, total against the DC or AC, degree),
+        then each hit's damage dice and the damage dealt."""
+        return "; ".join(self._check_text(check, target) for check in rolls.checks) + "."
+
+    def _hit_text(self, hit) -> str:
+        dice = "+".join(map(str, hit.dice)) or "no dice"
+        told = f"damage dice {dice}, bonus {hit.bonus:+d}"
+        if hit.critical:
+            told += ", doubled on the critical hit"
+        if hit.blocked:
+            told += f", less {self.rules.shield_hardness} for the Shield Block"
+        return f"{told}: {hit.damage}"
+
+    def _check_text(self, check: Check, target: str) -> str:
+        against = _AGAINST.get(check.step, "AC")
+        total = check.natural + check.modifier
+        text = (f"{_CHECKED[check.step]} {check.natural}{check.modifier:+d} = {total} against "
+                f"{target.upper()}'s {against} {check.dc}: {_DEGREES[check.degree]}")
+        if check.reroll is not None:
+            natural, modifier, found = check.reroll
+            text += (f", which {target.upper()}'s Deceptive Sidestep makes him reroll: "
+                     f"{natural}{modifier:+d} = {natural + modifier}, {_DEGREES[found]}")
+        if check.hit is not None:
+            text += f", {self._hit_text(check.hit)}"
+        return text
 
     def situation(self, state: State, player: str) -> str:
         """The decision from ``player``'s side, in plain words."""

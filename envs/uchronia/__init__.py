@@ -1,4 +1,4 @@
-"""Uchronia: the melee Confrontation and the pistol duel (``shared/rules/uchronia.md``).
+"""Uchronia: the melee Confrontation and the pistol duel (``docs/systems/uchronia.md``).
 
 Every [default] of the rules is data in ``rulesets/uchronia.toml``. Two modes:
 

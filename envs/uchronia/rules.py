@@ -1,4 +1,4 @@
-"""The rules of Uchronia (``shared/rules/uchronia.md``): the ruleset compiled, what both
+"""The rules of Uchronia (``docs/systems/uchronia.md``): the ruleset compiled, what both
 modes share, the pistol duel (``PistolGame``: range, shot dice, the order of fire, a
 hit and its wound) and the melee (``MeleeGame``: the Confrontation, breaking off, a
 winner's choice, grappling, wounds). The words of both are in ``words.py``.
@@ -161,7 +161,7 @@ class _Uchronia(DeclaredGame):
             observation_high=tuple(max(1, bounds.get(name, 0)) for name in OBSERVATION),
             public_information=True, payoff_bounds=(-1.0, 1.0), may_cycle=False,
             options=self._options, ruleset_hash=ruleset_hash(self.ruleset),
-            fast_paths=frozenset({"transitions", "sample"}), length_unit=self.length_unit)
+            fast_paths=frozenset({"transitions", "sample", "rolls"}), length_unit=self.length_unit)
 
     def count(self, side: str, atouts: tuple[str, ...]) -> int:
         return sum(bool(self.sheets[side].get(name)) for name in atouts)

@@ -29,7 +29,7 @@ FAST_PATH_METHODS = {"sample": ["sample"], "transitions": ["transitions"],
                      "graph": ["graph"],
                      "counters": ["counters", "core", "attach", "core_transitions",
                                   "depleted"],
-                     "cores": ["cores"]}
+                     "cores": ["cores"], "rolls": ["rolls"]}
 
 
 def declaring(game_class: type, *fast_paths: str) -> object:
