@@ -154,9 +154,10 @@ class PathfinderGame(DeclaredGame):
             # hit points are counters when nothing but a knockout ends the duel; the
             # cores at once (``cores.py``) only when each turn is chance alone; a turn's
             # dice are told (``rolls``) for committed plans
-            fast_paths=frozenset({"transitions", "sample", *(() if self.per_turn else ("rolls",)), *(
-                ("counters", *(() if self.per_turn else ("cores",)))
-                if self.max_rounds == 0 else ())}),
+            fast_paths=frozenset({
+                "transitions", "sample", *(() if self.per_turn else ("rolls",)),
+                *(("counters", *(() if self.per_turn else ("cores",)))
+                  if self.max_rounds == 0 else ())}),
             length_unit="round")
         self._wait_mask = np.zeros(len(names), bool)
         self._wait_mask[self.wait] = True
