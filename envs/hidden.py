@@ -199,8 +199,7 @@ class HiddenGame(DeclaredGame):
         size = max(len(self.sheets[p]) for p in PLAYERS)
         recorded = {**first.info.options,
                     **{f"{p}_prior": [list(entry) for entry in self.sheets[p]]
-                       for p in PLAYERS if self.hidden[p]},
-                    **{p: self.sheets[p][0][0] for p in PLAYERS if not self.hidden[p]}}
+                       for p in PLAYERS if self.hidden[p]}}
         for p in PLAYERS:
             if self.hidden[p]:
                 recorded.pop(p, None)
@@ -333,12 +332,13 @@ class HiddenGame(DeclaredGame):
         foe = "b" if viewer == "a" else "a"
         lines = [self.sheet_line(viewer, types[viewer]),
                  self.sheet_line(foe, types[foe] if not self.hidden[foe] else None)]
-        if not self.hidden[foe]:
-            return "\n".join(lines + [self.game_of(state).describe(state.inner, viewer)])
+        if not self.hidden[foe]:  # the table as he sees it, under the sheets
+            table = self.game_of(state).describe(state.inner, viewer).splitlines()
+            return "\n".join(lines + [f"  {line}" for line in table])
         view = self.public_view(state, viewer)
         seen = ", ".join(f"{name}={value}" for name, value in zip(self._fields, view,
                                                                    strict=True))
-        return "\n".join(lines + [f"seen: {seen}"])
+        return "\n".join(lines + [f"  seen: {seen}"])
 
     def narrate(self, state: HiddenState, action_a: int, action_b: int,
                 next_state: HiddenState) -> str:
