@@ -130,6 +130,22 @@ def secrets(system: str, ruleset: Mapping) -> dict[str, tuple[str, ...]]:
     return {kind: tuple(table.get(kind, ())) for kind in ("unknown", "lost")}
 
 
+def _union(lists: list[tuple[str, ...]]) -> list[str]:
+    """Every name of ``lists``, each list's order kept (the longest first, then each
+    missing name placed after the name it follows in its own list)."""
+    lists = sorted(lists, key=len, reverse=True)
+    union = list(lists[0])
+    for names in lists[1:]:
+        place = -1
+        for name in names:
+            if name in union:
+                place = union.index(name)
+            else:
+                place += 1
+                union.insert(place, name)
+    return union
+
+
 def _digest(*parts) -> int:
     """A 62-bit digest of integers and tuples of them: Python's tuple hash, which for
     integers is the same in every process (only text hashes are salted)."""
@@ -144,8 +160,14 @@ class HiddenGame(DeclaredGame):
         self.games = games
         self.sheets = sheets  # by side: [(sheet text, prior weight), ...]
         self.hidden = hidden
-        first = games[0, 0]
+        first = max(games.values(), key=lambda game: len(game.info.action_names))
         self._check_alike(first)
+        self._actions = _union([game.info.action_names for game in games.values()])
+        self._outer = {key: np.array([self._actions.index(name)
+                                      for name in game.info.action_names])
+                       for key, game in games.items()}
+        self._inner = {key: {int(o): i for i, o in enumerate(outer)}
+                       for key, outer in self._outer.items()}
         self._fields = first.info.observation_fields
         self._masked = self._masks(first, secret)
         self._start = {key: self._start_values(game) for key, game in games.items()}
@@ -158,11 +180,10 @@ class HiddenGame(DeclaredGame):
             if not game.info.public_information:
                 raise InputError(f"{first.info.system}: a prior needs the public duel; this "
                                  "one already hides information (drop hidden_levels)")
-            if (game.info.action_names != first.info.action_names
-                    or game.info.observation_fields != first.info.observation_fields):
+            if game.info.observation_fields != first.info.observation_fields:
                 raise InputError(f"{first.info.system}: the sheets {self.sheets['a'][i][0]!r} "
-                                 f"and {self.sheets['b'][j][0]!r} make a duel with other "
-                                 "actions than the first pair's; a prior mixes sheets of "
+                                 f"and {self.sheets['b'][j][0]!r} make a duel seen through "
+                                 "other fields than the others; a prior mixes sheets of "
                                  "one kind of duel")
 
     def _masks(self, first, secret: dict) -> dict[str, dict[int, str]]:
@@ -205,7 +226,7 @@ class HiddenGame(DeclaredGame):
                 recorded.pop(p, None)
         bounds = [info.payoff_bounds for info in infos]
         return GameInfo(
-            system=first.info.system, action_names=first.info.action_names,
+            system=first.info.system, action_names=tuple(self._actions),
             observation_fields=("own_sheet", *self._fields, "trail"),
             observation_low=(0, *low, 0), observation_high=(size - 1, *high, TRAIL_HIGH),
             public_information=False,
@@ -261,18 +282,41 @@ class HiddenGame(DeclaredGame):
                 for p, start in self.games[i, j].initial_outcomes()]
 
     def legal_mask(self, state: HiddenState, player: str) -> np.ndarray:
-        return self.game_of(state).legal_mask(state.inner, player)
+        """The public duel's mask over every sheet's actions (a duel of a smaller pool
+        of dice has fewer): the others illegal."""
+        mask = np.zeros(len(self._actions), dtype=bool)
+        key = (state.type_a, state.type_b)
+        mask[self._outer[key]] = self.games[key].legal_mask(state.inner, player)
+        return mask
+
+    def _inner_actions(self, state: HiddenState, action_a: int, action_b: int):
+        inner = self._inner[state.type_a, state.type_b]
+        try:
+            return inner[int(action_a)], inner[int(action_b)]
+        except (KeyError, TypeError, ValueError):
+            mask_a, mask_b = (self.legal_mask(state, p) for p in PLAYERS)
+            for side, action, mask in (("A", action_a, mask_a), ("B", action_b, mask_b)):
+                if not (isinstance(action, int | np.integer) and int(action) in inner):
+                    legal = ", ".join(n for n, ok in zip(self._actions, mask, strict=True)
+                                      if ok)
+                    raise InputError(f"illegal action {action!r} for {side}; legal: "
+                                     f"{legal}") from None
+            raise
 
     def outcomes(self, state: HiddenState, action_a: int, action_b: int):
-        inner = self.game_of(state).outcomes(state.inner, action_a, action_b)
+        inner = self.game_of(state).outcomes(state.inner,
+                                             *self._inner_actions(state, action_a, action_b))
         return self._after(state, action_a, action_b, inner)
 
     def transitions(self, state: HiddenState):
-        return [(i, j, self._after(state, i, j, outcomes))
+        outer = self._outer[state.type_a, state.type_b]
+        return [(int(outer[i]), int(outer[j]),
+                 self._after(state, outer[i], outer[j], outcomes))
                 for i, j, outcomes in self.game_of(state).transitions(state.inner)]
 
     def sample(self, state: HiddenState, action_a: int, action_b: int, rng):
-        after = sample_step(self.game_of(state), state.inner, action_a, action_b, rng)
+        after = sample_step(self.game_of(state), state.inner,
+                            *self._inner_actions(state, action_a, action_b), rng)
         return self._after(state, action_a, action_b, [(1.0, after)])[0][1]
 
     def is_terminal(self, state: HiddenState) -> bool:
@@ -342,7 +386,8 @@ class HiddenGame(DeclaredGame):
 
     def narrate(self, state: HiddenState, action_a: int, action_b: int,
                 next_state: HiddenState) -> str:
-        return self.game_of(state).narrate(state.inner, action_a, action_b, next_state.inner)
+        return self.game_of(state).narrate(
+            state.inner, *self._inner_actions(state, action_a, action_b), next_state.inner)
 
     def situation(self, state: HiddenState, player: str) -> str:
         return self.game_of(state).situation(state.inner, player)
