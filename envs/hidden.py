@@ -146,10 +146,18 @@ def _union(lists: list[tuple[str, ...]]) -> list[str]:
     return union
 
 
-def _digest(*parts) -> int:
-    """A 62-bit digest of integers and tuples of them: Python's tuple hash, which for
-    integers is the same in every process (only text hashes are salted)."""
-    return hash(parts) & TRAIL_HIGH
+#: the multiplier of the trail's polynomial digest (a 64-bit FNV prime)
+_PRIME = 0x100000001B3
+_MASK = 2**64 - 1
+
+
+def _digest(base: int, values: tuple[int, ...]) -> int:
+    """``base`` extended by ``values``, 62 bits: a polynomial digest spelled out here (not
+    Python's ``hash``), so a trail is the same on every platform and Python version."""
+    digest = base
+    for value in (len(values), *values):
+        digest = ((digest ^ (value & _MASK)) * _PRIME) & _MASK
+    return digest >> (64 - TRAIL_BITS)
 
 
 class HiddenGame(DeclaredGame):
@@ -217,6 +225,9 @@ class HiddenGame(DeclaredGame):
                 high[index] = max(high[index], max(
                     max(start[p][index] for p in PLAYERS) - info.observation_low[index]
                     for start, info in zip(self._start.values(), infos, strict=True)))
+        # a field constant in this short duel (one beat) widened by one: Gymnasium's Box
+        # takes equal bounds for a mistake
+        low = [lo - 1 if lo == hi else lo for lo, hi in zip(low, high, strict=True)]
         size = max(len(self.sheets[p]) for p in PLAYERS)
         recorded = {**first.info.options,
                     **{f"{p}_prior": [list(entry) for entry in self.sheets[p]]
@@ -228,7 +239,8 @@ class HiddenGame(DeclaredGame):
         return GameInfo(
             system=first.info.system, action_names=tuple(self._actions),
             observation_fields=("own_sheet", *self._fields, "trail"),
-            observation_low=(0, *low, 0), observation_high=(size - 1, *high, TRAIL_HIGH),
+            observation_low=(0 if size > 1 else -1, *low, 0),
+            observation_high=(size - 1, *high, TRAIL_HIGH),
             public_information=False,
             payoff_bounds=(min(b[0] for b in bounds), max(b[1] for b in bounds)),
             may_cycle=any(info.may_cycle for info in infos), options=recorded,
@@ -276,7 +288,7 @@ class HiddenGame(DeclaredGame):
 
     def initial_outcomes(self) -> list[tuple[float, HiddenState]]:
         """Both sheets drawn from the priors, then the public duel's own start."""
-        return [(wa * wb * p, HiddenState(i, j, start, i, j))
+        return [(wa * wb * p, HiddenState(i, j, start, _digest(i, ()), _digest(j, ())))
                 for i, (_, wa) in enumerate(self.sheets["a"])
                 for j, (_, wb) in enumerate(self.sheets["b"])
                 for p, start in self.games[i, j].initial_outcomes()]
@@ -359,7 +371,7 @@ class HiddenGame(DeclaredGame):
                                  f"0 to {count - 1}, got {index!r:.40}")
             types.append(int(number))
         inner = self.games[tuple(types)].state_from(rest)
-        return HiddenState(*types, inner, *types)
+        return HiddenState(*types, inner, *(_digest(t, ()) for t in types))
 
     def sheet_line(self, side: str, index: int | None) -> str:
         if index is None:
@@ -391,3 +403,31 @@ class HiddenGame(DeclaredGame):
 
     def situation(self, state: HiddenState, player: str) -> str:
         return self.game_of(state).situation(state.inner, player)
+
+    def __getattr__(self, name: str):
+        """What a system's words offer beyond the contract (Blooded's ``action_words``,
+        Pathfinder's ``advice``): the public duel's, on the public duel's state. The
+        fast paths of a public duel (counters, cores, its graph) are not offered: the
+        hidden duel is not that game."""
+        if name.startswith("_") or name in _NOT_OFFERED:
+            raise AttributeError(name)
+        games = self.__dict__.get("games")
+        if not games:
+            raise AttributeError(name)
+        attribute = getattr(next(iter(games.values())), name)
+        if not callable(attribute):
+            return attribute
+
+        def on_public_duel(*args, **kwargs):
+            state = next((a for a in args if isinstance(a, HiddenState)), None)
+            game = games[0, 0] if state is None else self.game_of(state)
+            args = [a.inner if isinstance(a, HiddenState) else a for a in args]
+            return getattr(game, name)(*args, **kwargs)
+        return on_public_duel
+
+
+#: the public duels' methods a hidden duel does not offer (its own fast paths say what
+#: it has, and these would answer about one pair of sheets)
+_NOT_OFFERED = frozenset({"games", "sheets", "hidden", "info", "counters", "core", "attach",
+                          "core_transitions", "depleted", "cores", "graph", "cores_at",
+                          "public_information"})

@@ -104,7 +104,9 @@ SYSTEM = SystemSpec(
     examples=Examples(sheet_a="prowess=2,sword=1", sheet_b="prowess=1,sword=2",
                       state="beat=2,phase=risk,aggressor=1,inj_a=2", mix="0:1,1:1,2:2",
                       quick={"max_beats": 3},
-                      variants={"first_blood": {"convention": "first_blood"}},
+                      variants={"first_blood": {"convention": "first_blood"},
+                                "hidden_sheet": {"a": None, "max_beats": 1, "a_prior":
+                                                 "prowess=2,sword=1@1;prowess=1,sword=1@1"}},
                       counters={"a": "prowess=2,sword=1,feint,riposte",
                                 "b": "prowess=1,sword=2,style=2,bash,blind,bind",
                                 "convention": "first_blood", "max_beats": 3}),

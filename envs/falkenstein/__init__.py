@@ -120,7 +120,9 @@ SYSTEM = SystemSpec(
                                 "disarm": {"disarm": "attacker_chooses",
                                            "convention": "surrender"},
                                 "movement": {"movement": "circle"},
-                                "hidden_levels": {"hidden_levels": True, "max_rounds": 1}}),
+                                "hidden_levels": {"hidden_levels": True, "max_rounds": 1},
+                                "hidden_sheet": {"a": None, "max_rounds": 1, "a_prior":
+                                                 "fencing=GR,physique=AV@1;fencing=EXC@1"}}),
     pairing=lambda game: game.discipline.ability,
 )
 

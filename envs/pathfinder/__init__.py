@@ -105,7 +105,9 @@ SYSTEM = SystemSpec(
                       mix="intimidation-first-strike3:2,perception-second-feint-strike2:1",
                       quick={"max_rounds": 1},
                       variants={"first_blood": {"victory": "first_blood"},
-                                "round_reactions": {"reaction_refresh": "round"}},
+                                "round_reactions": {"reaction_refresh": "round"},
+                                "hidden_sheet": {"a": None, "a_prior":
+                                                 "fighter,hp=6@0.5;fighter,hp=6,ac=14@0.5"}},
                       counters={"a": "fighter,hp=4", "b": "rogue,hp=3"}),
     pairing=None,
     action_parts=_action_parts,

@@ -111,7 +111,9 @@ SYSTEM = SystemSpec(
                                 "melee_matraque": {"mode": "melee", "a": "pugiliste,athlete",
                                                    "b": "weapon=matraque", "max_rounds": 3},
                                 "long_range": {"a": "tireur,weapon=revolver", "b": "adresse",
-                                               "start_band": "grande"}}),
+                                               "start_band": "grande"},
+                                "hidden_sheet": {"a": None, "max_turns": 3,
+                                                 "a_prior": "adresse,tireur@1;adresse@1"}}),
 )
 
 __all__ = ["ACTIONS", "ATOUTS", "BANDS", "FIGHT", "FIRE", "FIRE_MOVING", "MELEE_ACTIONS",
