@@ -13,10 +13,10 @@ carries it, and ``observe`` gives each player
   ``unknown`` fields read -1, and ``lost`` fields (a counter such as hit points) read
   what the hidden side has lost since the start (the damage dealt is seen, the total
   is not). A side whose sheet is public (a plain ``a=`` / ``b=``) is seen whole.
-- **the trail** is a 62-bit digest of everything the player has seen so far (every
+- **the trail** is a 59-bit digest of everything the player has seen so far (every
   public view and both actions once played; 0 once the duel is over): perfect recall,
   so an information set is one observation and the equilibrium is a policy on
-  observations. Equal trails are taken for equal histories (a collision among 2^62
+  observations. Equal trails are taken for equal histories (a collision among 2^59
   values is not expected at the sizes the solvers take; the exact solver checks).
 
 With one sheet at weight 1 the hidden duel is the public duel (the public view and the
@@ -39,8 +39,8 @@ from .schema import number_text
 
 #: the ruleset table where a system declares what a hidden sheet keeps from its foe
 SECRETS_KEY = "hidden_sheet"
-#: the trail's digest bits (a non-negative int64)
-TRAIL_BITS = 62
+#: the trail's digest bits (a non-negative integer of at most 18 digits)
+TRAIL_BITS = 59
 TRAIL_HIGH = 2**TRAIL_BITS - 1
 PLAYERS = ("a", "b")
 
@@ -152,8 +152,9 @@ _MASK = 2**64 - 1
 
 
 def _digest(base: int, values: tuple[int, ...]) -> int:
-    """``base`` extended by ``values``, 62 bits: a polynomial digest spelled out here (not
-    Python's ``hash``), so a trail is the same on every platform and Python version."""
+    """``base`` extended by ``values``, in 59 bits (18 digits, the most a profile's
+    observation key holds): a polynomial digest spelled out here (not Python's
+    ``hash``), so a trail is the same on every platform and Python version."""
     digest = base
     for value in (len(values), *values):
         digest = ((digest ^ (value & _MASK)) * _PRIME) & _MASK

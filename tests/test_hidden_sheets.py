@@ -7,14 +7,18 @@ mean of his public values)."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
 
 import envs
+from agents.cli import main
+from agents.hidden_learner import HiddenConfig, train_hidden
 from solver import solve_game
 from solver.errors import InputError
-from solver.hidden.sequence import solve_hidden
+from solver.hidden.sequence import hidden_exploitability, solve_hidden
+from solver.policy import UniformPolicy
 
 #: per system: small duel options and two sheets for A (the prior's), B's sheet; each
 #: hidden duel below unrolls into a few thousand points at most
@@ -119,3 +123,72 @@ def test_bad_priors_are_refused_by_name(bad, named):
 def test_a_prior_needs_the_public_duel():
     with pytest.raises(InputError, match="hidden_levels"):
         envs.make("falkenstein", hidden_levels=True, a_prior="fencing=GD@1")
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_the_learner_trains_every_system_and_measures_it_exactly(system):
+    """The learner's own exact measure of its pair agrees with an independent exact best
+    response over the tree (``hidden_exploitability``), and learning lowers it."""
+    options, sheets, foe = DUELS[system]
+    game = envs.make(system, a_prior=[(sheets[0], 0.5), (sheets[1], 0.5)], b=foe, **options)
+    result = train_hidden(game, HiddenConfig(seed=0, iterations=400, distill_steps=0,
+                                             eval_every=200))
+    assert result.measurement.exact
+    gap, _ = hidden_exploitability(game, result.policy_a, result.policy_b)
+    assert result.measurement.exploitability == pytest.approx(gap, abs=1e-9)
+    uniform, _ = hidden_exploitability(game, UniformPolicy(), UniformPolicy())
+    assert gap < uniform
+
+
+def test_a_profile_records_the_prior_and_answers_as_a_hidden_npc(tmp_path, capsys):
+    options = ["-o", "max_turns=3"]
+    sheets = ["--a", "sang-froid", "--them-prior", "adresse,tireur@1;adresse@1"]
+    out = tmp_path / "npc.json"
+    assert main(["train", "uchronia", *sheets, *options, "--iterations", "200",
+                 "--out", str(out)]) == 0
+    profile = json.loads(out.read_text())
+    assert profile["options"]["b_prior"] == [["adresse,tireur", 0.5], ["adresse", 0.5]]
+    capsys.readouterr()
+    assert main(["odds", "uchronia", *sheets, *options, "--vs", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    # the best response to the NPC, by what A can see, against the NPC's exact play:
+    # at least what A's equilibrium play gets against it
+    best, steady = report["best_response"], report["equilibrium_against_it"]
+    assert best["value"] >= steady["value"] - 1e-9
+    solution = solve_hidden(envs.make("uchronia", a="sang-froid", max_turns=3,
+                                      b_prior="adresse,tireur@1;adresse@1"))
+    assert best["value"] >= solution.value - 1e-9  # the NPC is no better than equilibrium
+
+
+def test_duel_solve_reports_value_exploitability_and_the_types(capsys):
+    assert main(["solve", "uchronia", "--a", "sang-froid", "--them-prior",
+                 "adresse,tireur@1;adresse@3", "-o", "max_turns=3", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    expected = solve_hidden(envs.make("uchronia", a="sang-froid", max_turns=3,
+                                      b_prior=[("adresse,tireur", 1), ("adresse", 3)]))
+    assert report["value"] == pytest.approx(expected.value, abs=1e-9)
+    assert 0 <= report["exploitability"] < 1e-6
+    payoffs = {entry["type"]: (entry["prior"], entry["payoff"]) for entry in report["types"]
+               if entry["player"] == "b"}
+    assert sorted(p for p, _ in payoffs.values()) == pytest.approx([0.25, 0.75])
+    assert math.fsum(p * v for p, v in payoffs.values()) == pytest.approx(-report["value"],
+                                                                          abs=1e-9)
+
+
+def test_duel_solve_refuses_a_duel_too_long_with_the_horizon_that_fits(capsys):
+    code = main(["solve", "pathfinder", "--b", "rogue", "--a-prior", "fighter@1;fighter,ac=16@1",
+                 "-o", "victory=first_blood", "-o", "max_rounds=2"])
+    assert code == 2
+    error = capsys.readouterr().err
+    assert "fits up to max_rounds=1" in error and "beyond the 2000000" in error
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--a", "fighter", "--a-prior", "rogue@1"], "both a sheet and a prior"),
+    (["--a-prior", "rogue@1", "--me-prior", "rogue@1"], "--me-prior names side A"),
+    (["--a-prior", "rogue@x1"], "x1"),
+])
+def test_bad_prior_flags_are_one_line_and_exit_2(argv, needle, capsys):
+    assert main(["solve", "pathfinder", *argv, "-o", "max_rounds=1"]) == 2
+    error = capsys.readouterr().err
+    assert needle in error and "Traceback" not in error
