@@ -118,7 +118,7 @@ def make_hidden(entry, build_public, options: dict, priors: dict, ruleset: dict)
         for j, (sheet_b, _) in enumerate(sheets["b"]):
             games[i, j] = build_public(sheet_a, sheet_b)
     hidden = {side: priors[side] is not None for side in PLAYERS}
-    return HiddenGame(games, sheets, hidden, secrets(entry.name, ruleset), options)
+    return HiddenGame(games, sheets, hidden, secrets(entry.name, ruleset))
 
 
 def secrets(system: str, ruleset: Mapping) -> dict[str, tuple[str, ...]]:
@@ -165,7 +165,7 @@ class HiddenGame(DeclaredGame):
     """A system's duel with hidden sheets (``solver.game.Game``, public_information
     False), written once over the system's public duels, one per pair of sheets."""
 
-    def __init__(self, games: dict, sheets: dict, hidden: dict, secret: dict, options: dict):
+    def __init__(self, games: dict, sheets: dict, hidden: dict, secret: dict):
         self.games = games
         self.sheets = sheets  # by side: [(sheet text, prior weight), ...]
         self.hidden = hidden
@@ -180,7 +180,7 @@ class HiddenGame(DeclaredGame):
         self._fields = first.info.observation_fields
         self._masked = self._masks(first, secret)
         self._start = {key: self._start_values(game) for key, game in games.items()}
-        self.info = self._declare(first, options)
+        self.info = self._declare(first)
 
     # -- setting up
 
@@ -214,7 +214,10 @@ class HiddenGame(DeclaredGame):
         start = game.initial_outcomes()[0][1]
         return {p: tuple(int(x) for x in game.observe(start, p)) for p in PLAYERS}
 
-    def _declare(self, first, options: dict) -> GameInfo:
+    def _declare(self, first) -> GameInfo:
+        """The public duels' metadata, united: every sheet's actions, bounds wide enough
+        for every pair of sheets, the public view's and the trail's fields; the options
+        recorded with the priors in place of the hidden sheets."""
         infos = [game.info for game in self.games.values()]
         low = np.min([info.observation_low for info in infos], axis=0).tolist()
         high = np.max([info.observation_high for info in infos], axis=0).tolist()
