@@ -99,9 +99,15 @@ def spec(system: str) -> SystemSpec:
 def make(system: str, **options):
     """Build the game of ``system``: sheets as ``a=`` / ``b=`` (mappings or text like
     ``"fighter,hp=20"``), ``ruleset=`` a TOML file or table overriding the [default]
-    rules, and the system's options (``systems()[system].options``)."""
+    rules, and the system's options (``systems()[system].options``). ``a_prior=`` /
+    ``b_prior=`` hide a side's sheet, drawn from ``[(SHEET, WEIGHT), ...]`` or
+    ``"SHEET@WEIGHT;SHEET@WEIGHT"`` (``envs.hidden``); a side with a prior has no plain
+    sheet."""
     from solver.game import check_game
     entry = spec(system)
+    priors = {side: options.pop(f"{side}_prior", None) for side in ("a", "b")}
+    if priors["a"] is not None or priors["b"] is not None:
+        return _make_hidden(entry, options, priors)
     sheets = {side: options.pop(side, None) for side in ("a", "b")}
     source = options.pop("ruleset", None)
     ruleset = load_ruleset(entry.name, source, entry.ruleset_file)
@@ -128,6 +134,23 @@ def footprint(game) -> Footprint | None:
     (``SystemSpec.footprint``); None where the system cannot say."""
     estimate = spec(game.info.system).footprint
     return None if estimate is None else estimate(game)
+
+
+def _make_hidden(entry: SystemSpec, options: dict, priors: dict):
+    """A duel with hidden sheets (``envs.hidden``): one public duel per pair of sheets."""
+    from solver.game import check_game
+
+    from .hidden import make_hidden
+    ruleset = load_ruleset(entry.name, options.get("ruleset"), entry.ruleset_file)
+    rest = {key: value for key, value in options.items() if key not in ("a", "b")}
+    game = make_hidden(entry, lambda a, b: make(entry.name, a=a, b=b, **rest),
+                       dict(options), priors, ruleset)
+    game = check_game(game)
+    document = json.dumps({"hidden": [g.info.identity for g in game.games.values()],
+                           "priors": [game.sheets[p] for p in ("a", "b")]},
+                          sort_keys=True, separators=(",", ":"))
+    game.info = dataclasses.replace(game.info, identity=document)
+    return game
 
 
 def identity(entry: SystemSpec, checked: dict, ruleset: dict) -> str:

@@ -88,3 +88,28 @@ def test_script_runs_on_tiny_arguments(name, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip(), "the script printed nothing"
     assert _written(EXPERIMENTS / "out") == before, "the script wrote into the repository"
+
+
+def test_bluffing_takes_one_duel_as_duel_does(tmp_path):
+    """The bluffing experiment on one hidden duel given like `duel`'s (its tiny case): its
+    public values are the public solver's, and hiding never costs the holder."""
+    import json
+
+    import envs
+    from solver import solve_game
+    arguments = ["--system", "uchronia", "--b", "sang-froid", "--a-prior",
+                 "adresse,tireur@1;adresse@1", "-o", "max_turns=2", "--json"]
+    environment = {**os.environ, "MPLBACKEND": "Agg",
+                   "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, str(EXPERIMENTS / "bluffing.py"), *arguments],
+                          cwd=tmp_path, env=environment, capture_output=True, text=True,
+                          timeout=SECONDS)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (report,) = json.loads(done.stdout)["systems"]
+    sheets = report["sides"]["a"]["sheets"]
+    for entry in sheets:
+        public = solve_game(envs.make("uchronia", a=entry["sheet"], b="sang-froid",
+                                      max_turns=2)).value
+        assert entry["public"] == pytest.approx(public, abs=1e-9)
+    assert report["sides"]["a"]["hiding_gain"] >= -1e-9
+    assert sum(e["prior"] * e["hidden"] for e in sheets) == pytest.approx(report["value"])

@@ -65,6 +65,15 @@ def add_game_args(parser: argparse.ArgumentParser) -> None:
                         help="your sheet: A's, or B's with --side b")
     parser.add_argument("--them", default=None, metavar="SHEET",
                         help="the other duellist's sheet")
+    for side, alias, whose in (("a", "me", "A's"), ("b", "them", "B's")):
+        parser.add_argument(f"--{side}-prior", dest=f"{side}_prior", default=None,
+                            metavar="SHEET@WEIGHT;...",
+                            help=f"{whose} sheet hidden, drawn from these sheets and weights, "
+                            "e.g. 'rogue@0.6;fighter,hp=30@0.4' (no --" + side + " then)")
+        parser.add_argument(f"--{alias}-prior", dest=f"{alias}_prior", default=None,
+                            metavar="SHEET@WEIGHT;...",
+                            help=f"--{'a' if alias == 'me' else 'b'}-prior of "
+                            f"{'your side (--side)' if alias == 'me' else 'the other side'}")
     parser.add_argument("--ruleset", metavar="FILE", help="TOML file overriding [default] rules")
     parser.add_argument("-o", "--option", dest="options", action="append", default=[],
                         type=_argparse_type(parse_option), metavar="KEY=VALUE",

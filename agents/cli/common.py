@@ -26,9 +26,35 @@ def sheets(args: argparse.Namespace, mine: str | None = None) -> dict[str, dict]
     return {side: sheet or "" for side, sheet in chosen.items()}
 
 
+def priors(args: argparse.Namespace, mine: str | None = None) -> dict[str, str]:
+    """The hidden sheets' priors by side, from --a-prior/--b-prior and --me-prior/
+    --them-prior (text: ``envs.make`` checks it)."""
+    mine = mine or getattr(args, "side", "a")
+    theirs = "b" if mine == "a" else "a"
+    chosen = {side: getattr(args, f"{side}_prior", None) for side in ("a", "b")}
+    for side, flag, name in ((mine, "--me-prior", "me_prior"),
+                             (theirs, "--them-prior", "them_prior")):
+        given = getattr(args, name, None)
+        if given is None:
+            continue
+        if chosen[side] is not None:
+            raise InputError(f"{flag} names side {side.upper()}, whose prior --{side}-prior "
+                             "already gives; use one of them")
+        chosen[side] = given
+    return {f"{side}_prior": prior for side, prior in chosen.items() if prior is not None}
+
+
 def game_options(args: argparse.Namespace, mine: str | None = None) -> dict:
     """``envs.make``'s keyword arguments, still as text: the system's schema checks them."""
     options = sheets(args, mine)
+    hidden = priors(args, mine)
+    for side in ("a", "b"):
+        if f"{side}_prior" in hidden:
+            if options[side]:
+                raise InputError(f"side {side.upper()} has both a sheet and a prior "
+                                 f"(--{side}-prior); a side with a prior has no plain sheet")
+            del options[side]
+    options.update(hidden)
     if args.ruleset is not None:  # an empty path is an error, not the default rules
         options["ruleset"] = args.ruleset
     for name, text in args.options:
@@ -102,12 +128,24 @@ def full_sheet_text(sheet: dict) -> str:
     return ",".join(parts) or "the default sheet"
 
 
+def prior_text(prior: list) -> str:
+    """A hidden sheet's prior in words: ``hidden: rogue 60%, fighter,hp=30 40%``."""
+    return "hidden: " + ", ".join(f"{sheet or 'the default sheet'} {percent(weight)}"
+                                  for sheet, weight in prior)
+
+
 def game_header(game, me: str | None = None) -> str:
     """Who duels whom under which rules: the first lines of every command's output, each
     sheet with every field."""
     spec = envs.spec(game.info.system)
     options = game.info.options
-    if game.info.public_information:
+    if any(options.get(f"{side}_prior") for side in ("a", "b")):
+        ruleset = load_ruleset(spec.name, options.get("ruleset"), spec.ruleset_file)
+        who = {side: f"{side.upper()} ({prior_text(options[f'{side}_prior'])})"
+               if options.get(f"{side}_prior") else
+               f"{side.upper()} ({sheet_text(spec, options[side], ruleset)})"
+               for side in ("a", "b")}
+    elif game.info.public_information:
         who = {side: f"{side.upper()} ({full_sheet_text(options[side])})"
                for side in ("a", "b")}
     else:  # a drawn type replaces a field of the sheet: only the fields given are told

@@ -10,18 +10,22 @@ from collections import defaultdict
 
 import numpy as np
 
+import envs
+from solver.errors import InputError
 from solver.game import other
 from solver.hidden.sequence import (
+    MAX_NODES,
     HiddenSolution,
     behaviour,
     best_response_mixes,
+    estimate_size,
     policy_plan,
     realisation,
     solve_hidden,
 )
 
 from ..opponents import opponent_policy
-from .common import emit_json, format_table, game_header, percent
+from .common import emit_json, format_table, game_header, game_options, percent
 
 #: a situation is listed when the type reaches it at least this often (all with --detail)
 SHOWN_REACH = 0.01
@@ -33,7 +37,7 @@ SHOWN_PLAY = 0.005
 def run_hidden(args, game) -> int:
     """Solve ``game`` (hidden information) exactly and print or emit the report
     (``checks.solve`` has refused the flags that need public information)."""
-    solution = solve_hidden(game)
+    solution = solve_exactly(args, game)
     report = hidden_report(game, solution)
     if args.json:
         emit_json(report)
@@ -46,7 +50,7 @@ def run_hidden_odds(args, game) -> int:
     """``duel odds`` with hidden information: the exact best response of ``--side``, by
     information set, to the fixed opponent, and each of its types' play."""
     me, them = args.side, other(args.side)
-    solution = solve_hidden(game)
+    solution = solve_exactly(args, game)
     opponent = (solution.policy_for(them) if args.vs == "equilibrium"
                 else opponent_policy(args.vs, game, them))
     tree = solution.tree
@@ -67,6 +71,40 @@ def run_hidden_odds(args, game) -> int:
     else:
         print(render_hidden_odds(game, report, args.detail))
     return 0
+
+
+def solve_exactly(args, game) -> HiddenSolution:
+    """``solve_hidden``; a duel too large is refused with the horizons that fit."""
+    try:
+        return solve_hidden(game)
+    except InputError as error:
+        raise InputError(f"{error}. {fitting_horizons(args, game)}") from None
+
+
+def fitting_horizons(args, game) -> str:
+    """In words, how long this duel may be for the exact solver: for each horizon option
+    of the system (an integer option ``max_...``), the longest that fits, by the same
+    estimate of the tree's size that refused it."""
+    spec = envs.spec(game.info.system)
+    base = game_options(args)
+    said = []
+    for option in spec.options:
+        given = game.info.options.get(option.name)
+        if option.kind != "int" or not option.name.startswith("max_") or not isinstance(
+                given, int):
+            continue
+        fits = None
+        for horizon in range(int(option.low or 1), given):
+            size = estimate_size(envs.make(game.info.system, **{**base, option.name: horizon}))
+            if size > MAX_NODES:
+                break
+            fits = (horizon, size)
+        if fits is None:
+            said.append(f"even {option.name}={int(option.low or 1)} is beyond it")
+        else:
+            said.append(f"with these sheets it fits up to {option.name}={fits[0]} (about "
+                        f"{fits[1]:.2g} points)")
+    return "; ".join(said).capitalize() if said else ""
 
 
 def _pair(game, solution: HiddenSolution, plans: dict, mixes: dict) -> HiddenSolution:
@@ -120,6 +158,8 @@ def hidden_report(game, solution: HiddenSolution) -> dict:
         "value": solution.value, "exploitability": solution.exploitability,
         "method": "sequence-form linear program (HiGHS), exact best response",
         "information_sets": {p: len(solution.tree.players[p].parent) for p in ("a", "b")},
+        "points": len(solution.tree.node_state) + len(solution.tree.leaf_root),
+        "points_limit": MAX_NODES,
         "win": win, "draw": draw, "loss": loss, "types": types,
     }
 
@@ -169,6 +209,8 @@ def _plays(game, solution: HiddenSolution, player: str, kind) -> list[dict]:
 def render_hidden(game, report: dict, detail: bool = False) -> str:
     lines = [game_header(game), "",
              "Hidden information: each side knows his own type only; the priors are public.",
+             f"Solved exactly: the duel unrolls into {report['points']:,} decisions and "
+             f"ends, within the {report['points_limit']:,} the exact solver takes.",
              f"Value of the duel to A: {report['value']:+.4f} (unique).",
              f"Played as the equilibrium found, A wins {percent(report['win'])}, draws "
              f"{percent(report['draw'])} and loses {percent(report['loss'])}.", ""]

@@ -133,7 +133,9 @@ SYSTEM = SystemSpec(
                                                  "a": "prowess=2,sword=1,style=1",
                                                  "b": "prowess=1,sword=2,style=2", **_SHORT},
                                 "whole_duel": {"ruleset": {"pool": "whole_duel"},
-                                               "convention": "first_blood"}},
+                                               "convention": "first_blood"},
+                                "hidden_sheet": {"a": None, "max_beats": 1, "a_prior":
+                                                 "prowess=2,sword=1@1;prowess=1,sword=1@1"}},
                       counters={"a": "prowess=2,sword=1,feint,riposte",
                                 "b": "prowess=1,sword=2,style=2,bash,blind,bind",
                                 "convention": "first_blood", "max_beats": 3}),

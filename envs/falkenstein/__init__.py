@@ -128,7 +128,9 @@ SYSTEM = SystemSpec(
                                     "ruleset": {"disciplines": {"sorcery": {
                                         "wounds": "talent",
                                         "conventions": ["first_blood", "surrender"]}}}},
-                                "hidden_levels": {"hidden_levels": True, "max_rounds": 1}}),
+                                "hidden_levels": {"hidden_levels": True, "max_rounds": 1},
+                                "hidden_sheet": {"a": None, "max_rounds": 1, "a_prior":
+                                                 "fencing=GR,physique=AV@1;fencing=EXC@1"}}),
     pairing=lambda game: game.discipline.ability,
 )
 

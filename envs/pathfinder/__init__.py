@@ -120,7 +120,9 @@ SYSTEM = SystemSpec(
                                 "per_turn_plans": {"plans": "per_turn"},
                                 "b_first": {"initiative_tie": "b_first"},
                                 "shield_block": {"a": "fighter,hp=6,shield", "ruleset": {
-                                    "plans": {"order": ["strike3", "strike2_shield_block"]}}}},
+                                    "plans": {"order": ["strike3", "strike2_shield_block"]}}},
+                                "hidden_sheet": {"a": None, "a_prior":
+                                                 "fighter,hp=6@0.5;fighter,hp=6,ac=14@0.5"}},
                       counters={"a": "fighter,hp=4", "b": "rogue,hp=3"}),
     pairing=None,
     action_parts=_action_parts,

@@ -122,7 +122,9 @@ SYSTEM = SystemSpec(
                                 "aim_kept": {"wound_breaks_aim": False},
                                 "aim_weapons": {"b": "sang-froid,weapon=revolver", "ruleset": {
                                     "pistol": {"aim_weapons": ["duel_pistol"]}}},
-                                "no_reload": {"ruleset": {"pistol": {"reload_per_turn": 0}}}}),
+                                "no_reload": {"ruleset": {"pistol": {"reload_per_turn": 0}}},
+                                "hidden_sheet": {"a": None, "max_turns": 3,
+                                                 "a_prior": "adresse,tireur@1;adresse@1"}}),
 )
 
 __all__ = ["ACTIONS", "ATOUTS", "BANDS", "FIGHT", "FIRE", "FIRE_MOVING", "MELEE_ACTIONS",
