@@ -7,6 +7,7 @@ import numpy as np
 
 import envs
 from solver import solve_game, solve_moment
+from solver.hidden.sequence import solve_hidden
 
 from . import checks
 from .common import (
@@ -15,27 +16,43 @@ from .common import (
     game_header,
     percent,
 )
-from .hidden import run_hidden
+from .hidden import hidden_report, run_hidden
 from .odds import play_text
 from .situations import check_state_field, single_start
 
 
 def run(args) -> int:
+    if args.json:
+        emit_json(document(args))
+        return 0
     game, start = checks.solve(args)
     if not game.info.public_information:
         return run_hidden(args, game)
     if args.all_pairings:
         return _run_pairings(args, game)
-    solution = solve_game(game) if start is None else solve_moment(game, start)
     # the text shows a few next moments: only --json gives (and pays for) the rest in full
-    report = solution_report(game, solution, start, NEXT_IN_JSON if args.json else NEXT_SHOWN)
+    report = _solved_report(args, game, start, NEXT_SHOWN)
+    print(render_report(game, report, args.side, args.detail))
+    return 0
+
+
+def document(args) -> dict:
+    """The one document ``duel solve --json`` prints, from the parsed arguments (the
+    web's ``POST /api/solve`` answers with it too)."""
+    game, start = checks.solve(args)
+    if not game.info.public_information:
+        return hidden_report(game, solve_hidden(game))
+    if args.all_pairings:
+        return _pairings_document(game, *_pairings(args, game))
+    return _solved_report(args, game, start, NEXT_IN_JSON)
+
+
+def _solved_report(args, game, start, full: int) -> dict:
+    solution = solve_game(game) if start is None else solve_moment(game, start)
+    report = solution_report(game, solution, start, full)
     if args.by:
         report["by"] = play_by_field(game, solution, args.by)
-    if args.json:
-        emit_json(report)
-    else:
-        print(render_report(game, report, args.side, args.detail))
-    return 0
+    return report
 
 
 #: the next moments where both choose at once shown by ``duel solve`` (all in --json)
@@ -264,7 +281,8 @@ def _solved_by(convergence: dict) -> str:
             f"{convergence['residual']:.2g}" if convergence["cyclic"] else "backward induction")
 
 
-def _run_pairings(args, game) -> int:
+def _pairings(args, game) -> tuple[str, tuple, dict]:
+    """A's odds for every pair of levels of the system's pairing ability."""
     spec = envs.spec(game.info.system)
     key = spec.pairing(game)  # checks.solve has made sure there is one
     levels = next(f for f in spec.sheet.fields if f.name == key).choices
@@ -276,12 +294,17 @@ def _run_pairings(args, game) -> int:
                       (("a", level_a), ("b", level_b))}
             table[(level_a, level_b)] = solve_game(
                 envs.make(args.system, **{**options, **sheets})).evaluation
-    if args.json:
-        emit_json({"system": game.info.system, "ability": key, "levels": list(levels),
-                   "options": game.info.options,
-                   "pairings": [{"a": la, "b": lb, **ev.as_dict()}
-                                for (la, lb), ev in table.items()]})
-        return 0
+    return key, levels, table
+
+
+def _pairings_document(game, key: str, levels, table: dict) -> dict:
+    return {"system": game.info.system, "ability": key, "levels": list(levels),
+            "options": game.info.options,
+            "pairings": [{"a": la, "b": lb, **ev.as_dict()} for (la, lb), ev in table.items()]}
+
+
+def _run_pairings(args, game) -> int:
+    key, levels, table = _pairings(args, game)
     rows = [[la] + [percent(table[(la, lb)].win) for lb in levels] for la in levels]
     print(game_header(game))
     print(f"\nChance that A wins, by {key} of A (rows) and of B (columns), both playing the "

@@ -25,8 +25,13 @@ def _describe(spec) -> dict:
     return document
 
 
+def document(args=None) -> list[dict]:
+    """The one document ``duel systems --json`` prints (the web's ``GET /api/systems``)."""
+    return [_describe(spec) for spec in envs.systems().values()]
+
+
 def run(args) -> int:
-    documents = [_describe(spec) for spec in envs.systems().values()]
+    documents = document(args)
     if args.json:
         emit_json(documents)
         return 0
