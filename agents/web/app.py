@@ -58,7 +58,10 @@ class Server:
         (self.uploads.directory / "trained").mkdir(exist_ok=True)
 
     def args(self, command: str, request, action: str | None = None):
-        return parse_request(command, request, self.uploads.path, action)
+        # where a training writes its profile is the server's to say (set for each job)
+        server = ["--out", str(self.uploads.directory / "trained" / "npc.json")] \
+            if command == "train" else []
+        return parse_request(command, request, self.uploads.path, action, server)
 
 
 # --- reading requests
@@ -205,8 +208,6 @@ async def _submit(request: Request, kind: str):
     server: Server = request.app.state.server
     body = await read_json(request)
     args = server.args(kind, body)
-    if kind == "train":
-        args.out = str(server.uploads.directory / "trained" / "npc.json")
     key, system = await run_in_threadpool(_question, kind, args, body)
     if kind == "train":   # each training writes its own file, named by its question
         args.out = str(server.uploads.directory / "trained" /
@@ -270,13 +271,19 @@ async def upload_ruleset(request: Request) -> Response:
     server: Server = request.app.state.server
     data = await read_body(request, LIMITS["ruleset"], "the ruleset")
     system = request.query_params.get("system", "")
-    return JSONResponse(await run_in_threadpool(server.uploads.ruleset, system, data))
+    try:
+        return JSONResponse(await run_in_threadpool(server.uploads.ruleset, system, data))
+    except InputError as error:
+        raise RequestError(str(error), "ruleset") from None
 
 
 async def upload_profile(request: Request) -> Response:
     server: Server = request.app.state.server
     data = await read_body(request, LIMITS["profile"], "the profile")
-    return JSONResponse(await run_in_threadpool(server.uploads.profile, data))
+    try:
+        return JSONResponse(await run_in_threadpool(server.uploads.profile, data))
+    except InputError as error:
+        raise RequestError(str(error), "profile") from None
 
 
 # --- errors: one line, never a traceback

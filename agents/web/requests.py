@@ -56,9 +56,10 @@ def command_parser(command: str, action: str | None = None) -> argparse.Argument
 
 
 def parse_request(command: str, request: object, uploads: Callable[[str, str], str],
-                  action: str | None = None) -> argparse.Namespace:
+                  action: str | None = None, server: list[str] = ()) -> argparse.Namespace:
     """``request`` (a JSON object) as the parsed arguments of ``duel COMMAND``, with
-    ``--json``; ``uploads(kind, id)`` gives the path of an uploaded file."""
+    ``--json`` and the ``server``'s own arguments; ``uploads(kind, id)`` gives the path
+    of an uploaded file."""
     if not isinstance(request, Mapping):
         raise RequestError("the request must be a JSON object, e.g. "
                            '{"system": "falkenstein", "a": "fencing=GR", "b": "fencing=GD"}')
@@ -87,7 +88,7 @@ def parse_request(command: str, request: object, uploads: Callable[[str, str], s
         else:
             argv += _argument(actions[key], key, value)
     try:
-        args = parser.parse_args(argv + (["--json"] if "json" in dests else [])
+        args = parser.parse_args(argv + list(server) + (["--json"] if "json" in dests else [])
                                  + ["--", *positional])
     except InputError as error:
         raise RequestError(str(error), field_of(str(error), request)) from None
