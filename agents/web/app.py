@@ -67,16 +67,18 @@ class Server:
 # --- reading requests
 
 
-async def read_body(request: Request, limit: int, what: str) -> bytes:
+async def read_body(request: Request, limit: int, what: str,
+                    field: str | None = None) -> bytes:
     """The request's body, refused past ``limit`` bytes before it is all read."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
-        raise RequestError(f"{what} is {int(declared)} bytes; allowed: at most {limit}")
+        raise RequestError(f"{what} is {int(declared)} bytes; allowed: at most {limit}", field)
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise RequestError(f"{what} is more than {limit} bytes; allowed: at most {limit}")
+            raise RequestError(f"{what} is more than {limit} bytes; allowed: at most {limit}",
+                               field)
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -104,8 +106,18 @@ async def systems(request: Request) -> Response:
 
 async def dice(request: Request) -> Response:
     from .work import document_text
-    args = request.app.state.server.args("dice", await read_json(request))
-    return document(await run_in_threadpool(document_text, "dice", args))
+    body = await read_json(request)
+    args = request.app.state.server.args("dice", body)
+    return document(await _marked(body, document_text, "dice", args))
+
+
+async def _marked(body, function, *args):
+    """``function(*args)`` in a thread, its bad input marked at the request's field."""
+    try:
+        return await run_in_threadpool(function, *args)
+    except InputError as error:
+        raise RequestError(str(error), getattr(error, "field", None)
+                           or field_of(str(error), body)) from None
 
 
 async def profile_show(request: Request) -> Response:
@@ -118,15 +130,17 @@ async def profile_validate(request: Request) -> Response:
 
 async def _profile(request: Request, action: str) -> Response:
     from .work import document_text
-    args = request.app.state.server.args("profile", await read_json(request), action)
-    return document(await run_in_threadpool(document_text, f"profile {action}", args))
+    body = await read_json(request)
+    args = request.app.state.server.args("profile", body, action)
+    return document(await _marked(body, document_text, f"profile {action}", args))
 
 
 async def profile_words(request: Request) -> Response:
     """``duel profile show``'s text: the profile in words."""
     from ..cli.profile import show_text
-    args = request.app.state.server.args("profile", await read_json(request), "show")
-    return JSONResponse({"text": await run_in_threadpool(show_text, args)})
+    body = await read_json(request)
+    args = request.app.state.server.args("profile", body, "show")
+    return JSONResponse({"text": await _marked(body, show_text, args)})
 
 
 async def personalities(request: Request) -> Response:
@@ -240,8 +254,9 @@ def _vs_key(args) -> str:
 
 async def play_start(request: Request) -> Response:
     server: Server = request.app.state.server
-    args = server.args("play", await read_json(request))
-    session = await run_in_threadpool(_with_store, server.sessions.start, args)
+    body = await read_json(request)
+    args = server.args("play", body)
+    session = await _marked(body, _with_store, server.sessions.start, args)
     return JSONResponse(session.view(session.narration))
 
 
@@ -269,7 +284,7 @@ def _with_store(function, *args):
 
 async def upload_ruleset(request: Request) -> Response:
     server: Server = request.app.state.server
-    data = await read_body(request, LIMITS["ruleset"], "the ruleset")
+    data = await read_body(request, LIMITS["ruleset"], "the ruleset", "ruleset")
     system = request.query_params.get("system", "")
     try:
         return JSONResponse(await run_in_threadpool(server.uploads.ruleset, system, data))
@@ -279,7 +294,7 @@ async def upload_ruleset(request: Request) -> Response:
 
 async def upload_profile(request: Request) -> Response:
     server: Server = request.app.state.server
-    data = await read_body(request, LIMITS["profile"], "the profile")
+    data = await read_body(request, LIMITS["profile"], "the profile", "profile")
     try:
         return JSONResponse(await run_in_threadpool(server.uploads.profile, data))
     except InputError as error:

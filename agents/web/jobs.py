@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
+import os
 import statistics
 import threading
 import time
@@ -83,8 +84,8 @@ class Jobs:
             job.state = "cancelled"
             if self.live.get(job.key) is job:
                 del self.live[job.key]
-        if job.process is not None:
-            job.process.terminate()
+            if job.process is not None:   # started: ended now (else it never starts)
+                job.process.terminate()
         return job
 
     def _estimate(self, kind: str, system: str | None) -> float | None:
@@ -104,10 +105,15 @@ class Jobs:
                 return self._end(job)
             receiver, sender = self.context.Pipe(duplex=False)
             from .work import work
-            process = self.context.Process(target=work, args=(sender, job.kind, job.args),
+            # the store of this server's environment now, not of the process server's
+            store = os.environ.get("DUEL_CACHE_DIR")
+            process = self.context.Process(target=work, args=(sender, job.kind, job.args, store),
                                            daemon=True)
-            job.process, job.state, job.started = process, "running", time.monotonic()
-            process.start()
+            with self.lock:   # a cancel comes before the start or after it, not between
+                if job.state == "cancelled":
+                    return self._end(job)
+                process.start()
+                job.process, job.state, job.started = process, "running", time.monotonic()
             sender.close()
             message = _receive(receiver, process)
             process.join()

@@ -75,8 +75,10 @@ def parse_request(command: str, request: object, uploads: Callable[[str, str], s
         elif key in UPLOADED and UPLOADED[key][1] in dests:
             kind, dest = UPLOADED[key]
             kept[dest] = _uploaded(uploads, kind, value, key)
-        elif key == "vs" and isinstance(value, Mapping):
-            kept["vs"] = _uploaded(uploads, "profile", value.get("profile"), "vs")
+            if dest == "file":   # a positional: parsed as a stand-in, then set
+                positional.append(kept[dest])
+        elif key == "vs" and isinstance(value, Mapping) and "vs" in actions:
+            argv.append("--vs=" + _uploaded(uploads, "profile", value.get("profile"), "vs"))
         elif key not in actions:
             allowed = ", ".join(sorted(set(actions) | {k for k, (_, d) in UPLOADED.items()
                                                        if d in dests}))
@@ -171,7 +173,9 @@ _PATTERNS = (
     (r"\boption '?(\w+)", lambda m: f"options.{m[1]}"),
     (r"state field '?(\w+)", lambda m: "state"),
     (r"\bstate\b|--state", lambda m: "state"),
-    (r"--vs|opponent|personality|profile", lambda m: "vs"),
+    (r"--vs|opponent|\bmix\b", lambda m: "vs"),
+    (r"personality|strength", lambda m: "personality"),
+    (r"profile", lambda m: "vs"),
     (r"ruleset", lambda m: "ruleset"),
     (r"argument (?:--)?([\w-]+)", lambda m: m[1].replace("-", "_")),
     (r"--([\w-]+)", lambda m: m[1].replace("-", "_")),
@@ -179,7 +183,13 @@ _PATTERNS = (
 
 
 def field_of(message: str, request: object) -> str | None:
-    """The request field ``message`` (an InputError's) is about, where it names one."""
+    """The request field ``message`` (an InputError's) is about, where it names one: the
+    field whose value it quotes, else the one its words name."""
+    if isinstance(request, Mapping):
+        quoted = set(re.findall(r"'([^']*)'", message))
+        for key, value in request.items():
+            if isinstance(value, str) and value in quoted:
+                return str(key)
     for pattern, field in _PATTERNS:
         found = re.search(pattern, message)
         if found:

@@ -13,6 +13,7 @@ import contextlib
 import io
 import json
 import logging
+import os
 import traceback
 
 from solver.errors import InputError
@@ -54,8 +55,11 @@ def _store():
     return caching(AnswerStore())
 
 
-def work(connection, kind: str, args) -> None:
-    """Run in the worker: send ("done", json text) or ("error", one line)."""
+def work(connection, kind: str, args, store: str | None = None) -> None:
+    """Run in the worker: send ("done", json text) or ("error", one line); ``store``:
+    the answer store's directory (``DUEL_CACHE_DIR``) of the server that asked."""
+    if store is not None:
+        os.environ["DUEL_CACHE_DIR"] = store
     try:
         connection.send(("done", document_text(kind, args)))
     except (InputError, OSError) as error:
