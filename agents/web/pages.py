@@ -144,7 +144,8 @@ def _field(name: str, entry: dict, value=None) -> str:
         shown = "" if value is None else escape(_plain(value))
         control = (f'<input type="{typed}"{step} {attributes} value="{shown}" '
                    f'placeholder="{escape(shown_default)}">')
-    return (f'<label class="field">{escape(label)}{control}<small>{escape(help_text)}</small>'
+    return (f'<label class="field">{escape(label)}{control}'
+            f'<small title="{escape(help_text)}">{escape(help_text)}</small>'
             f'<span class="error" data-for="{escape(name)}"></span></label>')
 
 
@@ -200,13 +201,13 @@ def _opponent(temperaments: dict) -> str:
 <label><input type="radio" name="vs_kind" value="personality"> a personality</label>
 <label><input type="radio" name="vs_kind" value="profile"> a profile file</label>
 <label><input type="radio" name="vs_kind" value="mix"> a fixed mix</label>
-<div class="vs-part" data-kind="personality" hidden>
+<div class="vs-part" data-vs="personality" hidden>
 <label class="field">Personality<select name="vs_personality">{items}</select></label>
 {_strength("vs_strength")}</div>
-<div class="vs-part" data-kind="profile" hidden>
+<div class="vs-part" data-vs="profile" hidden>
 <label class="field">Profile (JSON from <code>duel train</code> or the NPC page)
 <input type="file" name="vs_profile" accept=".json,.gz,application/json"></label></div>
-<div class="vs-part" data-kind="mix" hidden>
+<div class="vs-part" data-vs="mix" hidden>
 <label class="field">Mix<input type="text" name="vs_mix" placeholder="ACTION:WEIGHT,...">
 <small>the opponent's weights over its actions, the same at every moment</small></label></div>
 <span class="error" data-for="vs"></span></fieldset>"""

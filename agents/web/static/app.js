@@ -100,7 +100,7 @@ function mark(error) {
 
 function gameRequest() {
   const request = { system: form.system.value, options: {}, a: {}, b: {} };
-  for (const input of form.querySelectorAll("[data-kind], select[name$='.sheet']")) {
+  for (const input of form.querySelectorAll("input[data-kind], select[data-kind], select[name$='.sheet']")) {
     const [part, name] = input.name.split(".");
     if (!name) continue;
     const value = input.type === "checkbox" ? input.checked : input.value.trim();
@@ -215,6 +215,7 @@ function table(header, rows, className = "") {
 function section(title, ...children) {
   return el("section", { class: "card" }, el("h2", { text: title }), ...children);
 }
+function named(name, node) { node.classList.add(name); return node; }
 
 function heatMap(moment) {
   const actions = Object.keys(moment.mix_a);
@@ -254,14 +255,14 @@ function renderSolve(doc, request) {
   const parts = [];
   if (doc.hidden) return renderHiddenSolve(doc);
   parts.push(section(`Now: ${doc.situation[me]}`, el("pre", { class: "table", text: doc.description })));
-  parts.push(section("Who wins, both playing the least predictable safe play", winBars(doc, me, them),
-    el("p", { text: `A duel lasts ${doc.expected_length.toFixed(1)} ${doc.length_unit}s on average; it is worth ${(me === "a" ? doc.value : -doc.value).toFixed(3)} to ${me.toUpperCase()} (+1 a sure win, −1 a sure loss).` })));
+  parts.push(named("odds", section("Who wins, both playing the least predictable safe play", winBars(doc, me, them),
+    el("p", { text: `A duel lasts ${doc.expected_length.toFixed(1)} ${doc.length_unit}s on average; it is worth ${(me === "a" ? doc.value : -doc.value).toFixed(3)} to ${me.toUpperCase()} (+1 a sure win, −1 a sure loss).` }))));
   const plays = el("div", { class: "two" },
     el("div", {}, el("h3", { text: `${me.toUpperCase()} (you)` }), playList(doc[`mix_${me}`], doc.words)),
     el("div", {}, el("h3", { text: `${them.toUpperCase()} (them)` }), playList(doc[`mix_${them}`], doc.words)));
   parts.push(section("What to play now", plays));
   const endings = Object.entries(doc.endings).sort((x, y) => y[1] - x[1]);
-  parts.push(section("How duels end", bars(endings.map(([label, p]) => [label, p, "ending"]))));
+  parts.push(named("endings", section("How duels end", bars(endings.map(([label, p]) => [label, p, "ending"])))));
   parts.push(section("The opening stage game", heatMap(doc)));
   if (doc.next && doc.next.length) {
     const list = el("ul", { class: "next" });
@@ -313,9 +314,9 @@ function renderOdds(doc) {
   const them = me === "a" ? "b" : "a";
   const best = doc.best_response;
   const steady = doc.equilibrium_against_it;
-  const rows = [["your best play against it", best], ["the least predictable safe play", steady]];
+  const rows = [["your best play against it", best, "best"], ["the least predictable safe play", steady, "steady"]];
   const parts = [section(`Against ${typeof doc.vs === "string" && doc.vs.includes("/") ? "the profile" : doc.vs}`,
-    ...rows.map(([label, r]) => el("div", {}, el("h3", { text: label }), winBars(r, me, them))),
+    ...rows.map(([label, r, kind]) => el("div", { class: kind }, el("h3", { text: label }), winBars(r, me, them))),
     el("p", { text: `Playing your best against it, you win ${pct(best.win)} instead of ${pct(steady.win)} with the safe play; the safe play is what no opponent can do better against.` }))];
   if (doc.hidden) return parts;
   const plan = doc.plan.slice(0, 12).map((row) => [
@@ -338,6 +339,7 @@ async function playPage(request) {
   answer.append(section("The duel", el("p", { class: "header", text: `${data.header} Your opponent plays ${data.opponent}.` }), log,
     el("div", { id: "table-now" }), el("div", { id: "choices", class: "choices" })));
   renderTurn(data, log);
+  answer.scrollIntoView({ block: "start" });
 }
 
 function renderTurn(view, log) {
@@ -473,7 +475,10 @@ async function rulesetPage() {
 
 // ---------- wiring
 
-function show(parts) { answer.replaceChildren(...parts); }
+function show(parts) {
+  answer.replaceChildren(...parts);
+  answer.scrollIntoView({ block: "start" });
+}
 
 async function submit(run) {
   clearProblems();
@@ -501,7 +506,7 @@ if (form) {
   }
   for (const radio of form.querySelectorAll("[name=vs_kind]")) {
     radio.addEventListener("change", () => {
-      for (const part of form.querySelectorAll(".vs-part")) part.hidden = part.dataset.kind !== radio.value;
+      for (const part of form.querySelectorAll(".vs-part")) part.hidden = part.dataset.vs !== radio.value;
     });
   }
   const defaults = document.getElementById("defaults");
