@@ -205,7 +205,7 @@ def _opponent(temperaments: dict) -> str:
 <label class="field">Personality<select name="vs_personality">{items}</select></label>
 {_strength("vs_strength")}</div>
 <div class="vs-part" data-vs="profile" hidden>
-<label class="field">Profile (JSON from <code>duel train</code> or the NPC page)
+<label class="field">Profile (the JSON file of duel train or of the NPC page)
 <input type="file" name="vs_profile" accept=".json,.gz,application/json"></label></div>
 <div class="vs-part" data-vs="mix" hidden>
 <label class="field">Mix<input type="text" name="vs_mix" placeholder="ACTION:WEIGHT,...">

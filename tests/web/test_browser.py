@@ -286,3 +286,20 @@ def test_ruleset_upload_shows_in_every_header(server, page, tmp_path):
     page.goto(f"{server}/ruleset?system=falkenstein")
     page.click("#defaults")
     assert page.inner_text("#rules") == "Rules: the defaults"
+
+
+def test_long_work_shows_progress_and_is_cancelled(server, page, tmp_path):
+    page.goto(f"{server}/duel?system=pathfinder")
+    for side in ("a", "b"):
+        page.fill(f'form#ask [name="{side}.hp"]', "")   # the reference sheets' 20 hp: long
+    page.click("details.options summary")
+    page.fill('form#ask [name="options.max_rounds"]', "")
+    page.click("form#ask button[type=submit]")
+    page.wait_for_selector("#progress:not([hidden])")
+    said = page.inner_text("#progress .said")
+    assert "working for" in said
+    screenshots(page, tmp_path, "duel-progress")
+    page.click("#cancel")
+    page.wait_for_selector("#problem:not([hidden])")
+    assert "cancelled" in page.inner_text("#problem")
+    assert page.is_hidden("#progress")

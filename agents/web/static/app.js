@@ -317,10 +317,13 @@ function renderOdds(doc) {
   const rows = [["your best play against it", best, "best"], ["the least predictable safe play", steady, "steady"]];
   const parts = [section(`Against ${typeof doc.vs === "string" && doc.vs.includes("/") ? "the profile" : doc.vs}`,
     ...rows.map(([label, r, kind]) => el("div", { class: kind }, el("h3", { text: label }), winBars(r, me, them))),
-    el("p", { text: `Playing your best against it, you win ${pct(best.win)} instead of ${pct(steady.win)} with the safe play; the safe play is what no opponent can do better against.` }))];
+    el("p", { text: best.win - steady.win > 5e-5
+      ? `Playing your best against it, you win ${pct(best.win)} instead of ${pct(steady.win)} with the safe play (the play no opponent can do better against).`
+      : "Against this opponent the safe play already does as well as any: there is nothing more to exploit." }))];
   if (doc.hidden) return parts;
   const plan = doc.plan.slice(0, 12).map((row) => [
-    row.situation, el("span", {}, ...Object.entries(row.play).map(([a, p]) => `${row.words[a]}${Object.keys(row.play).length > 1 ? " " + short(p) : ""}; `)),
+    row.situation, Object.entries(row.play).sort((x, y) => y[1] - x[1])
+      .map(([a, p]) => `${row.words[a]}${Object.keys(row.play).length > 1 ? " " + short(p) : ""}`).join(" / "),
     pct(row.win), pct(row.loss), (100 * row.reach).toPrecision(3)]);
   parts.push(section(`Where it can be exploited: your best play, situation by situation (${Math.min(12, doc.plan.length)} most frequent of ${doc.plan.length})`,
     el("div", { class: "scroll" }, table(["situation", "play", "you win", "you lose", "times in 100 duels"], plan, "plan"))));
@@ -394,7 +397,7 @@ async function npcPage(request) {
   const metrics = Object.entries(doc.metrics).filter(([, v]) => typeof v === "number")
     .map(([k, v]) => [k.replace(/_/g, " "), v.toFixed(4)]);
   show([section("The NPC", el("p", { text: doc.training.reason }), download),
-    section("Its profile in words", el("pre", { class: "profile", text: words.text })),
+    named("wide", section("Its profile in words", el("pre", { class: "profile", text: words.text }))),
     section("Its numbers", table(["metric", "value"], metrics))]);
 }
 
