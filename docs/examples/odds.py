@@ -1,17 +1,18 @@
 """Ask a running `duel serve` for the odds of two sheets and print them.
 
     duel serve &                       # in another terminal, or on the GM's machine
-    python docs/examples/odds.py falkenstein fencing=GR,physique=AV fencing=GD
+    python docs/examples/odds.py falkenstein fencing=GD fencing=GD
 
 Only the standard library: a virtual tabletop's macro does the same with its fetch().
 """
 
 import json
+import os
 import sys
 import urllib.error
 import urllib.request
 
-SERVER = "http://127.0.0.1:8000"
+SERVER = os.environ.get("DUEL_SERVER", "http://127.0.0.1:8000")
 
 
 def ask(route: str, request: dict) -> dict:
@@ -29,7 +30,7 @@ def ask(route: str, request: dict) -> dict:
 
 def main() -> None:
     system, sheet_a, sheet_b = sys.argv[1:4] if len(sys.argv) > 3 else (
-        "falkenstein", "fencing=GR", "fencing=GD")
+        "falkenstein", "fencing=GD", "fencing=GD")
     duel = ask("/api/solve", {"system": system, "a": sheet_a, "b": sheet_b})
     print(f"{system}: A ({sheet_a}) against B ({sheet_b})")
     print(f"A wins {duel['win']:.1%}, draw {duel['draw']:.1%}, B wins {duel['loss']:.1%}; "

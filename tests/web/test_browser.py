@@ -303,3 +303,20 @@ def test_long_work_shows_progress_and_is_cancelled(server, page, tmp_path):
     page.wait_for_selector("#problem:not([hidden])")
     assert "cancelled" in page.inner_text("#problem")
     assert page.is_hidden("#progress")
+
+
+def test_hidden_information_duel(server, page, tmp_path):
+    page.goto(f"{server}/duel?system=falkenstein")
+    page.click("details.options summary")
+    page.locator('select[name="options.hidden_levels"]').select_option("true")
+    page.fill('input[name="options.prior_a"]', "AV:0.5,GR:0.5")
+    page.fill('input[name="options.max_rounds"]', "1")
+    page.click("form#ask button[type=submit]")
+    page.wait_for_selector("#answer table")
+    argv = [*small_argv("falkenstein"), "-o", "hidden_levels=true", "-o",
+            "prior_a=AV:0.5,GR:0.5", "-o", "max_rounds=1"]
+    argv.remove("max_rounds=2")
+    argv.remove("-o")
+    expected = cli_json(["solve", *argv])
+    assert shown_bars(page)["A wins"] == percent(expected["win"])
+    screenshots(page, tmp_path, "duel-hidden")

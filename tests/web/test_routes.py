@@ -330,3 +330,18 @@ def test_cross_origin_only_from_the_origins_named(tmp_path):
     with TestClient(create_app(directory=tmp_path / "b")) as closed:
         said = closed.get("/api/systems", headers={"Origin": "https://vtt.example"})
         assert "access-control-allow-origin" not in said.headers
+
+
+def test_hidden_information_solve_and_odds_are_the_cli_documents(client):
+    request = {"system": "falkenstein", "options": {
+        "hidden_levels": True, "prior_a": "AV:0.5,GR:0.5", "prior_b": "GD:1", "max_rounds": 1}}
+    argv = ["falkenstein", "-o", "hidden_levels=true", "-o", "prior_a=AV:0.5,GR:0.5",
+            "-o", "prior_b=GD:1", "-o", "max_rounds=1"]
+    solved = client.post("/api/solve", json=request)
+    assert solved.status_code == 200, solved.text
+    assert solved.json() == cli_json(["solve", *argv])
+    assert solved.json()["hidden"] is True
+    odds = client.post("/api/odds", json=dict(request, vs="uniform"))
+    assert odds.json() == cli_json(["odds", *argv, "--vs", "uniform"])
+    refused = client.post("/api/solve", json=dict(request, state="round=1"))
+    assert refused.status_code == 400 and refused.json()["field"] == "state"
