@@ -30,6 +30,7 @@ TINY = {
                      "--json"],
     "bench_pathfinder": ["--cases", "one", "--baseline-seconds", "0.5", "--json"],
     "bench_sweep": ["--system", "falkenstein", "--json"],
+    "bench_web": ["--quick", "--json"],
     "bench_selfplay": ["--minutes", "0.005", "--duels", "GD-GD", "--es-probe", "0", "--out",
                        "{out}", "--json"],
     "bench_uchronia": ["--cases", "default", "--repeats", "1", "--max-turns", "2",

@@ -38,12 +38,15 @@ def _one_line_warning(message, category, filename, lineno, line=None) -> str:
     return f"duel: warning: {message}\n"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+def build_parser(parser_class: type[argparse.ArgumentParser] = _Parser
+                 ) -> argparse.ArgumentParser:
+    """The ``duel`` parser; ``parser_class`` says what a bad argument does (the web's
+    raises ``InputError`` instead of exiting)."""
+    parser = parser_class(
         prog="duel",
         description="Exact solutions, odds and trained NPC opponents for tabletop duels.")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
-                                       parser_class=_Parser)
+                                       parser_class=parser_class)
     for add_command in COMMANDS.values():
         add_command(subparsers)
     return parser

@@ -321,6 +321,23 @@ def cache(subparsers) -> None:
         add_json(actions.add_parser(name, help=text))
 
 
+def serve(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "serve", help="the game master's screen in the browser, and its JSON API",
+        description="Serve the pages and the JSON API (docs/api.md) on this machine; "
+                    "--host 0.0.0.0 serves them to the whole network.")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="the address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
+    parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                        help="let pages from ORIGIN (a virtual tabletop's, e.g. "
+                             "https://vtt.example) call the API (repeatable)")
+    parser.add_argument("--workers", type=int, default=2, metavar="N",
+                        help="questions computed at once, each in its own process "
+                             "(default 2)")
+
+
 #: every command and the function adding its arguments, in the order ``--help`` lists them
 COMMANDS = {"systems": systems, "solve": solve, "odds": odds, "dice": dice, "train": train,
-            "play": play, "profile": profile, "sweep": sweep, "cache": cache}
+            "play": play, "profile": profile, "sweep": sweep, "cache": cache,
+            "serve": serve}

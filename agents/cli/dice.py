@@ -14,14 +14,7 @@ from solver.errors import InputError
 
 def run(args: argparse.Namespace) -> int:
     """Print the requested odds; bad input raises InputError."""
-    if args.dc:
-        title, tables, document = _degrees(args.expression, args.dc)
-    elif args.vs is not None:
-        title, tables, document = _opposed(args.expression, args.vs)
-    elif args.at_least:
-        title, tables, document = _thresholds(args.expression, args.at_least)
-    else:
-        title, tables, document = _full(args.expression)
+    title, tables, document = _answer(args)
     if args.json:
         print(json.dumps(document, indent=2))
     else:
@@ -30,6 +23,21 @@ def run(args: argparse.Namespace) -> int:
             print()
             print(table)
     return 0
+
+
+def document(args: argparse.Namespace) -> dict:
+    """The one document ``duel dice --json`` prints (the web's ``POST /api/dice`` too)."""
+    return _answer(args)[2]
+
+
+def _answer(args: argparse.Namespace) -> tuple[str, list[str], dict]:
+    if args.dc:
+        return _degrees(args.expression, args.dc)
+    if args.vs is not None:
+        return _opposed(args.expression, args.vs)
+    if args.at_least:
+        return _thresholds(args.expression, args.at_least)
+    return _full(args.expression)
 
 
 # --- the four forms: each returns (title, text tables, JSON document)

@@ -49,6 +49,16 @@ def run_hidden(args, game) -> int:
 def run_hidden_odds(args, game) -> int:
     """``duel odds`` with hidden information: the exact best response of ``--side``, by
     information set, to the fixed opponent, and each of its types' play."""
+    report = hidden_odds_report(args, game)
+    if args.json:
+        emit_json(report)
+    else:
+        print(render_hidden_odds(game, report, args.detail))
+    return 0
+
+
+def hidden_odds_report(args, game) -> dict:
+    """The document of ``run_hidden_odds``."""
     me, them = args.side, other(args.side)
     solution = solve_exactly(args, game)
     opponent = (solution.policy_for(them) if args.vs == "equilibrium"
@@ -66,11 +76,7 @@ def run_hidden_odds(args, game) -> int:
               "equilibrium_against_it": _odds(steady, me),
               "types": [_type_entry(game, response, me, kind)
                         for kind in response.type_values(me)]}
-    if args.json:
-        emit_json(report)
-    else:
-        print(render_hidden_odds(game, report, args.detail))
-    return 0
+    return report
 
 
 def solve_exactly(args, game) -> HiddenSolution:

@@ -31,10 +31,28 @@ from .situations import MomentGame
 
 
 def run(args) -> int:
+    if args.json:
+        emit_json(document(args))
+        return 0
     game = checks.odds(args)
     if not game.info.public_information:
         from .hidden import run_hidden_odds  # hidden.py imports this module's neighbours
         return run_hidden_odds(args, game)
+    print(_render(game, _report(args, game), args.limit, args.detail))
+    return 0
+
+
+def document(args) -> dict:
+    """The one document ``duel odds --json`` prints, from the parsed arguments (the
+    web's ``POST /api/odds`` answers with it too)."""
+    game = checks.odds(args)
+    if not game.info.public_information:
+        from .hidden import hidden_odds_report
+        return hidden_odds_report(args, game)
+    return _report(args, game)
+
+
+def _report(args, game) -> dict:
     moment = getattr(args, "moment", None)
     question = _question(args.vs, args.side)
     if question is not None and moment is not None:
@@ -53,11 +71,7 @@ def run(args) -> int:
     if moment is not None:
         report["state"] = game.state_fields(moment)
         report["description"] = game.describe(moment)
-    if args.json:
-        emit_json(report)
-    else:
-        print(_render(game, report, args.limit, args.detail))
-    return 0
+    return report
 
 
 def _answer(game, vs: str, me: str, moment=None) -> dict:

@@ -66,10 +66,7 @@ def run(args, read=read_answer) -> int:
         # the whole table at the end: what was hidden during the duel is revealed now
         print("\n" + game.result(state) + "\n" + game.describe(state), file=out)
     if args.json:
-        emit_json({"exchanges": log, "finished": finished,
-                   "result": game.result(state) if finished else "abandoned",
-                   "payoff_to_you": (game.payoff(state) * (1 if me == "a" else -1)
-                                     if finished else None)})
+        emit_json(play_document(game, state, log, me))
     return 0
 
 
@@ -87,6 +84,16 @@ def choices(game, state, me: str) -> list[tuple[int, str]]:
     names = game.info.action_names
     return [(i, words(game, state, names[i]) if words is not None else names[i])
             for i in range(len(names)) if mask[i]]
+
+
+def play_document(game, state, log: list[dict], me: str) -> dict:
+    """The one document ``duel play --json`` prints at the end of a duel (or when the
+    player leaves): the exchanges played and how it ended."""
+    finished = game.is_terminal(state)
+    return {"exchanges": log, "finished": finished,
+            "result": game.result(state) if finished else "abandoned",
+            "payoff_to_you": (game.payoff(state) * (1 if me == "a" else -1)
+                              if finished else None)}
 
 
 def _ask(game, state, me: str, read, out) -> int | None:

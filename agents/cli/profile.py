@@ -14,14 +14,33 @@ NOT_MEASURED = "not measured"
 TELLS_NOTHING = 0.9
 
 
-def run_validate(args) -> int:
+def validate_document(args) -> dict:
+    """The one document ``duel profile validate --json`` prints."""
     profile = load_profile(args.file)
     size = len(profile.table) if profile.kind == "tabular" else None
+    return {"file": args.file, "valid": True, "schema": profile.document["schema"],
+            "system": profile.system, "side": profile.side, "kind": profile.kind,
+            "observations": size}
+
+
+def show_document(args) -> dict:
+    """The one document ``duel profile show --json`` prints."""
+    return load_profile(args.file).metadata
+
+
+def show_text(args) -> str:
+    """What ``duel profile show`` prints: the profile in words."""
+    profile = load_profile(args.file)
+    return "\n".join(_header(profile) + _metrics(profile) + _tendencies(profile)
+                     + _exploit(profile))
+
+
+def run_validate(args) -> int:
     if args.json:
-        emit_json({"file": args.file, "valid": True, "schema": profile.document["schema"],
-                   "system": profile.system, "side": profile.side, "kind": profile.kind,
-                   "observations": size})
+        emit_json(validate_document(args))
         return 0
+    profile = load_profile(args.file)
+    size = len(profile.table) if profile.kind == "tabular" else None
     what = f"tabular policy over {size} observations" if size is not None else "network policy"
     print(f"{args.file}: a valid {profile.document['schema']} profile "
           f"({profile.system}, side {profile.side}, {what})")
@@ -29,12 +48,10 @@ def run_validate(args) -> int:
 
 
 def run_show(args) -> int:
-    profile = load_profile(args.file)
     if args.json:
-        emit_json(profile.metadata)
+        emit_json(show_document(args))
         return 0
-    print("\n".join(_header(profile) + _metrics(profile) + _tendencies(profile)
-                    + _exploit(profile)))
+    print(show_text(args))
     return 0
 
 

@@ -15,12 +15,15 @@ from .common import (
     game_header,
     percent,
 )
-from .hidden import run_hidden
+from .hidden import hidden_report, run_hidden, solve_exactly
 from .odds import play_text
 from .situations import check_state_field, single_start
 
 
 def run(args) -> int:
+    if args.json:
+        emit_json(document(args))
+        return 0
     game, start = checks.solve(args)
     if args.export_efg:
         nodes = write_efg(game, args.export_efg, args.horizon)
@@ -33,27 +36,40 @@ def run(args) -> int:
         return _run_pairings(args, game)
     if args.all_equilibria:
         return _run_equilibria(args, game, start)
-    solution = solve_game(game) if start is None else solve_moment(game, start)
     # the text shows a few next moments: only --json gives (and pays for) the rest in full
-    report = solution_report(game, solution, start, NEXT_IN_JSON if args.json else NEXT_SHOWN)
+    report = _solved_report(args, game, start, NEXT_SHOWN)
+    print(render_report(game, report, args.side, args.detail))
+    return 0
+
+
+def document(args) -> dict:
+    """The one document ``duel solve --json`` prints, from the parsed arguments (the
+    web's ``POST /api/solve`` answers with it too)."""
+    game, start = checks.solve(args)
+    if args.export_efg:
+        return {"efg": str(args.export_efg), "horizon": args.horizon,
+                "nodes": write_efg(game, args.export_efg, args.horizon)}
+    if not game.info.public_information:
+        return hidden_report(game, solve_exactly(args, game))
+    if args.all_pairings:
+        return _pairings_document(game, *_pairings(args, game))
+    if args.all_equilibria:
+        return _equilibria_report(game, start)
+    return _solved_report(args, game, start, NEXT_IN_JSON)
+
+
+def _solved_report(args, game, start, full: int) -> dict:
+    solution = solve_game(game) if start is None else solve_moment(game, start)
+    report = solution_report(game, solution, start, full)
     if args.by:
         report["by"] = play_by_field(game, solution, args.by)
-    if args.json:
-        emit_json(report)
-    else:
-        print(render_report(game, report, args.side, args.detail))
-    return 0
+    return report
 
 
 def _run_equilibria(args, game, start) -> int:
     """``--all-equilibria``: the extreme equilibria of the exchange at the moment."""
+    report = _equilibria_report(game, start)
     state = start if start is not None else single_start(game)
-    found = stage_equilibria(game, state)
-    report = {"system": game.info.system, "options": game.info.options,
-              "state": game.state_fields(state), **found.as_dict()}
-    if args.json:
-        emit_json(report)
-        return 0
     lines = [game_header(game, args.side), "", game.describe(state), "",
              f"This exchange has {report['count']} extreme equilibri"
              f"{'um' if report['count'] == 1 else 'a'} (every equilibrium is a mix of "
@@ -68,6 +84,13 @@ def _run_equilibria(args, game, start) -> int:
                   f"{play_text(safe['b'])}) mixes equilibria {', '.join(used)}."]
     print("\n".join(lines))
     return 0
+
+
+def _equilibria_report(game, start) -> dict:
+    state = start if start is not None else single_start(game)
+    found = stage_equilibria(game, state)
+    return {"system": game.info.system, "options": game.info.options,
+            "state": game.state_fields(state), **found.as_dict()}
 
 
 #: the next moments where both choose at once shown by ``duel solve`` (all in --json)
@@ -384,7 +407,8 @@ def _solved_by(convergence: dict) -> str:
             f"{convergence['residual']:.2g}" if convergence["cyclic"] else "backward induction")
 
 
-def _run_pairings(args, game) -> int:
+def _pairings(args, game) -> tuple[str, tuple, dict]:
+    """A's odds for every pair of levels of the system's pairing ability."""
     spec = envs.spec(game.info.system)
     key = spec.pairing(game)  # checks.solve has made sure there is one
     levels = next(f for f in spec.sheet.fields if f.name == key).choices
@@ -396,12 +420,17 @@ def _run_pairings(args, game) -> int:
                       (("a", level_a), ("b", level_b))}
             table[(level_a, level_b)] = solve_game(
                 envs.make(args.system, **{**options, **sheets})).evaluation
-    if args.json:
-        emit_json({"system": game.info.system, "ability": key, "levels": list(levels),
-                   "options": game.info.options,
-                   "pairings": [{"a": la, "b": lb, **ev.as_dict()}
-                                for (la, lb), ev in table.items()]})
-        return 0
+    return key, levels, table
+
+
+def _pairings_document(game, key: str, levels, table: dict) -> dict:
+    return {"system": game.info.system, "ability": key, "levels": list(levels),
+            "options": game.info.options,
+            "pairings": [{"a": la, "b": lb, **ev.as_dict()} for (la, lb), ev in table.items()]}
+
+
+def _run_pairings(args, game) -> int:
+    key, levels, table = _pairings(args, game)
     rows = [[la] + [percent(table[(la, lb)].win) for lb in levels] for la in levels]
     print(game_header(game))
     print(f"\nChance that A wins, by {key} of A (rows) and of B (columns), both playing the "

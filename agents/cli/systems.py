@@ -39,13 +39,25 @@ def _describe(spec) -> dict:
     return document
 
 
-def run(args) -> int:
-    known = envs.systems()
+def document(args=None) -> list[dict] | dict:
+    """The one document ``duel systems [SYSTEM] --json`` prints (the web's
+    ``GET /api/systems``)."""
     chosen = getattr(args, "system", None)
+    documents = _documents(chosen)
+    return documents[0] if chosen is not None else documents
+
+
+def _documents(chosen: str | None) -> list[dict]:
+    known = envs.systems()
     if chosen is not None:
         check_choice("system", chosen, tuple(known))
-    documents = [_describe(spec) for name, spec in known.items()
-                 if chosen is None or name == chosen]
+    return [_describe(spec) for name, spec in known.items()
+            if chosen is None or name == chosen]
+
+
+def run(args) -> int:
+    chosen = getattr(args, "system", None)
+    documents = _documents(chosen)
     if args.json:
         emit_json(documents[0] if chosen is not None else documents)
         return 0

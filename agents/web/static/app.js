@@ -1,0 +1,517 @@
+// The pages of `duel serve`: a form becomes a JSON request, its document becomes the
+// answer on the page. Every word shown comes from the document (the system's own
+// presentation), never from this file.
+"use strict";
+
+const page = document.body.dataset.page;
+const system = document.body.dataset.system;
+const form = document.getElementById("ask");
+const answer = document.getElementById("answer");
+const problem = document.getElementById("problem");
+const RULES_KEY = "duel.ruleset";
+
+// ---------- small helpers
+
+function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+const pct = (p) => `${(100 * p).toFixed(2)}%`;
+const short = (p) => `${(100 * p).toFixed(p < 0.1 && p > 0 ? 1 : 0)}%`;
+const svgNS = "http://www.w3.org/2000/svg";
+function svg(tag, attributes = {}) {
+  const node = document.createElementNS(svgNS, tag);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+  return node;
+}
+
+class Problem extends Error {
+  constructor(message, field) { super(message); this.field = field; }
+}
+
+async function call(method, path, body, raw = false) {
+  const options = { method, headers: {} };
+  if (body !== undefined) {
+    options.body = raw ? body : JSON.stringify(body);
+    options.headers["Content-Type"] = raw ? "application/octet-stream" : "application/json";
+  }
+  const response = await fetch(path, options);
+  let data;
+  try { data = await response.json(); } catch { data = { error: await response.text() }; }
+  if (response.status >= 400 && response.status !== 409) {
+    throw new Problem(data.error || `error ${response.status}`, data.field);
+  }
+  return { status: response.status, data };
+}
+
+// ---------- the rules in every page's header
+
+function rules() {
+  try { return JSON.parse(localStorage.getItem(RULES_KEY)) || null; } catch { return null; }
+}
+function showRules() {
+  const box = document.getElementById("rules");
+  const chosen = rules();
+  box.replaceChildren();
+  if (!chosen) { box.textContent = "Rules: the defaults"; return; }
+  box.append(`Rules of ${chosen.system}: your file, hash ${chosen.hash} (defaults ${chosen.default_hash})`);
+  if (chosen.differences.length) {
+    const list = el("ul", { class: "differences" });
+    for (const d of chosen.differences) {
+      list.append(el("li", { text: `${d.key}: ${JSON.stringify(d.default)} → ${JSON.stringify(d.value)}` }));
+    }
+    box.append(list);
+  } else box.append(" (the same as the defaults)");
+  if (system && chosen.system !== system) box.append(el("span", { class: "note", text: ` — not used on ${system}` }));
+}
+
+// ---------- errors marked at their field
+
+function clearProblems() {
+  problem.hidden = true;
+  for (const span of document.querySelectorAll(".error")) span.textContent = "";
+  for (const bad of document.querySelectorAll(".bad")) bad.classList.remove("bad");
+}
+function mark(error) {
+  let field = error.field || "";
+  let span = null;
+  while (field && !(span = document.querySelector(`.error[data-for="${CSS.escape(field)}"]`))) {
+    field = field.includes(".") ? field.slice(0, field.lastIndexOf(".")) : "";
+  }
+  if (span) {
+    span.textContent = error.message;
+    const input = form.querySelector(`[name="${CSS.escape(field)}"]`);
+    (input || span.closest("fieldset") || span).classList.add("bad");
+    const details = span.closest("details");
+    if (details) details.open = true;
+    span.scrollIntoView({ block: "center" });
+  }
+  problem.textContent = error.message;
+  problem.hidden = false;
+}
+
+// ---------- the form as a request
+
+function gameRequest() {
+  const request = { system: form.system.value, options: {}, a: {}, b: {} };
+  for (const input of form.querySelectorAll("input[data-kind], select[data-kind], select[name$='.sheet']")) {
+    const [part, name] = input.name.split(".");
+    if (!name) continue;
+    const value = input.type === "checkbox" ? input.checked : input.value.trim();
+    if (value === "" || value === false) continue;
+    request[part][name] = value;
+  }
+  if (form.side) request.side = form.side.value;
+  const chosen = rules();
+  if (chosen && chosen.system === request.system) request.ruleset = chosen.ruleset;
+  return request;
+}
+
+async function opponent() {
+  const kind = form.querySelector("[name=vs_kind]:checked").value;
+  if (kind === "equilibrium") return "equilibrium";
+  if (kind === "personality") return `${form.vs_personality.value}:${form.vs_strength.value}`;
+  if (kind === "mix") {
+    const text = form.vs_mix.value.trim();
+    return text.startsWith("mix=") ? text : `mix=${text}`;
+  }
+  const file = form.vs_profile.files[0];
+  if (!file) throw new Problem("choose a profile file to upload", "vs");
+  return { profile: await uploadProfile(file) };
+}
+
+async function uploadProfile(file) {
+  try {
+    const { data } = await call("POST", "/api/upload/profile", await file.arrayBuffer(), true);
+    return data.profile;
+  } catch (error) { throw new Problem(error.message, "vs"); }
+}
+
+// ---------- long work: progress, estimate, cancel
+
+const progress = document.getElementById("progress");
+let running = null;
+document.getElementById("cancel").addEventListener("click", async () => {
+  if (running) await call("DELETE", `/api/jobs/${running}`);
+});
+
+async function work(kind, request) {
+  let { data: status } = await call("POST", `/api/jobs/${kind}`, request);
+  running = status.job;
+  try {
+    while (status.state === "waiting" || status.state === "running") {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      ({ data: status } = await call("GET", `/api/jobs/${status.job}`));
+      showProgress(status);
+    }
+  } finally { progress.hidden = true; running = null; }
+  if (status.state === "cancelled") throw new Problem("cancelled: nothing was computed");
+  const { data } = await call("GET", `/api/jobs/${status.job}/result`);
+  return { job: status.job, document: data };
+}
+
+function showProgress(status) {
+  if (status.elapsed < 1) return;
+  progress.hidden = false;
+  const fill = progress.querySelector(".fill");
+  const said = progress.querySelector(".said");
+  const waiting = status.state === "waiting" ? "waiting for a free worker; " : "";
+  if (status.estimate) {
+    fill.style.width = `${Math.min(95, (100 * status.elapsed) / status.estimate)}%`;
+    const left = Math.max(0, status.estimate - status.elapsed);
+    said.textContent = `${waiting}working for ${status.elapsed.toFixed(1)} s; about ` +
+      `${left.toFixed(0)} s left (estimated from the last questions like it)`;
+  } else {
+    fill.style.width = "100%";
+    fill.classList.add("unknown");
+    said.textContent = `${waiting}working for ${status.elapsed.toFixed(1)} s (no estimate yet: ` +
+      "the first question of this kind)";
+  }
+}
+
+// ---------- drawing
+
+function bars(rows) {
+  // rows: [label, probability, class]
+  const box = el("div", { class: "bars" });
+  for (const [label, p, kind] of rows) {
+    const bar = el("div", { class: `bar-row ${kind}` },
+      el("span", { class: "label", text: label }),
+      el("span", { class: "track" }, el("span", { class: "fill", style: `width:${100 * p}%` })),
+      el("span", { class: "number", text: pct(p) }));
+    box.append(bar);
+  }
+  return box;
+}
+
+function winBars(doc, me, them) {
+  const [win, loss] = me === "a" ? [doc.win, doc.loss] : [doc.loss, doc.win];
+  return bars([[`${me.toUpperCase()} wins`, win, "win"], ["draw", doc.draw, "draw"],
+    [`${them.toUpperCase()} wins`, loss, "loss"]]);
+}
+
+function playList(mix, words) {
+  const list = el("ul", { class: "play" });
+  const entries = Object.entries(mix).filter(([, p]) => p > 1e-9).sort((x, y) => y[1] - x[1]);
+  for (const [action, p] of entries) {
+    list.append(el("li", {}, el("strong", { text: short(p) }), ` ${words[action] || action}`,
+      el("span", { class: "code", text: ` (${action})` })));
+  }
+  return list;
+}
+
+function table(header, rows, className = "") {
+  const head = el("tr", {}, ...header.map((h) => el("th", { text: h })));
+  const body = rows.map((row) => el("tr", {}, ...row.map((c) => (c instanceof Node ? el("td", {}, c) : el("td", { text: c })))));
+  return el("table", { class: className }, el("thead", {}, head), el("tbody", {}, ...body));
+}
+
+function section(title, ...children) {
+  return el("section", { class: "card" }, el("h2", { text: title }), ...children);
+}
+function named(name, node) { node.classList.add(name); return node; }
+
+function heatMap(moment) {
+  const actions = Object.keys(moment.mix_a);
+  const matrix = moment.stage_matrix;
+  const legal = actions.map((_, k) => k).filter((k) =>
+    matrix[k].some((v) => v !== null) || matrix.some((row) => row[k] !== null));
+  const rows = legal.filter((i) => matrix[i].some((v) => v !== null));
+  const cols = legal.filter((j) => matrix.some((row) => row[j] !== null));
+  const head = el("tr", {}, el("th", { text: "A \\ B" }),
+    ...cols.map((j) => el("th", { title: moment.words[actions[j]] }, actions[j],
+      el("div", { class: "mix", text: short(moment.mix_b[actions[j]]) }))));
+  const body = rows.map((i) => el("tr", {},
+    el("th", { title: moment.words[actions[i]] }, actions[i],
+      el("span", { class: "mix", text: ` ${short(moment.mix_a[actions[i]])}` })),
+    ...cols.map((j) => {
+      const v = matrix[i][j];
+      if (v === null) return el("td", { class: "none", text: "–" });
+      const hue = v >= 0 ? 150 : 0;
+      const strength = Math.min(1, Math.abs(v));
+      return el("td", { style: `background:hsl(${hue} 60% ${95 - 45 * strength}%)`, title: `${moment.words[actions[i]]} / ${moment.words[actions[j]]}` }, v.toFixed(2));
+    })));
+  const legend = el("p", { class: "hint", text: "Each cell: what the duel is worth to A after that pair of choices (+1 A sure to win, −1 B sure to win). Beside each action: how often the least predictable safe play chooses it." });
+  const words = el("ul", { class: "legend" }, ...legal.map((k) => el("li", {}, el("span", { class: "code", text: actions[k] }), ` ${moment.words[actions[k]]}`)));
+  return el("div", { class: "heat" }, el("div", { class: "scroll" }, el("table", { class: "heatmap" }, el("thead", {}, head), el("tbody", {}, ...body))), legend, words);
+}
+
+// ---------- the Duel page
+
+async function solvePage(request) {
+  const { document: doc } = await work("solve", request);
+  show(renderSolve(doc, request));
+}
+
+function renderSolve(doc, request) {
+  const me = request.side || "a";
+  const them = me === "a" ? "b" : "a";
+  const parts = [];
+  if (doc.hidden) return renderHiddenSolve(doc);
+  parts.push(section(`Now: ${doc.situation[me]}`, el("pre", { class: "table", text: doc.description })));
+  parts.push(named("odds", section("Who wins, both playing the least predictable safe play", winBars(doc, me, them),
+    el("p", { text: `A duel lasts ${doc.expected_length.toFixed(1)} ${doc.length_unit}s on average; it is worth ${(me === "a" ? doc.value : -doc.value).toFixed(3)} to ${me.toUpperCase()} (+1 a sure win, −1 a sure loss).` }))));
+  const plays = el("div", { class: "two" },
+    el("div", {}, el("h3", { text: `${me.toUpperCase()} (you)` }), playList(doc[`mix_${me}`], doc.words)),
+    el("div", {}, el("h3", { text: `${them.toUpperCase()} (them)` }), playList(doc[`mix_${them}`], doc.words)));
+  parts.push(section("What to play now", plays));
+  const endings = Object.entries(doc.endings).sort((x, y) => y[1] - x[1]);
+  parts.push(named("endings", section("How duels end", bars(endings.map(([label, p]) => [label, p, "ending"])))));
+  parts.push(section("The opening stage game", heatMap(doc)));
+  if (doc.next && doc.next.length) {
+    const list = el("ul", { class: "next" });
+    for (const moment of doc.next.slice(0, 3)) {
+      list.append(el("li", {}, el("strong", { text: `In ${pct(moment.chance)} of duels` }), `, ${moment.situation[me]}:`, playList(moment[`mix_${me}`], moment.words)));
+    }
+    parts.push(section("Then, where both choose at once again", list));
+  }
+  parts.push(section("What if…", whatIf(doc, request)));
+  return parts;
+}
+
+function renderHiddenSolve(doc) {
+  const rows = doc.types.map((t) => [t.player.toUpperCase(), t.type, pct(t.prior), t.payoff.toFixed(4)]);
+  return [section("Who wins (hidden information: each side knows only his own type)", winBars(doc, "a", "b"),
+    el("p", { text: `The duel is worth ${doc.value.toFixed(4)} to A.` })),
+  section("Each type's payoff", table(["side", "type", "prior", "payoff"], rows))];
+}
+
+function whatIf(doc, request) {
+  const box = el("form", { class: "whatif" });
+  for (const [name, value] of Object.entries(doc.state)) {
+    box.append(el("label", { class: "field" }, name.replace(/_/g, " "),
+      el("input", { type: "text", name, value: String(value), "data-state": "1" }),
+      el("span", { class: "error", "data-for": `state.${name}` })));
+  }
+  box.append(el("span", { class: "error", "data-for": "state" }));
+  const go = el("button", { type: "submit", text: "Ask about this moment" });
+  box.append(el("div", { class: "go" }, go));
+  box.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const state = {};
+    for (const input of box.querySelectorAll("[data-state]")) state[input.name] = input.value.trim();
+    submit(() => solvePage({ ...request, state }));
+  });
+  return el("div", {}, el("p", { class: "hint", text: "Change the moment of the duel and ask again: the odds and the play from there." }), box);
+}
+
+// ---------- the Opponent page
+
+async function oddsPage(request) {
+  request.vs = await opponent();
+  const { document: doc } = await work("odds", request);
+  show(renderOdds(doc));
+}
+
+function renderOdds(doc) {
+  const me = doc.side;
+  const them = me === "a" ? "b" : "a";
+  const best = doc.best_response;
+  const steady = doc.equilibrium_against_it;
+  const rows = [["your best play against it", best, "best"], ["the least predictable safe play", steady, "steady"]];
+  const parts = [section(`Against ${typeof doc.vs === "string" && doc.vs.includes("/") ? "the profile" : doc.vs}`,
+    ...rows.map(([label, r, kind]) => el("div", { class: kind }, el("h3", { text: label }), winBars(r, me, them))),
+    el("p", { text: best.win - steady.win > 5e-5
+      ? `Playing your best against it, you win ${pct(best.win)} instead of ${pct(steady.win)} with the safe play (the play no opponent can do better against).`
+      : "Against this opponent the safe play already does as well as any: there is nothing more to exploit." }))];
+  if (doc.hidden) return parts;
+  const plan = doc.plan.slice(0, 12).map((row) => [
+    row.situation, Object.entries(row.play).sort((x, y) => y[1] - x[1])
+      .map(([a, p]) => `${row.words[a]}${Object.keys(row.play).length > 1 ? " " + short(p) : ""}`).join(" / "),
+    pct(row.win), pct(row.loss), (100 * row.reach).toPrecision(3)]);
+  parts.push(section(`Where it can be exploited: your best play, situation by situation (${Math.min(12, doc.plan.length)} most frequent of ${doc.plan.length})`,
+    el("div", { class: "scroll" }, table(["situation", "play", "you win", "you lose", "times in 100 duels"], plan, "plan"))));
+  if (doc.mix_fallback) parts.push(el("p", { class: "hint", text: `The mix had no legal action in ${doc.mix_fallback.steps_per_duel.toFixed(3)} steps per duel and played uniformly there.` }));
+  return parts;
+}
+
+// ---------- the Play page
+
+async function playPage(request) {
+  request.vs = await opponent();
+  if (form.seed.value !== "") request.seed = form.seed.value;
+  const { data } = await call("POST", "/api/play", request);
+  answer.replaceChildren();
+  const log = el("ol", { class: "narration" });
+  answer.append(section("The duel", el("p", { class: "header", text: `${data.header} Your opponent plays ${data.opponent}.` }), log,
+    el("div", { id: "table-now" }), el("div", { id: "choices", class: "choices" })));
+  renderTurn(data, log);
+  answer.scrollIntoView({ block: "start" });
+}
+
+function renderTurn(view, log) {
+  for (const line of view.narration) log.append(el("li", { text: line }));
+  const now = document.getElementById("table-now");
+  const choices = document.getElementById("choices");
+  now.replaceChildren(el("pre", { class: "table", text: view.description }));
+  choices.replaceChildren();
+  if (view.over) {
+    now.replaceChildren(el("h3", { class: "result", text: view.result }),
+      el("p", { class: "hint", text: "The whole table, hidden parts included:" }),
+      el("pre", { class: "table", text: view.revealed }));
+    const again = el("button", { type: "button", text: "Play again" });
+    again.addEventListener("click", () => form.requestSubmit());
+    choices.append(again);
+    return;
+  }
+  choices.append(el("p", { class: "hint", text: "Your choice:" }));
+  for (const choice of view.choices) {
+    const button = el("button", { type: "button", class: "choice", "data-action": choice.action },
+      el("span", { class: "code", text: `${choice.number}` }), ` ${choice.words}`);
+    button.addEventListener("click", async () => {
+      for (const b of choices.querySelectorAll("button")) b.disabled = true;
+      try {
+        const { data } = await call("POST", `/api/play/${view.session}`, { action: choice.action });
+        renderTurn(data, log);
+      } catch (error) { mark(error); }
+    });
+    choices.append(button);
+  }
+  const quit = el("button", { type: "button", class: "quiet", text: "Leave the field" });
+  quit.addEventListener("click", async () => {
+    const { data } = await call("POST", `/api/play/${view.session}`, { action: "quit" });
+    renderTurn(data, log);
+  });
+  choices.append(quit);
+}
+
+// ---------- the NPC page
+
+async function npcPage(request) {
+  if (form.personality.value) {
+    request.personality = form.personality.value;
+    request.strength = form.strength.value;
+  }
+  if (form.seed.value !== "") request.seed = form.seed.value;
+  const { job, document: doc } = await work("train", request);
+  const file = await (await fetch(`/api/jobs/${job}/profile`)).arrayBuffer();
+  const { data: uploaded } = await call("POST", "/api/upload/profile", file, true);
+  const { data: words } = await call("POST", "/api/profile/words", { profile: uploaded.profile });
+  const download = el("a", { href: `/api/jobs/${job}/profile`, download: "npc.json", class: "button", text: "Download the profile (JSON)" });
+  const metrics = Object.entries(doc.metrics).filter(([, v]) => typeof v === "number")
+    .map(([k, v]) => [k.replace(/_/g, " "), v.toFixed(4)]);
+  show([section("The NPC", el("p", { text: doc.training.reason }), download),
+    named("wide", section("Its profile in words", el("pre", { class: "profile", text: words.text }))),
+    section("Its numbers", table(["metric", "value"], metrics))]);
+}
+
+// ---------- the Dice page
+
+async function dicePage() {
+  const request = { expression: form.expression.value.trim() };
+  const more = form.more.value.trim();
+  const mode = form.mode.value;
+  if (mode === "at_least" || mode === "dc") request[mode] = more.split(/[\s,]+/).filter(Boolean);
+  if (mode === "vs") request.vs = more;
+  let doc;
+  try { ({ data: doc } = await call("POST", "/api/dice", request)); } catch (error) {
+    if (error.field && error.field !== "expression") error.field = "more";
+    throw error;
+  }
+  show(renderDice(doc));
+}
+
+function renderDice(doc) {
+  if (doc.outcomes) {
+    return [section(`${doc.expression}: mean ${doc.mean.float.toFixed(3)}`, distribution(doc.outcomes, "total"),
+      el("div", { class: "scroll" }, table(["total", "P(=)", "P(≥)"], doc.outcomes.map((o) => [o.total, pct(o.probability.float), pct(o.at_least.float)]))))];
+  }
+  if (doc.at_least) {
+    return [section(doc.expression, bars(doc.at_least.map((t) => [`at least ${t.threshold}`, t.probability.float, "win"])))];
+  }
+  if (doc.margin) {
+    return [section(`A = ${doc.a} against B = ${doc.b}`, bars([["A > B", doc.a_wins.float, "win"], ["A = B", doc.tie.float, "draw"], ["A < B", doc.b_wins.float, "loss"]])),
+      section("A − B", distribution(doc.margin, "margin"))];
+  }
+  const names = ["critical_success", "success", "failure", "critical_failure"];
+  return [section(`${doc.expression} against DCs`, table(["DC", ...names.map((n) => n.replace("_", " ")), "success or better"],
+    doc.checks.map((c) => [c.dc, ...names.map((n) => pct(c[n].float)), pct(c.success_or_better.float)])))];
+}
+
+function distribution(outcomes, key) {
+  const width = 640, height = 220, pad = 28;
+  const top = Math.max(...outcomes.map((o) => o.probability.float));
+  const step = (width - 2 * pad) / outcomes.length;
+  const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "chart", role: "img", "aria-label": "distribution" });
+  const every = Math.ceil(outcomes.length / 20);
+  outcomes.forEach((o, k) => {
+    const h = ((height - 2 * pad) * o.probability.float) / top;
+    const bar = svg("rect", { x: pad + k * step + 1, y: height - pad - h, width: Math.max(1, step - 2), height: h, class: "column" });
+    const title = svg("title");
+    title.textContent = `${o[key]}: ${pct(o.probability.float)}`;
+    bar.append(title);
+    chart.append(bar);
+    if (k % every === 0) {
+      const label = svg("text", { x: pad + k * step + step / 2, y: height - pad + 16, "text-anchor": "middle" });
+      label.textContent = o[key];
+      chart.append(label);
+    }
+  });
+  const peak = svg("text", { x: pad, y: pad - 10 });
+  peak.textContent = `highest: ${pct(top)}`;
+  chart.append(peak);
+  return chart;
+}
+
+// ---------- the Ruleset page
+
+async function rulesetPage() {
+  const file = form.ruleset.files[0];
+  if (!file) throw new Problem("choose a TOML file", "ruleset");
+  let data;
+  try {
+    ({ data } = await call("POST", `/api/upload/ruleset?system=${encodeURIComponent(form.system.value)}`, await file.arrayBuffer(), true));
+  } catch (error) { throw new Problem(error.message, "ruleset"); }
+  localStorage.setItem(RULES_KEY, JSON.stringify(data));
+  showRules();
+  const rows = data.differences.map((d) => [d.key, JSON.stringify(d.default), JSON.stringify(d.value)]);
+  show([section(`These rules are used for ${data.system} on every page`,
+    el("p", { text: `Hash ${data.hash}; the defaults' is ${data.default_hash}.` }),
+    rows.length ? table(["rule", "default", "yours"], rows) : el("p", { text: "They are the same as the defaults." }))]);
+}
+
+// ---------- wiring
+
+function show(parts) {
+  answer.replaceChildren(...parts);
+  answer.scrollIntoView({ block: "start" });
+}
+
+async function submit(run) {
+  clearProblems();
+  const button = form.querySelector("button[type=submit]");
+  button.disabled = true;
+  try { await run(); } catch (error) {
+    if (error instanceof Problem) mark(error); else mark(new Problem(String(error)));
+  } finally { button.disabled = false; }
+}
+
+const RUNS = {
+  duel: () => solvePage(gameRequest()), opponent: () => oddsPage(gameRequest()),
+  play: () => playPage(gameRequest()), npc: () => npcPage(gameRequest()),
+  dice: dicePage, ruleset: rulesetPage,
+};
+
+showRules();
+if (form) {
+  form.addEventListener("submit", (event) => { event.preventDefault(); submit(RUNS[page]); });
+  const picker = document.getElementById("system");
+  if (picker) picker.addEventListener("change", () => { location.search = `?system=${picker.value}`; });
+  for (const range of form.querySelectorAll("input[type=range]")) {
+    const shown = form.querySelector(`output[data-of="${range.name}"]`);
+    range.addEventListener("input", () => { shown.textContent = range.value; });
+  }
+  for (const radio of form.querySelectorAll("[name=vs_kind]")) {
+    radio.addEventListener("change", () => {
+      for (const part of form.querySelectorAll(".vs-part")) part.hidden = part.dataset.vs !== radio.value;
+    });
+  }
+  const defaults = document.getElementById("defaults");
+  if (defaults) defaults.addEventListener("click", () => { localStorage.removeItem(RULES_KEY); showRules(); answer.replaceChildren(); });
+}

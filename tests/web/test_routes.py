@@ -1,0 +1,347 @@
+"""Every route of ``duel serve`` through Starlette's test client: each JSON route answers
+with the --json document of its command for the same question, bad input is one line
+marked at its field (the CLI's message), and nothing a request sends brings a traceback."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import warnings
+
+import pytest
+
+from agents.cli import main
+
+from .helpers import cli_json, request_argv, small_argv, small_duel
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")   # starlette's note on httpx's successor
+    from starlette.testclient import TestClient
+
+from agents.web.app import create_app  # noqa: E402
+
+FALKENSTEIN = small_duel("falkenstein")
+SYSTEMS = ("falkenstein", "blooded", "pathfinder", "uchronia")
+
+
+@pytest.fixture
+def client(tmp_path):
+    with TestClient(create_app(directory=tmp_path / "server")) as test_client:
+        yield test_client
+
+
+def cli_error(argv: list[str]) -> str:
+    """The one line ``duel ARGV`` says on stderr for bad input, without its prefix."""
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        try:
+            assert main(argv) == 2
+        except SystemExit as stop:   # argparse's errors exit
+            assert stop.code == 2
+    said = err.getvalue().strip().split(": error: ", 1)[1]
+    return re.sub(r" \(see duel [a-z ]+--help\)$", "", said)
+
+
+def test_systems_is_duel_systems_json(client):
+    response = client.get("/api/systems")
+    assert response.status_code == 200
+    assert response.json() == cli_json(["systems"])
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_solve_is_duel_solve_json(client, system):
+    response = client.post("/api/solve", json=small_duel(system))
+    assert response.status_code == 200, response.text
+    assert response.json() == cli_json(["solve", *small_argv(system)])
+
+
+def test_solve_takes_sheets_as_mappings_and_a_state(client):
+    request = dict(FALKENSTEIN, a={"fencing": "GR", "physique": "AV"}, b={"fencing": "GD"},
+                   state={"round": 2, "exchange": 1})
+    response = client.post("/api/solve", json=request)
+    assert response.status_code == 200, response.text
+    expected = cli_json(["solve", *small_argv("falkenstein"), "--state", "round=2,exchange=1"])
+    assert response.json() == expected
+    assert response.json()["state"]["round"] == 2
+
+
+def test_odds_is_duel_odds_json(client):
+    request = dict(FALKENSTEIN, vs="cautious:0.5", side="b")
+    response = client.post("/api/odds", json=request)
+    assert response.status_code == 200, response.text
+    expected = cli_json(["odds", *small_argv("falkenstein"), "--vs", "cautious:0.5",
+                         "--side", "b"])
+    assert response.json() == expected
+
+
+def test_dice_numbers_by_hand(client):
+    # 2d6: 21 of the 36 rolls make 7 or more, 6 of them exactly 7
+    response = client.post("/api/dice", json={"expression": "2d6", "at_least": [7]})
+    assert response.json()["at_least"][0]["probability"]["fraction"] == "7/12"
+    full = client.post("/api/dice", json={"expression": "2d6"}).json()
+    seven = next(o for o in full["outcomes"] if o["total"] == 7)
+    assert seven["probability"]["fraction"] == "1/6"
+    assert full == cli_json(["dice", "2d6"])
+    opposed = client.post("/api/dice", json={"expression": "d6", "vs": "d6"}).json()
+    assert opposed["tie"]["fraction"] == "1/6"      # 6 doubles of 36
+    assert opposed["a_wins"]["fraction"] == "5/12"  # 15 of the 30 others
+    degrees = client.post("/api/dice", json={"expression": "d20+9", "dc": [20]}).json()
+    assert degrees == cli_json(["dice", "d20+9", "--dc", "20"])
+
+
+def test_dice_expression_starting_with_a_minus_is_read_as_the_expression(client):
+    response = client.post("/api/dice", json={"expression": "-d6"})
+    assert response.status_code == 400
+    assert response.json()["field"] == "expression"
+
+
+@pytest.mark.parametrize(("route", "request_", "field"), [
+    ("/api/solve", dict(FALKENSTEIN, a="fencing=XX"), "a.fencing"),
+    ("/api/solve", dict(FALKENSTEIN, b={"fencin": "GR"}), "b.fencin"),
+    ("/api/solve", dict(FALKENSTEIN, options={"max_rounds": 0}), "options.max_rounds"),
+    ("/api/solve", dict(FALKENSTEIN, options={"nope": 1}), "options.nope"),
+    ("/api/solve", dict(FALKENSTEIN, state="round=99"), "state"),
+    ("/api/solve", dict(FALKENSTEIN, side="c"), "side"),
+    ("/api/solve", dict(FALKENSTEIN, system="chess"), "system"),
+    ("/api/odds", dict(FALKENSTEIN, vs="nobody"), "vs"),
+    ("/api/odds", dict(FALKENSTEIN, vs="mix=ZZ:1"), "vs"),
+    ("/api/dice", {"expression": "2q6"}, "expression"),
+    ("/api/dice", {"expression": "2d6", "vs": "2q6"}, "vs"),
+    ("/api/dice", {"expression": "2d6", "dc": [3]}, "expression"),  # not a d20 check
+    ("/api/play", dict(FALKENSTEIN, seed="x"), "seed"),
+    ("/api/train", dict(FALKENSTEIN, personality="grumpy"), "personality"),
+])
+def test_bad_input_is_the_cli_line_at_its_field(client, route, request_, field):
+    response = client.post(route, json=request_)
+    assert response.status_code == 400
+    said = response.json()
+    command = route.removeprefix("/api/")
+    argv = request_argv(command, request_) + (["--out", "x.json"] * (command == "train"))
+    assert said["error"] == cli_error(argv)
+    assert said["field"] == field
+
+
+@pytest.mark.parametrize("body", [b"{not json", b"[1, 2]", b'"text"', b"[" * 100_000],
+                         ids=["broken", "list", "text", "deep"])
+def test_malformed_requests_are_one_line(client, body):
+    response = client.post("/api/solve", content=body)
+    assert response.status_code == 400
+    assert set(response.json()) == {"error", "field"}
+
+
+def test_unknown_request_field_names_the_allowed(client):
+    response = client.post("/api/solve", json=dict(FALKENSTEIN, colour="red"))
+    assert response.status_code == 400
+    said = response.json()
+    assert said["field"] == "colour"
+    assert "allowed:" in said["error"] and "state" in said["error"]
+
+
+@pytest.mark.parametrize("field", ["out", "json", "no_cache", "resume"])
+def test_a_request_cannot_set_what_the_server_decides(client, field):
+    response = client.post("/api/train", json=dict(FALKENSTEIN, **{field: "/etc/passwd"}))
+    assert response.status_code == 400
+    assert response.json()["field"] == field
+
+
+def test_request_over_the_limit_is_refused(client):
+    response = client.post("/api/solve", content=b" " * (2**20 + 1))
+    assert response.status_code == 400
+    assert "at most" in response.json()["error"]
+
+
+def test_the_same_question_is_one_job(client):
+    first = client.post("/api/jobs/solve", json=FALKENSTEIN).json()
+    second = client.post("/api/jobs/solve", json=dict(FALKENSTEIN, a=FALKENSTEIN["a"])).json()
+    assert first["job"] == second["job"]
+    other = client.post("/api/jobs/solve", json=dict(FALKENSTEIN, side="b")).json()
+    assert other["job"] != first["job"]
+    while client.get(f"/api/jobs/{first['job']}").json()["state"] in ("waiting", "running"):
+        pass
+    result = client.get(f"/api/jobs/{first['job']}/result")
+    assert result.json() == cli_json(["solve", *small_argv("falkenstein")])
+
+
+def test_a_job_is_cancelled_and_the_server_goes_on(client):
+    big = {"system": "pathfinder", "a": "fighter", "b": "rogue"}   # hp 20 each: long
+    job = client.post("/api/jobs/solve", json=big).json()
+    assert client.get("/api/systems").status_code == 200   # served meanwhile
+    cancelled = client.delete(f"/api/jobs/{job['job']}").json()
+    assert cancelled["state"] == "cancelled"
+    assert client.get(f"/api/jobs/{job['job']}/result").status_code == 409
+    again = client.post("/api/jobs/solve", json=big).json()
+    assert again["job"] != job["job"]   # a cancelled question is asked anew
+    client.delete(f"/api/jobs/{again['job']}")
+
+
+def test_unknown_job_and_work(client):
+    assert client.get("/api/jobs/j999").status_code == 404
+    assert client.delete("/api/jobs/j999").status_code == 404
+    assert client.post("/api/jobs/sweep", json={}).status_code == 404
+    assert client.get("/api/jobs/j999/profile").status_code == 404
+
+
+def test_play_to_the_end_is_duel_play_json(client, monkeypatch):
+    request = dict(FALKENSTEIN, seed=3)
+    view = client.post("/api/play", json=request).json()
+    assert view["choices"] and not view["over"]
+    turns = 0
+    while not view["over"]:
+        response = client.post(f"/api/play/{view['session']}", json={"action": 1})
+        assert response.status_code == 200, response.text
+        view = response.json()
+        turns += 1
+    assert view["revealed"] and view["result"] == view["document"]["result"]
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * (turns + 5)))
+    expected = cli_json(["play", *small_argv("falkenstein"), "--seed", "3"])
+    assert view["document"] == expected
+    over = client.post(f"/api/play/{view['session']}", json={"action": 1})
+    assert over.status_code == 400
+
+
+def test_play_bad_choices(client):
+    view = client.post("/api/play", json=FALKENSTEIN).json()
+    wrong = client.post(f"/api/play/{view['session']}", json={"action": "XYZ"})
+    assert wrong.status_code == 400 and "legal" in wrong.json()["error"]
+    assert client.post(f"/api/play/{view['session']}", json={}).json()["field"] == "action"
+    assert client.post("/api/play/s999", json={"action": 1}).status_code == 400
+    left = client.post(f"/api/play/{view['session']}", json={"action": "quit"}).json()
+    assert left["over"] and left["document"]["result"] == "abandoned"
+
+
+def test_ruleset_upload_hash_and_differences(client):
+    response = client.post("/api/upload/ruleset?system=falkenstein",
+                           content=b"max_rounds = 3\n")
+    said = response.json()
+    assert said["differences"] == [{"key": "max_rounds", "default": 10, "value": 3}]
+    assert said["hash"] != said["default_hash"]
+    # the rules are used: three rounds, as -o max_rounds=3 gives
+    solved = client.post("/api/solve", json={"system": "falkenstein", "a": "fencing=GR",
+                                             "ruleset": said["ruleset"]}).json()
+    assert solved["win"] == pytest.approx(cli_json(
+        ["solve", "falkenstein", "--a", "fencing=GR", "-o", "max_rounds=3"])["win"], abs=1e-12)
+
+
+@pytest.mark.parametrize(("query", "body"), [
+    ("system=falkenstein", b"max_rounds = \n"),            # not TOML
+    ("system=falkenstein", b"colour = 3\n"),               # unknown key
+    ("system=falkenstein", b"max_rounds = 'ten'\n"),       # wrong kind
+    ("system=chess", b"max_rounds = 3\n"),                 # unknown system
+    ("system=falkenstein", b"\xff\xfe\x00"),               # not text
+    ("system=falkenstein", "LARGE"),                       # over the limit
+], ids=["toml", "key", "kind", "system", "bytes", "large"])
+def test_bad_rulesets(client, query, body):
+    if body == "LARGE":
+        body = b"# " + b"x" * 2**20 + b"\n"
+    response = client.post(f"/api/upload/ruleset?{query}", content=body)
+    assert response.status_code == 400
+    assert response.json()["field"] == "ruleset"
+
+
+def test_unknown_ruleset_id(client):
+    response = client.post("/api/solve", json=dict(FALKENSTEIN, ruleset="0123456789abcdef"))
+    assert response.status_code == 400 and response.json()["field"] == "ruleset"
+    response = client.post("/api/solve", json=dict(FALKENSTEIN, ruleset="../../etc/passwd"))
+    assert response.status_code == 400 and response.json()["field"] == "ruleset"
+
+
+def test_profile_upload_show_and_odds_against_it(client, tmp_path):
+    path = tmp_path / "npc.json"
+    cli_json(["train", *small_argv("falkenstein"), "--personality", "cautious",
+              "--out", str(path)])
+    uploaded = client.post("/api/upload/profile", content=path.read_bytes()).json()
+    assert uploaded["system"] == "falkenstein" and uploaded["side"] == "b"
+    shown = client.post("/api/profile/show", json={"profile": uploaded["profile"]}).json()
+    assert shown == cli_json(["profile", "show", str(path)])
+    valid = client.post("/api/profile/validate", json={"profile": uploaded["profile"]}).json()
+    expected = cli_json(["profile", "validate", str(path)])
+    assert {k: v for k, v in valid.items() if k != "file"} == \
+        {k: v for k, v in expected.items() if k != "file"}
+    words = client.post("/api/profile/words", json={"profile": uploaded["profile"]}).json()
+    assert "cautious" in words["text"]
+    odds = client.post("/api/odds", json=dict(FALKENSTEIN, vs={"profile": uploaded["profile"]}))
+    expected = cli_json(["odds", *small_argv("falkenstein"), "--vs", str(path)])
+    assert {k: v for k, v in odds.json().items() if k != "vs"} == \
+        {k: v for k, v in expected.items() if k != "vs"}
+
+
+@pytest.mark.parametrize("body", [b"not json", b"{}", b'{"schema": "duel-profile/9"}',
+                                  b"\x1f\x8b\x08\x00garbage"])
+def test_bad_profiles(client, body):
+    response = client.post("/api/upload/profile", content=body)
+    assert response.status_code == 400
+    assert response.json()["field"] == "profile"
+
+
+def test_train_and_download(client, tmp_path):
+    response = client.post("/api/train", json=dict(FALKENSTEIN, personality="cautious",
+                                                   strength=0.25))
+    assert response.status_code == 200, response.text
+    trained = response.json()
+    expected = cli_json(["train", *small_argv("falkenstein"), "--personality", "cautious",
+                         "--strength", "0.25", "--out", str(tmp_path / "npc.json")])
+    assert trained["metrics"] == expected["metrics"]
+    assert trained["stored"] == expected["stored"] == "exact"
+    job = client.post("/api/jobs/train", json=dict(FALKENSTEIN, personality="cautious",
+                                                   strength=0.25)).json()
+    profile = client.get(f"/api/jobs/{job['job']}/profile")
+    assert profile.status_code == 200
+    assert json.loads(profile.content)["personality"] == {"name": "cautious", "strength": 0.25}
+
+
+def test_personalities(client):
+    names = client.get("/api/personalities?system=falkenstein").json()
+    assert "cautious" in names
+    assert client.get("/api/personalities?system=chess").status_code == 400
+
+
+@pytest.mark.parametrize("page", ["duel", "opponent", "play", "npc", "dice", "ruleset"])
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_pages_render_for_every_system(client, page, system):
+    response = client.get(f"/{page}?system={system}")
+    assert response.status_code == 200
+    html = response.text
+    assert "/static/app.js" in html and "Traceback" not in html
+    if page in ("duel", "opponent", "play", "npc"):
+        for field in cli_json(["systems"]):
+            if field["name"] == system:
+                names = [f"a.{f['name']}" for f in field["sheet"]]
+                assert all(f'name="{n}"' in html for n in names)
+
+
+def test_pages_and_static(client):
+    assert client.get("/", follow_redirects=False).headers["location"] == "/duel"
+    assert client.get("/static/app.js").status_code == 200
+    assert client.get("/static/style.css").status_code == 200
+    missing = client.get("/nowhere")
+    assert missing.status_code == 404 and "<html" in missing.text
+    assert client.get("/duel?system=chess").status_code == 200   # the first system
+
+
+def test_cross_origin_only_from_the_origins_named(tmp_path):
+    app = create_app(allow_origins=["https://vtt.example"], directory=tmp_path)
+    with TestClient(app) as test_client:
+        allowed = test_client.get("/api/systems", headers={"Origin": "https://vtt.example"})
+        assert allowed.headers["access-control-allow-origin"] == "https://vtt.example"
+        other = test_client.get("/api/systems", headers={"Origin": "https://evil.example"})
+        assert "access-control-allow-origin" not in other.headers
+    with TestClient(create_app(directory=tmp_path / "b")) as closed:
+        said = closed.get("/api/systems", headers={"Origin": "https://vtt.example"})
+        assert "access-control-allow-origin" not in said.headers
+
+
+def test_hidden_information_solve_and_odds_are_the_cli_documents(client):
+    request = {"system": "falkenstein", "options": {
+        "hidden_levels": True, "prior_a": "AV:0.5,GR:0.5", "prior_b": "GD:1", "max_rounds": 1}}
+    argv = ["falkenstein", "-o", "hidden_levels=true", "-o", "prior_a=AV:0.5,GR:0.5",
+            "-o", "prior_b=GD:1", "-o", "max_rounds=1"]
+    solved = client.post("/api/solve", json=request)
+    assert solved.status_code == 200, solved.text
+    assert solved.json() == cli_json(["solve", *argv])
+    assert solved.json()["hidden"] is True
+    odds = client.post("/api/odds", json=dict(request, vs="uniform"))
+    assert odds.json() == cli_json(["odds", *argv, "--vs", "uniform"])
+    refused = client.post("/api/solve", json=dict(request, state="round=1"))
+    assert refused.status_code == 400 and refused.json()["field"] == "state"
