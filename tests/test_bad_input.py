@@ -423,7 +423,7 @@ def test_a_bad_opponent_lists_the_accepted_forms(capsys, command, vs, word):
 @pytest.mark.parametrize("argv,word", [
     (["play", "falkenstein", *SMALL, "--vs", "uniform", "--seed", "-1"], "--seed"),
     (["odds", "falkenstein", *SMALL, "--vs", "uniform", "--limit", "-1"], "--limit"),
-    (["dice", "d20", "--dc", "x"], "invalid int value"),
+    (["dice", "d20", "--dc", "x"], "expected an integer"),
     (["dice", "99999999d6"], "at most 1000"),
     (["dice", "d20+99999999999999999999"], "too large"),
     (["dice", "4d6kh3"], "bad dice expression"),

@@ -52,7 +52,7 @@ BAD = [
     (["dice", "2x6"], "'2x6'"),
     (["dice", "2d6", "--vs", "3q"], "'3q'"),
     (["dice", "2d6", "--dc", "10"], "--dc needs a single d20"),
-    (["dice", "d20", "--dc", "x"], "invalid int value: 'x'"),
+    (["dice", "d20", "--dc", "x"], "expected an integer in ASCII digits, got 'x'"),
     (["solve", "nosuchsystem"], "unknown system 'nosuchsystem'"),
     (["solve", "blooded", "-o", "nosuch=1"], "unknown option 'nosuch'"),
     (["solve", "falkenstein", "--a", "fencing=ZZ"], "'ZZ'"),

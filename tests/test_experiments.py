@@ -31,6 +31,7 @@ TINY = {
     "bench_pathfinder": ["--cases", "one", "--baseline-seconds", "0.5", "--json"],
     "bench_sweep": ["--system", "falkenstein", "--json"],
     "bench_web": ["--quick", "--json"],
+    "hidden_sizes": ["uchronia"],
     "bench_selfplay": ["--minutes", "0.005", "--duels", "GD-GD", "--es-probe", "0", "--out",
                        "{out}", "--json"],
     "bench_uchronia": ["--cases", "default", "--repeats", "1", "--max-turns", "2",
