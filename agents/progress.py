@@ -98,12 +98,13 @@ def work_text(report) -> str:
     what = " > ".join(report.tasks)
     stage = f": {report.stage}" if report.stage else ""
     left = ("" if report.remaining is None else
-            f", about {_duration(report.remaining)} left")
+            f", about {duration_text(report.remaining)} left")
     return (f"{what}{stage} {report.fraction:.0%} ({report.done:,.0f} of "
             f"{report.total:,.0f} {report.unit}){left}")
 
 
-def _duration(seconds: float) -> str:
+def duration_text(seconds: float) -> str:
+    """``20 s``, ``3 min``, ``1.2 h``: a time as a waiting reader takes it in."""
     if seconds < 90:
         return f"{max(1, round(seconds))} s"
     if seconds < 5400:

@@ -11,7 +11,7 @@ sheets 2 hit points (seconds); the full knockout takes about a minute a row.
 
 from __future__ import annotations
 
-from report import readings_main
+from report import reading_row, readings_main
 
 import envs
 from solver import solve_game
@@ -34,10 +34,8 @@ def measure(quick: bool) -> list[dict]:
                 game = envs.make("pathfinder", **sheets, victory=victory, plans=plans,
                                  ruleset=ruleset or None)
                 solution = solve_game(game)
-                rows.append({"reading": f"{victory}, {library}", "choice": plans,
-                             "duel": {**sheets, "victory": victory}, "value": solution.value,
-                             "win": solution.win, "draw": solution.draw,
-                             "loss": solution.loss})
+                rows.append(reading_row(f"{victory}, {library}", plans,
+                                        {**sheets, "victory": victory}, solution))
     return rows
 
 

@@ -10,7 +10,7 @@ for a check in seconds; the full run plays 30 beats (minutes).
 
 from __future__ import annotations
 
-from report import readings_main
+from report import reading_row, readings_main
 
 import envs
 from solver import solve_game
@@ -38,9 +38,7 @@ def measure(quick: bool) -> list[dict]:
             duel = {**SHORT, "max_beats": 2, "convention": "first_blood"}
         for choice in choices:
             solution = solve_game(envs.make("blooded", ruleset=choice, **duel))
-            rows.append({"reading": reading, "choice": choice, "duel": duel,
-                         "value": solution.value, "win": solution.win,
-                         "draw": solution.draw, "loss": solution.loss})
+            rows.append(reading_row(reading, choice, duel, solution))
     return rows
 
 

@@ -11,7 +11,7 @@ plays three beats at first blood, for a check in seconds.
 
 from __future__ import annotations
 
-from report import readings_main
+from report import reading_row, readings_main
 
 import envs
 from solver import solve_game
@@ -27,9 +27,7 @@ def measure(quick: bool) -> list[dict]:
     rows = []
     for choice in CHOICES:
         solution = solve_game(envs.make("blooded", ruleset=choice, **duel))
-        rows.append({"reading": "pool", "choice": choice, "duel": duel,
-                     "value": solution.value, "win": solution.win, "draw": solution.draw,
-                     "loss": solution.loss})
+        rows.append(reading_row("pool", choice, duel, solution))
     return rows
 
 

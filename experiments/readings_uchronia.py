@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from report import readings_main
+from report import reading_row, readings_main
 
 import envs
 from solver import solve_game
@@ -40,9 +40,8 @@ def measure(quick: bool) -> list[dict]:
             duel = {**duel, "max_turns": 4, "max_rounds": 3}
         for choice in choices:
             solution = solve_game(envs.make("uchronia", **duel, **choice))
-            rows.append({"reading": reading, "choice": json.dumps(choice) if choice
-                         else "default", "duel": duel, "value": solution.value,
-                         "win": solution.win, "draw": solution.draw, "loss": solution.loss})
+            shown = json.dumps(choice) if choice else "default"
+            rows.append(reading_row(reading, shown, duel, solution))
     return rows
 
 

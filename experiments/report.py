@@ -119,6 +119,12 @@ def write_section(name: str, title: str, columns: Sequence[Column], rows: Iterab
     print(f"wrote the {name} table to {path}")
 
 
+def reading_row(reading: str, choice, duel: dict, solution) -> dict:
+    """One row of a readings experiment: the duel under one choice of a reading."""
+    return {"reading": reading, "choice": choice, "duel": duel, "value": solution.value,
+            "win": solution.win, "draw": solution.draw, "loss": solution.loss}
+
+
 def readings_main(doc: str, measure: Callable[[bool], list[dict]],
                   argv: list[str] | None = None) -> None:
     """The command line of a readings experiment: ``measure(quick)`` gives one row per

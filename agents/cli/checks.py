@@ -19,6 +19,7 @@ from solver.limits import MEMORY_CEILING
 
 from ..files import check_writable_target
 from ..personalities import check_strength, check_win, temperament
+from ..progress import duration_text
 from .common import make_game
 from .situations import check_state_field, parse_state, single_start
 
@@ -99,7 +100,8 @@ def require_fits(game, args: argparse.Namespace) -> None:
     if size is None or size.memory <= MEMORY_CEILING:
         return
     states = size.states_in_words or f"{size.states:,} states"
-    needs = (f"about {size.memory / 2**30:.1f} GiB of memory and {_duration(size.seconds)} "
+    needs = (f"about {size.memory / 2**30:.1f} GiB of memory and about "
+             f"{duration_text(size.seconds)} "
              f"of solving, for {states}")
     if getattr(args, "allow_large", False):
         print(f"duel {args.command}: note: this duel needs {needs}; going ahead "
@@ -108,14 +110,6 @@ def require_fits(game, args: argparse.Namespace) -> None:
     raise InputError(f"this duel is too large to solve here: it needs {needs}; the "
                      f"ceiling is {MEMORY_CEILING / 2**30:.0f} GiB. A shorter duel fits "
                      "(lower hit points, fewer beats), or --allow-large goes ahead anyway")
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"about {max(1, round(seconds))} s"
-    if seconds < 90 * 60:
-        return f"about {round(seconds / 60)} minutes"
-    return f"about {seconds / 3600:.1f} hours"
 
 
 def train(args: argparse.Namespace):

@@ -13,35 +13,35 @@ from solver.errors import InputError
 
 def sheets(args: argparse.Namespace, mine: str | None = None) -> dict[str, dict]:
     """A's and B's sheets from --a/--b and --me/--them (--me is the sheet of --side)."""
-    mine = mine or args.side
-    theirs = "b" if mine == "a" else "a"
-    chosen = {"a": args.a, "b": args.b}
-    for side, flag, given in ((mine, "--me", args.me), (theirs, "--them", args.them)):
-        if given is None:
-            continue
-        if chosen[side] is not None:
-            raise InputError(f"{flag} names side {side.upper()}, whose sheet --{side} "
-                             "already gives; use one of them")
-        chosen[side] = given
+    chosen = _by_side({"a": args.a, "b": args.b}, mine or args.side,
+                      ("--me", args.me), ("--them", args.them), "sheet --{side}")
     return {side: sheet or "" for side, sheet in chosen.items()}
 
 
 def priors(args: argparse.Namespace, mine: str | None = None) -> dict[str, str]:
     """The hidden sheets' priors by side, from --a-prior/--b-prior and --me-prior/
     --them-prior (text: ``envs.make`` checks it)."""
-    mine = mine or getattr(args, "side", "a")
+    chosen = _by_side({side: getattr(args, f"{side}_prior", None) for side in ("a", "b")},
+                      mine or getattr(args, "side", "a"),
+                      ("--me-prior", getattr(args, "me_prior", None)),
+                      ("--them-prior", getattr(args, "them_prior", None)),
+                      "prior --{side}-prior")
+    return {f"{side}_prior": prior for side, prior in chosen.items() if prior is not None}
+
+
+def _by_side(chosen: dict, mine: str, me: tuple, them: tuple, absolute: str) -> dict:
+    """``chosen`` (by side, from the --a/--b flags) completed by the flags that name
+    sides relative to ``mine`` (``me``/``them``: flag and value); naming a side twice is
+    an error."""
     theirs = "b" if mine == "a" else "a"
-    chosen = {side: getattr(args, f"{side}_prior", None) for side in ("a", "b")}
-    for side, flag, name in ((mine, "--me-prior", "me_prior"),
-                             (theirs, "--them-prior", "them_prior")):
-        given = getattr(args, name, None)
+    for side, (flag, given) in ((mine, me), (theirs, them)):
         if given is None:
             continue
         if chosen[side] is not None:
-            raise InputError(f"{flag} names side {side.upper()}, whose prior --{side}-prior "
-                             "already gives; use one of them")
+            raise InputError(f"{flag} names side {side.upper()}, whose "
+                             f"{absolute.format(side=side)} already gives; use one of them")
         chosen[side] = given
-    return {f"{side}_prior": prior for side, prior in chosen.items() if prior is not None}
+    return chosen
 
 
 def game_options(args: argparse.Namespace, mine: str | None = None) -> dict:

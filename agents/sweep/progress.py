@@ -9,6 +9,8 @@ import sys
 import time
 from typing import TextIO
 
+from ..progress import duration_text
+
 
 class SweepProgress:
     """``solved/total`` cells and the time left at the rate seen so far: redrawn in place
@@ -27,10 +29,10 @@ class SweepProgress:
     def line(self) -> str:
         elapsed = time.monotonic() - self.started
         left = "" if not self.solved else (
-            f", about {_duration(elapsed / self.solved * (self.total - self.solved))} left")
+            f", about {duration_text(elapsed / self.solved * (self.total - self.solved))} left")
         return (f"sweep: {self.solved}/{self.total} cells solved"
                 f"{f' ({self.skipped} done before or read from a mirror)' if self.skipped else ''}"
-                f"; {_duration(elapsed)} so far{left}")
+                f"; {duration_text(elapsed)} so far{left}")
 
     def step(self) -> None:
         self.solved += 1
@@ -51,10 +53,3 @@ class SweepProgress:
             self.stream.write("\n")
             self.stream.flush()
 
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
