@@ -9,7 +9,6 @@ from difflib import get_close_matches
 from pathlib import Path
 
 from envs.numbers import number_text
-from envs.opponents import resolve_opponent
 from solver.errors import InputError
 
 from .personalities import check_strength, check_win, personality, personality_names
@@ -49,6 +48,7 @@ def opponent_policy(spec, game, player: str):
         # the sequence-form equilibrium, by information set, as duel odds plays it
         from solver.hidden.sequence import solve_hidden
         return solve_hidden(game).policy_for(player)
+    from envs.opponents import resolve_opponent  # the solver: only once the spec is read
     return resolve_opponent(value, game, player)
 
 
@@ -139,6 +139,7 @@ def _read(spec, game, player: str) -> tuple[str, object]:
     if spec == "equilibrium":
         return "policy", spec
     if spec == "uniform" or spec.startswith("mix="):
+        from envs.opponents import resolve_opponent
         return "policy", resolve_opponent(spec, game, player)
     raise InputError(f"unknown opponent {spec!r} for --vs{_suggestion(spec, game)}; "
                      f"accepted: {accepted_forms(game)}")

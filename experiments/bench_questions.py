@@ -69,6 +69,25 @@ TRAINING = {"falkenstein": ["--a", "fencing=GR,physique=AV", "--b", "fencing=GD"
             "pathfinder": ["--a", "fighter,hp=6", "--b", "rogue,hp=6", "-o", "max_rounds=1"],
             "uchronia": ["--a", "adresse,tireur", "--b", "sang-froid", "-o", "max_turns=6"]}
 TRAINING_ITERATIONS = 200
+#: bad inputs, each refused in one line (exit 2): the time a user waits for the error
+REFUSED = {
+    "odds, an unknown opponent": ["odds", "blooded", "--vs", "nosuchthing"],
+    "odds, a strength typed 0_5": ["odds", "blooded", "--vs", "reckless:0_5"],
+    "solve, a huge damage bonus": ["solve", "pathfinder", "--a", "damage=1d8+999999999999"],
+    "solve, 200 HP on both sides": ["solve", "pathfinder", "--a", "fighter,hp=200",
+                                    "--b", "fighter,hp=200"],
+    "solve, 200 beats bid every beat": ["solve", "blooded", "--a", "master", "--b", "master",
+                                        "-o", "max_beats=200", "-o", "bid_every_beat=true"],
+    "solve, a state past int's limit": ["solve", "falkenstein",
+                                        "--state", "round=99999999999999999999"],
+    "solve, a superscript in --state": ["solve", "uchronia", "-o", "mode=pistol",
+                                        "--state", "band=\u00b2"],
+    "train, a seed of 2^200": ["train", "blooded", "--seed", str(2**200), "--network",
+                               "--out", "b.json"],
+    "solve, an empty --ruleset": ["solve", "falkenstein", "--ruleset", ""],
+}
+#: the refusals of ``--quick``
+QUICK_REFUSED = ("odds, an unknown opponent",)
 
 
 @dataclass
@@ -106,6 +125,33 @@ def questions(duels: dict, every: tuple, profiles: dict[str, Path]) -> list[Ques
                        Question(f"{name}: play, first step", ["play", system, *game], "q\n"),
                        Question(f"{name}: profile show", ["profile", "show", profile])]
     return listed
+
+
+def refusals(labels) -> list[Question]:
+    return [Question(f"refused: {label}", REFUSED[label]) for label in labels]
+
+
+def measure_refusals(listed: list[Question], folder: Path, timeout: float) -> list[dict]:
+    """Each bad input in a fresh process, twice: the seconds before its error."""
+    rows = []
+    for n, question in enumerate(listed):
+        env = environment(folder / f"store-refused-{n}")
+        times = [run_once(question.argv, env, "", timeout) for _ in range(2)]
+        rows.append({"question": question.label, "seconds": max(t["seconds"] for t in times),
+                     "peak_mb": max(t["peak_mb"] for t in times),
+                     "status": times[0]["status"], "error": times[0]["error"]})
+        print(f"  {question.label}: {rows[-1]['seconds']:.2f} s ({rows[-1]['status']})",
+              file=sys.stderr)
+    return rows
+
+
+def refusals_table(rows: list[dict]) -> str:
+    width = max(len(row["question"]) for row in rows)
+    lines = [f"{'bad input':<{width}}  {'s':>5}  {'MB':>4}  error", "-" * (width + 40)]
+    lines += [f"{row['question']:<{width}}  {row['seconds']:5.2f}  {row['peak_mb']:4.0f}  "
+              f"{row['status']}: {row['error'][:90]}" for row in rows]
+    lines.append(f"{'max':<{width}}  {max(r['seconds'] for r in rows):5.2f}")
+    return "\n".join(lines)
 
 
 def duel_command() -> list[str]:
@@ -287,10 +333,20 @@ def table(rows: list[dict], totals: dict) -> str:
     return "\n".join(lines)
 
 
-def write_docs(rows: list[dict], totals: dict) -> None:
-    """This run's table as ``docs/performance.md``'s section ``bench_questions``."""
+def write_docs(rows: list[dict], totals: dict, refused: list[dict]) -> None:
+    """This run's tables as ``docs/performance.md``'s sections ``bench_questions`` and
+    ``bench_refusals``."""
     sys.path.insert(0, str(ROOT / "experiments"))
     import report
+
+    if refused:
+        report.write_section(
+            "bench_refusals", "Bad inputs: the wait before the error",
+            [("bad input", "question"), ("seconds", "seconds"), ("peak MB", "peak_mb"),
+             ("status", "status"), ("error", lambda r: r["error"][:100])], refused,
+            notes="Each bad input twice in a fresh process; the longer wait is shown.")
+    if not rows:
+        return
 
     compared = "baseline" in rows[0]
     columns = [("question", "question"), *_columns(compared),
@@ -334,32 +390,43 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-questions-") as name:
         folder = Path(name)
         planned = questions(duels, every, {s: folder / f"{s}.json" for s in personalities})
+        bad = refusals(QUICK_REFUSED if args.quick else REFUSED)
         if args.only:
             planned = [q for q in planned if args.only in q.label]
-        if not planned:
+            bad = [q for q in bad if args.only in q.label]
+        if not planned and not bad:
             raise SystemExit(f"no question matches --only {args.only!r}")
-        needed = sorted({q.argv[1] if q.argv[0] != "profile" else Path(q.argv[2]).stem
-                         for q in planned if any(str(folder) in part for part in q.argv)})
-        asked = sorted({system_of(q.label.split(": ")[0]) for q in planned})
-        train_profiles(needed, folder, personalities, args.timeout)
-        prepare(asked, personalities, folder, args.timeout)
-        if args.baseline is not None:
-            (folder / "baseline").mkdir()
-            train_profiles(needed, folder / "baseline", personalities, args.timeout,
-                           args.baseline.resolve())
-            prepare(asked, personalities, folder / "baseline", args.timeout,
-                    args.baseline.resolve())
-        rows = measure(planned, folder, args.timeout,
-                       None if args.baseline is None else args.baseline.resolve())
-    totals = summary(rows)
+        refused = measure_refusals(bad, folder, args.timeout)
+        rows = ask(planned, folder, personalities, args) if planned else []
+    totals = summary(rows) if rows else {}
     if args.json:
-        json.dump({"questions": rows, "summary": totals}, sys.stdout, indent=2)
+        json.dump({"questions": rows, "summary": totals, "refused": refused}, sys.stdout,
+                  indent=2)
         sys.stdout.write("\n")
     else:
-        print(table(rows, totals))
+        print("\n\n".join([*([table(rows, totals)] if rows else []),
+                            *([refusals_table(refused)] if refused else [])]))
     if args.write_docs:
-        write_docs(rows, totals)
+        write_docs(rows, totals, refused)
     return 0
+
+
+def ask(planned: list[Question], folder: Path, personalities: dict, args) -> list[dict]:
+    """The GM's questions timed, after their profiles are trained and the solver is
+    compiled, off the clock, for this tree and the baseline's."""
+    needed = sorted({q.argv[1] if q.argv[0] != "profile" else Path(q.argv[2]).stem
+                     for q in planned if any(str(folder) in part for part in q.argv)})
+    asked = sorted({system_of(q.label.split(": ")[0]) for q in planned})
+    train_profiles(needed, folder, personalities, args.timeout)
+    prepare(asked, personalities, folder, args.timeout)
+    if args.baseline is not None:
+        (folder / "baseline").mkdir()
+        train_profiles(needed, folder / "baseline", personalities, args.timeout,
+                       args.baseline.resolve())
+        prepare(asked, personalities, folder / "baseline", args.timeout,
+                args.baseline.resolve())
+    return measure(planned, folder, args.timeout,
+                   None if args.baseline is None else args.baseline.resolve())
 
 
 if __name__ == "__main__":

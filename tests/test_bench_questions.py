@@ -49,3 +49,23 @@ def test_the_full_list_asks_every_kind_of_question_on_every_system():
             for q in listed if q.label.startswith(system)}
         assert {"solve", "odds", "odds vs profile", "play, first step",
                 "profile show"} <= kinds, (system, kinds)
+
+
+def test_a_bad_input_is_timed_to_its_one_line_error():
+    document = json.loads(bench("--only", "refused", "--json").stdout)
+    assert document["questions"] == []
+    (row,) = document["refused"]
+    assert row["status"] == "exit 2"
+    assert row["error"].startswith("duel odds: error: unknown opponent 'nosuchthing'")
+    assert 0 < row["seconds"] < 300
+
+
+def test_every_listed_bad_input_is_refused_in_one_line():
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import bench_questions as bench_module
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    for question in bench_module.refusals(bench_module.REFUSED):
+        done = subprocess.run([sys.executable, "-m", "agents.cli", *question.argv], env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 2, (question.label, done.stderr[-2000:])
+        assert len(done.stderr.strip().splitlines()) == 1, (question.label, done.stderr)
