@@ -169,3 +169,25 @@ def check_out(out: Path) -> None:
     if not out.parent.is_dir():
         raise InputError(f"--out {out}: folder {out.parent} does not exist")
     check_writable_target(out)  # a FIFO, a device or a link is refused now, not after
+
+
+def sweep_grid(args: argparse.Namespace):
+    """``duel sweep``'s grid over its base duel, its numbers checked (``args.max_cells``
+    set to the default when not given); the cells are checked by ``grid.cells``."""
+    from ..sweep import MAX_CELLS, Grid, parse_axis
+    if not args.grid:
+        raise InputError("give at least one --grid AXIS=VALUES")
+    options = dict(args.options)
+    for name in options:
+        if name in ("a", "b", "ruleset"):
+            raise InputError(f"{name} is not given with -o; use --{name}")
+    if args.max_cells is None:
+        args.max_cells = MAX_CELLS
+    if args.max_cells < 1:
+        raise InputError(f"--max-cells takes an integer >= 1, got {args.max_cells}")
+    if args.batch < 1:
+        raise InputError(f"--batch takes an integer >= 1, got {args.batch}")
+    if not args.task_memory > 0:
+        raise InputError(f"--task-memory takes a number of GB > 0, got {args.task_memory}")
+    return Grid(args.system, [parse_axis(text) for text in args.grid],
+                {"a": args.a, "b": args.b}, options, args.ruleset)

@@ -7,24 +7,12 @@ from .common import emit_json
 
 def run(args) -> int:
     # the sweep's modules (pyarrow, ray, the solver) only load for this command
-    from agents.sweep import MAX_CELLS, Grid, make_backend, parse_axis, run_sweep
-    from solver.errors import InputError
+    from agents.sweep import make_backend, run_sweep
 
-    if not args.grid:
-        raise InputError("give at least one --grid AXIS=VALUES")
-    options = dict(args.options)
-    for name in options:
-        if name in ("a", "b", "ruleset"):
-            raise InputError(f"{name} is not given with -o; use --{name}")
-    max_cells = MAX_CELLS if args.max_cells is None else args.max_cells
-    if max_cells < 1:
-        raise InputError(f"--max-cells takes an integer >= 1, got {max_cells}")
-    if args.batch < 1:
-        raise InputError(f"--batch takes an integer >= 1, got {args.batch}")
-    if not args.task_memory > 0:
-        raise InputError(f"--task-memory takes a number of GB > 0, got {args.task_memory}")
-    grid = Grid(args.system, [parse_axis(text) for text in args.grid],
-                {"a": args.a, "b": args.b}, options, args.ruleset)
+    from .checks import sweep_grid
+
+    grid = sweep_grid(args)
+    max_cells = args.max_cells
     cells = grid.cells(max_cells)  # refused here, before a backend starts
     if args.personalities:
         from agents.personalities import check_strength

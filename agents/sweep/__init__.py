@@ -3,7 +3,9 @@ into one Parquet file, with a designer's report.
 
 ``Grid`` (``grid.py``) turns ``--grid`` axes into checked cells; ``run_sweep``
 (``runner.py``) solves them on a backend (``backends.py``) into a results file
-(``results.py``); ``write_report`` (``report.py``) reads it back for people.
+(``results.py``); ``report_data`` (``report.py``) reads it back for people, as one
+document that ``duel sweep --report`` writes as Markdown (``markdown.py``) and the web
+screen draws.
 """
 
 from .backends import BACKENDS, make_backend

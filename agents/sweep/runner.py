@@ -4,6 +4,7 @@ the rest on a backend, journal as it goes, compact at the end."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -51,10 +52,13 @@ def plan(cells: list[Cell], done: dict) -> list[Cell]:
 
 def run_sweep(grid: Grid, out: str | Path, backend=None, max_cells: int = MAX_CELLS,
               stream: TextIO | None = None, progress: bool = True,
-              batch: int = 32, cells: list[Cell] | None = None) -> SweepSummary:
+              batch: int = 32, cells: list[Cell] | None = None,
+              on_solved: Callable[[int, int], None] | None = None) -> SweepSummary:
     """Solve every cell of ``grid`` into the Parquet file ``out`` (resuming from what an
     interrupted run of it, or ``out`` itself, already holds); ``cells`` are
-    ``grid.cells(max_cells)`` when the caller has them already."""
+    ``grid.cells(max_cells)`` when the caller has them already; ``on_solved(solved,
+    planned)`` hears of each cell solved (``planned``: the cells this run solves, as
+    known so far: a second round for unrefined mirrors adds to it)."""
     started = time.monotonic()
     if cells is None:
         cells = grid.cells(max_cells)  # every bad value refused before any work
@@ -62,11 +66,12 @@ def run_sweep(grid: Grid, out: str | Path, backend=None, max_cells: int = MAX_CE
     done = journal.done()
     reused = sum(cell.key in done for cell in cells)
     backend = backend or LocalBackend()
-    solved = 0
+    solved = planned = 0
     # a second round solves the mirrors of cells whose mixes were not all refined
     while todo := plan(cells, done):
         shown = SweepProgress(len(todo), len(cells) - len(todo), stream) if progress else None
         tasks = [solve_task(cell.key, cell.system, cell.make_arguments()) for cell in todo]
+        planned += len(todo)
         try:
             for key, result in backend.run(tasks):
                 done[key] = result
@@ -74,6 +79,8 @@ def run_sweep(grid: Grid, out: str | Path, backend=None, max_cells: int = MAX_CE
                 solved += 1
                 if shown:
                     shown.step()
+                if on_solved:
+                    on_solved(solved, planned)
         finally:
             journal.flush()  # an interrupted sweep keeps every cell it finished
             if shown:

@@ -36,14 +36,14 @@ from solver.errors import InputError
 from ..cli import checks
 from . import pages
 from .jobs import Jobs
-from .requests import RequestError, field_of, parse_request
+from .requests import SWEEP_MAX_CELLS, RequestError, field_of, parse_request
 from .sessions import Sessions
 from .uploads import LIMITS, Uploads
 
 #: the largest JSON request (a request names sheets and options: a few hundred bytes)
 MAX_REQUEST_BYTES = 2**20
 #: the commands a job runs, and how each is checked before it is started
-JOB_KINDS = ("solve", "odds", "train")
+JOB_KINDS = ("solve", "odds", "train", "sweep")
 
 log = logging.getLogger("duel.web")
 
@@ -55,12 +55,14 @@ class Server:
         self.jobs = Jobs(workers)
         self.sessions = Sessions()
         self.uploads = Uploads(directory)
-        (self.uploads.directory / "trained").mkdir(exist_ok=True)
+        for folder in ("trained", "sweeps"):
+            (self.uploads.directory / folder).mkdir(exist_ok=True)
 
     def args(self, command: str, request, action: str | None = None):
-        # where a training writes its profile is the server's to say (set for each job)
-        server = ["--out", str(self.uploads.directory / "trained" / "npc.json")] \
-            if command == "train" else []
+        # where a training or a sweep writes is the server's to say (set for each job)
+        server = {"train": ["--out", str(self.uploads.directory / "trained" / "npc.json")],
+                  "sweep": ["--out", str(self.uploads.directory / "sweeps" / "cells.parquet"),
+                            f"--max-cells={SWEEP_MAX_CELLS}", "--quiet"]}.get(command, [])
         return parse_request(command, request, self.uploads.path, action, server)
 
 
@@ -190,6 +192,16 @@ async def cancel_job(request: Request) -> Response:
     return JSONResponse(job.status())
 
 
+async def sweep_results(request: Request) -> Response:
+    """The results file (Parquet) a sweep job wrote, to download."""
+    from .work import results_name
+    job = _job(request)
+    if job.kind != "sweep" or job.state != "done":
+        raise HTTPException(404, "no results: the job is not a finished sweep")
+    return FileResponse(job.args.out, media_type="application/vnd.apache.parquet",
+                        filename=results_name(job.args.system))
+
+
 async def trained_profile(request: Request) -> Response:
     """The profile a training job wrote, to download."""
     job = _job(request)
@@ -222,10 +234,13 @@ async def _submit(request: Request, kind: str):
     server: Server = request.app.state.server
     body = await read_json(request)
     args = server.args(kind, body)
-    key, system = await run_in_threadpool(_question, kind, args, body)
+    question = _sweep_question if kind == "sweep" else _question
+    key, system = await run_in_threadpool(question, kind, args, body)
+    named = hashlib.sha256(key.encode()).hexdigest()[:16]
     if kind == "train":   # each training writes its own file, named by its question
-        args.out = str(server.uploads.directory / "trained" /
-                       (hashlib.sha256(key.encode()).hexdigest()[:16] + ".json"))
+        args.out = str(server.uploads.directory / "trained" / f"{named}.json")
+    if kind == "sweep":   # and each sweep: asked again after a cancel, it resumes
+        args.out = str(server.uploads.directory / "sweeps" / f"{named}.parquet")
     return server.jobs.submit(key, kind, args, system)
 
 
@@ -243,6 +258,43 @@ def _question(kind: str, args, body) -> tuple[str, str]:
              if k not in ("a", "b", "me", "them", "options", "ruleset", "system", "out")}
     return f"{kind}|{identity}|{json.dumps(asked, default=str)}|{_vs_key(args)}", \
         game.info.system
+
+
+def _sweep_question(kind: str, args, body) -> tuple[str, str]:
+    """A sweep's key: its grid as the results file records it and every cell's duel (by
+    the answer store's key of a cell: a ruleset by the hash of its rules); the grid
+    checked, and refused past ``SWEEP_MAX_CELLS``, before any work."""
+    from ..sweep.results import describe
+    grid = None
+    try:
+        grid = checks.sweep_grid(args)
+        if any(axis.target == "ruleset" for axis in grid.axes):   # it names files
+            raise RequestError("a ruleset= axis names files, which this screen does not "
+                               "read; upload one ruleset (the Ruleset page) for every "
+                               "cell, or run duel sweep on the command line", "grid")
+        if grid.size > SWEEP_MAX_CELLS:
+            raise RequestError(f"the grid has {grid.size} cells, more than the "
+                               f"{SWEEP_MAX_CELLS} a sweep of this screen solves; narrow "
+                               "it, or run duel sweep on the command line", "grid")
+        cells = grid.cells(SWEEP_MAX_CELLS)
+    except RequestError:
+        raise
+    except InputError as error:
+        raise RequestError(str(error), _sweep_field(str(error), body, grid)) from None
+    key = json.dumps([describe(grid), [cell.key for cell in cells]], default=str)
+    return f"{kind}|{key}", grid.system
+
+
+def _sweep_field(message: str, body, grid) -> str | None:
+    """The field of a sweep's error: ``grid`` when it is about a value of an axis (an
+    axis ``a.fencing`` and the sheet field ``a.fencing`` read alike), else its field."""
+    field = field_of(message, body)
+    labels = {axis.label for axis in grid.axes} if grid is not None else set()
+    as_axis = "o." + field.removeprefix("options.") if field and field.startswith(
+        "options.") else field
+    if as_axis in labels or "--grid" in message:
+        return "grid"
+    return field
 
 
 def _vs_key(args) -> str:
@@ -290,6 +342,17 @@ async def upload_ruleset(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(server.uploads.ruleset, system, data))
     except InputError as error:
         raise RequestError(str(error), "ruleset") from None
+
+
+async def upload_results(request: Request) -> Response:
+    """A sweep's results file (``cells.parquet``): its id and its report."""
+    server: Server = request.app.state.server
+    data = await read_body(request, LIMITS["results"], "the results file", "results")
+    name = request.query_params.get("name")
+    try:
+        return JSONResponse(await run_in_threadpool(server.uploads.results, data, name))
+    except InputError as error:
+        raise RequestError(str(error), "results") from None
 
 
 async def upload_profile(request: Request) -> Response:
@@ -356,6 +419,7 @@ def create_app(allow_origins: list[str] | None = None, workers: int = 2,
         Route("/api/profile/words", profile_words, methods=["POST"]),
         Route("/api/upload/ruleset", upload_ruleset, methods=["POST"]),
         Route("/api/upload/profile", upload_profile, methods=["POST"]),
+        Route("/api/upload/results", upload_results, methods=["POST"]),
         Route("/api/play", play_start, methods=["POST"]),
         Route("/api/play/{session}", play_choose, methods=["POST"]),
         Route("/api/jobs/{kind}", start_job, methods=["POST"]),
@@ -363,6 +427,7 @@ def create_app(allow_origins: list[str] | None = None, workers: int = 2,
         Route("/api/jobs/{job}", cancel_job, methods=["DELETE"]),
         Route("/api/jobs/{job}/result", job_result),
         Route("/api/jobs/{job}/profile", trained_profile),
+        Route("/api/jobs/{job}/results", sweep_results),
         Route("/api/{kind}", answer, methods=["POST"]),
     ]
     routes = [Route("/", home), *api,

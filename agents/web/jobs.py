@@ -4,7 +4,8 @@ A question is known by its key (the command, the game's identity as the answer s
 keys it, and the rest of the question), so a second tab asking the same duel joins the
 first computation instead of starting another. A job can be cancelled (its process is
 ended); at most ``workers`` run at once, the others wait their turn. How long a job
-will take is estimated from the last jobs of the same command and system.
+will take is estimated from the last jobs of the same command and system, or, for work
+that reports its progress (a sweep's cells), from the rate of its own progress.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from dataclasses import dataclass, field
 KEPT = 200
 #: durations remembered per command and system for the estimate
 HISTORY = 5
+#: the work that reports its progress (a sweep: cells solved of cells planned), whose
+#: estimate is its own rate, not the last jobs' durations (their grids differ)
+PROGRESSING = frozenset({"sweep"})
 
 
 @dataclass
@@ -38,12 +42,20 @@ class Job:
     error: str | None = None
     process: object = None
     finished: threading.Event = field(default_factory=threading.Event)
+    #: (done, planned) as the work last said, for work that reports it
+    progress: tuple[int, int] | None = None
 
     def status(self) -> dict:
         elapsed = (self.ended or time.monotonic()) - self.started
+        estimate = self.estimate
+        if self.progress and self.progress[0] and self.state == "running":
+            done, planned = self.progress
+            estimate = elapsed * planned / done   # the rate so far, kept to the end
         return {"job": self.id, "kind": self.kind, "state": self.state,
                 "elapsed": round(elapsed, 2),
-                "estimate": None if self.estimate is None else round(self.estimate, 2),
+                "estimate": None if estimate is None else round(estimate, 2),
+                "progress": None if self.progress is None else dict(
+                    zip(("done", "planned"), self.progress, strict=True)),
                 "error": self.error}
 
 
@@ -66,7 +78,7 @@ class Jobs:
             if known is not None and known.state in ("waiting", "running", "done"):
                 return known
             job = Job(f"j{next(self.counter)}", key, kind, system, args,
-                      self._estimate(kind, system))
+                      None if kind in PROGRESSING else self._estimate(kind, system))
             self.jobs[job.id] = job
             self.live[key] = job
             self._forget_old()
@@ -115,7 +127,7 @@ class Jobs:
                 process.start()
                 job.process, job.state, job.started = process, "running", time.monotonic()
             sender.close()
-            message = _receive(receiver, process)
+            message = _receive(receiver, process, job)
             process.join()
         self._settle(job, message)
 
@@ -143,14 +155,19 @@ class Jobs:
         job.finished.set()
 
 
-def _receive(receiver, process):
-    """The worker's one message, or None if it ended without one."""
+def _receive(receiver, process, job: Job):
+    """The worker's answer, or None if it ended without one; its progress messages
+    (``("progress", done, planned)``) before it are kept on ``job``."""
     while True:
         if receiver.poll(0.05):
             try:
-                return receiver.recv()
+                message = receiver.recv()
             except EOFError:
                 return None
+            if message[0] != "progress":
+                return message
+            job.progress = tuple(message[1:])
+            continue
         if not process.is_alive() and not receiver.poll(0):
             return None
 

@@ -11,6 +11,7 @@ from html import escape
 import envs
 
 from ..cli import systems as systems_command
+from .requests import SWEEP_MAX_CELLS
 
 #: the pages, their titles and what each is for, in the order of the menu
 PAGES = {
@@ -18,6 +19,8 @@ PAGES = {
     "opponent": ("Opponent", "Your best play against a given opponent, and your odds."),
     "play": ("Play", "Play a duel against an opponent, one click per decision."),
     "npc": ("NPC", "Make an NPC duellist: the equilibrium or a personality, as a profile."),
+    "sweep": ("Sweep", "A designer's balance report: a grid of duels solved, and what each "
+                       "field is worth."),
     "dice": ("Dice", "The exact odds of a dice roll."),
     "ruleset": ("Ruleset", "Your own rules: a TOML file overriding the defaults."),
 }
@@ -35,6 +38,8 @@ def render(name: str, query: dict) -> str | None:
     system = query.get("system") if query.get("system") in documents else next(iter(documents))
     if name == "ruleset":
         return _layout(name, system, _ruleset_form(documents, system))
+    if name == "sweep":
+        return _layout(name, system, _sweep_form(documents, system))
     return _layout(name, system, _game_form(name, documents, system))
 
 
@@ -211,6 +216,58 @@ def _opponent(temperaments: dict) -> str:
 <label class="field">Mix<input type="text" name="vs_mix" placeholder="ACTION:WEIGHT,...">
 <small>the opponent's weights over its actions, the same at every moment</small></label></div>
 <span class="error" data-for="vs"></span></fieldset>"""
+
+
+# --- the sweep's form: grids over a base duel, or a results file read back
+
+
+def _sweep_form(documents: dict, system: str) -> str:
+    document = documents[system]
+    spec = envs.spec(system)
+    examples = document.get("examples") or {}
+    quick = examples.get("quick") or {}
+    options = "".join(_field(f"options.{o['name']}", o, quick.get(o["name"]))
+                      for o in document["options"])
+    grid = "\n".join(_example_grid(spec))
+    sheets = "".join(
+        f'<label class="field">Duellist {side.upper()}: base sheet'
+        f'<input type="text" name="{side}" value="{escape(examples.get(f"sheet_{side}", ""))}"'
+        f' placeholder="the default sheet"><small>the command line\'s text; the grid\'s '
+        f'{side}.FIELD axes change it</small><span class="error" data-for="{side}"></span>'
+        '</label>' for side in ("a", "b"))
+    fields = ", ".join(f["name"] for f in document["sheet"])
+    return f"""<form id="ask" class="ask sweep" novalidate>
+<div class="row">{_system_picker(documents, system)}
+<label class="field wide">Grid, one axis a line<textarea name="grid" rows="3"
+spellcheck="false">{escape(grid)}</textarea>
+<small>as duel sweep --grid: a.FIELD=V1,V2 or a.FIELD=LOW..HIGH (a sheet field of A; b. for
+B), a=SHEET;SHEET (whole sheets), o.OPTION=V1,V2; the cells are every combination, at
+most {SWEEP_MAX_CELLS}, with the rules of the header. Fields: {escape(fields)}</small>
+<span class="error" data-for="grid"></span></label></div>
+<div class="row">{sheets}</div>
+<details class="options"><summary>Options of every duel of the grid</summary>
+<div class="grid">{options}</div></details>
+<div class="go"><button type="submit">Run the sweep</button></div></form>
+<form id="read" class="ask results" novalidate><div class="row">
+<label class="field">Or read a results file of duel sweep (cells.parquet)
+<input type="file" name="results" accept=".parquet">
+<span class="error" data-for="results"></span></label></div>
+<div class="go"><button type="submit">Read its report</button></div></form>"""
+
+
+def _example_grid(spec) -> list[str]:
+    """The example duel's two sheets crossed: on the first field (a number or a choice)
+    where they differ, else as whole sheets (a 2 x 2 grid of short duels)."""
+    examples = spec.examples
+    sheet_a, sheet_b = spec.sheet.parse(examples.sheet_a), spec.sheet.parse(examples.sheet_b)
+    for entry in spec.sheet.fields:
+        mine, theirs = sheet_a.get(entry.name), sheet_b.get(entry.name)
+        if entry.kind in ("int", "choice") and None not in (mine, theirs) and mine != theirs:
+            ladder = sorted({mine, theirs}, key=lambda v: entry.choices.index(v)
+                            if entry.kind == "choice" and v in entry.choices else int(v))
+            return [f"{side}.{entry.name}={','.join(ladder)}" for side in ("a", "b")]
+    both = f"{examples.sheet_a};{examples.sheet_b}"
+    return [f"a={both}", f"b={both}"]
 
 
 # --- the other forms

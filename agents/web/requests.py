@@ -23,6 +23,13 @@ from ..cli.arguments import COMMANDS
 #: what a request may not set: the server decides where files go and how it answers
 SERVER_SET = frozenset({"json", "no_cache", "out", "resume", "file", "help", "command",
                         "action"})
+#: what a request may not set for one command: a sweep runs in the server's worker, with
+#: the server's limit of cells, and writes no report file and no NPC library
+SERVER_SET_FOR = {"sweep": frozenset({"max_cells", "backend", "address", "workers",
+                                      "task_memory", "report", "personalities",
+                                      "temperaments", "strength", "side", "batch", "quiet"})}
+#: the most cells a sweep of the web screen solves (``duel sweep`` takes up to --max-cells)
+SWEEP_MAX_CELLS = 200
 #: the request keys naming an uploaded file by its id: key -> (its upload's kind, the
 #: parser's destination)
 UPLOADED = {"ruleset": ("ruleset", "ruleset"), "profile": ("profile", "file")}
@@ -64,7 +71,8 @@ def parse_request(command: str, request: object, uploads: Callable[[str, str], s
         raise RequestError("the request must be a JSON object, e.g. "
                            '{"system": "falkenstein", "a": "fencing=GR", "b": "fencing=GD"}')
     parser = command_parser(command, action)
-    actions = {a.dest: a for a in parser._actions if a.dest not in SERVER_SET}
+    refused = SERVER_SET | SERVER_SET_FOR.get(command, frozenset())
+    actions = {a.dest: a for a in parser._actions if a.dest not in refused}
     argv: list[str] = []
     positional: list[str] = []
     kept: dict[str, object] = {}
@@ -84,7 +92,7 @@ def parse_request(command: str, request: object, uploads: Callable[[str, str], s
                                                        if d in dests}))
             raise RequestError(f"unknown field {key!r} for {command}; allowed: {allowed}", key)
         elif isinstance(value, Mapping):
-            kept[key] = _mapping(key, value)
+            kept[key] = _mapping(key, value, as_text=command == "sweep")
         elif not actions[key].option_strings:
             positional.append(_text(value, key))
         else:
@@ -138,8 +146,9 @@ def _text(value: object, field: str) -> str:
                        field)
 
 
-def _mapping(key: str, value: Mapping) -> dict | str:
-    """A sheet as a mapping (kept as one: ``envs.make`` takes it); a state as text."""
+def _mapping(key: str, value: Mapping, as_text: bool = False) -> dict | str:
+    """A sheet as a mapping (kept as one: ``envs.make`` takes it; as the command line's
+    text with ``as_text``: a sweep's grid writes into the text); a state as text."""
     for name, given in value.items():
         if not isinstance(name, str) or isinstance(given, list | dict):
             raise RequestError(f"{key} must map names to words, numbers or true/false, "
@@ -147,7 +156,17 @@ def _mapping(key: str, value: Mapping) -> dict | str:
     if key == "state":
         return ",".join(f"{k}={_text(v, f'state.{k}')}" for k, v in value.items()
                         if v is not None and v != "")
-    return {k: v for k, v in value.items() if v is not None and v != ""}
+    kept = {k: v for k, v in value.items() if v is not None and v != ""}
+    if not as_text:
+        return kept
+    # the reference sheet first, a flag as its bare word, then FIELD=VALUE
+    words = [_text(kept.pop("sheet"), f"{key}.sheet")] if "sheet" in kept else []
+    for name, given in kept.items():
+        if given is True:
+            words.append(name)
+        elif given is not False:
+            words.append(f"{name}={_text(given, f'{key}.{name}')}")
+    return ",".join(words)
 
 
 def _argument(action: argparse.Action, key: str, value: object) -> list[str]:
@@ -160,6 +179,8 @@ def _argument(action: argparse.Action, key: str, value: object) -> list[str]:
         return []
     if isinstance(value, list) and action.nargs in ("+", "*"):
         return [flag, *(_text(v, key) for v in value)]
+    if isinstance(value, list) and isinstance(action, argparse._AppendAction):
+        return [f"{flag}={_text(v, key)}" for v in value]   # --grid=A --grid=B
     # FLAG=VALUE: a value that starts with "-" is not read as another flag
     return [f"{flag}={_text(value, key)}"]
 

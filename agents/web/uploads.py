@@ -1,8 +1,10 @@
-"""Files a page uploads (a ruleset, a profile): checked, kept in the server's own folder
-under the hash of their bytes, and named in later requests by that id.
+"""Files a page uploads (a ruleset, a profile, a sweep's results): checked, kept in the
+server's own folder under the hash of their bytes, and named in later requests by that
+id.
 
 An upload is read with the size limit of the same file on the command line
-(``envs.rulesets.MAX_RULESET_BYTES``, ``agents.files.MAX_FILE_BYTES``), written once,
+(``envs.rulesets.MAX_RULESET_BYTES``, ``agents.files.MAX_FILE_BYTES``; a results file
+within the latter), written once,
 and then read by the commands exactly as a file named on the command line is
 (``envs.reading.read_limited``), so it is parsed by the same checked code.
 """
@@ -22,8 +24,9 @@ from ..files import MAX_FILE_BYTES
 from ..profiles import load_profile
 
 #: the largest upload of each kind, and the file name it is kept under
-LIMITS = {"ruleset": MAX_RULESET_BYTES, "profile": MAX_FILE_BYTES}
-SUFFIXES = {"ruleset": ".toml", "profile": ".json"}
+LIMITS = {"ruleset": MAX_RULESET_BYTES, "profile": MAX_FILE_BYTES,
+          "results": MAX_FILE_BYTES}
+SUFFIXES = {"ruleset": ".toml", "profile": ".json", "results": ".parquet"}
 ID = re.compile(r"[0-9a-f]{16}")
 
 
@@ -73,6 +76,25 @@ class Uploads:
         profile = load_profile(path)
         return {"profile": upload_id, "system": profile.system, "side": profile.side,
                 "name": profile.name}
+
+
+    def results(self, data: bytes, name: str | None = None) -> dict:
+        """An uploaded results file of ``duel sweep`` (``cells.parquet``) and its report
+        (``agents.sweep.report``'s document), which calls it ``name``."""
+        from ..sweep.report import read_report
+        upload_id, path = self.keep("results", data)
+        source = Path(name).name if name else "the uploaded results"
+        try:
+            report = read_report(path, source)
+        except InputError:
+            raise InputError(f"{source} is not a results file of duel sweep (no grid "
+                             "recorded)") from None
+        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError,
+                ZeroDivisionError) as error:
+            # pyarrow's errors on bytes that are not Parquet are ValueErrors (ArrowInvalid)
+            raise InputError(f"{source} is not a results file of duel sweep "
+                             f"({type(error).__name__}: {str(error)[:120]})") from None
+        return {"results": upload_id, "report": report}
 
 
 def differences(defaults: dict, merged: dict, where: str = "") -> list[dict]:

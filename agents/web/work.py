@@ -29,14 +29,40 @@ DOCUMENTS = {"solve": solve.document, "odds": odds.document, "dice": dice.docume
 log = logging.getLogger("duel.web")
 
 
-def document_text(kind: str, args) -> str:
-    """The JSON text of ``kind``'s document, as ``duel ... --json`` prints it."""
+def document_text(kind: str, args, on_progress=None) -> str:
+    """The JSON text of ``kind``'s document, as ``duel ... --json`` prints it (a sweep's:
+    ``sweep_document``'s; ``on_progress(done, planned)`` hears of its cells)."""
     if kind == "train":
         return _printed(train.run, args)
+    if kind == "sweep":
+        return json.dumps(sweep_document(args, on_progress), indent=2)
     uses_store = not getattr(args, "no_cache", True)
     with _store() if uses_store else contextlib.nullcontext():
         document = DOCUMENTS[kind](args)
     return json.dumps(document, indent=2, default=_jsonable)
+
+
+def sweep_document(args, on_progress=None) -> dict:
+    """A sweep solved in this process into ``args.out`` (resumed from its journal, as
+    ``duel sweep`` resumes), and its report: ``{"summary": what duel sweep --json says,
+    "report": agents.sweep.report's document}``."""
+    from ..cli.checks import sweep_grid
+    from ..sweep import run_sweep
+    from ..sweep.backends import LocalBackend
+    from ..sweep.report import read_report
+
+    grid = sweep_grid(args)
+    cells = grid.cells(args.max_cells)
+    # one process: the worker is already one of the server's --workers slots
+    summary = run_sweep(grid, args.out, LocalBackend(1), args.max_cells, cells=cells,
+                        progress=False, batch=args.batch, on_solved=on_progress)
+    found = {k: v for k, v in summary.as_dict().items() if k != "out"}
+    return {"summary": found, "report": read_report(args.out, results_name(args.system))}
+
+
+def results_name(system: str) -> str:
+    """The name a sweep's results file is downloaded as (and its report calls it)."""
+    return f"{system}-sweep.parquet"
 
 
 def _printed(run, args) -> str:
@@ -60,8 +86,11 @@ def work(connection, kind: str, args, store: str | None = None) -> None:
     the answer store's directory (``DUEL_CACHE_DIR``) of the server that asked."""
     if store is not None:
         os.environ["DUEL_CACHE_DIR"] = store
+    def progress(done: int, planned: int) -> None:
+        connection.send(("progress", done, planned))
+
     try:
-        connection.send(("done", document_text(kind, args)))
+        connection.send(("done", document_text(kind, args, progress)))
     except (InputError, OSError) as error:
         connection.send(("error", str(error)))
     except Exception as error:  # noqa: BLE001 - said in one line; the log has the trace

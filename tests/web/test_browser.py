@@ -320,3 +320,113 @@ def test_hidden_information_duel(server, page, tmp_path):
     expected = cli_json(["solve", *argv])
     assert shown_bars(page)["A wins"] == percent(expected["win"])
     screenshots(page, tmp_path, "duel-hidden")
+
+
+#: a 2 x 2 grid of one-round Falkenstein duels, as typed into the sweep page
+SWEEP_GRID = ("a.fencing=AV,GD", "b.fencing=AV,GD")
+FENCING = ("AV", "GD")
+
+
+def _values_by_hand() -> list[list[str]]:
+    """The heat map's squares: each pairing solved directly, as the page writes it."""
+    from solver import solve_game
+
+    def value(a: str, b: str) -> float:
+        game = envs.make("falkenstein", a={"fencing": a}, b={"fencing": b}, max_rounds=1)
+        return solve_game(game).value
+    return [[f"{value(a, b):+.2f}" for b in FENCING] for a in FENCING]
+
+
+def _shown_heat_map(page) -> list[list[str]]:
+    rows = page.locator("#answer .sweep-heat table.heatmap tbody tr")
+    return [[cell.inner_text() for cell in rows.nth(r).locator("td").all()]
+            for r in range(rows.count())]
+
+
+def test_sweep_page_runs_a_grid_and_shows_its_report(server, page, tmp_path):
+    page.goto(f"{server}/sweep?system=falkenstein")
+    page.fill('form#ask [name="grid"]', "\n".join(SWEEP_GRID))
+    for side in ("a", "b"):
+        page.fill(f'form#ask [name="{side}"]', "")   # the default sheets
+    page.click("details.options summary")
+    page.fill('form#ask [name="options.max_rounds"]', "1")
+    page.click("form#ask button[type=submit]")
+    page.wait_for_selector("#answer .sweep-heat table.heatmap")
+    assert _shown_heat_map(page) == _values_by_hand()
+    assert page.locator("#answer table.worth").count() == 2      # one per axis
+    assert page.locator("#answer table.worth tbody tr").count() == 4
+    dominated = page.locator("#answer table.dominated tbody tr")
+    assert dominated.count() == 1 and dominated.first.inner_text().startswith("(default)")
+    assert page.locator("#answer table.negligible tbody tr").count() == 2
+    assert page.locator("#answer table.pairings").count() == 2   # most and least balanced
+    assert "4 cells" in page.inner_text("#answer .sweep-header")
+    screenshots(page, tmp_path, "sweep")
+
+
+def test_sweep_page_reads_a_results_file(server, page, tmp_path):
+    out = tmp_path / "cells.parquet"
+    from agents.cli import main
+    assert main(["sweep", "falkenstein", *[f"--grid={g}" for g in SWEEP_GRID],
+                 "-o", "max_rounds=1", "--out", str(out), "--workers", "1", "--quiet"]) == 0
+    page.goto(f"{server}/sweep?system=falkenstein")
+    page.set_input_files('form#read input[name="results"]', str(out))
+    page.click("form#read button[type=submit]")
+    page.wait_for_selector("#answer .sweep-heat table.heatmap")
+    assert "from cells.parquet" in page.inner_text("#answer .sweep-header")
+    assert _shown_heat_map(page) == _values_by_hand()
+    screenshots(page, tmp_path, "sweep-read")
+    page.set_input_files('form#read input[name="results"]', _not_results(tmp_path))
+    page.click("form#read button[type=submit]")
+    marked = page.locator('.error[data-for="results"]')
+    marked.wait_for()
+    assert marked.inner_text().startswith("x.parquet is not a results file of duel sweep")
+
+
+def _not_results(tmp_path) -> str:
+    path = tmp_path / "x.parquet"
+    path.write_bytes(b"not parquet")
+    return str(path)
+
+
+def test_sweep_page_refuses_a_large_grid_at_its_field(server, page):
+    page.goto(f"{server}/sweep?system=falkenstein")
+    page.fill('form#ask [name="grid"]', "a.fencing=PR,AV,GD,GR,EXC,EXT\n"
+              "b.fencing=PR,AV,GD,GR,EXC,EXT\no.max_rounds=1..6")
+    page.click("form#ask button[type=submit]")
+    marked = page.locator('.error[data-for="grid"]')
+    marked.wait_for()
+    assert marked.inner_text().startswith("the grid has 216 cells, more than the 200")
+
+
+def _legal_and_played(document: dict) -> tuple[set, set, set]:
+    """A's legal actions, B's, and those either side's mix plays, at the start."""
+    names, matrix = list(document["mix_a"]), document["stage_matrix"]
+    legal_a = {names[i] for i, row in enumerate(matrix) if any(v is not None for v in row)}
+    legal_b = {names[j] for j in range(len(names))
+               if any(row[j] is not None for row in matrix)}
+    played = {k for k in names if document["mix_a"][k] > 1e-9 or document["mix_b"][k] > 1e-9}
+    return legal_a, legal_b, played
+
+
+def _shown_actions(page) -> tuple[set, set]:
+    rows = page.locator("#answer table.heatmap tbody th")
+    columns = page.locator("#answer table.heatmap thead th")
+    return ({rows.nth(k).inner_text().split()[0] for k in range(rows.count())},
+            {columns.nth(k).inner_text().split("\n")[0] for k in range(1, columns.count())})
+
+
+@pytest.mark.parametrize("system", ["pathfinder", "falkenstein"])
+def test_stage_game_shows_the_actions_played_when_there_are_many(server, page, system):
+    """Pathfinder's example duel has more legal actions than either side plays: the heat
+    map keeps the played ones; Falkenstein's six are all shown."""
+    page.goto(f"{server}/duel?system={system}")
+    page.click("form#ask button[type=submit]")
+    page.wait_for_selector("#answer .heatmap")
+    legal_a, legal_b, played = _legal_and_played(cli_json(["solve", *small_argv(system)]))
+    rows, columns = _shown_actions(page)
+    if system == "pathfinder":
+        assert len(legal_a) > 8 and not legal_a <= played   # the case: many, some unplayed
+        assert (rows, columns) == (legal_a & played, legal_b & played)
+    else:
+        assert len(legal_a | legal_b) <= 8
+        assert (rows, columns) == (legal_a, legal_b)

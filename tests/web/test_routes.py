@@ -179,7 +179,7 @@ def test_a_job_is_cancelled_and_the_server_goes_on(client):
 def test_unknown_job_and_work(client):
     assert client.get("/api/jobs/j999").status_code == 404
     assert client.delete("/api/jobs/j999").status_code == 404
-    assert client.post("/api/jobs/sweep", json={}).status_code == 404
+    assert client.post("/api/jobs/dance", json={}).status_code == 404
     assert client.get("/api/jobs/j999/profile").status_code == 404
 
 
@@ -297,7 +297,7 @@ def test_personalities(client):
     assert client.get("/api/personalities?system=chess").status_code == 400
 
 
-@pytest.mark.parametrize("page", ["duel", "opponent", "play", "npc", "dice", "ruleset"])
+@pytest.mark.parametrize("page", ["duel", "opponent", "play", "npc", "sweep", "dice", "ruleset"])
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_pages_render_for_every_system(client, page, system):
     response = client.get(f"/{page}?system={system}")
@@ -345,3 +345,181 @@ def test_hidden_information_solve_and_odds_are_the_cli_documents(client):
     assert odds.json() == cli_json(["odds", *argv, "--vs", "uniform"])
     refused = client.post("/api/solve", json=dict(request, state="round=1"))
     assert refused.status_code == 400 and refused.json()["field"] == "state"
+
+
+# --- the sweep: a grid of duels and its report
+
+#: a 2 x 2 grid of one-round Falkenstein duels (seconds)
+SWEEP = {"system": "falkenstein", "grid": ["a.fencing=AV,GD", "b.fencing=AV,GD"],
+         "options": {"max_rounds": 1}}
+LEVELS = ("AV", "GD")
+TOL = 1e-12
+
+
+@pytest.fixture(scope="module")
+def solved_pairs():
+    """Each pairing of the grid made and solved directly, by the fencing of A and B."""
+    import envs
+    from solver import solve_game
+    return {(a, b): solve_game(envs.make("falkenstein", a={"fencing": a},
+                                         b={"fencing": b}, max_rounds=1)).evaluation
+            for a in LEVELS for b in LEVELS}
+
+
+def test_sweep_cells_are_their_duels_solved(client, tmp_path, solved_pairs):
+    pq = pytest.importorskip("pyarrow.parquet")
+    response = client.post("/api/sweep", json=SWEEP)
+    assert response.status_code == 200, response.text
+    summary = response.json()["summary"]
+    assert summary["cells"] == 4 and summary["solved"] + summary["from_mirror"] == 4
+    job = client.post("/api/jobs/sweep", json=SWEEP).json()   # asked again: done already
+    assert job["state"] == "done"
+    download = client.get(f"/api/jobs/{job['job']}/results")
+    assert download.status_code == 200
+    (tmp_path / "cells.parquet").write_bytes(download.content)
+    rows = pq.read_table(tmp_path / "cells.parquet").to_pylist()
+    assert [(r["grid_a_fencing"], r["grid_b_fencing"]) for r in rows] == [
+        (a, b) for a in LEVELS for b in LEVELS]
+    for row in rows:
+        direct = solved_pairs[row["grid_a_fencing"], row["grid_b_fencing"]]
+        for column in ("value", "win", "draw", "loss"):
+            assert abs(row[column] - getattr(direct, column)) <= TOL, (column, row)
+
+
+def test_sweep_report_is_the_hand_reading_of_its_cells(client, solved_pairs):
+    report = client.post("/api/sweep", json=SWEEP).json()["report"]
+    value = {pair: e.value for pair, e in solved_pairs.items()}
+    win = {pair: e.win for pair, e in solved_pairs.items()}
+    header = report["header"]
+    assert header["cells"] == 4 and header["system"] == "falkenstein"
+    assert header["axes"] == [{"label": "a.fencing", "values": list(LEVELS)},
+                              {"label": "b.fencing", "values": list(LEVELS)}]
+    # the heat map: the value of each pairing, A's fencing down, B's across
+    heat = report["heat_map"]
+    assert (heat["row_axis"], heat["column_axis"]) == ("a.fencing", "b.fencing")
+    assert heat["averaged_over"] is None   # two axes: nothing averaged
+    for r, a in enumerate(LEVELS):
+        for c, b in enumerate(LEVELS):
+            assert heat["values"][r][c] == pytest.approx(value[a, b], abs=TOL)
+    best, worst = max(value, key=value.get), min(value, key=value.get)
+    assert (heat["best"]["row"], heat["best"]["column"]) == best
+    assert (heat["worst"]["row"], heat["worst"]["column"]) == worst
+    assert heat["best"]["value"] == pytest.approx(value[best], abs=TOL)
+    # what each field is worth: A's chance of winning, AV to GD, at each level of the other
+    worth_a, worth_b = report["worth"]
+    assert worth_a["steps"] == worth_b["steps"] == ["AV→GD"]
+    gains_a = [100 * (win["GD", b] - win["AV", b]) for b in LEVELS]
+    gains_b = [100 * (win[a, "GD"] - win[a, "AV"]) for a in LEVELS]
+    assert [r["points"][0] for r in worth_a["rows"]] == pytest.approx(gains_a, abs=1e-9)
+    assert [r["points"][0] for r in worth_b["rows"]] == pytest.approx(gains_b, abs=1e-9)
+    assert [r["others"] for r in worth_a["rows"]] == ["b.fencing=AV", "b.fencing=GD"]
+    assert (worth_a["low"], worth_a["high"]) == pytest.approx((min(gains_a), max(gains_a)))
+    assert worth_a["mean"] == pytest.approx(sum(gains_a) / 2)
+    # dominated: A's default sheet (AV, written "") is never better than GD against either
+    # B, and better against none
+    gaps = [value["GD", b] - value["AV", b] for b in LEVELS]
+    assert min(gaps) > 0
+    (pair,) = report["dominated"]["pairs"]
+    assert (pair["sheet"], pair["better"], pair["opponents"]) == ("", "fencing=GD", 2)
+    assert (pair["gap_min"], pair["gap_max"]) == pytest.approx((min(gaps), max(gaps)))
+    # negligible: both axes are choices; each moves A's chance by |GD - AV| at most
+    moved = report["negligible"]["axes"]
+    assert [m["axis"] for m in moved] == ["a.fencing", "b.fencing"]
+    assert moved[0]["most_points"] == pytest.approx(max(map(abs, gains_a)), abs=1e-9)
+    assert moved[1]["mean_points"] == pytest.approx(sum(map(abs, gains_b)) / 2, abs=1e-9)
+    assert moved[0]["negligible"] is (max(map(abs, gains_a)) < 0.5)
+    # balance: the two pairings of different sheets, AV-GD and GD-AV (the mirrored two
+    # sheets against themselves are left out)
+    balance = report["balance"]
+    assert balance["same_sheet"] == 2
+    for ranked in (balance["most"], balance["least"]):
+        shown = {(r["a"], r["b"]): r for r in ranked}
+        assert set(shown) == {("", "fencing=GD"), ("fencing=GD", "")}
+        for (a, b), sheets in ((("AV", "GD"), ("", "fencing=GD")),
+                               (("GD", "AV"), ("fencing=GD", ""))):
+            assert shown[sheets]["win"] == pytest.approx(win[a, b], abs=TOL)
+            assert shown[sheets]["loss"] == pytest.approx(solved_pairs[a, b].loss, abs=TOL)
+
+
+def test_sweep_results_file_of_the_cli_reads_as_the_same_report(client, tmp_path):
+    out = tmp_path / "cells.parquet"
+    argv = ["sweep", "falkenstein", *[f"--grid={g}" for g in SWEEP["grid"]],
+            "-o", "max_rounds=1", "--out", str(out), "--workers", "1", "--quiet"]
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(argv) == 0
+    uploaded = client.post("/api/upload/results?name=cells.parquet", content=out.read_bytes())
+    assert uploaded.status_code == 200, uploaded.text
+    read = uploaded.json()["report"]
+    assert read["header"]["source"] == "cells.parquet"
+    ran = client.post("/api/sweep", json=SWEEP).json()["report"]
+    ran["header"]["source"] = "cells.parquet"
+    assert read == ran
+
+
+def test_the_same_sweep_is_one_job(client):
+    first = client.post("/api/jobs/sweep", json=SWEEP).json()
+    spelled = dict(SWEEP, grid=["a.Fencing=AV,GD", "b.FENCING=AV,GD"])
+    assert client.post("/api/jobs/sweep", json=spelled).json()["job"] == first["job"]
+    other = dict(SWEEP, grid=["a.fencing=AV,GD"])
+    assert client.post("/api/jobs/sweep", json=other).json()["job"] != first["job"]
+    while client.get(f"/api/jobs/{first['job']}").json()["state"] in ("waiting", "running"):
+        pass
+    status = client.get(f"/api/jobs/{first['job']}").json()
+    assert status["state"] == "done"
+    # its progress: the cells solved of the cells planned (one is read from its mirror)
+    assert status["progress"] == {"done": 3, "planned": 3}
+
+
+def test_a_sweep_is_cancelled(client):
+    long = {"system": "pathfinder", "grid": ["a=fighter,rogue"], "b": "rogue"}  # hp 20: long
+    job = client.post("/api/jobs/sweep", json=long).json()
+    cancelled = client.delete(f"/api/jobs/{job['job']}").json()
+    assert cancelled["state"] == "cancelled"
+    assert client.get(f"/api/jobs/{job['job']}/results").status_code == 404
+
+
+@pytest.mark.parametrize(("request_", "said"), [
+    (dict(SWEEP, grid=["a.fencing=PR,AV,GD,GR,EXC,EXT", "b.fencing=PR,AV,GD,GR,EXC,EXT",
+                       "o.max_rounds=1..6"]),
+     "the grid has 216 cells, more than the 200 a sweep of this screen solves; narrow it, "
+     "or run duel sweep on the command line"),
+    (dict(SWEEP, grid=["ruleset=/etc/passwd"]), "a ruleset= axis names files"),
+    (dict(SWEEP, grid=[]), "give at least one --grid AXIS=VALUES"),
+], ids=["too-many", "ruleset-axis", "none"])
+def test_a_sweep_refused_before_any_work(client, request_, said):
+    response = client.post("/api/sweep", json=request_)
+    assert response.status_code == 400
+    assert response.json()["error"].startswith(said)
+    assert response.json()["field"] == "grid"
+    assert client.app.state.server.jobs.jobs == {}   # no job was started
+
+
+@pytest.mark.parametrize(("grid", "field"), [
+    (["a.fencin=AV"], "grid"), (["a.fencing=AV,XX"], "grid"), (["x.fencing=AV"], "grid"),
+    (["o.max_rounds=0,1"], "grid"),
+])
+def test_a_bad_grid_is_the_cli_line(client, tmp_path, grid, field):
+    response = client.post("/api/sweep", json=dict(SWEEP, grid=grid))
+    assert response.status_code == 400
+    argv = ["sweep", "falkenstein", *[f"--grid={g}" for g in grid], "-o", "max_rounds=1",
+            "--out", str(tmp_path / "x.parquet")]
+    assert response.json() == {"error": cli_error(argv), "field": field}
+
+
+@pytest.mark.parametrize("key", ["workers", "max_cells", "backend", "report",
+                                 "personalities", "out"])
+def test_a_sweep_request_cannot_set_what_the_server_decides(client, key):
+    response = client.post("/api/sweep", json=dict(SWEEP, **{key: "4"}))
+    assert response.status_code == 400 and response.json()["field"] == key
+
+
+def test_bad_results_files(client, tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+    pq.write_table(pa.table({"a": [1, 2]}), tmp_path / "plain.parquet")
+    for body in (b"not parquet", (tmp_path / "plain.parquet").read_bytes()):
+        response = client.post("/api/upload/results?name=cells.parquet", content=body)
+        assert response.status_code == 400
+        said = response.json()
+        assert said["field"] == "results"
+        assert said["error"].startswith("cells.parquet is not a results file of duel sweep")

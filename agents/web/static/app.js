@@ -162,7 +162,13 @@ function showProgress(status) {
   const fill = progress.querySelector(".fill");
   const said = progress.querySelector(".said");
   const waiting = status.state === "waiting" ? "waiting for a free worker; " : "";
-  if (status.estimate) {
+  const cells = status.progress ? `${status.progress.done} of ${status.progress.planned} cells solved; ` : "";
+  if (status.estimate && status.progress) {
+    fill.classList.remove("unknown");
+    fill.style.width = `${Math.min(95, (100 * status.progress.done) / status.progress.planned)}%`;
+    const left = Math.max(0, status.estimate - status.elapsed);
+    said.textContent = `${cells}working for ${status.elapsed.toFixed(1)} s; about ${left.toFixed(0)} s left at this rate`;
+  } else if (status.estimate) {
     fill.style.width = `${Math.min(95, (100 * status.elapsed) / status.estimate)}%`;
     const left = Math.max(0, status.estimate - status.elapsed);
     said.textContent = `${waiting}working for ${status.elapsed.toFixed(1)} s; about ` +
@@ -170,8 +176,8 @@ function showProgress(status) {
   } else {
     fill.style.width = "100%";
     fill.classList.add("unknown");
-    said.textContent = `${waiting}working for ${status.elapsed.toFixed(1)} s (no estimate yet: ` +
-      "the first question of this kind)";
+    said.textContent = `${waiting}${cells}working for ${status.elapsed.toFixed(1)} s (no estimate yet: ` +
+      (status.kind === "sweep" ? "no cell solved so far)" : "the first question of this kind)");
   }
 }
 
@@ -217,13 +223,32 @@ function section(title, ...children) {
 }
 function named(name, node) { node.classList.add(name); return node; }
 
+// a value to A (-1..+1) as a square's colour: green for A, red for B, paler near 0
+function heatColour(v) {
+  const hue = v >= 0 ? 150 : 0;
+  return `background:hsl(${hue} 60% ${95 - 45 * Math.min(1, Math.abs(v))}%)`;
+}
+// past this many actions on a side, the stage game shows only the actions played
+const MANY_ACTIONS = 8;
+const played = (p) => p > 1e-9;
+
 function heatMap(moment) {
   const actions = Object.keys(moment.mix_a);
   const matrix = moment.stage_matrix;
   const legal = actions.map((_, k) => k).filter((k) =>
     matrix[k].some((v) => v !== null) || matrix.some((row) => row[k] !== null));
-  const rows = legal.filter((i) => matrix[i].some((v) => v !== null));
-  const cols = legal.filter((j) => matrix.some((row) => row[j] !== null));
+  let rows = legal.filter((i) => matrix[i].some((v) => v !== null));
+  let cols = legal.filter((j) => matrix.some((row) => row[j] !== null));
+  // many actions: only those either side plays (A's mix is on legal rows, B's on legal
+  // columns, so no side is left without an action; all played, nothing is left out)
+  let left = 0;
+  if (Math.max(rows.length, cols.length) > MANY_ACTIONS) {
+    const either = (k) => played(moment.mix_a[actions[k]]) || played(moment.mix_b[actions[k]]);
+    left = legal.filter((k) => !either(k)).length;
+    rows = rows.filter(either);
+    cols = cols.filter(either);
+  }
+  const shown = legal.filter((k) => rows.includes(k) || cols.includes(k));
   const head = el("tr", {}, el("th", { text: "A \\ B" }),
     ...cols.map((j) => el("th", { title: moment.words[actions[j]] }, actions[j],
       el("div", { class: "mix", text: short(moment.mix_b[actions[j]]) }))));
@@ -233,12 +258,11 @@ function heatMap(moment) {
     ...cols.map((j) => {
       const v = matrix[i][j];
       if (v === null) return el("td", { class: "none", text: "–" });
-      const hue = v >= 0 ? 150 : 0;
-      const strength = Math.min(1, Math.abs(v));
-      return el("td", { style: `background:hsl(${hue} 60% ${95 - 45 * strength}%)`, title: `${moment.words[actions[i]]} / ${moment.words[actions[j]]}` }, v.toFixed(2));
+      return el("td", { style: heatColour(v), title: `${moment.words[actions[i]]} / ${moment.words[actions[j]]}` }, v.toFixed(2));
     })));
-  const legend = el("p", { class: "hint", text: "Each cell: what the duel is worth to A after that pair of choices (+1 A sure to win, −1 B sure to win). Beside each action: how often the least predictable safe play chooses it." });
-  const words = el("ul", { class: "legend" }, ...legal.map((k) => el("li", {}, el("span", { class: "code", text: actions[k] }), ` ${moment.words[actions[k]]}`)));
+  const legend = el("p", { class: "hint", text: "Each cell: what the duel is worth to A after that pair of choices (+1 A sure to win, −1 B sure to win). Beside each action: how often the least predictable safe play chooses it." +
+    (left ? ` Shown: the ${shown.length} actions either side plays (${left} legal actions that neither plays are left out).` : "") });
+  const words = el("ul", { class: "legend" }, ...shown.map((k) => el("li", {}, el("span", { class: "code", text: actions[k] }), ` ${moment.words[actions[k]]}`)));
   return el("div", { class: "heat" }, el("div", { class: "scroll" }, el("table", { class: "heatmap" }, el("thead", {}, head), el("tbody", {}, ...body))), legend, words);
 }
 
@@ -476,6 +500,116 @@ async function rulesetPage() {
     rows.length ? table(["rule", "default", "yours"], rows) : el("p", { text: "They are the same as the defaults." }))]);
 }
 
+// ---------- the Sweep page: a grid of duels, and its report
+
+function sweepRequest() {
+  const request = gameRequest();
+  for (const side of ["a", "b"]) request[side] = form.elements.namedItem(side).value.trim();
+  request.grid = form.elements.namedItem("grid").value.split("\n").map((line) => line.trim()).filter(Boolean);
+  return request;
+}
+
+async function sweepPage() {
+  const { job, document: doc } = await work("sweep", sweepRequest());
+  const s = doc.summary;
+  const said = el("p", { class: "summary" },
+    `${s.cells} cells: ${s.solved} solved now, ${s.reused} done before, ${s.from_mirror} read from their mirror (${s.seconds.toFixed(1)} s). `,
+    el("a", { href: `/api/jobs/${job}/results`, download: doc.report.header.source, class: "button", text: "Download the results (Parquet)" }));
+  show(renderReport(doc.report, said));
+}
+
+async function readResults(event) {
+  event.preventDefault();
+  clearProblems();
+  const file = reader.results.files[0];
+  try {
+    if (!file) throw new Problem("choose a results file (cells.parquet) to upload", "results");
+    let data;
+    try {
+      ({ data } = await call("POST", `/api/upload/results?name=${encodeURIComponent(file.name)}`, await file.arrayBuffer(), true));
+    } catch (error) { throw new Problem(error.message, "results"); }
+    show(renderReport(data.report));
+  } catch (error) { mark(error); }
+}
+
+const signed = (v, digits = 3) => `${v >= 0 ? "+" : ""}${v.toFixed(digits)}`;
+const pct1 = (p) => `${(100 * p).toFixed(1)}%`;
+// percentage points, signed, never "−0.0"
+const points = (g) => (Math.abs(g) >= 0.05 ? signed(g, 1) : "+0.0");
+const sheetName = (text) => text || "(default)";
+
+function renderReport(report, ...more) {
+  const parts = [reportHeader(report.header, more)];
+  if (report.heat_map) parts.push(named("sweep-heat", section(`Value over ${report.heat_map.row_axis} and ${report.heat_map.column_axis}`, sweepHeat(report.heat_map))));
+  parts.push(named("worth", section("What each field is worth",
+    el("p", { class: "hint", text: "A's chance of winning gained by one step of each axis, at every level of the others (percentage points per point for a numeric field; against the first value for the others)." }),
+    ...report.worth.map(worthOfAxis))));
+  parts.push(named("dominated", section("Dominated sheets", ...dominated(report.dominated))));
+  parts.push(named("negligible", section("Options and flags of negligible worth", negligible(report.negligible))));
+  parts.push(named("balance", section("The most and least balanced pairings", ...balance(report.balance))));
+  return parts;
+}
+
+function reportHeader(h, more) {
+  const base = Object.entries(h.base_sheets).filter(([, text]) => text)
+    .map(([side, text]) => `${side.toUpperCase()} ${text}`).join("; ") || "the default sheets";
+  const options = Object.entries(h.base_options).map(([k, v]) => `${k}=${v}`).join(", ") || "none";
+  const axes = el("ul", {}, ...h.axes.map((a) => el("li", {}, el("span", { class: "code", text: a.label }), `: ${a.values.join(", ")}`)));
+  const parts = [el("p", { text: `${h.cells} duels from ${h.source}, each solved exactly (base: ${base}; options: ${options}; rules: ${h.base_ruleset ? "a ruleset file" : "the defaults"}). The grid:` }), axes,
+    el("p", { class: "hint", text: "Value is A's worth of the duel (+1 a sure win, −1 a sure loss); win is A's chance of winning, both sides playing the least predictable safe play." })];
+  if (h.unrefined) parts.push(el("p", { class: "hint", text: `In ${h.unrefined} duels some mixes are optimal but not confirmed the least predictable: their values are exact, their odds those of the optimal mixes found.` }));
+  return named("sweep-header", section(`Balance sweep: ${h.system}`, ...more, ...parts));
+}
+
+function sweepHeat(heat) {
+  const head = el("tr", {}, el("th", { text: `${heat.row_axis} \\ ${heat.column_axis}` }), ...heat.columns.map((c) => el("th", { text: c })));
+  const body = heat.rows.map((r, i) => el("tr", {}, el("th", { text: r }), ...heat.values[i].map((v, j) => (v === null
+    ? el("td", { class: "none", text: "–" })
+    : el("td", { style: heatColour(v), title: `${heat.row_axis}=${r}, ${heat.column_axis}=${heat.columns[j]}` }, signed(v, 2))))));
+  const square = (s) => `${heat.row_axis}=${s.row}, ${heat.column_axis}=${s.column} (${signed(s.value)}${s.ties ? `, tied with ${s.ties} other square${s.ties > 1 ? "s" : ""}` : ""})`;
+  const said = (heat.averaged_over ? `Each square is the mean over the other axes' ${heat.averaged_over} combinations. ` : "") +
+    `The best for A is ${square(heat.best)}; the worst ${square(heat.worst)}.`;
+  return el("div", { class: "heat" }, el("div", { class: "scroll" }, el("table", { class: "heatmap" }, el("thead", {}, head), el("tbody", {}, ...body))),
+    el("p", { class: "hint", text: "Each square: the value of the duel to A (+1 A sure to win, −1 B sure to win)." }), el("p", { text: said }));
+}
+
+function worthOfAxis(axis) {
+  const parts = [el("h3", { text: axis.axis })];
+  if (!axis.steps.length) return el("div", {}, ...parts, el("p", { text: "One level only: nothing to compare." }));
+  if (axis.low !== null) {
+    parts.push(el("p", { text: `Over ${axis.combinations} combinations of the others, one step of ${axis.axis} changes A's chance of winning by ${points(axis.low)} to ${points(axis.high)} points (mean ${points(axis.mean)}).` }));
+  }
+  const rows = axis.rows.map((row) => [row.others, ...row.points.map((g) => (g === null ? "-" : points(g)))]);
+  parts.push(el("div", { class: "scroll" }, table(["others", ...axis.steps], rows, "worth")));
+  if (axis.more) parts.push(el("p", { class: "hint", text: `(${axis.more} more combinations in the results file.)` }));
+  return el("div", { class: "axis" }, ...parts);
+}
+
+function dominated(d) {
+  const parts = [el("p", { class: "hint", text: `The schema of ${d.system} gives sheets no cost, so no sheet is dominated at the same cost; below instead are A's sheets that are never better than another of A's sheets against every opponent and option they were both tried with (a designer weighs what each costs).` })];
+  if (!d.pairs.length) return [...parts, el("p", { text: "No sheet of A is dominated in this grid." })];
+  parts.push(el("div", { class: "scroll" }, table(["sheet", "never better than", "opponents", "gap min", "gap max"],
+    d.pairs.map((p) => [sheetName(p.sheet), sheetName(p.better), String(p.opponents), signed(p.gap_min), signed(p.gap_max)]), "dominated")));
+  if (d.more) parts.push(el("p", { class: "hint", text: `(${d.more} more dominated pairs.)` }));
+  return parts;
+}
+
+function negligible(n) {
+  if (!n.axes.length) return el("p", { text: "No flag, option or sheet axis to weigh in this grid." });
+  return table(["axis", "moves A's chance of winning by at most", "on average", `negligible (under ${n.line_points} points)`],
+    n.axes.map((a) => [a.axis, `${a.most_points.toFixed(2)} points`, `${a.mean_points.toFixed(2)} points`, a.negligible ? "negligible" : "not negligible"]), "negligible");
+}
+
+function balance(b) {
+  if (!b.most.length) return [el("p", { text: "Every duel of this grid pits a sheet against itself." })];
+  const lead = "Pairings of different sheets by how far the value is from 0" +
+    (b.same_sheet ? ` (${b.same_sheet} duels of a sheet against itself left out: they are even by symmetry).` : ".");
+  const pairings = (rows) => table(["A", "B", "options", "value", "A wins", "draw", "B wins"],
+    rows.map((r) => [sheetName(r.a), sheetName(r.b), r.options, signed(r.value), pct1(r.win), pct1(r.draw), pct1(r.loss)]), "pairings");
+  return [el("p", { text: lead }), el("h3", { text: "Most balanced" }), el("div", { class: "scroll most" }, pairings(b.most)),
+    el("h3", { text: "Least balanced" }), el("div", { class: "scroll least" }, pairings(b.least))];
+}
+
 // ---------- wiring
 
 function show(parts) {
@@ -495,8 +629,10 @@ async function submit(run) {
 const RUNS = {
   duel: () => solvePage(gameRequest()), opponent: () => oddsPage(gameRequest()),
   play: () => playPage(gameRequest()), npc: () => npcPage(gameRequest()),
-  dice: dicePage, ruleset: rulesetPage,
+  dice: dicePage, ruleset: rulesetPage, sweep: sweepPage,
 };
+const reader = document.getElementById("read");
+if (reader) reader.addEventListener("submit", readResults);
 
 showRules();
 if (form) {
