@@ -11,10 +11,11 @@ exact exploitability (NashConv / 2, payoff in [-1, 1]) along the way:
   baselines; see its docstring); the curve evaluates the average tables, and the
   distilled network is measured once at the end;
 - OpenSpiel: its C++ outcome-sampling MCCFR (``pyspiel.OutcomeSamplingMCCFRSolver``)
-  on the duel through a small adapter below: a pyspiel Python game that is the
-  turn-based transform of the duel (A chooses, then B without seeing A's card,
-  then chance), whose information state is the player's observation, the key our
-  tables use. Its average policy is read state by state into a table for our solver.
+  on the duel as ``envs.openspiel`` registers it (the turn-based transform: A chooses,
+  then B without seeing A's card, then chance) with ``information=observation``: an
+  information state is the player's current observation, the key our tables use,
+  exact for these public duels. Its average policy is read state by state
+  (``envs.openspiel.observation_tables``) into a table for our solver.
 
 OpenSpiel's external-sampling MCCFR and CFR walk the history tree, where the
 traverser's branching over thirty exchanges is astronomic; ``--es-probe`` times one
@@ -40,8 +41,6 @@ import envs
 from agents.curves import plot_curves
 from agents.selfplay import TrainConfig, train
 from solver import exploitability
-from solver.markov.graph import build_graph
-from solver.policy import TabularPolicy
 
 TARGET = 0.02
 #: name -> (title, system, options)
@@ -74,139 +73,26 @@ def make_duel(name: str):
     return envs.make(system, **options)
 
 
-# -- the OpenSpiel adapter (benchmark only) ------------------------------------------
+# -- OpenSpiel ------------------------------------------------------------------------
 
-def spiel_classes():
-    """The adapter's classes, built on first use so that ``--help`` needs no pyspiel."""
+def load_spiel_game(name: str):
+    """The duel as OpenSpiel's game (``envs.openspiel``, imported here so that
+    ``--help`` needs no pyspiel), keyed on observations as our tables are."""
     import pyspiel
 
-    class DuelSpielGame(pyspiel.Game):
-        """The turn-based transform of a duel as a pyspiel Python game."""
-
-        def __init__(self, duel, horizon: int = 1000):
-            self.duel = duel
-            self.starts = duel.initial_outcomes()
-            game_type = pyspiel.GameType(
-                short_name="python_duel_turn_based", long_name="duel, turn-based transform",
-                dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-                chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-                information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-                utility=pyspiel.GameType.Utility.ZERO_SUM,
-                reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-                max_num_players=2, min_num_players=2,
-                provides_information_state_string=True,
-                provides_information_state_tensor=False,
-                provides_observation_string=True, provides_observation_tensor=False,
-                parameter_specification={})
-            info = pyspiel.GameInfo(
-                num_distinct_actions=len(duel.action_names), max_chance_outcomes=1024,
-                num_players=2, min_utility=-1.0, max_utility=1.0, utility_sum=0.0,
-                max_game_length=horizon)
-            super().__init__(game_type, info, {})
-
-        def new_initial_state(self):
-            return DuelSpielState(self)
-
-        def make_py_observer(self, iig_obs_type=None, params=None):
-            return DuelObserver()
-
-    class DuelSpielState(pyspiel.State):
-        """A duel state, A's pending (hidden) card, or a pending chance draw."""
-
-        def __init__(self, game, duel_state=None, pending=None):
-            super().__init__(game)
-            self.duel = game.duel
-            if duel_state is None and len(game.starts) == 1:
-                duel_state = game.starts[0][1]
-            self.chances = game.starts if duel_state is None else None
-            self.s = duel_state
-            self.pending = pending
-
-        def current_player(self):
-            if self.chances is not None:
-                return pyspiel.PlayerId.CHANCE
-            if self.duel.is_terminal(self.s):
-                return pyspiel.PlayerId.TERMINAL
-            return 0 if self.pending is None else 1
-
-        def _legal_actions(self, player):
-            mask = self.duel.legal_mask(self.s, "ab"[player])
-            return [int(a) for a in np.flatnonzero(mask)]
-
-        def chance_outcomes(self):
-            return [(i, p) for i, (p, _) in enumerate(self.chances)]
-
-        def _apply_action(self, action):
-            if self.chances is not None:
-                self.s, self.chances = self.chances[action][1], None
-            elif self.pending is None:
-                self.pending = action
-            else:
-                outcomes = self.duel.outcomes(self.s, self.pending, action)
-                self.pending = None
-                if len(outcomes) == 1:
-                    self.s = outcomes[0][1]
-                else:
-                    self.chances = outcomes
-
-        def _action_to_string(self, player, action):
-            return self.duel.action_names[action] if player >= 0 else f"chance {action}"
-
-        def is_terminal(self):
-            return self.chances is None and self.duel.is_terminal(self.s)
-
-        def returns(self):
-            if not self.is_terminal():
-                return [0.0, 0.0]
-            value = float(self.duel.payoff(self.s))
-            return [value, -value]
-
-        def __str__(self):
-            return f"{self.s} pending={self.pending}"
-
-        def __deepcopy__(self, memo):
-            # states of the duel are immutable: a shallow copy is a full copy
-            copy = DuelSpielState(self.get_game(), self.s, self.pending)
-            copy.chances = self.chances
-            return copy
-
-    class DuelObserver:
-        """Information state = the player's own observation (what our tables key on)."""
-
-        def __init__(self):
-            self.tensor = None
-            self.dict = {}
-
-        def set_from(self, state, player):
-            pass
-
-        def string_from(self, state, player):
-            return f"{player}|{state.duel.observe(state.s, 'ab'[player])}"
-
-    return DuelSpielGame, DuelSpielState
+    import envs.openspiel as duel_openspiel
+    _, system, options = DUELS[name]
+    parameters = {**duel_openspiel.game_parameters(system, options),
+                  "information": "observation"}
+    return pyspiel.load_game(f"{duel_openspiel.PREFIX}{system}", parameters)
 
 
-def spiel_tables(duel, spiel_game, state_class, average) -> tuple[TabularPolicy, TabularPolicy]:
-    """OpenSpiel's average policy, read at every live state into one table per side."""
-    graph = build_graph(duel)
-    tables: tuple[dict, dict] = ({}, {})
-    for s in np.flatnonzero(~graph.terminal):
-        state = graph.states[s]
-        first_a = int(np.flatnonzero(graph.mask_a[s])[0])
-        for side, pending in ((0, None), (1, first_a)):
-            probs = average.action_probabilities(state_class(spiel_game, state, pending))
-            mix = np.zeros(len(duel.action_names))
-            for action, p in probs.items():
-                mix[action] = p
-            tables[side][tuple(duel.observe(state, "ab"[side]))] = mix
-    return TabularPolicy(tables[0], "openspiel a"), TabularPolicy(tables[1], "openspiel b")
-
-
-def run_openspiel(duel, minutes: float, seed: int) -> list[dict]:
+def run_openspiel(name: str, minutes: float, seed: int) -> list[dict]:
     """OpenSpiel's outcome-sampling MCCFR, evaluated exactly on a time schedule."""
     import pyspiel
-    game_class, state_class = spiel_classes()
-    spiel_game = game_class(duel)
+
+    import envs.openspiel as duel_openspiel
+    spiel_game = load_spiel_game(name)
     solver = pyspiel.OutcomeSamplingMCCFRSolver(spiel_game, 0.6, seed)
     budget, seconds, iterations, curve = 60.0 * minutes, 0.0, 0, []
     checkpoints = iter(sorted({*np.geomspace(0.5, budget, 40).tolist(), budget}))
@@ -218,8 +104,8 @@ def run_openspiel(duel, minutes: float, seed: int) -> list[dict]:
         iterations += 100
         seconds += time.perf_counter() - started
         if seconds >= due or seconds >= budget:
-            score = exploitability(duel, *spiel_tables(duel, spiel_game, state_class,
-                                                       solver.average_policy()))
+            tables = duel_openspiel.observation_tables(spiel_game, solver.average_policy())
+            score = exploitability(spiel_game.duel, *tables)
             curve.append(curve_row(iterations, seconds, score))
             due = next((t for t in checkpoints if t > seconds), budget)
     return curve
@@ -243,8 +129,7 @@ def probe_external_sampling(name: str, timeout: float) -> dict:
 
 def _probe(name: str) -> None:
     import pyspiel
-    game_class, _ = spiel_classes()
-    pyspiel.ExternalSamplingMCCFRSolver(game_class(make_duel(name)), 0).run_iteration()
+    pyspiel.ExternalSamplingMCCFRSolver(load_spiel_game(name), 0).run_iteration()
 
 
 # -- ours ---------------------------------------------------------------------------------
@@ -375,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         duel = make_duel(name)
         ours = run_ours(duel, name, args.minutes, args.seed, args.out)
-        theirs = run_openspiel(duel, args.minutes, args.seed)
+        theirs = run_openspiel(name, args.minutes, args.seed)
         summary = summarise(name, ours, theirs, 60.0 * args.minutes)
         write_outputs(name, summary, args.out)
         results["duels"].append(summary)
