@@ -335,33 +335,32 @@ def _with_store(function, *args):
 
 
 async def upload_ruleset(request: Request) -> Response:
-    server: Server = request.app.state.server
-    data = await read_body(request, LIMITS["ruleset"], "the ruleset", "ruleset")
     system = request.query_params.get("system", "")
-    try:
-        return JSONResponse(await run_in_threadpool(server.uploads.ruleset, system, data))
-    except InputError as error:
-        raise RequestError(str(error), "ruleset") from None
+    return await _upload(request, "ruleset", "the ruleset",
+                         lambda uploads, data: uploads.ruleset(system, data))
 
 
 async def upload_results(request: Request) -> Response:
     """A sweep's results file (``cells.parquet``): its id and its report."""
-    server: Server = request.app.state.server
-    data = await read_body(request, LIMITS["results"], "the results file", "results")
     name = request.query_params.get("name")
-    try:
-        return JSONResponse(await run_in_threadpool(server.uploads.results, data, name))
-    except InputError as error:
-        raise RequestError(str(error), "results") from None
+    return await _upload(request, "results", "the results file",
+                         lambda uploads, data: uploads.results(data, name))
 
 
 async def upload_profile(request: Request) -> Response:
+    return await _upload(request, "profile", "the profile",
+                         lambda uploads, data: uploads.profile(data))
+
+
+async def _upload(request: Request, kind: str, what: str, keep) -> Response:
+    """A file's body, within ``kind``'s limit, kept by ``keep(uploads, data)`` off the
+    event loop; its refusal names the field ``kind``."""
     server: Server = request.app.state.server
-    data = await read_body(request, LIMITS["profile"], "the profile", "profile")
+    data = await read_body(request, LIMITS[kind], what, kind)
     try:
-        return JSONResponse(await run_in_threadpool(server.uploads.profile, data))
+        return JSONResponse(await run_in_threadpool(keep, server.uploads, data))
     except InputError as error:
-        raise RequestError(str(error), "profile") from None
+        raise RequestError(str(error), kind) from None
 
 
 # --- errors: one line, never a traceback
