@@ -143,11 +143,21 @@ class DeepCFRPolicy:
         return renormalise(probs, mask)
 
 
-def deep_cfr_curve(game, tree, minutes: float, measure_every: float, seed: int) -> list[dict]:
+def load_deep_cfr():
+    """OpenSpiel's Deep CFR module, or a one-line exit before any training: a bare
+    ``open-spiel`` install lacks the dm-tree it imports."""
+    try:
+        from open_spiel.python.pytorch import deep_cfr
+    except ImportError as missing:
+        raise SystemExit(f"selfplay_hidden: OpenSpiel's Deep CFR does not load ({missing}); "
+                         "install the extra: pip install -e '.[bench]'") from None
+    return deep_cfr
+
+
+def deep_cfr_curve(deep_cfr, game, tree, minutes: float, measure_every: float,
+                   seed: int) -> list[dict]:
     """Deep CFR for ``minutes`` of training time, measured exactly about every
     ``measure_every`` seconds of it."""
-    from open_spiel.python.pytorch import deep_cfr
-
     np.random.seed(seed)
     spiel = SpielGame(game)
     solver = deep_cfr.DeepCFRSolver(
@@ -208,6 +218,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=OUT, help="folder for the outputs")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    deep_cfr = load_deep_cfr()
     # networks this small lose more to thread contention on a shared 2-core machine than
     # they gain (13x slower traversals measured with the default threads); both learners
     torch.set_num_threads(1)
@@ -215,7 +226,8 @@ def main() -> None:
                      prior_b=args.prior_b)
     tree = build_tree(game)
     ours, final = ours_curve(game, args.minutes, args.seed)
-    theirs = deep_cfr_curve(game, tree, args.minutes, max(5.0, 3 * args.minutes), args.seed)
+    theirs = deep_cfr_curve(deep_cfr, game, tree, args.minutes, max(5.0, 3 * args.minutes),
+                            args.seed)
     report = {"game": {"prior_a": args.prior_a, "prior_b": args.prior_b, "max_rounds": 1},
               "minutes": args.minutes, "target": TARGET, "ours": ours, "ours_final": final,
               "openspiel_deep_cfr": theirs,

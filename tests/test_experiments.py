@@ -71,14 +71,16 @@ def test_every_script_has_tiny_arguments():
     assert scripts() == set(TINY)
 
 
-#: the scripts that compare with OpenSpiel, the optional extra `.[bench]`
-NEEDS_OPENSPIEL = {"bench_hidden", "bench_selfplay", "selfplay_hidden"}
+#: the scripts that compare with OpenSpiel, the optional extra `.[bench]`, and the modules
+#: each imports from it (Deep CFR also needs dm-tree, which a bare open-spiel lacks)
+NEEDS_OPENSPIEL = {"bench_hidden": ("pyspiel",), "bench_selfplay": ("pyspiel",),
+                   "selfplay_hidden": ("pyspiel", "tree")}
 
 
 @pytest.mark.parametrize("name", sorted(TINY))
 def test_script_runs_on_tiny_arguments(name, tmp_path):
-    if name in NEEDS_OPENSPIEL:
-        pytest.importorskip("pyspiel", reason="OpenSpiel is the optional extra .[bench]")
+    for module in NEEDS_OPENSPIEL.get(name, ()):
+        pytest.importorskip(module, reason="OpenSpiel and dm-tree are the optional extra .[bench]")
     out = tmp_path / "out"
     arguments = [a.replace("{out}", str(out)) for a in TINY[name]]
     environment = {**os.environ, "MPLBACKEND": "Agg",
