@@ -2,7 +2,7 @@
 one cold (a fresh process, an empty answer store) and warm (asked again, the store
 kept), with the peak memory of each process, then p50, p95 and max in one table.
 
-    python experiments/bench_questions.py [--quick] [--only TEXT] [--timeout S] [--json]
+    python experiments/bench_questions.py [--quick] [--only TEXT ...] [--timeout S] [--json]
 
 For each system: a ``solve``, an ``odds --vs equilibrium``, an ``odds`` against a
 personality, an ``odds`` against a trained profile, the first step of ``play`` (``q``
@@ -15,12 +15,16 @@ The full list takes many minutes (the largest duels minutes each): ``--only`` ke
 the questions whose label contains TEXT, ``--quick`` runs a small subset on tiny duels
 (the test of the experiments runs it). The compiled solver (numba's cache) is kept
 between runs, as on a GM's machine after the first question; the answer store is what
-cold and warm differ by. Peak memory is the process's ``ru_maxrss`` (``os.wait4``).
+cold and warm differ by. The bytecode of each tree is compiled first, as installing a
+wheel does: a machine that sets ``PYTHONDONTWRITEBYTECODE`` would otherwise compile every
+module on every question (0.1 to 0.2 s of each bad-input answer here). Peak memory is the
+process's ``ru_maxrss`` (``os.wait4``).
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import subprocess
@@ -88,6 +92,13 @@ REFUSED = {
 }
 #: the refusals of ``--quick``
 QUICK_REFUSED = ("odds, an unknown opponent",)
+#: what is answered at once, without a duel: the same wait is allowed as for a bad input
+ANSWERED_AT_ONCE = {
+    "duel --help": ["--help"],
+    "duel solve --help": ["solve", "--help"],
+    "duel dice, 2d6+3 at least 10": ["dice", "2d6+3", "--at-least", "10"],
+    "duel dice, 1d20+7 vs 1d20+5": ["dice", "1d20+7", "--vs", "1d20+5"],
+}
 
 
 @dataclass
@@ -131,11 +142,15 @@ def refusals(labels) -> list[Question]:
     return [Question(f"refused: {label}", REFUSED[label]) for label in labels]
 
 
-def measure_refusals(listed: list[Question], folder: Path, timeout: float) -> list[dict]:
-    """Each bad input in a fresh process, twice: the seconds before its error."""
+def answered_at_once() -> list[Question]:
+    return [Question(f"at once: {label}", argv) for label, argv in ANSWERED_AT_ONCE.items()]
+
+
+def measure_instant(listed: list[Question], folder: Path, timeout: float) -> list[dict]:
+    """Each question in a fresh process, twice: the seconds before its answer or error."""
     rows = []
     for n, question in enumerate(listed):
-        env = environment(folder / f"store-refused-{n}")
+        env = environment(folder / f"store-at-once-{n}")
         times = [run_once(question.argv, env, "", timeout) for _ in range(2)]
         rows.append({"question": question.label, "seconds": max(t["seconds"] for t in times),
                      "peak_mb": max(t["peak_mb"] for t in times),
@@ -145,9 +160,9 @@ def measure_refusals(listed: list[Question], folder: Path, timeout: float) -> li
     return rows
 
 
-def refusals_table(rows: list[dict]) -> str:
+def instant_table(rows: list[dict]) -> str:
     width = max(len(row["question"]) for row in rows)
-    lines = [f"{'bad input':<{width}}  {'s':>5}  {'MB':>4}  error", "-" * (width + 40)]
+    lines = [f"{'answered at once':<{width}}  {'s':>5}  {'MB':>4}  error", "-" * (width + 40)]
     lines += [f"{row['question']:<{width}}  {row['seconds']:5.2f}  {row['peak_mb']:4.0f}  "
               f"{row['status']}: {row['error'][:90]}" for row in rows]
     lines.append(f"{'max':<{width}}  {max(r['seconds'] for r in rows):5.2f}")
@@ -182,6 +197,14 @@ def run_once(argv: list[str], env: dict, stdin: str, timeout: float) -> dict:
             "status": "timeout" if timed_out else ("ok" if process.returncode == 0
                                                    else f"exit {process.returncode}"),
             "error": said[-1] if process.returncode and said else ""}
+
+
+PACKAGES = ("agents", "envs", "solver")
+
+
+def compile_bytecode(tree: Path) -> None:
+    for package in PACKAGES:
+        compileall.compile_dir(tree / package, quiet=1)
 
 
 def environment(store: Path, tree: Path = ROOT) -> dict:
@@ -333,18 +356,21 @@ def table(rows: list[dict], totals: dict) -> str:
     return "\n".join(lines)
 
 
-def write_docs(rows: list[dict], totals: dict, refused: list[dict]) -> None:
+def write_docs(rows: list[dict], totals: dict, at_once: list[dict]) -> None:
     """This run's tables as ``docs/performance.md``'s sections ``bench_questions`` and
     ``bench_refusals``."""
     sys.path.insert(0, str(ROOT / "experiments"))
     import report
 
-    if refused:
+    if at_once:
         report.write_section(
-            "bench_refusals", "Bad inputs: the wait before the error",
-            [("bad input", "question"), ("seconds", "seconds"), ("peak MB", "peak_mb"),
-             ("status", "status"), ("error", lambda r: r["error"][:100])], refused,
-            notes="Each bad input twice in a fresh process; the longer wait is shown.")
+            "bench_refusals", "Bad inputs, help and dice: the wait before the answer",
+            [("question", "question"), ("seconds", "seconds"), ("peak MB", "peak_mb"),
+             ("status", "status"), ("error", lambda r: r["error"][:100])], at_once,
+            notes="Each question twice in a fresh process; the longer wait is shown. "
+                  "Target: under 0.5 s. The bytecode is compiled first, as installing a wheel "
+                  "does (this machine sets PYTHONDONTWRITEBYTECODE, which added 0.1 to 0.2 s "
+                  "of compiling to every earlier row).")
     if not rows:
         return
 
@@ -368,8 +394,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
                         help="a small subset on tiny duels (seconds, for the tests)")
-    parser.add_argument("--only", metavar="TEXT",
-                        help="only the questions whose label contains TEXT")
+    parser.add_argument("--only", metavar="TEXT", action="append",
+                        help="only the questions whose label contains TEXT (repeatable: "
+                        "any of them)")
     parser.add_argument("--timeout", type=float, default=600.0,
                         help="seconds allowed to each question (default 600)")
     parser.add_argument("--baseline", metavar="TREE", type=Path,
@@ -382,6 +409,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.baseline is not None and not (args.baseline / "agents" / "cli").is_dir():
         raise SystemExit(f"--baseline {args.baseline}: not a tree of this project "
                          "(no agents/cli in it)")
+    for tree in (ROOT, *([args.baseline] if args.baseline is not None else [])):
+        compile_bytecode(tree)
     duels, every = (QUICK_DUELS, tuple(QUICK_DUELS)) if args.quick else (DUELS,
                                                                          EVERY_QUESTION)
     if args.quick:   # one profile is enough to time its two questions
@@ -390,24 +419,24 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-questions-") as name:
         folder = Path(name)
         planned = questions(duels, every, {s: folder / f"{s}.json" for s in personalities})
-        bad = refusals(QUICK_REFUSED if args.quick else REFUSED)
+        quick = [*refusals(QUICK_REFUSED if args.quick else REFUSED), *answered_at_once()]
         if args.only:
-            planned = [q for q in planned if args.only in q.label]
-            bad = [q for q in bad if args.only in q.label]
-        if not planned and not bad:
-            raise SystemExit(f"no question matches --only {args.only!r}")
-        refused = measure_refusals(bad, folder, args.timeout)
+            planned = [q for q in planned if any(text in q.label for text in args.only)]
+            quick = [q for q in quick if any(text in q.label for text in args.only)]
+        if not planned and not quick:
+            raise SystemExit(f"no question matches --only {' or '.join(args.only)!r}")
+        at_once = measure_instant(quick, folder, args.timeout)
         rows = ask(planned, folder, personalities, args) if planned else []
     totals = summary(rows) if rows else {}
     if args.json:
-        json.dump({"questions": rows, "summary": totals, "refused": refused}, sys.stdout,
+        json.dump({"questions": rows, "summary": totals, "at_once": at_once}, sys.stdout,
                   indent=2)
         sys.stdout.write("\n")
     else:
         print("\n\n".join([*([table(rows, totals)] if rows else []),
-                            *([refusals_table(refused)] if refused else [])]))
+                            *([instant_table(at_once)] if at_once else [])]))
     if args.write_docs:
-        write_docs(rows, totals, refused)
+        write_docs(rows, totals, at_once)
     return 0
 
 

@@ -54,7 +54,7 @@ def test_the_full_list_asks_every_kind_of_question_on_every_system():
 def test_a_bad_input_is_timed_to_its_one_line_error():
     document = json.loads(bench("--only", "refused", "--json").stdout)
     assert document["questions"] == []
-    (row,) = document["refused"]
+    (row,) = document["at_once"]
     assert row["status"] == "exit 2"
     assert row["error"].startswith("duel odds: error: unknown opponent 'nosuchthing'")
     assert 0 < row["seconds"] < 300
@@ -69,3 +69,12 @@ def test_every_listed_bad_input_is_refused_in_one_line():
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 2, (question.label, done.stderr[-2000:])
         assert len(done.stderr.strip().splitlines()) == 1, (question.label, done.stderr)
+
+
+def test_help_and_dice_are_timed_and_answered():
+    document = json.loads(bench("--only", "at once", "--json").stdout)
+    rows = {row["question"]: row for row in document["at_once"]}
+    assert set(rows) == {"at once: duel --help", "at once: duel solve --help",
+                         "at once: duel dice, 2d6+3 at least 10",
+                         "at once: duel dice, 1d20+7 vs 1d20+5"}
+    assert {row["status"] for row in rows.values()} == {"ok"}
