@@ -149,3 +149,22 @@ print(json.dumps({"seven": str(two_d6.probability(7)), "light": light,
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     assert found == {"seven": "1/6", "light": [], "envs": []}
+
+
+def test_the_solver_imports_scipy_sparse_only_to_build_a_matrix():
+    """A question read back from the answer store builds no matrix: importing the
+    solver's modules loads no scipy.sparse (0.3 s); building one does."""
+    script = """
+import json, sys
+from solver import best_response, evaluate, solve_game
+import solver.counters.cores, solver.hidden.sequence, solver.markov.response
+before = "scipy.sparse" in sys.modules
+from solver.sparse import sp
+identity = sp.identity(3, format="csr")
+print(json.dumps({"before": before, "after": "scipy.sparse" in sys.modules,
+                  "trace": float(identity.diagonal().sum())}))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"before": False, "after": True, "trace": 3.0}

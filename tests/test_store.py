@@ -204,15 +204,16 @@ def test_duel_cache_path_list_clear(capsys):
     assert run_json(["cache", "list"], capsys)["entries"] == []
     duel = ["falkenstein", "--a", "fencing=GD", "--b", "fencing=GR"]
     solved = run_json(["solve", *duel], capsys)
-    (entry,) = run_json(["cache", "list"], capsys)["entries"]
-    assert (entry["system"], entry["question"], entry["fresh"]) == (
-        "falkenstein", "solution", True)
-    assert entry["options"]["a"]["fencing"] == "GD"
+    entries = run_json(["cache", "list"], capsys)["entries"]
+    # the solution, and the report made of it (read back whole when asked again)
+    assert sorted((e["system"], e["question"], e["fresh"]) for e in entries) == [
+        ("falkenstein", "solution", True), ("falkenstein", "solve report", True)]
+    assert {e["options"]["a"]["fencing"] for e in entries} == {"GD"}
     assert run_json(["solve", *duel], capsys)["value"] == solved["value"]
     assert run_json(["solve", *duel, "-o", "max_rounds=3", "--no-cache"], capsys)
-    assert len(run_json(["cache", "list"], capsys)["entries"]) == 1
+    assert len(run_json(["cache", "list"], capsys)["entries"]) == 2
     cleared = run_json(["cache", "clear"], capsys)
-    assert cleared["removed"] == 1 and cleared["bytes"] == entry["bytes"]
+    assert cleared["removed"] == 2 and cleared["bytes"] == sum(e["bytes"] for e in entries)
     assert run_json(["cache", "list"], capsys)["entries"] == []
     assert main(["cache", "list"]) == 0
     assert "No answers kept" in capsys.readouterr().out
@@ -294,6 +295,24 @@ def test_a_kept_personality_strength_needs_no_search_and_plays_the_same(tmp_path
         np.testing.assert_allclose(kept.policy.probabilities(observation, mask),
                                    computed.policy.probabilities(observation, mask),
                                    rtol=0, atol=1e-12)
+
+
+def test_a_solve_asked_again_is_read_back_whole(capsys, monkeypatch):
+    """The report of a solved moment is kept: asked again (text or --json), no solution
+    is read or computed, and it says the same; another moment is its own question."""
+    duel = ["solve", "falkenstein", "--a", "fencing=GD", "--b", "fencing=GR"]
+    first = run_json(duel, capsys)
+    main(duel)
+    first_text = capsys.readouterr().out
+    moment = run_json([*duel, "--state", "exchange=2"], capsys)
+    monkeypatch.setattr("agents.cli.solve.solve_game", lambda *a: pytest.fail("read again"))
+    monkeypatch.setattr("agents.cli.solve.solve_moment", lambda *a: pytest.fail("again"))
+    assert run_json(duel, capsys) == first
+    assert main(duel) == 0 and capsys.readouterr().out == first_text
+    assert run_json([*duel, "--state", "exchange=2"], capsys) == moment
+    assert moment["state"]["exchange"] == 2 != first["state"]["exchange"]
+    with pytest.raises(BaseException, match="again"):
+        run_json([*duel, "--state", "exchange=3"], capsys)
 
 
 def test_odds_asked_again_are_read_back_the_same(capsys, monkeypatch):

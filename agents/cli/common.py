@@ -73,8 +73,8 @@ def make_game(args: argparse.Namespace, mine: str | None = None):
 
 
 def emit_json(document) -> None:
-    json.dump(document, sys.stdout, indent=2, default=_jsonable)
-    sys.stdout.write("\n")
+    # one write: json.dump writes each token apart (a second for a knockout's report)
+    sys.stdout.write(json.dumps(document, indent=2, default=_jsonable) + "\n")
 
 
 def _jsonable(value):

@@ -27,7 +27,7 @@ from .common import (
     game_header,
     percent,
 )
-from .situations import MomentGame
+from .situations import MomentGame, moment_key
 
 
 def run(args) -> int:
@@ -56,8 +56,7 @@ def _report(args, game) -> dict:
     moment = getattr(args, "moment", None)
     question = _question(args.vs, args.side)
     if question is not None and moment is not None:
-        question += "|state=" + ",".join(f"{k}={v}" for k, v in
-                                         game.state_fields(moment).items())
+        question += "|state=" + moment_key(game, moment)
 
     def answer_now() -> dict:
         return _answer(game, args.vs, args.side, moment)

@@ -26,6 +26,13 @@ def parse_state(game, text: str):
     return state
 
 
+def moment_key(game, state) -> str:
+    """A moment as the answer store names it: its state fields, or ``start``."""
+    if state is None:
+        return "start"
+    return ",".join(f"{k}={v}" for k, v in game.state_fields(state).items())
+
+
 def single_start(game):
     """The one state ``game`` starts from; a duel that starts from a random draw needs
     ``--state`` to pick a moment."""

@@ -7,6 +7,7 @@ import numpy as np
 
 import envs
 from solver import solve_game, solve_moment, stage_equilibria, write_efg
+from solver.cache import ambient, remembered
 
 from . import checks
 from .common import (
@@ -17,7 +18,7 @@ from .common import (
 )
 from .hidden import hidden_report, run_hidden, solve_exactly
 from .odds import play_text
-from .situations import check_state_field, single_start
+from .situations import check_state_field, moment_key, single_start
 
 
 def run(args) -> int:
@@ -58,12 +59,24 @@ def document(args) -> dict:
     return _solved_report(args, game, start, NEXT_IN_JSON)
 
 
+#: the version of the solve report's contents: bump it when they change, so that
+#: reports kept in the answer store by an older version are not read back
+REPORT_FORMAT = 1
+
+
 def _solved_report(args, game, start, full: int) -> dict:
-    solution = solve_game(game) if start is None else solve_moment(game, start)
-    report = solution_report(game, solution, start, full)
-    if args.by:
-        report["by"] = play_by_field(game, solution, args.by)
-    return report
+    """The report of the duel solved from ``start``, remembered in the answer store:
+    asked again, it is read back whole instead of reading the solution (hundreds of
+    megabytes for a knockout) and walking its next moments again."""
+    def compute() -> dict:
+        solution = solve_game(game) if start is None else solve_moment(game, start)
+        report = solution_report(game, solution, start, full)
+        if args.by:
+            report["by"] = play_by_field(game, solution, args.by)
+        return report
+    question = (f"solve report|format={REPORT_FORMAT}|state={moment_key(game, start)}"
+                f"|next={full}|by={args.by or ''}")
+    return remembered(game, question, compute, ambient())
 
 
 def _run_equilibria(args, game, start) -> int:

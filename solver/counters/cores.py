@@ -12,11 +12,11 @@ from functools import cached_property
 from itertools import chain
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import InputError
 from ..game import Game, State
 from ..markov.graph import dependency_order, heights, ranges
+from ..sparse import sp
 from .grid import Grid, Move
 
 # the compiled passes (``outcomes``, ``sums``: numba) are imported where they run, so

@@ -19,13 +19,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import InputError
 from ..gains import gain_over
 from ..game import BatchPolicy, Game, Policy, joint_outcomes, renormalise
 from ..policy import TabularPolicy
 from ..results import summary
+from ..sparse import sp
 
 #: points of the tree (decisions and ends) beyond which it is not unrolled: the memory of
 #: the unrolled tree and of the linear program

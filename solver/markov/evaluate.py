@@ -7,11 +7,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import InputError
 from ..game import BatchPolicy, Game, Policy, State, policy_mix, renormalise
 from ..policy import named_policy
+from ..sparse import sp
 from .graph import StateGraph, build_graph
 from .stages import sweep
 

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..game import Game, State, joint_outcomes
+from ..sparse import sp
 
 _GRAPHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import InputError
 from ..gains import gain_over
 from ..game import Game, Policy, State, other
 from ..policy import TabularPolicy, observation_table
 from ..results import outcome_numbers, summary
+from ..sparse import sp
 from .evaluate import (
     Evaluation,
     StateChances,
