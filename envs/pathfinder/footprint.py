@@ -21,6 +21,10 @@ from envs.schema import Footprint
 #: ``solver.counters.explore`` counts them (the same for fighter and rogue, at any hp)
 MEASURED = {0: (108_659, 26_633, 25_572), 1: (242_745, 52_701, 47_772),
             2: (543_692, 102_116, 85_056)}
+#: the same under ``plans = "per_turn"``: fewer cores (the plan is chosen as the turn
+#: starts, not crossed with the skill and order), every one kept
+MEASURED_PER_TURN = {0: (21_685, 21_685, 61_812), 1: (31_348, 31_348, 111_303),
+                     2: (45_416, 45_416, 192_608)}
 #: the process before any duel (the interpreter, numpy, scipy, numba)
 IMPORTS_BYTES = 150 * 2**20
 #: peak bytes per core while exploring them (538 MB peak for 108,659 cores at hp 3)
@@ -36,7 +40,7 @@ def footprint(game) -> Footprint | None:
     if game.max_rounds:
         return None
     shields = sum(bool(fighter.shield) for fighter in game.fighters.values())
-    cores, kept, slots = MEASURED[shields]
+    cores, kept, slots = (MEASURED_PER_TURN if game.per_turn else MEASURED)[shields]
     values = game.start_hp["a"] * game.start_hp["b"]
     tables = 8 * (kept * (values + 2) + values * slots)
     memory = IMPORTS_BYTES + BYTES_PER_CORE * cores + TABLE_OVERHEAD * tables
