@@ -405,9 +405,15 @@ def observation_key(game: Game, observation: Observation) -> str:
 
 def policy_mix(policy: Policy, game: Game, state: State, player: str) -> np.ndarray:
     """The mix ``policy`` plays as ``player`` at ``state``: evaluated on the player's
-    observation only, renormalised over the legal actions."""
+    observation only, renormalised over the legal actions. A policy the solver made
+    over a game's states may read its mix there directly (``mix_at_state``, the same
+    mix its observation table holds) instead of building that table first."""
     mask = game.legal_mask(state, player)
-    return renormalise(policy.probabilities(game.observe(state, player), mask), mask)
+    at_state = getattr(policy, "mix_at_state", None)
+    found = None if at_state is None else at_state(game, state)
+    if found is None:
+        found = policy.probabilities(game.observe(state, player), mask)
+    return renormalise(found, mask)
 
 
 def mask_indices(mask: Sequence[bool]) -> np.ndarray:

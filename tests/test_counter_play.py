@@ -34,6 +34,7 @@ from solver.counters.play import (
     counter_mixes,
     counter_regularized,
 )
+from solver.game import policy_mix
 from solver.markov.graph import build_graph
 from solver.policy import MixPolicy, TabularPolicy
 
@@ -56,6 +57,19 @@ def test_a_play_solved_from_a_moment_is_read_at_the_whole_duels_points(small):
     observed = TabularPolicy(played.table, "the same table")
     assert np.array_equal(counter_mixes(game, played, "b"),
                           counter_mixes(game, observed, "b"))
+
+
+@pytest.mark.parametrize("player", ["a", "b"])
+def test_a_counter_policy_reads_at_a_state_the_mix_its_table_holds(small, player):
+    game, graph, live = small
+    policy = solve_game(game).policy_for(player)
+    by_observation = TabularPolicy(policy.table, "its table")
+    for k in live.tolist():
+        state = graph.states[k]
+        assert np.array_equal(policy_mix(policy, game, state, player),
+                              policy_mix(by_observation, game, state, player))
+    other_game = envs.make("pathfinder", **SMALL)   # the same duel, another object
+    assert policy.mix_at_state(other_game, graph.states[live[0]]) is None
 
 
 def _responder_values(response, live):

@@ -212,6 +212,13 @@ class CounterPolicy(TabularPolicy):
     def table(self) -> dict:
         return self.solution.table(self.player)
 
+    def mix_at_state(self, game: Game, state: State) -> np.ndarray | None:
+        """The mix at a state of the game solved, read from the solver's layout (None
+        for another game's state): a knockout's table takes seconds to build."""
+        if game is not self.game:
+            return None
+        return self.solution.mix_at(self.player, *self.solution._locate(state))
+
 
 
 def solution_bytes(graph: CoreGraph, grid: Grid, kept: int) -> int:
