@@ -52,6 +52,11 @@ class MixPolicy:
     def probabilities(self, observation: Observation, mask: np.ndarray) -> np.ndarray:
         return renormalise(self.weights, mask)
 
+    def batch_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The mix over many observations at once (a ``BatchPolicy``): the solver asks a
+        knockout's hundreds of thousands of situations in one call."""
+        return renormalise(np.broadcast_to(self.weights, np.shape(masks)), masks)
+
     @classmethod
     def parse(cls, text: str, action_names: tuple[str, ...]) -> MixPolicy:
         """``AA:0.5,DR:0.5`` (a leading ``mix=`` is allowed; a bare name weighs 1)."""

@@ -215,3 +215,15 @@ def test_duel_solve_by_a_field_answers_a_counter_game(capsys):
             for action, p in reference[key].items():
                 assert row[key][action] == pytest.approx(p, abs=AGREE)
             assert sum(row[key].values()) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_a_fixed_mix_over_many_situations_is_each_ones_mix():
+    """A fixed mix asked in one call (as the solver asks a knockout's situations) is
+    its weights renormalised over each row's legal actions, by hand."""
+    mix = MixPolicy({"x": 1.0, "y": 3.0}, ("x", "y", "z"))
+    masks = np.array([[True, True, True], [False, True, True], [False, False, True]])
+    assert np.array_equal(mix.batch_probabilities(np.zeros((3, 2)), masks),
+                          [[0.25, 0.75, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    for row, mask in enumerate(masks):
+        assert np.array_equal(mix.probabilities((row,), mask),
+                              mix.batch_probabilities(np.zeros((1, 2)), mask[None])[0])
