@@ -5,7 +5,11 @@ blood and to a knockout, under ``committed`` (today's default), ``per_turn``, an
 (``reaction_choice = "each_strike"``), each with the library as it is and with the
 trigger plan ``feint_strike_strike_reaction`` added.
 
-    python experiments/pathfinder_plans.py [--quick] [--json] [--victory V] [--only L]
+    python experiments/pathfinder_plans.py [--quick] [--json] [--victory V] [--only T]
+        [--hp N]
+
+``--victory`` and ``--only`` (a timing: committed, per_turn, each_strike) are repeatable
+and pick rows; ``--hp`` gives both sheets N hit points.
 
 Every duel is solved exactly: A's value, win, draw and loss. ``--quick`` gives both
 sheets 2 hit points (seconds); the full knockout takes about a minute a row.
@@ -30,10 +34,12 @@ LIBRARIES = (("library", {}),
 
 
 def measure(quick: bool, victories=("first_blood", "knockout"),
-            timings: tuple[str, ...] = ()) -> list[dict]:
-    """One row per (victory, library, timing); ``timings`` picks some (all if empty)."""
-    sheets = {"a": "fighter,hp=2", "b": "rogue,hp=2"} if quick else {"a": "fighter",
-                                                                     "b": "rogue"}
+            timings: tuple[str, ...] = (), hp: int = 0) -> list[dict]:
+    """One row per (victory, library, timing); ``timings`` picks some (all if empty);
+    ``hp`` (or 2 when ``quick``) replaces the sheets' hit points."""
+    hp = 2 if quick else hp
+    sheets = {side: f"{name},hp={hp}" if hp else name
+              for side, name in (("a", "fighter"), ("b", "rogue"))}
     rows = []
     for victory in victories:
         for library, ruleset in LIBRARIES:
@@ -52,8 +58,9 @@ def main(argv: list[str] | None = None) -> None:
     import sys
     argv = list(sys.argv[1:] if argv is None else argv)
     victories, timings = _picked(argv, "--victory"), _picked(argv, "--only")
+    hp = int((_picked(argv, "--hp") or ["0"])[-1])
     readings_main(__doc__, lambda quick: measure(
-        quick, tuple(victories) or ("first_blood", "knockout"), tuple(timings)), argv)
+        quick, tuple(victories) or ("first_blood", "knockout"), tuple(timings), hp), argv)
 
 
 def _picked(argv: list[str], flag: str) -> list[str]:

@@ -11,7 +11,14 @@ Under ``plans = "per_turn"`` (the option; PF2e's own timing) the decision holds 
 skill and the order (``SKILL-ORDER``), and each turn opens with its actor's choice of a
 plan (the plan's name; his opponent's only action is ``wait``), knowing who acts first,
 the Feint and the frightened values the first turn left: the plan is never kept in the
-state, the turn is played at once with the plan chosen.
+state, the turn is played at once with the plan chosen. With ``reaction_choice =
+"each_strike"`` as well, the turn is played Strike by Strike (``strikes.py``): it pauses
+before each Strike of an actor whose Bullying Press or Sense Weakness is unspent (he
+spends it on that Strike or keeps it) and after each exact success against a target
+whose Sidestep is ready (he spends it or takes the hit). A pause is a state of its own
+(the fields from ``step`` on; the plan is then kept, and the hits before it have dealt
+their damage), with the chooser's ``spend-reaction`` or ``keep-reaction`` against his
+foe's ``wait``.
 
 Splitting the round keeps the number of transitions small: a whole round at once would
 cross every first-turn result with every second-turn result for each of ~900 joint

@@ -13,7 +13,7 @@ from solver.errors import InputError
 from ..rolls import given
 from .game import SPEND, PathfinderGame, split_action
 from .rolls import Check, Initiative, TurnRolls, initiative_drawn, turn_drawn
-from .rules import SKILLS
+from .rules import SKILLS, STRIKES
 from .state import (
     DECIDE,
     ENDINGS,
@@ -124,7 +124,7 @@ class PathfinderWords(PathfinderGame):
         steps = self.rules.plans[state[PLAN_AT + "ab".index(self.acting(state))]] if (
             state.phase in (FIRST, SECOND)) else ()
         if not (state.step and state.pending and state.step <= len(steps)
-                and steps[state.step - 1] in ("strike", "strike_reaction")):
+                and steps[state.step - 1] in STRIKES):
             raise InputError("a turn under way (step, pending and the fields after them) "
                              "needs phase 1 or 2, step at a Strike of the actor's plan "
                              "(1 + its position) and pending 1..3")
@@ -206,7 +206,7 @@ class PathfinderWords(PathfinderGame):
         marks = [word for flag, word in ((state.feint_next, "the Feint worked"),
                                          (state.feint_crit, "the Feint was a critical "
                                           "success"), (state.fumble, "the Feint fumbled"),
-                                         (state.reacted, "the reaction is spent")) if flag]
+                                         (state.reacted, "his Strike reaction is spent")) if flag]
         return (f"turn under way ({done or 'nothing'} done"
                 f"{''.join('; ' + m for m in marks)}): {text}")
 
