@@ -208,8 +208,10 @@ def _by_state(outcomes) -> dict:
     return chances
 
 
-def test_counters_agree_with_the_state_graph_per_turn():
-    game = make(a="fighter,hp=4", b="rogue,hp=3", plans="per_turn")
+@pytest.mark.parametrize("reaction_choice", ["plan", "each_strike"])
+def test_counters_agree_with_the_state_graph_per_turn(reaction_choice):
+    game = make(a="fighter,hp=4", b="rogue,hp=3", plans="per_turn",
+                reaction_choice=reaction_choice)
     assert game.info.has("counters") and not game.info.has("cores")
     fast = solve_game(game)
     with forcing("states"):

@@ -12,7 +12,7 @@ from envs.schema import Examples, Field, SheetSpec, SystemSpec, integer_text
 from solver.errors import InputError
 
 from .footprint import footprint
-from .game import PLAN_TIMINGS, PathfinderGame
+from .game import KEEP, PLAN_TIMINGS, REACTION_CHOICES, SPEND, PathfinderGame
 from .rules import (
     INITIATIVE_TIES,
     REACTION_REFRESH,
@@ -72,6 +72,8 @@ def _action_parts(name: str) -> dict[str, str]:
     plan."""
     if name == "wait":
         return {}
+    if name in (SPEND, KEEP):
+        return {"reaction": name.partition("-")[0]}
     skill, _, rest = name.partition("-")
     order, _, plan = rest.partition("-")
     if skill not in SKILLS or order not in ORDERS:
@@ -104,6 +106,12 @@ SYSTEM = SystemSpec(
         Field("reaction_refresh", "choice", "when a spent reaction comes back: at the start "
               "of its owner's turn (PF2e) or of each round (the specification)",
               default_key="reaction_refresh", choices=REACTION_REFRESH),
+        Field("reaction_choice", "choice", "when Bullying Press, Sense Weakness or "
+              "Deceptive Sidestep picks its Strike: in the plan (the first Strike or the "
+              "step strike_reaction; the Sidestep on the first exact success), or "
+              "each_strike, its owner at each Strike knowing what the turn did so far "
+              "(needs plans=per_turn)", default_key="reaction_choice",
+              choices=REACTION_CHOICES),
     ),
     sheet=SheetSpec(fields=_sheet_fields(), reference_key="sheets",
                     example="rogue,hp=30,perception=6:expert"),
@@ -118,6 +126,8 @@ SYSTEM = SystemSpec(
                       variants={"first_blood": {"victory": "first_blood"},
                                 "round_reactions": {"reaction_refresh": "round"},
                                 "per_turn_plans": {"plans": "per_turn"},
+                                "each_strike": {"plans": "per_turn",
+                                                "reaction_choice": "each_strike"},
                                 "b_first": {"initiative_tie": "b_first"},
                                 "shield_block": {"a": "fighter,hp=6,shield", "ruleset": {
                                     "plans": {"order": ["strike3", "strike2_shield_block"]}}},

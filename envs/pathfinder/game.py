@@ -11,7 +11,14 @@ Under ``plans = "per_turn"`` (the option; PF2e's own timing) the decision holds 
 skill and the order (``SKILL-ORDER``), and each turn opens with its actor's choice of a
 plan (the plan's name; his opponent's only action is ``wait``), knowing who acts first,
 the Feint and the frightened values the first turn left: the plan is never kept in the
-state, the turn is played at once with the plan chosen.
+state, the turn is played at once with the plan chosen. With ``reaction_choice =
+"each_strike"`` as well, the turn is played Strike by Strike (``strikes.py``): it pauses
+before each Strike of an actor whose Bullying Press or Sense Weakness is unspent (he
+spends it on that Strike or keeps it) and after each exact success against a target
+whose Sidestep is ready (he spends it or takes the hit). A pause is a state of its own
+(the fields from ``step`` on; the plan is then kept, and the hits before it have dealt
+their damage), with the chooser's ``spend-reaction`` or ``keep-reaction`` against his
+foe's ``wait``.
 
 Splitting the round keeps the number of transitions small: a whole round at once would
 cross every first-turn result with every second-turn result for each of ~900 joint
@@ -58,7 +65,9 @@ from .rules import (
     resolve_turn,
     shield_state,
     spends_own_reaction,
+    turn_kind,
     turn_kinds,
+    turn_start,
 )
 from .state import (
     DECIDE,
@@ -67,6 +76,8 @@ from .state import (
     FIRST,
     FR_AT,
     HP_AT,
+    MIDTURN_AT,
+    MIDTURN_FIELDS,
     OG_AT,
     ORDERS,
     OVER,
@@ -80,6 +91,7 @@ from .state import (
     WAIT,
     State,
 )
+from .strikes import ACTOR_BEFORE_STRIKE, Stop, strikes_made, walk
 
 
 class Turn(NamedTuple):
@@ -97,14 +109,23 @@ class Turn(NamedTuple):
 #: when a turn's plan is chosen (the option ``plans``): with the skill and the order, or
 #: by its actor as his turn starts
 PLAN_TIMINGS = ("committed", "per_turn")
+#: when the owner of a Strike-triggered reaction chooses the Strike it goes with (the
+#: option ``reaction_choice``): in the plan (the step ``strike_reaction``, else the first
+#: Strike; the Sidestep on the first exact success), or at each Strike (per turn only)
+REACTION_CHOICES = ("plan", "each_strike")
+#: a choice within a turn played Strike by Strike: spend the reaction on this Strike
+SPEND, KEEP = "spend-reaction", "keep-reaction"
 
 
-def action_names(rules: Rules, per_turn: bool = False) -> tuple[str, ...]:
+def action_names(rules: Rules, per_turn: bool = False,
+                 each_strike: bool = False) -> tuple[str, ...]:
     """``skill-order-plan`` for every combination, then ``wait``; per turn,
-    ``skill-order`` for every combination, then every plan, then ``wait``."""
+    ``skill-order`` for every combination, then every plan (then spending or keeping a
+    reaction when it is chosen at each Strike), then ``wait``."""
     plans = [plan.replace("_", "-") for plan in rules.plan_names]
     if per_turn:
-        return (*(f"{skill}-{order}" for skill in SKILLS for order in ORDERS), *plans, WAIT)
+        return (*(f"{skill}-{order}" for skill in SKILLS for order in ORDERS), *plans,
+                *((SPEND, KEEP) if each_strike else ()), WAIT)
     names = [f"{skill}-{order}-{plan}" for skill in SKILLS for order in ORDERS
              for plan in plans]
     return (*names, WAIT)
@@ -134,7 +155,11 @@ class PathfinderGame(DeclaredGame):
         self.first_blood = options["victory"] == "first_blood"
         self.max_rounds = int(options["max_rounds"] or 0)
         self.per_turn = (options.get("plans") or "committed") == "per_turn"
-        names = action_names(rules, self.per_turn)
+        self.each_strike = (options.get("reaction_choice") or "plan") == "each_strike"
+        if self.each_strike and not self.per_turn:
+            raise InputError("reaction_choice=each_strike needs plans=per_turn (committed "
+                             "plans name their reacting Strike with strike_reaction)")
+        names = action_names(rules, self.per_turn, self.each_strike)
         self.max_frightened = max(rules.demoralize_success, rules.demoralize_critical,
                                   rules.press_frightened, rules.press_frightened_stronger, 0)
         self.n_plans = len(rules.plan_names)
@@ -155,12 +180,16 @@ class PathfinderGame(DeclaredGame):
             # cores at once (``cores.py``) only when each turn is chance alone; a turn's
             # dice are told (``rolls``) for committed plans
             fast_paths=frozenset({
-                "transitions", "sample", *(() if self.per_turn else ("rolls",)),
+                "transitions", *(() if self.each_strike else ("sample",)),
+                *(() if self.per_turn else ("rolls",)),
                 *(("counters", *(() if self.per_turn else ("cores",)))
                   if self.max_rounds == 0 else ())}),
             length_unit="round")
         self._wait_mask = np.zeros(len(names), bool)
         self._wait_mask[self.wait] = True
+        self.reaction_actions = [names.index(SPEND), names.index(KEEP)] if (
+            self.each_strike) else []
+        self._walk = lru_cache(maxsize=None)(self._walk_uncached)
         self._turn = lru_cache(maxsize=None)(self._turn_uncached)
         self._cumulative = lru_cache(maxsize=None)(self._cumulative_uncached)
         self._turn_kinds = lru_cache(maxsize=None)(self._turn_kinds_uncached)
@@ -187,6 +216,10 @@ class PathfinderGame(DeclaredGame):
                   ("own_plan", 0, self.n_plans - 1), ("opp_plan", 0, self.n_plans - 1),
                   ("own_first", 0, 1), ("own_reaction_spent", 0, 1),
                   ("opp_reaction_spent", 0, 1), ("ending", 0, len(ENDINGS) - 1)]
+        if self.each_strike:
+            longest = max(len(steps) for steps in self._plan_steps)
+            fields += [("step", 0, longest), ("pending", 0, 3),
+                       *((name, 0, 1) for name in MIDTURN_FIELDS[2:])]
         return (tuple(f[0] for f in fields), tuple(f[1] for f in fields),
                 tuple(f[2] for f in fields))
 
@@ -230,6 +263,10 @@ class PathfinderGame(DeclaredGame):
         if state.phase == OVER:
             return np.zeros(len(self.action_names), bool)
         if state.phase != DECIDE:
+            if state.step:  # a choice within a turn played Strike by Strike
+                if self.choosing(state) == player:
+                    return self._cached_mask(("reaction",), lambda: self.reaction_actions)
+                return self._wait_mask.copy()
             if self.per_turn and self.acting(state) == player:
                 return self._cached_mask(("turn", player, state[DEM_AT + "ab".index(player)]),
                                          lambda: self._plan_actions(state, player))
@@ -258,11 +295,15 @@ class PathfinderGame(DeclaredGame):
         return [self.n_decisions + plan for plan in self.legal_plans(state, player)]
 
     def _turn_pairs(self, state: State) -> list[tuple[int, int]]:
-        """The joint actions of a turn: both wait; per turn, the actor's plans."""
+        """The joint actions of a turn: both wait; per turn, the actor's plans; within a
+        turn played Strike by Strike, the chooser's spending or keeping his reaction."""
         if not self.per_turn:
             return [(self.wait, self.wait)]
-        plans = self._plan_actions(state, self.acting(state))
-        if self.acting(state) == "a":
+        if state.step:
+            chooser, plans = self.choosing(state), self.reaction_actions
+        else:
+            chooser, plans = self.acting(state), self._plan_actions(state, self.acting(state))
+        if chooser == "a":
             return [(plan, self.wait) for plan in plans]
         return [(self.wait, plan) for plan in plans]
 
@@ -290,12 +331,17 @@ class PathfinderGame(DeclaredGame):
     def _outcomes(self, state: State, action_a: int, action_b: int):
         if state.phase == DECIDE:
             return self._decide(state, action_a, action_b)
+        return self._turn_outcomes(state, action_a, action_b)
+
+    def _turn_outcomes(self, state: State, action_a: int, action_b: int):
+        if self.each_strike:
+            return self._strike_outcomes(state, action_a, action_b)
         return self._play_turn(self._planned(state, action_a, action_b))
 
     def transitions(self, state: State):
         """Every legal joint action with its outcomes (the solver's fast path)."""
         if state.phase != DECIDE:
-            return [(i, j, self._play_turn(self._planned(state, i, j)))
+            return [(i, j, self._turn_outcomes(state, i, j))
                     for i, j in self._turn_pairs(state)]
         legal_a = np.flatnonzero(self.legal_mask(state, "a")).tolist()
         legal_b = np.flatnonzero(self.legal_mask(state, "b")).tolist()
@@ -339,6 +385,14 @@ class PathfinderGame(DeclaredGame):
         """Who plays the turn of this phase."""
         a_first = state.first == 0
         return "a" if (state.phase == FIRST) == a_first else "b"
+
+    def choosing(self, state: State) -> str:
+        """Who makes the choice pending within a turn played Strike by Strike: the actor
+        before his Strike, his target after an exact success against him."""
+        actor = self.acting(state)
+        if state.pending == ACTOR_BEFORE_STRIKE:
+            return actor
+        return "b" if actor == "a" else "a"
 
     def _play_turn(self, state: State) -> list[tuple[float, State]]:
         x, base, results = self._turn_results(state, state[HP_AT + 1 - _actor(state)])
@@ -466,6 +520,9 @@ class PathfinderGame(DeclaredGame):
         if core.phase == DECIDE:
             return [(i, j, [(p, nxt, (0, 0)) for p, nxt in outcomes])
                     for i, j, outcomes in self.transitions(core)]
+        if self.each_strike:
+            return [(i, j, self._strike_core_outcomes(core, i, j))
+                    for i, j in self._turn_pairs(core)]
         return [(i, j, self._core_turn(self._planned(core, i, j)))
                 for i, j in self._turn_pairs(core)]
 
@@ -513,6 +570,78 @@ class PathfinderGame(DeclaredGame):
         values[1] = values[1] + 1 if self.max_rounds else 1
         return values
 
+    # -- a turn played Strike by Strike (reaction_choice = "each_strike")
+
+    def _strike_outcomes(self, state: State, action_a: int, action_b: int):
+        """The outcomes of a turn's plan chosen, or of a choice within it: to the turn's
+        next pause or its end, the hits before it dealt."""
+        x, found = self._strike_results(state, action_a, action_b,
+                                        state[HP_AT + 1 - _actor(state)])
+        out: dict[State, float] = {}
+        for damage, chance, values in found:
+            for dmg, p in zip(damage.tolist(), chance.tolist(), strict=True):
+                nxt = self._land(state, x, dmg, None if values is None else values.copy())
+                out[nxt] = out.get(nxt, 0.0) + p
+        return [(p, s) for s, p in out.items() if p > 0]
+
+    def _strike_core_outcomes(self, core: State, action_a: int, action_b: int) -> list:
+        """``_strike_outcomes`` at ``core`` as ``core_transitions`` gives them."""
+        x, found = self._strike_results(core, action_a, action_b,
+                                        self.start_hp["ab"[1 - _actor(core)]])
+        out = []
+        for damage, chance, values in found:
+            nxt = State._make(values)
+            out += [(p, nxt, (0, d) if x == 0 else (d, 0))
+                    for d, p in zip(damage.tolist(), chance.tolist(), strict=True)]
+        return out
+
+    def _strike_results(self, state: State, action_a: int, action_b: int, cap: int):
+        """(the actor, [(damages, their chances, the next values: None at the round
+        limit's end)]) of the walk from ``state``'s turn start or pause."""
+        if state.step:
+            chooser = "ab".index(self.choosing(state))
+            spend = self.info.action_names[(action_a, action_b)[chooser]] == SPEND
+        else:
+            state, spend = self._planned(state, action_a, action_b), None
+        x, ctx = self._context(state, cap)
+        actor, target = self.fighters["ab"[x]], self.fighters["ab"[1 - x]]
+        key, ready, _, _, _ = turn_start(actor, target, ctx, self.rules)
+        if state.step:
+            index = state.step - 1
+            _, _, feint_next, crit, linger, fumble, still, reacted = state[MIDTURN_AT:]
+            key = ((), state[FR_AT + 1 - x], bool(feint_next), bool(crit), bool(linger),
+                   bool(fumble), bool(still), strikes_made(self._plan_steps[ctx.plan], index))
+            start = Stop(state.pending, index, key, bool(reacted))
+        else:
+            start = Stop(0, 0, key, False)
+        return x, [(damage, chance, self._stop_values(state, x, stop, ready))
+                   for stop, damage, chance in self._walk(x, ctx, start, spend)]
+
+    def _walk_uncached(self, x: int, ctx: TurnContext, start: Stop, spend: bool | None):
+        actor, target = self.fighters["ab"[x]], self.fighters["ab"[1 - x]]
+        _, _, press, sense, _ = turn_start(actor, target, ctx, self.rules)
+        return walk(actor, target, ctx, self.rules, start, press, sense, spend)
+
+    def _stop_values(self, state: State, x: int, stop: Stop, ready: bool) -> list | None:
+        """The next values (hit points not yet lowered) at a walk's stop: a pause keeps
+        the turn's progress, its end is the turn's result (``ready``: the target's
+        reaction was ready as the turn began)."""
+        y = 1 - x
+        if stop.pending:
+            values = list(state)
+            _, fright, feint_next, crit, linger, fumble, still, _ = stop.key
+            values[FR_AT + y] = fright
+            values[MIDTURN_AT:] = [stop.index + 1, stop.pending, *map(int, (
+                feint_next, crit, linger, fumble, still, stop.reacted))]
+            return values
+        values = self._result_values(state, x, self._after_any_turn(state, x),
+                                     turn_kind(stop.key, ready, self.rules))
+        if values is not None:
+            # his reaction is spent only if he spent it on one of his Strikes
+            values[SPENT_AT + x] = int(self.rules.refresh_each_turn and stop.reacted)
+            values[MIDTURN_AT:] = [0] * len(MIDTURN_FIELDS)
+        return values
+
     # -- observations
 
     def observe(self, state: State, player: str) -> tuple[int, ...]:
@@ -525,4 +654,5 @@ class PathfinderGame(DeclaredGame):
                 get[f"dem_{me}"], get[f"dem_{him}"], get[f"og_{me}"], get[f"og_{him}"],
                 get[f"sh_{me}"], get[f"sh_{him}"], get[f"skill_{me}"], get[f"skill_{him}"],
                 get[f"plan_{me}"], get[f"plan_{him}"], acting_first, get[f"spent_{me}"],
-                get[f"spent_{him}"], state.ending)
+                get[f"spent_{him}"], state.ending,
+                *(state[MIDTURN_AT:] if self.each_strike else ()))

@@ -11,13 +11,15 @@ from envs.schema import state_values
 from solver.errors import InputError
 
 from ..rolls import given
-from .game import PathfinderGame, split_action
+from .game import SPEND, PathfinderGame, split_action
 from .rolls import Check, Initiative, TurnRolls, initiative_drawn, turn_drawn
-from .rules import SKILLS
+from .rules import SKILLS, STRIKES
 from .state import (
     DECIDE,
     ENDINGS,
     FIRST,
+    MIDTURN_AT,
+    MIDTURN_FIELDS,
     OVER,
     PHASES,
     PLAN_AT,
@@ -25,6 +27,7 @@ from .state import (
     STATE_FIELDS,
     State,
 )
+from .strikes import ACTOR_BEFORE_STRIKE, PENDINGS, TARGET_AFTER_REACTED_HIT
 
 #: the plan steps as the Player Core names them
 _STEP_NAMES = {"strike": "Strike", "strike_reaction": "Strike with the reaction",
@@ -52,7 +55,13 @@ class PathfinderWords(PathfinderGame):
     # -- the state as named integers
 
     def state_fields(self, state: State) -> dict[str, int]:
-        return dict(state._asdict())
+        """The state's fields; a turn under way only where turns are played Strike by
+        Strike (elsewhere its fields are always 0)."""
+        fields = dict(state._asdict())
+        if not self.each_strike:
+            for name in MIDTURN_FIELDS:
+                del fields[name]
+        return fields
 
     state_dict = state_fields
 
@@ -65,6 +74,9 @@ class PathfinderWords(PathfinderGame):
                            f"dem_{side}": (0, 1), f"og_{side}": (0, 3), f"sh_{side}": (0, 2),
                            f"skill_{side}": (0, 2), f"plan_{side}": (0, self.n_plans - 1),
                            f"spent_{side}": (0, int(self.rules.refresh_each_turn))})
+        longest = max(len(steps) for steps in self.rules.plans)
+        bounds.update({"step": (0, longest), "pending": (0, max(PENDINGS)),
+                       **{name: (0, 1) for name in MIDTURN_FIELDS[2:]}})
         return bounds
 
     def state_from(self, values: Mapping[str, object]) -> State:
@@ -87,8 +99,10 @@ class PathfinderWords(PathfinderGame):
                                  f"got {number}")
             fields[key] = number
         state = State(**fields)
+        self._check_midturn(state)
         for side in ("a", "b"):
-            if self.per_turn and fields[f"plan_{side}"]:
+            playing = state.step and self.acting(state) == side  # a turn under way
+            if self.per_turn and fields[f"plan_{side}"] and not playing:
                 raise InputError("plans are chosen as each turn starts (plans=per_turn): "
                                  f"plan_{side} takes 0, got {fields[f'plan_{side}']}")
             if state.phase == DECIDE and fields[f"plan_{side}"] + fields[f"skill_{side}"]:
@@ -102,6 +116,18 @@ class PathfinderWords(PathfinderGame):
                                          self.rules.plan_names[i]
                                          for i in self.legal_plans(state, side)))
         return state
+
+    def _check_midturn(self, state: State) -> None:
+        """A turn under way pauses at a Strike of its actor's plan, with a choice."""
+        if not any(state[MIDTURN_AT:]):
+            return
+        steps = self.rules.plans[state[PLAN_AT + "ab".index(self.acting(state))]] if (
+            state.phase in (FIRST, SECOND)) else ()
+        if not (state.step and state.pending and state.step <= len(steps)
+                and steps[state.step - 1] in STRIKES):
+            raise InputError("a turn under way (step, pending and the fields after them) "
+                             "needs phase 1 or 2, step at a Strike of the actor's plan "
+                             "(1 + its position) and pending 1..3")
 
     # -- words
 
@@ -158,11 +184,43 @@ class PathfinderWords(PathfinderGame):
                 lines.append(f"{name}: {SKILLS[get[f'skill_{side}']]} initiative{told}.")
             first = "A" if state.first == 0 else "B"
             lines.append(f"{first} acts first this round.")
+            if state.step:
+                lines.append(_capital(self._pause_words(state, viewer)) + ".")
         return "\n".join(lines)
+
+    def _pause_words(self, state: State, viewer: str | None = None) -> str:
+        """The choice a turn under way waits for, and what the turn has done so far."""
+        actor = self.acting(state)
+        plan = self.rules.plans[state[PLAN_AT + "ab".index(actor)]]
+        done = ", ".join(_STEP_NAMES.get(step, step) for step in plan[:state.step - 1])
+        side = self.choosing(state)
+        chooser, whose = self._name(side, viewer), self._whose(side, viewer)
+        reaction = f"{self._whose(actor, viewer)} {self._reaction_words(state, actor)}"
+        if state.pending == ACTOR_BEFORE_STRIKE:
+            text = f"{chooser} may spend {reaction} on this Strike"
+        else:
+            text = (f"the Strike hit (a success, not a critical): {chooser} may spend "
+                    f"{whose} Deceptive Sidestep on it")
+            if state.pending == TARGET_AFTER_REACTED_HIT:
+                text += f", which took {reaction}"
+        marks = [word for flag, word in ((state.feint_next, "the Feint worked"),
+                                         (state.feint_crit, "the Feint was a critical "
+                                          "success"), (state.fumble, "the Feint fumbled"),
+                                         (state.reacted, "his Strike reaction is spent")) if flag]
+        return (f"turn under way ({done or 'nothing'} done"
+                f"{''.join('; ' + m for m in marks)}): {text}")
+
+    def _reaction_words(self, state: State, side: str) -> str:
+        """The Strike reaction of ``side``'s initiative skill this round."""
+        skill = state._asdict()[f"skill_{side}"]
+        return "Bullying Press" if skill == self.rules.press_skill else "Sense Weakness"
 
     def action_words(self, action: int) -> str:
         if action == self.wait:
             return "waits"
+        if action in self.reaction_actions:
+            return ("spends" if self.action_names[action] == SPEND else "keeps") + \
+                " his reaction"
         if action >= self.n_decisions:  # per turn: a plan as his turn starts
             return "plans " + " + ".join(self.rules.plans[action - self.n_decisions])
         skill, order, plan = split_action(action, self._decision_plans)
@@ -180,6 +238,8 @@ class PathfinderWords(PathfinderGame):
         action = self.info.action_names.index(name)
         if action == self.wait:
             return "wait"
+        if action in self.reaction_actions:
+            return ("Spend" if name == SPEND else "Keep") + " your reaction on this Strike"
         if action >= self.n_decisions:  # per turn: a plan as his turn starts
             return self._steps_words(action - self.n_decisions)
         skill, order, plan = split_action(action, self._decision_plans)
@@ -211,7 +271,12 @@ class PathfinderWords(PathfinderGame):
         actor = self.acting(state)
         target = _other(actor)
         told = f" {self._turn_text(rolls, target)}" if rolls is not None else ""
-        if self.per_turn:
+        if state.step:
+            chooser = self.choosing(state)
+            spent = self.action_names[(action_a, action_b)["ab".index(chooser)]] == SPEND
+            plays = (f"{chooser.upper()} {'spends' if spent else 'keeps'} his reaction "
+                     "and the turn goes on")
+        elif self.per_turn:
             chosen = self._planned(state, action_a, action_b)[PLAN_AT + "ab".index(actor)]
             plays = f"{actor.upper()} chooses {self._steps_words(chosen)} and plays it"
         else:
@@ -223,6 +288,8 @@ class PathfinderWords(PathfinderGame):
         hurt = (f"deals {dealt} damage ({target.upper()} at {after[f'hp_{target}']} HP)"
                 if dealt else f"does not hurt {target.upper()}")
         text = [f"{plays}:{told} He {hurt}" if told else f"{plays} and {hurt}"]
+        if next_state.step:
+            text.append(self._pause_words(next_state))
         if after[f"fr_{target}"] > max(0, before[f"fr_{target}"]):
             text.append(f"{target.upper()} is frightened {after[f'fr_{target}']}")
         if after[f"og_{target}"]:
@@ -280,7 +347,9 @@ class PathfinderWords(PathfinderGame):
             return f"the duel is over ({ENDINGS[state.ending]})"
         if state.phase != DECIDE:
             who = "you act" if self.acting(state) == player else "he acts"
-            if self.per_turn:
+            if state.step:
+                who += "; " + self._pause_words(state, player)
+            elif self.per_turn:
                 who += ", choosing " + ("your" if self.acting(state) == player else "his") \
                     + " plan"
             return f"{'first' if state.phase == FIRST else 'second'} turn, {who}: {mine}; {his}"
