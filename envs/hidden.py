@@ -26,6 +26,7 @@ system.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
@@ -180,6 +181,11 @@ class HiddenGame(DeclaredGame):
         self._fields = first.info.observation_fields
         self._masked = self._masks(first, secret)
         self._start = {key: self._start_values(game) for key, game in games.items()}
+        self._situation_hides = "foe_hidden" in inspect.signature(first.situation).parameters
+        # by pair of sheets: the public duel's end test and payoff, looked up once (the
+        # exact solver asks them at every point of the tree)
+        self._ended = {key: game.is_terminal for key, game in games.items()}
+        self._payoff = {key: game.payoff for key, game in games.items()}
         self.info = self._declare(first)
 
     # -- setting up
@@ -279,12 +285,20 @@ class HiddenGame(DeclaredGame):
         base = state.trail_a if player == "a" else state.trail_b
         return _digest(base, self.public_view(state, player))
 
-    def _after(self, state: HiddenState, action_a: int, action_b: int, outcomes):
+    def _after(self, state: HiddenState, action_a: int, action_b: int, outcomes,
+               trails: tuple[int, int] | None = None):
         """The next states; each keeps both players' history up to the actions played
-        (what they see next is added when they look: ``trail``)."""
+        (what they see next is added when they look: ``trail``). ``trails``: both
+        players' trails at ``state``, where the caller has them already."""
+        ended = self._ended[state.type_a, state.type_b]
+        if all(ended(after) for _, after in outcomes):
+            # the ends need no trail (``trail``), so one end is one state whatever led there
+            return [(p, HiddenState(state.type_a, state.type_b, after, 0, 0))
+                    for p, after in outcomes]
+        trail_a, trail_b = trails or (self.trail(state, "a"), self.trail(state, "b"))
         pair = (int(action_a), int(action_b))
-        base_a = _digest(self.trail(state, "a"), pair)
-        base_b = _digest(self.trail(state, "b"), pair)
+        base_a = _digest(trail_a, pair)
+        base_b = _digest(trail_b, pair)
         return [(p, HiddenState(state.type_a, state.type_b, after, base_a, base_b))
                 for p, after in outcomes]
 
@@ -325,9 +339,9 @@ class HiddenGame(DeclaredGame):
         return self._after(state, action_a, action_b, inner)
 
     def transitions(self, state: HiddenState):
-        outer = self._outer[state.type_a, state.type_b]
-        return [(int(outer[i]), int(outer[j]),
-                 self._after(state, outer[i], outer[j], outcomes))
+        outer = self._outer[state.type_a, state.type_b].tolist()
+        trails = (self.trail(state, "a"), self.trail(state, "b"))  # one look for every pair
+        return [(outer[i], outer[j], self._after(state, outer[i], outer[j], outcomes, trails))
                 for i, j, outcomes in self.game_of(state).transitions(state.inner)]
 
     def sample(self, state: HiddenState, action_a: int, action_b: int, rng):
@@ -336,10 +350,10 @@ class HiddenGame(DeclaredGame):
         return self._after(state, action_a, action_b, [(1.0, after)])[0][1]
 
     def is_terminal(self, state: HiddenState) -> bool:
-        return self.game_of(state).is_terminal(state.inner)
+        return self._ended[state.type_a, state.type_b](state.inner)
 
     def payoff(self, state: HiddenState) -> float:
-        return self.game_of(state).payoff(state.inner)
+        return self._payoff[state.type_a, state.type_b](state.inner)
 
     def result(self, state: HiddenState) -> str:
         return self.game_of(state).result(state.inner)
@@ -406,7 +420,13 @@ class HiddenGame(DeclaredGame):
             state.inner, *self._inner_actions(state, action_a, action_b), next_state.inner)
 
     def situation(self, state: HiddenState, player: str) -> str:
-        return self.game_of(state).situation(state.inner, player)
+        """The public duel's words for the decision; a system whose ``situation`` takes
+        ``foe_hidden`` leaves out there what a hidden foe's sheet keeps."""
+        game = self.game_of(state)
+        foe = "b" if player == "a" else "a"
+        if self.hidden[foe] and self._situation_hides:
+            return game.situation(state.inner, player, foe_hidden=True)
+        return game.situation(state.inner, player)
 
     def __getattr__(self, name: str):
         """What a system's words offer beyond the contract (Blooded's ``action_words``,

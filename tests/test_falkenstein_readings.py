@@ -221,7 +221,7 @@ def test_talent_wounds_follow_a_hidden_level():
                 prior_a={"EXC": 1}, prior_b={"GD": 1}, max_rounds=1)
     ((_, state),) = game.initial_outcomes()
     end = only(after(game, state, "AR", "RR"))
-    assert end.health_b == -1 and game.result(end) == "A wins: unconscious"
+    assert end.inner.health_b == -1 and game.result(end) == "A wins: unconscious"
 
 
 def test_sorcery_without_talent_wounds_keeps_first_blood_only():
