@@ -181,7 +181,9 @@ class HiddenGame(DeclaredGame):
         self._fields = first.info.observation_fields
         self._masked = self._masks(first, secret)
         self._start = {key: self._start_values(game) for key, game in games.items()}
-        self._situation_hides = "foe_hidden" in inspect.signature(first.situation).parameters
+        # the words a system can give without what a hidden foe's sheet keeps
+        self._hiding_words = {name for name in ("describe", "situation") if "foe_hidden"
+                              in inspect.signature(getattr(first, name)).parameters}
         # by pair of sheets: the public duel's end test and payoff, looked up once (the
         # exact solver asks them at every point of the tree)
         self._ended = {key: game.is_terminal for key, game in games.items()}
@@ -406,8 +408,10 @@ class HiddenGame(DeclaredGame):
         foe = "b" if viewer == "a" else "a"
         lines = [self.sheet_line(viewer, types[viewer]),
                  self.sheet_line(foe, types[foe] if not self.hidden[foe] else None)]
-        if not self.hidden[foe]:  # the table as he sees it, under the sheets
-            table = self.game_of(state).describe(state.inner, viewer).splitlines()
+        if not self.hidden[foe] or "describe" in self._hiding_words:
+            # the table as he sees it, under the sheets
+            hiding = {"foe_hidden": True} if self.hidden[foe] else {}
+            table = self.game_of(state).describe(state.inner, viewer, **hiding).splitlines()
             return "\n".join(lines + [f"  {line}" for line in table])
         view = self.public_view(state, viewer)
         seen = ", ".join(f"{name}={value}" for name, value in zip(self._fields, view,
@@ -420,11 +424,12 @@ class HiddenGame(DeclaredGame):
             state.inner, *self._inner_actions(state, action_a, action_b), next_state.inner)
 
     def situation(self, state: HiddenState, player: str) -> str:
-        """The public duel's words for the decision; a system whose ``situation`` takes
-        ``foe_hidden`` leaves out there what a hidden foe's sheet keeps."""
+        """The public duel's words for the decision; a system whose ``situation`` (or
+        ``describe``) takes ``foe_hidden`` leaves out there what a hidden foe's sheet
+        keeps."""
         game = self.game_of(state)
         foe = "b" if player == "a" else "a"
-        if self.hidden[foe] and self._situation_hides:
+        if self.hidden[foe] and "situation" in self._hiding_words:
             return game.situation(state.inner, player, foe_hidden=True)
         return game.situation(state.inner, player)
 

@@ -137,9 +137,11 @@ class FalkensteinWords:
         name = self.sheets[side].get("name")
         return f"{side.upper()} ({name})" if name else side.upper()
 
-    def describe(self, state: State, viewer: str | None = None) -> str:
-        """The situation at the table: round, ground, Health, Rests owed (the sheets are
-        public: a ``viewer`` sees it all)."""
+    def describe(self, state: State, viewer: str | None = None,
+                 foe_hidden: bool = False) -> str:
+        """The situation at the table: round, ground, Health, Rests owed. A ``viewer``
+        whose foe's level is hidden (``foe_hidden``: ``envs.hidden``) sees neither that
+        level nor the Rests it owes."""
         view = self.state_fields(state)
         lines = [f"Round {state.round} of {self.max_rounds}, exchange {state.exchange} of "
                  f"{EXCHANGES_PER_ROUND} ({self.discipline_name}, "
@@ -154,14 +156,22 @@ class FalkensteinWords:
         elif state.step:
             lines.append("A partial wound was dealt: the attacker chooses to wound or to "
                          "disarm.")
+        hide = checked_player(viewer) if viewer is not None and foe_hidden else None
         for side in "ab":
             ability = self.discipline.ability.capitalize()
+            if hide is not None and side != hide:  # his Health too: it may come with the sheet
+                lines.append(f"{self._name(side)}: {ability} unknown, has lost "
+                             f"{self._lost(state, side)} Health.")
+                continue
             level = self.rules.ladder[view[f"level_{side}"]]
             owed = view[f"owed_{side}"]
             lines.append(f"{self._name(side)}: {ability} {level}, "
                          f"Health {view[f'health_{side}']}, owes {owed} "
                          f"Rest{'s' if owed != 1 else ''} this round.")
         return "\n".join(lines)
+
+    def _lost(self, state: State, side: str) -> int:
+        return self.sheets[side]["health"] - getattr(state, f"health_{side}")
 
     def _where(self, side: str, back: int) -> str:
         at_edge = f", at the {self.edge}" if back == 0 else ""
@@ -309,8 +319,9 @@ class FalkensteinWords:
         if not foe_hidden:
             parts.append(f"he owes {_rests(view[f'owed_{foe}'])}")
         if self.convention != "first_blood":
-            parts.append(f"Health {view[f'health_{own}']} against his "
-                         f"{view[f'health_{foe}']}")
+            his = f", he has lost {self._lost(state, foe)}" if foe_hidden else \
+                f" against his {view[f'health_{foe}']}"
+            parts.append(f"Health {view[f'health_{own}']}{his}")
         if state.step == MOVE:
             parts.insert(0, "between exchanges: stand, circle or press")
         elif state.step:
