@@ -377,6 +377,18 @@ def test_movement_with_hidden_levels_is_refused():
         duel(movement="circle", hidden_levels=True, max_rounds=1)
 
 
+def test_hidden_athletics_at_a_jumping_ledge_is_refused():
+    # wrestling draws Athletics, the ability of a jump at the ledge: the sheet's or the
+    # drawn level's, the two readings differ, so neither is given
+    from solver.errors import InputError
+    with pytest.raises(InputError, match="ledge=jump"):
+        duel(discipline="wrestling", edge="ledge", field_m=4, hidden_levels=True,
+             max_rounds=1)
+    # a fall needs no feat, and fencing draws Fencing, not Athletics
+    duel(discipline="wrestling", edge="ledge", ledge="fall", hidden_levels=True, max_rounds=1)
+    duel(edge="ledge", hidden_levels=True, max_rounds=1)
+
+
 # ---------------------------------------------------------------- the keys themselves
 
 @pytest.mark.parametrize("name, choices, default", [

@@ -30,9 +30,8 @@ Readings taken where the rules leave a combination open (each one is tested):
   ``prior_a`` / ``prior_b`` without it is an error (it would do nothing).
 - With ``disarm=attacker_chooses`` the choice comes before any jump at the ledge in the
   same exchange is resolved; under first blood a disarm counts only if nobody bleeds.
-- With ``movement=circle`` a press is a feat on the Fencing role's level (the card
-  history does not record the moves, so hidden levels refuse movement); two circles
-  re-centre once.
+- With ``movement=circle`` a press is a feat on the Fencing role's level (hidden levels
+  refuse movement: no value of it is checked there yet); two circles re-centre once.
 """
 
 

@@ -70,8 +70,8 @@ def hidden_priors(options: dict, ruleset: dict) -> HiddenPriors | None:
         return None
     movement = given["movement"]
     if movement is not None and movement != "none":
-        raise InputError(f"movement={movement} is not supported with hidden_levels "
-                         "(the card history would not record the moves); use movement=none")
+        raise InputError(f"movement={movement} is not supported with hidden_levels yet "
+                         "(no value of it is checked there); use movement=none")
     rules = compile_rules(ruleset)
     ability = rules.disciplines[given["discipline"]].ability
     if ability == rules.footwork_ability and given["edge"] == "ledge" and \
