@@ -287,22 +287,27 @@ class HiddenGame(DeclaredGame):
         base = state.trail_a if player == "a" else state.trail_b
         return _digest(base, self.public_view(state, player))
 
-    def _after(self, state: HiddenState, action_a: int, action_b: int, outcomes,
-               trails: tuple[int, int] | None = None):
-        """The next states; each keeps both players' history up to the actions played
-        (what they see next is added when they look: ``trail``). ``trails``: both
-        players' trails at ``state``, where the caller has them already."""
-        ended = self._ended[state.type_a, state.type_b]
-        if all(ended(after) for _, after in outcomes):
-            # the ends need no trail (``trail``), so one end is one state whatever led there
-            return [(p, HiddenState(state.type_a, state.type_b, after, 0, 0))
-                    for p, after in outcomes]
-        trail_a, trail_b = trails or (self.trail(state, "a"), self.trail(state, "b"))
-        pair = (int(action_a), int(action_b))
-        base_a = _digest(trail_a, pair)
-        base_b = _digest(trail_b, pair)
-        return [(p, HiddenState(state.type_a, state.type_b, after, base_a, base_b))
-                for p, after in outcomes]
+    def _after(self, state: HiddenState, steps) -> list:
+        """``(action_a, action_b, outcomes)`` of the public duel at ``state``, each with
+        its next states; each keeps both players' history up to the actions played
+        (what they see next is added when they look: ``trail``), except an end, which
+        needs none (``trail``): one end is one state whatever led there. Both trails at
+        ``state`` are read once, if a step leads anywhere but an end."""
+        kinds = (state.type_a, state.type_b)
+        ended, trails, done = self._ended[kinds], None, []
+        for action_a, action_b, outcomes in steps:
+            bases, after = None, []
+            for p, inner in outcomes:
+                if ended(inner):
+                    after.append((p, HiddenState(*kinds, inner, 0, 0)))
+                    continue
+                if bases is None:
+                    trails = trails or (self.trail(state, "a"), self.trail(state, "b"))
+                    pair = (int(action_a), int(action_b))
+                    bases = (_digest(trails[0], pair), _digest(trails[1], pair))
+                after.append((p, HiddenState(*kinds, inner, *bases)))
+            done.append((action_a, action_b, after))
+        return done
 
     # -- the protocol
 
@@ -338,18 +343,17 @@ class HiddenGame(DeclaredGame):
     def outcomes(self, state: HiddenState, action_a: int, action_b: int):
         inner = self.game_of(state).outcomes(state.inner,
                                              *self._inner_actions(state, action_a, action_b))
-        return self._after(state, action_a, action_b, inner)
+        return self._after(state, [(action_a, action_b, inner)])[0][2]
 
     def transitions(self, state: HiddenState):
         outer = self._outer[state.type_a, state.type_b].tolist()
-        trails = (self.trail(state, "a"), self.trail(state, "b"))  # one look for every pair
-        return [(outer[i], outer[j], self._after(state, outer[i], outer[j], outcomes, trails))
-                for i, j, outcomes in self.game_of(state).transitions(state.inner)]
+        return self._after(state, [(outer[i], outer[j], outcomes) for i, j, outcomes
+                                   in self.game_of(state).transitions(state.inner)])
 
     def sample(self, state: HiddenState, action_a: int, action_b: int, rng):
         after = sample_step(self.game_of(state), state.inner,
                             *self._inner_actions(state, action_a, action_b), rng)
-        return self._after(state, action_a, action_b, [(1.0, after)])[0][1]
+        return self._after(state, [(action_a, action_b, [(1.0, after)])])[0][2][0][1]
 
     def is_terminal(self, state: HiddenState) -> bool:
         return self._ended[state.type_a, state.type_b](state.inner)
