@@ -12,8 +12,8 @@ regret updates over whole information sets; Deep CFR spends most of its time ref
 regret networks that, on a game whose observations take a few thousand values per round,
 a table holds exactly (``experiments/selfplay_hidden.py`` measures it: after ten minutes
 its exploitability is above 0.03 where ours is below 1e-6). So regrets live in tables
-keyed on the observation, which within a round *is* the information set (the
-observation has perfect recall there, see the README), and a network
+keyed on the observation, which *is* the information set (a hidden duel's observation
+carries its trail, a digest of all its player has seen: ``envs.hidden``), and a network
 (``agents.policies.NetworkPolicy``) is distilled from the average tables to play the
 observations they never saw, which a ten-round duel always has. Convergence is then
 CFR's, with no approximation error on what was visited.

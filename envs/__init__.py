@@ -106,6 +106,9 @@ def make(system: str, **options):
     from solver.game import check_game
     entry = spec(system)
     priors = {side: options.pop(f"{side}_prior", None) for side in ("a", "b")}
+    own = _own_priors(entry, options, priors)
+    if own is not None:
+        return _make_hidden(entry, options, own.priors, own.recorded)
     if priors["a"] is not None or priors["b"] is not None:
         return _make_hidden(entry, options, priors)
     sheets = {side: options.pop(side, None) for side in ("a", "b")}
@@ -136,8 +139,25 @@ def footprint(game) -> Footprint | None:
     return None if estimate is None else estimate(game)
 
 
-def _make_hidden(entry: SystemSpec, options: dict, priors: dict):
-    """A duel with hidden sheets (``envs.hidden``): one public duel per pair of sheets."""
+def _own_priors(entry: SystemSpec, options: dict, priors: dict):
+    """The priors over sheets that the system's own hiding options stand for
+    (``SystemSpec.hidden_priors``), taken out of ``options``; None when they hide
+    nothing."""
+    if entry.hidden_priors is None:
+        return None
+    ruleset = load_ruleset(entry.name, options.get("ruleset"), entry.ruleset_file)
+    own = entry.hidden_priors(options, ruleset)
+    if own is not None and (priors["a"] is not None or priors["b"] is not None):
+        hiding = ", ".join(own.recorded)
+        raise InputError(f"{entry.name}: a_prior / b_prior hide whole sheets, and the "
+                         f"options {hiding} already hide part of them; use one or the other")
+    return own
+
+
+def _make_hidden(entry: SystemSpec, options: dict, priors: dict,
+                 recorded: dict | None = None):
+    """A duel with hidden sheets (``envs.hidden``): one public duel per pair of sheets;
+    ``recorded`` (the system's own hiding options) stands for the priors in its options."""
     from solver.game import check_game
 
     from .hidden import make_hidden
@@ -150,6 +170,10 @@ def _make_hidden(entry: SystemSpec, options: dict, priors: dict):
                            "priors": [game.sheets[p] for p in ("a", "b")]},
                           sort_keys=True, separators=(",", ":"))
     game.info = dataclasses.replace(game.info, identity=document)
+    if recorded is not None:
+        kept = {key: value for key, value in game.info.options.items()
+                if key not in ("a_prior", "b_prior")}
+        game.info = dataclasses.replace(game.info, options={**kept, **recorded})
     return game
 
 

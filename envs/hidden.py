@@ -26,6 +26,7 @@ system.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
@@ -180,6 +181,13 @@ class HiddenGame(DeclaredGame):
         self._fields = first.info.observation_fields
         self._masked = self._masks(first, secret)
         self._start = {key: self._start_values(game) for key, game in games.items()}
+        # the words a system can give without what a hidden foe's sheet keeps
+        self._hiding_words = {name for name in ("describe", "situation") if "foe_hidden"
+                              in inspect.signature(getattr(first, name)).parameters}
+        # by pair of sheets: the public duel's end test and payoff, looked up once (the
+        # exact solver asks them at every point of the tree)
+        self._ended = {key: game.is_terminal for key, game in games.items()}
+        self._payoff = {key: game.payoff for key, game in games.items()}
         self.info = self._declare(first)
 
     # -- setting up
@@ -279,14 +287,27 @@ class HiddenGame(DeclaredGame):
         base = state.trail_a if player == "a" else state.trail_b
         return _digest(base, self.public_view(state, player))
 
-    def _after(self, state: HiddenState, action_a: int, action_b: int, outcomes):
-        """The next states; each keeps both players' history up to the actions played
-        (what they see next is added when they look: ``trail``)."""
-        pair = (int(action_a), int(action_b))
-        base_a = _digest(self.trail(state, "a"), pair)
-        base_b = _digest(self.trail(state, "b"), pair)
-        return [(p, HiddenState(state.type_a, state.type_b, after, base_a, base_b))
-                for p, after in outcomes]
+    def _after(self, state: HiddenState, steps) -> list:
+        """``(action_a, action_b, outcomes)`` of the public duel at ``state``, each with
+        its next states; each keeps both players' history up to the actions played
+        (what they see next is added when they look: ``trail``), except an end, which
+        needs none (``trail``): one end is one state whatever led there. Both trails at
+        ``state`` are read once, if a step leads anywhere but an end."""
+        kinds = (state.type_a, state.type_b)
+        ended, trails, done = self._ended[kinds], None, []
+        for action_a, action_b, outcomes in steps:
+            bases, after = None, []
+            for p, inner in outcomes:
+                if ended(inner):
+                    after.append((p, HiddenState(*kinds, inner, 0, 0)))
+                    continue
+                if bases is None:
+                    trails = trails or (self.trail(state, "a"), self.trail(state, "b"))
+                    pair = (int(action_a), int(action_b))
+                    bases = (_digest(trails[0], pair), _digest(trails[1], pair))
+                after.append((p, HiddenState(*kinds, inner, *bases)))
+            done.append((action_a, action_b, after))
+        return done
 
     # -- the protocol
 
@@ -322,24 +343,23 @@ class HiddenGame(DeclaredGame):
     def outcomes(self, state: HiddenState, action_a: int, action_b: int):
         inner = self.game_of(state).outcomes(state.inner,
                                              *self._inner_actions(state, action_a, action_b))
-        return self._after(state, action_a, action_b, inner)
+        return self._after(state, [(action_a, action_b, inner)])[0][2]
 
     def transitions(self, state: HiddenState):
-        outer = self._outer[state.type_a, state.type_b]
-        return [(int(outer[i]), int(outer[j]),
-                 self._after(state, outer[i], outer[j], outcomes))
-                for i, j, outcomes in self.game_of(state).transitions(state.inner)]
+        outer = self._outer[state.type_a, state.type_b].tolist()
+        return self._after(state, [(outer[i], outer[j], outcomes) for i, j, outcomes
+                                   in self.game_of(state).transitions(state.inner)])
 
     def sample(self, state: HiddenState, action_a: int, action_b: int, rng):
         after = sample_step(self.game_of(state), state.inner,
                             *self._inner_actions(state, action_a, action_b), rng)
-        return self._after(state, action_a, action_b, [(1.0, after)])[0][1]
+        return self._after(state, [(action_a, action_b, [(1.0, after)])])[0][2][0][1]
 
     def is_terminal(self, state: HiddenState) -> bool:
-        return self.game_of(state).is_terminal(state.inner)
+        return self._ended[state.type_a, state.type_b](state.inner)
 
     def payoff(self, state: HiddenState) -> float:
-        return self.game_of(state).payoff(state.inner)
+        return self._payoff[state.type_a, state.type_b](state.inner)
 
     def result(self, state: HiddenState) -> str:
         return self.game_of(state).result(state.inner)
@@ -392,8 +412,10 @@ class HiddenGame(DeclaredGame):
         foe = "b" if viewer == "a" else "a"
         lines = [self.sheet_line(viewer, types[viewer]),
                  self.sheet_line(foe, types[foe] if not self.hidden[foe] else None)]
-        if not self.hidden[foe]:  # the table as he sees it, under the sheets
-            table = self.game_of(state).describe(state.inner, viewer).splitlines()
+        if not self.hidden[foe] or "describe" in self._hiding_words:
+            # the table as he sees it, under the sheets
+            hiding = {"foe_hidden": True} if self.hidden[foe] else {}
+            table = self.game_of(state).describe(state.inner, viewer, **hiding).splitlines()
             return "\n".join(lines + [f"  {line}" for line in table])
         view = self.public_view(state, viewer)
         seen = ", ".join(f"{name}={value}" for name, value in zip(self._fields, view,
@@ -406,7 +428,14 @@ class HiddenGame(DeclaredGame):
             state.inner, *self._inner_actions(state, action_a, action_b), next_state.inner)
 
     def situation(self, state: HiddenState, player: str) -> str:
-        return self.game_of(state).situation(state.inner, player)
+        """The public duel's words for the decision; a system whose ``situation`` (or
+        ``describe``) takes ``foe_hidden`` leaves out there what a hidden foe's sheet
+        keeps."""
+        game = self.game_of(state)
+        foe = "b" if player == "a" else "a"
+        if self.hidden[foe] and "situation" in self._hiding_words:
+            return game.situation(state.inner, player, foe_hidden=True)
+        return game.situation(state.inner, player)
 
     def __getattr__(self, name: str):
         """What a system's words offer beyond the contract (Blooded's ``action_words``,

@@ -5,6 +5,8 @@ number, a word a word. So a typo or a misplaced value is never silently ignored.
 
 from __future__ import annotations
 
+import copy
+import functools
 import hashlib
 import json
 import tomllib
@@ -26,6 +28,13 @@ def default_ruleset(system: str, path: Path | None = None) -> dict:
     """The [default] rules of ``system`` (the package's file, or ``path``)."""
     if path is not None:
         return tomllib.loads(Path(path).read_text("utf-8"))
+    return copy.deepcopy(_package_ruleset(system))  # a copy: merging writes into it
+
+
+@functools.cache
+def _package_ruleset(system: str) -> dict:
+    """The package's own [default] file, read once: a hidden duel builds one public duel
+    per pair of sheets, each from the same rules."""
     text = resources.files("envs").joinpath("rulesets", f"{system}.toml").read_text("utf-8")
     return tomllib.loads(text)
 

@@ -19,6 +19,7 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -428,6 +429,15 @@ class Footprint:
     states_in_words: str = ""
 
 
+class HiddenPriors(NamedTuple):
+    """A system's own hiding options as hidden sheets: by side, the prior over sheets
+    (``[(sheet, weight), ...]``, None for a public sheet) and the options the hidden duel
+    records in their place (so ``make(**game.info.options)`` builds it again)."""
+
+    priors: dict[str, list[tuple[object, float]] | None]
+    recorded: dict
+
+
 @dataclass(frozen=True)
 class SystemSpec:
     """What registering a system declares.
@@ -445,6 +455,10 @@ class SystemSpec:
     game's exact solution takes (``Footprint``) from its sheets and options, in
     microseconds, so a duel too large for the machine is refused before any work; None
     where the system cannot say (the solver's own checks then apply).
+    ``hidden_priors(options, ruleset)`` reads a system's own options that hide part of
+    the sheets (Falkenstein's ``hidden_levels``) as priors over whole sheets, the generic
+    hidden sheets (``envs.hidden``): it takes those options out of ``options`` and returns
+    ``HiddenPriors``, or None when they hide nothing.
     """
 
     name: str
@@ -462,6 +476,7 @@ class SystemSpec:
     ruleset_file: Path | None = None
     personalities_file: Path | None = None
     footprint: Callable[[object], Footprint | None] | None = None
+    hidden_priors: Callable[[dict, dict], HiddenPriors | None] | None = None
 
     @property
     def implemented(self) -> bool:

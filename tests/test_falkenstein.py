@@ -507,32 +507,36 @@ def test_hidden_levels_initial_outcomes():
     assert all(p == pytest.approx(1 / 36) for p, _ in starts)
     assert not game.public_information
     game = duel(hidden_levels=True, prior_a={"GD": 1, "gr": 3}, prior_b={"PR": 2, "EXT": 2})
-    starts = {(s.level_a, s.level_b): p for p, s in game.initial_outcomes()}
+    # hidden levels are hidden sheets (envs.hidden): one public duel per pair of levels
+    starts = {(s.inner.level_a, s.inner.level_b): p for p, s in game.initial_outcomes()}
     assert sum(starts.values()) == pytest.approx(1.0)
     assert starts == pytest.approx({(2, 0): 0.125, (2, 5): 0.125, (3, 0): 0.375,
                                     (3, 5): 0.375})
     # the drawn level sets the Rests owed: PR 3, EXT 0
-    state = next(s for _, s in game.initial_outcomes() if s.level_b == 0)
-    assert state.owed_b == 3
+    state = next(s for _, s in game.initial_outcomes() if s.inner.level_b == 0)
+    assert state.inner.owed_b == 3
 
 
 def test_hidden_levels_observations():
     game = duel(hidden_levels=True)
     fields = game.observation_fields
     starts = [s for _, s in game.initial_outcomes()]
-    gd_vs_pr = next(s for s in starts if (s.level_a, s.level_b) == (2, 0))
-    gd_vs_ext = next(s for s in starts if (s.level_a, s.level_b) == (2, 5))
+    gd_vs_pr = next(s for s in starts if (s.inner.level_a, s.inner.level_b) == (2, 0))
+    gd_vs_ext = next(s for s in starts if (s.inner.level_a, s.inner.level_b) == (2, 5))
     # A cannot tell B's level nor what he owes
     assert game.observe(gd_vs_pr, "a") == game.observe(gd_vs_ext, "a")
     seen = dict(zip(fields, game.observe(gd_vs_pr, "a"), strict=True))
-    assert (seen["own_level"], seen["opp_level"], seen["own_owed"], seen["opp_owed"]) == (
-        2, -1, 2, -1)
+    assert (seen["own_sheet"], seen["own_level"], seen["opp_level"], seen["own_owed"],
+            seen["opp_owed"]) == (2, 2, -1, 2, -1)
     seen_b = dict(zip(fields, game.observe(gd_vs_pr, "b"), strict=True))
     assert (seen_b["own_level"], seen_b["own_owed"], seen_b["opp_level"]) == (0, 3, -1)
-    # the Rests played this round are public
-    nxt = play(game, gd_vs_pr, "DR", "RR")
-    seen = dict(zip(fields, game.observe(nxt, "a"), strict=True))
-    assert (seen["own_rested"], seen["opp_rested"], seen["own_owed"]) == (1, 2, 1)
+    # the cards played are public: B's RR and his DR leave A the same view of the table
+    # (no touch, B's obligation unseen), yet A tells them apart (his trail)
+    rests, one_rest = play(game, gd_vs_pr, "DR", "RR"), play(game, gd_vs_pr, "DR", "DR")
+    assert game.public_view(rests, "a") == game.public_view(one_rest, "a")
+    assert game.observe(rests, "a") != game.observe(one_rest, "a")
+    seen = dict(zip(fields, game.observe(rests, "a"), strict=True))
+    assert (seen["own_owed"], seen["opp_owed"]) == (1, -1)
     low = dict(zip(fields, game.info.observation_low, strict=True))
     assert low["opp_level"] == -1 and low["opp_owed"] == -1
 

@@ -221,7 +221,7 @@ def test_talent_wounds_follow_a_hidden_level():
                 prior_a={"EXC": 1}, prior_b={"GD": 1}, max_rounds=1)
     ((_, state),) = game.initial_outcomes()
     end = only(after(game, state, "AR", "RR"))
-    assert end.health_b == -1 and game.result(end) == "A wins: unconscious"
+    assert end.inner.health_b == -1 and game.result(end) == "A wins: unconscious"
 
 
 def test_sorcery_without_talent_wounds_keeps_first_blood_only():
@@ -375,6 +375,18 @@ def test_movement_with_hidden_levels_is_refused():
     from solver.errors import InputError
     with pytest.raises(InputError, match="movement=circle"):
         duel(movement="circle", hidden_levels=True, max_rounds=1)
+
+
+def test_hidden_athletics_at_a_jumping_ledge_is_refused():
+    # wrestling draws Athletics, the ability of a jump at the ledge: the sheet's or the
+    # drawn level's, the two readings differ, so neither is given
+    from solver.errors import InputError
+    with pytest.raises(InputError, match="ledge=jump"):
+        duel(discipline="wrestling", edge="ledge", field_m=4, hidden_levels=True,
+             max_rounds=1)
+    # a fall needs no feat, and fencing draws Fencing, not Athletics
+    duel(discipline="wrestling", edge="ledge", ledge="fall", hidden_levels=True, max_rounds=1)
+    duel(edge="ledge", hidden_levels=True, max_rounds=1)
 
 
 # ---------------------------------------------------------------- the keys themselves

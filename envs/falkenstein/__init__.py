@@ -25,12 +25,13 @@ Readings taken where the rules leave a combination open (each one is tested):
   disarm ends it even if the disarmer took such a wound in the same exchange.
 - Under first blood an R turned into BP at the wall is a BP like any other (equal BPs
   draw); the label only records where it happened.
-- ``prior_a`` / ``prior_b`` without ``hidden_levels`` is an error (it would do nothing).
+- ``hidden_levels`` is the generic hidden sheets (``envs.hidden``): one sheet per level of
+  the discipline's ability in the prior, the rest of the sheet (Health included) as given;
+  ``prior_a`` / ``prior_b`` without it is an error (it would do nothing).
 - With ``disarm=attacker_chooses`` the choice comes before any jump at the ledge in the
   same exchange is resolved; under first blood a disarm counts only if nobody bleeds.
-- With ``movement=circle`` a press is a feat on the Fencing role's level (the card
-  history does not record the moves, so hidden levels refuse movement); two circles
-  re-centre once.
+- With ``movement=circle`` a press is a feat on the Fencing role's level (hidden levels
+  refuse movement: no value of it is checked there yet); two circles re-centre once.
 """
 
 
@@ -40,7 +41,7 @@ import tomllib
 from importlib import resources
 
 from ..schema import Examples, Field, SheetSpec, SystemSpec
-from .build import build
+from .build import build, hidden_priors
 from .game import FalkensteinGame
 from .ruleset import (
     CONVENTIONS,
@@ -132,6 +133,7 @@ SYSTEM = SystemSpec(
                                 "hidden_sheet": {"a": None, "max_rounds": 1, "a_prior":
                                                  "fencing=GR,physique=AV@1;fencing=EXC@1"}}),
     pairing=lambda game: game.discipline.ability,
+    hidden_priors=hidden_priors,
 )
 
 __all__ = ["ACTIONS", "ENDINGS", "SYSTEM", "FalkensteinGame", "State"]

@@ -1,12 +1,13 @@
 """From checked options to a Castle Falkenstein game: the rules' cross-checks (which
-conventions a discipline allows, priors only with hidden levels, Health by Physique and
-Courage) that a per-field schema cannot express."""
+conventions a discipline allows, Health by Physique and Courage) that a per-field schema
+cannot express, and hidden levels read as the generic hidden sheets (``envs.hidden``)."""
 
 from __future__ import annotations
 
 from solver.errors import InputError
 
 from ..rulesets import ruleset_hash
+from ..schema import HiddenPriors
 from .game import FalkensteinGame
 from .ruleset import Rules, _field, _prior, _weapon_name, compile_rules
 
@@ -39,24 +40,69 @@ def _resolve_options(rules: Rules, given: dict) -> dict:
     if convention not in allowed:
         raise InputError(f"convention {convention!r} is not allowed in {discipline}; "
                          f"allowed: {', '.join(allowed)}")
-    hidden = given["hidden_levels"]
-    if hidden and given["movement"] != "none":
-        raise InputError(f"movement={given['movement']} is not supported with hidden_levels "
-                         "(the card history would not record the moves); use movement=none")
-    priors = {}
-    for side in ("a", "b"):
-        prior = given[f"prior_{side}"]
-        if prior is not None and not hidden:
-            raise InputError(f"prior_{side} applies only with hidden_levels=true")
-        if hidden:
-            weights = rules.prior if prior is None else _prior(
-                prior, f"prior_{side}", rules.ladder, rules.level)
-            priors[side] = dict(zip(rules.ladder, weights, strict=True))
     return {
         "convention": convention, "max_rounds": given["max_rounds"],
         "field_m": _field(given["field_m"], "field_m"), "edge": given["edge"],
         "corps_a_corps_tie": given["corps_a_corps_tie"], "ledge": given["ledge"],
         "disarm": given["disarm"], "movement": given["movement"],
         "sabre_uses_physique": given["sabre_uses_physique"], "discipline": discipline,
-        "hidden_levels": hidden, "prior_a": priors.get("a"), "prior_b": priors.get("b"),
+        "hidden_levels": False, "prior_a": None, "prior_b": None,
     }
+
+
+#: the options of hidden levels, which the hidden duel records in place of its priors
+HIDING = ("hidden_levels", "prior_a", "prior_b")
+
+
+def hidden_priors(options: dict, ruleset: dict) -> HiddenPriors | None:
+    """``hidden_levels=true`` as hidden sheets: each side's sheet drawn from its prior over
+    levels in the discipline's ability (``prior_a`` / ``prior_b``, else the ruleset's
+    [prior]), the rest of the sheet as given. Takes the options of hidden levels and the
+    sheets out of ``options``; None (with them left in) when levels are public."""
+    from . import SYSTEM
+    given = {name: SYSTEM.option(name).convert(options[name], f"option {name}")
+             if options.get(name) is not None else SYSTEM.option(name).default_value(ruleset)
+             for name in (*HIDING, "movement", "discipline", "edge", "ledge")}
+    if not given["hidden_levels"]:
+        for side in ("a", "b"):
+            if given[f"prior_{side}"] is not None:
+                raise InputError(f"prior_{side} applies only with hidden_levels=true")
+        return None
+    movement = given["movement"]
+    if movement is not None and movement != "none":
+        raise InputError(f"movement={movement} is not supported with hidden_levels yet "
+                         "(no value of it is checked there); use movement=none")
+    rules = compile_rules(ruleset)
+    ability = rules.disciplines[given["discipline"]].ability
+    if ability == rules.footwork_ability and given["edge"] == "ledge" and \
+            given["ledge"] == "jump":
+        # the former hidden levels jumped on the sheet's level, a drawn sheet jumps on the
+        # drawn one: which reading holds is not settled, so neither is given
+        raise InputError(f"discipline={given['discipline']} draws {ability}, the ability of "
+                         "a jump at the ledge, so hidden_levels with edge=ledge and "
+                         "ledge=jump is not supported yet; use ledge=fall or another edge")
+    for name in HIDING:
+        options.pop(name, None)
+    priors, levels, sheets = {}, {}, {}
+    for side in ("a", "b"):
+        prior = given[f"prior_{side}"]
+        weights = rules.prior if prior is None else _prior(
+            prior, f"prior_{side}", rules.ladder, rules.level)
+        sheets[side] = SYSTEM.sheet.normalise(options.pop(side, None), side, ruleset)
+        levels[side] = dict(zip(rules.ladder, weights, strict=True))
+        priors[side] = [(_at_level(sheets[side], ability, level, side, rules), weight)
+                        for level, weight in levels[side].items() if weight > 0]
+    return HiddenPriors(priors, {"hidden_levels": True, "prior_a": levels["a"],
+                                 "prior_b": levels["b"], **sheets})
+
+
+def _at_level(sheet: dict, ability: str, level: str, side: str, rules: Rules) -> dict:
+    """``sheet`` with ``level`` in ``ability``: only the level is drawn, so a Health that
+    the sheet leaves to its Physique and Courage stays the sheet's own."""
+    drawn = {key: value for key, value in sheet.items() if value is not None}
+    drawn[ability] = level
+    if sheet["health"] is None:
+        own = _complete_sheet(sheet, side, rules)["health"]
+        if _complete_sheet({**sheet, ability: level}, side, rules)["health"] != own:
+            drawn["health"] = own
+    return drawn

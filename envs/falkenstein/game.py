@@ -61,9 +61,7 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
 
     def _setup_rules(self, opts: dict) -> None:
         rules = self.rules
-        self.hidden_levels = opts["hidden_levels"]
         self.sabre_uses_physique = opts["sabre_uses_physique"]
-        self.priors = {"a": opts["prior_a"], "b": opts["prior_b"]}
         self.discipline_name = opts["discipline"]
         self.discipline = rules.disciplines[self.discipline_name]
         self._check_weapons()
@@ -116,7 +114,7 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
                 f"({sizes['b']}); a duel is fought with weapons of one size class")
 
     def _damage_row(self, side: str) -> int | None:
-        """The attacker's fixed grid row, or None when it is his (maybe hidden) level."""
+        """The attacker's fixed grid row, or None when it is his level."""
         weapon = self.rules.weapons[self.sheets[side]["weapon"]]
         if (self.sabre_uses_physique and weapon.uses_physique
                 and self.discipline.wounds == "weapon"):
@@ -125,7 +123,7 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
 
     def _wound_values(self, side: str) -> tuple[tuple[int, int, int], ...]:
         """The wound values of ``side``'s touches, by his level in the discipline's
-        ability (a level that may be hidden; only talent wounds depend on it)."""
+        ability (only talent wounds depend on it)."""
         if self.discipline.wounds == "talent":
             return self.rules.talent_wounds
         if self.discipline.wounds == "weapon":
@@ -156,19 +154,12 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
                          self.sheets["a"]["health"], self.sheets["b"]["health"])
         worst_wound = max(self._worst_wound("a"), self._worst_wound("b"))
         top_level = len(self.rules.ladder) - 1
-        public = not self.hidden_levels
-        hidden = 0 if public else -1
-        # with hidden levels the round's bound starts at 0 (never seen), so the one-round
-        # duel the exact solver takes has no constant field in its Box space
-        fields = [("round", 1 + hidden, self.max_rounds), ("exchange", 1, EXCHANGES_PER_ROUND),
-                  ("own_owed", 0, most_owed), ("opp_owed", hidden, most_owed),
+        fields = [("round", 1, self.max_rounds), ("exchange", 1, EXCHANGES_PER_ROUND),
+                  ("own_owed", 0, most_owed), ("opp_owed", 0, most_owed),
                   ("own_back", 0, self._room), ("opp_back", 0, self._room),
                   ("own_health", -worst_wound, top_health),
                   ("opp_health", -worst_wound, top_health),
-                  ("own_level", 0, top_level), ("opp_level", hidden, top_level)]
-        if not public:
-            fields += [("own_rested", 0, 2 * EXCHANGES_PER_ROUND),
-                       ("opp_rested", 0, 2 * EXCHANGES_PER_ROUND)] + self._history_fields()
+                  ("own_level", 0, top_level), ("opp_level", 0, top_level)]
         if self.actions != ACTIONS:
             fields.append(("step", 0, MOVE))
         fields.append(("ending", 0, len(ENDINGS) - 1))
@@ -178,40 +169,21 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
             observation_fields=tuple(f[0] for f in fields),
             observation_low=tuple(f[1] for f in fields),
             observation_high=tuple(f[2] for f in fields),
-            public_information=public, payoff_bounds=(-1.0, 1.0), may_cycle=False,
+            public_information=True, payoff_bounds=(-1.0, 1.0), may_cycle=False,
             options=options, ruleset_hash=ruleset_digest,
             fast_paths=frozenset({"sample", "transitions"}), length_unit="exchange")
 
     def _worst_wound(self, side: str) -> int:
         return max(max(values) for values in self._wounds[side])
 
-    def _history_fields(self) -> list[tuple[str, int, int]]:
-        """With hidden levels: this round's card pairs in order (-1 before they are
-        played) and the foe's cards counted this round and over the whole duel."""
-        cards = [(f"{who}_card_{k}", -1, len(ACTIONS) - 1)
-                 for k in range(1, EXCHANGES_PER_ROUND) for who in ("own", "opp")]
-        per_round = 2 * EXCHANGES_PER_ROUND
-        counts = [(f"opp_{kind}_{span}", 0, per_round * (self.max_rounds if span == "total"
-                                                         else 1))
-                  for span in ("round", "total") for kind in ("attacks", "defenses", "rests")]
-        return cards + counts
-
     # -- the protocol
 
     def initial_outcomes(self) -> list[tuple[float, State]]:
-        """The start, or one start per pair of drawn levels with hidden levels."""
-        if not self.hidden_levels:
-            return [(1.0, self._start(self._sheet_level["a"], self._sheet_level["b"]))]
-        prior_a = list(self.priors["a"].values())
-        prior_b = list(self.priors["b"].values())
-        return [(pa * pb, self._start(la, lb))
-                for la, pa in enumerate(prior_a) if pa > 0
-                for lb, pb in enumerate(prior_b) if pb > 0]
-
-    def _start(self, level_a: int, level_b: int) -> State:
+        level_a, level_b = self._sheet_level["a"], self._sheet_level["b"]
         required = self.rules.rests_required
-        return State(1, 1, required[level_a], required[level_b], self._room // 2,
-                     self.sheets["a"]["health"], self.sheets["b"]["health"], level_a, level_b)
+        return [(1.0, State(1, 1, required[level_a], required[level_b], self._room // 2,
+                            self.sheets["a"]["health"], self.sheets["b"]["health"],
+                            level_a, level_b))]
 
     def legal_mask(self, state: State, player: str) -> np.ndarray:
         """Legal iff the Rests still owed after the action fit in the exchanges left."""
@@ -300,18 +272,13 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
         return ENDINGS[state.ending]
 
     def observe(self, state: State, player: str) -> tuple[int, ...]:
-        """The state from ``player``'s side; with hidden levels the opponent's level and
-        the Rests he owes read -1, and the Rests both played this round are shown."""
+        """The state from ``player``'s side (hidden levels hide the foe's level and the
+        Rests he owes: ``[hidden_sheet]`` in the ruleset, ``envs.hidden``)."""
         own, opp = ("a", "b") if checked_player(player) == "a" else ("b", "a")
         view = self.state_fields(state)
-        public = self.public_information
-        observation = [state.round, state.exchange, view[f"owed_{own}"],
-                       view[f"owed_{opp}"] if public else -1, view[f"back_{own}"],
-                       view[f"back_{opp}"], view[f"health_{own}"], view[f"health_{opp}"],
-                       view[f"level_{own}"], view[f"level_{opp}"] if public else -1]
-        if not public:
-            observation += [view[f"rested_{own}"], view[f"rested_{opp}"]]
-            observation += _history_view(state, own == "a")
+        observation = [state.round, state.exchange, view[f"owed_{own}"], view[f"owed_{opp}"],
+                       view[f"back_{own}"], view[f"back_{opp}"], view[f"health_{own}"],
+                       view[f"health_{opp}"], view[f"level_{own}"], view[f"level_{opp}"]]
         if self.actions != ACTIONS:
             observation.append(state.step)
         observation.append(state.ending)
@@ -520,40 +487,16 @@ class FalkensteinGame(FalkensteinWords, DeclaredGame):
                  health_a: int, health_b: int, ending: int) -> State:
         owed_a = OWED_AFTER[state.owed_a][action_a]
         owed_b = OWED_AFTER[state.owed_b][action_b]
-        rested_a = rested_b = 0
-        history = ()
-        if self.hidden_levels:
-            rested_a = state.rested_a + RESTS[action_a]
-            rested_b = state.rested_b + RESTS[action_b]
-            history = state.history + (len(ACTIONS) * action_a + action_b,)
         step = MOVE if self.movement == "circle" else 0
         if not ending and state.exchange < EXCHANGES_PER_ROUND:
             return State(state.round, state.exchange + 1, owed_a, owed_b, back_a,
-                         health_a, health_b, state.level_a, state.level_b, rested_a, rested_b,
-                         step=step, history=history)
+                         health_a, health_b, state.level_a, state.level_b, step=step)
         if not ending and state.round < self.max_rounds:
             required = self.rules.rests_required
             return State(state.round + 1, 1, required[state.level_a], required[state.level_b],
                          back_a, health_a, health_b, state.level_a, state.level_b,
-                         step=step, history=history)
+                         step=step)
         ending = ending or END["draw: out of time"]
         return State(state.round, state.exchange, owed_a, owed_b, back_a, health_a, health_b,
-                     state.level_a, state.level_b, rested_a, rested_b, ending)
+                     state.level_a, state.level_b, ending)
 
-
-def _history_view(state: State, own_is_a: bool) -> list[int]:
-    """This round's card pairs (own, foe's; -1 not yet played), then the foe's Attacks,
-    Defenses and Rests this round and in the whole duel."""
-    n = len(ACTIONS)
-    played = [(code // n, code % n) if own_is_a else (code % n, code // n)
-              for code in state.history]
-    this_round = played[len(played) - (state.exchange - 1):] if state.exchange > 1 else []
-    cards = [-1] * (2 * (EXCHANGES_PER_ROUND - 1))
-    for k, pair in enumerate(this_round):
-        cards[2 * k: 2 * k + 2] = pair
-    return cards + _counts(foe for _, foe in this_round) + _counts(foe for _, foe in played)
-
-
-def _counts(actions) -> list[int]:
-    actions = list(actions)
-    return [sum(table[x] for x in actions) for table in (ATTACKS, DEFENSES, RESTS)]

@@ -44,17 +44,12 @@ class State(NamedTuple):
     """A moment of the duel between two exchanges (or the end).
 
     ``back_a`` is the room behind A in metres (B has ``field_m - 2 - back_a``). Rests are
-    stored as owed, so equivalent situations are one state; ``rested_*`` (Rests played this
-    round) is public information kept only with hidden levels. Levels are ladder indices
-    of the Fencing role. ``ending`` indexes ``ENDINGS`` (0 while the duel goes on).
+    stored as owed, so equivalent situations are one state. Levels are ladder indices of
+    the Fencing role (the sheets'; hidden levels are hidden sheets, ``envs.hidden``, whose
+    trails keep what a duellist has seen). ``ending`` indexes ``ENDINGS`` (0 while the duel
+    goes on).
 
     ``step`` is the decision the moment waits for (``steps.py``: 0, the cards).
-
-    ``history`` is every card pair played so far, one ``6 * A's + B's`` code per
-    exchange, kept only with hidden levels: the cards are public and the exchange is
-    deterministic, so with the levels it determines everything public, and two moments a
-    duellist can tell apart are two states (perfect recall). A finished duel drops it:
-    nothing is left to decide, and the ends merge.
     """
 
     round: int
@@ -66,15 +61,11 @@ class State(NamedTuple):
     health_b: int
     level_a: int
     level_b: int
-    rested_a: int = 0
-    rested_b: int = 0
     ending: int = 0
     step: int = 0
-    history: tuple[int, ...] = ()
 
 
-#: the fields given as integers (``history`` is not one of them)
-STATE_FIELDS = State._fields[:-1]
+STATE_FIELDS = State._fields
 
 class Exchange(NamedTuple):
     """One exchange resolved from the positions before it."""

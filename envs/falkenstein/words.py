@@ -30,10 +30,8 @@ class FalkensteinWords:
     methods); it reads the rules' tables and never changes a state."""
 
     def state_fields(self, state: State) -> dict:
-        """The state's fields, plus ``back_b`` (the card history is not an integer field:
-        a moment given by fields starts its round's history afresh)."""
+        """The state's fields, plus ``back_b``."""
         view = state._asdict()
-        del view["history"]
         if self.actions == ACTIONS:  # no steps: every moment is the cards'
             del view["step"]
         view["back_b"] = self._room - state.back_a
@@ -59,8 +57,6 @@ class FalkensteinWords:
         self._check_live(fields)
         if "owed_a" not in values or "owed_b" not in values:
             self._default_owed(fields, values)
-        if self.public_information:  # Rests played only count through the Rests owed
-            fields["rested_a"] = fields["rested_b"] = 0
         state = State(**fields)
         self._check_state(state)
         return state
@@ -84,32 +80,25 @@ class FalkensteinWords:
         if not 1 <= fields["exchange"] <= EXCHANGES_PER_ROUND:  # before it counts Rests
             raise InputError(f"state field exchange={fields['exchange']} is out of range "
                              f"1..{EXCHANGES_PER_ROUND}")
-        played = 2 * (fields["exchange"] - 1)
         for side in ("a", "b"):
             if fields[f"health_{side}"] < 0:
                 raise InputError(f"health_{side} below 0 is unconscious: the duel is over")
-            if not 0 <= fields[f"rested_{side}"] <= played:
-                raise InputError(f"rested_{side} (Rests played this round) must be "
-                                 f"0..{played} at exchange {fields['exchange']}")
 
     def _default_owed(self, fields: dict, given: Mapping) -> None:
-        """Unless given, a side owes what its level requires less the Rests it played."""
+        """Unless given, a side owes what its level requires."""
         for side in ("a", "b"):
             if f"owed_{side}" not in given:
                 level = fields[f"level_{side}"]
                 if not 0 <= level < len(self.rules.ladder):
                     continue  # _check_state reports it
-                required = self.rules.rests_required[level]
-                fields[f"owed_{side}"] = max(0, required - fields[f"rested_{side}"])
+                fields[f"owed_{side}"] = self.rules.rests_required[level]
 
     def _check_state(self, state: State) -> None:
         top = len(self.rules.ladder) - 1
-        rested_top = 2 * (state.exchange - 1) if not self.public_information else 0
         bounds = {"round": (1, self.max_rounds), "exchange": (1, EXCHANGES_PER_ROUND),
                   "back_a": (0, self._room), "level_a": (0, top), "level_b": (0, top),
                   "health_a": (-self._worst_wound("b"), self._health_high),
                   "health_b": (-self._worst_wound("a"), self._health_high),
-                  "rested_a": (0, rested_top), "rested_b": (0, rested_top),
                   "ending": (0, len(ENDINGS) - 1)}
         for side in ("a", "b"):
             level = getattr(state, f"level_{side}")
@@ -120,13 +109,10 @@ class FalkensteinWords:
             if not low <= value <= high:
                 raise InputError(f"state field {key}={value} is out of range {low}..{high}")
         self._check_step(state)
-        if not self.public_information:
-            self._check_rested(state)
-            return
         for side in ("a", "b"):
             if getattr(state, f"level_{side}") != self._sheet_level[side]:
-                raise InputError(f"level_{side} is fixed by the sheet when levels are "
-                                 f"public ({self.sheets[side][self.discipline.ability]})")
+                raise InputError(f"level_{side} is fixed by the sheet "
+                                 f"({self.sheets[side][self.discipline.ability]})")
 
     def _check_step(self, state: State) -> None:
         """A step exists only with its option, and a pending choice only where the cards
@@ -147,22 +133,15 @@ class FalkensteinWords:
         ex = self.resolve(state, *pending_cards(step))
         return ex.effect_a, ex.effect_b
 
-    def _check_rested(self, state: State) -> None:
-        """With hidden levels the Rests owed follow from the level and the Rests played."""
-        for side in ("a", "b"):
-            required = self.rules.rests_required[getattr(state, f"level_{side}")]
-            owed = max(0, required - getattr(state, f"rested_{side}"))
-            if not state.ending and getattr(state, f"owed_{side}") != owed:
-                raise InputError(f"owed_{side} must be {owed}: level_{side} requires "
-                                 f"{required} Rests and rested_{side} were played")
-
     def _name(self, side: str) -> str:
         name = self.sheets[side].get("name")
         return f"{side.upper()} ({name})" if name else side.upper()
 
-    def describe(self, state: State, viewer: str | None = None) -> str:
-        """The situation at the table: round, ground, Health, Rests owed. With hidden
-        levels, a ``viewer`` sees neither his foe's level nor the Rests he owes."""
+    def describe(self, state: State, viewer: str | None = None,
+                 foe_hidden: bool = False) -> str:
+        """The situation at the table: round, ground, Health, Rests owed. A ``viewer``
+        whose foe's level is hidden (``foe_hidden``: ``envs.hidden``) sees neither that
+        level nor the Rests it owes."""
         view = self.state_fields(state)
         lines = [f"Round {state.round} of {self.max_rounds}, exchange {state.exchange} of "
                  f"{EXCHANGES_PER_ROUND} ({self.discipline_name}, "
@@ -177,14 +156,12 @@ class FalkensteinWords:
         elif state.step:
             lines.append("A partial wound was dealt: the attacker chooses to wound or to "
                          "disarm.")
-        hide = None if viewer is None or self.public_information else checked_player(viewer)
+        hide = checked_player(viewer) if viewer is not None and foe_hidden else None
         for side in "ab":
             ability = self.discipline.ability.capitalize()
-            if hide is not None and side != hide:
-                rested = view[f"rested_{side}"]
-                lines.append(f"{self._name(side)}: {ability} unknown, Health "
-                             f"{view[f'health_{side}']}, has played {rested} "
-                             f"Rest{'s' if rested != 1 else ''} this round.")
+            if hide is not None and side != hide:  # his Health too: it may come with the sheet
+                lines.append(f"{self._name(side)}: {ability} unknown, has lost "
+                             f"{self._lost(state, side)} Health.")
                 continue
             level = self.rules.ladder[view[f"level_{side}"]]
             owed = view[f"owed_{side}"]
@@ -192,6 +169,9 @@ class FalkensteinWords:
                          f"Health {view[f'health_{side}']}, owes {owed} "
                          f"Rest{'s' if owed != 1 else ''} this round.")
         return "\n".join(lines)
+
+    def _lost(self, state: State, side: str) -> int:
+        return self.sheets[side]["health"] - getattr(state, f"health_{side}")
 
     def _where(self, side: str, back: int) -> str:
         at_edge = f", at the {self.edge}" if back == 0 else ""
@@ -322,9 +302,10 @@ class FalkensteinWords:
         return (f"corps-à-corps: equal strength, they push each other back {metres} m"
                 + (f" ({'; '.join(parts)})." if parts else "."))
 
-    def situation(self, state: State, player: str) -> str:
+    def situation(self, state: State, player: str, foe_hidden: bool = False) -> str:
         """The decision ``player`` faces, from his side: the moment, his Rests owed, his
-        ground and Health, then his foe's (what he may see of them)."""
+        ground and Health, then his foe's (the Rests he owes unless his level is hidden,
+        ``foe_hidden``: ``envs.hidden``)."""
         own = checked_player(player)
         foe = "b" if own == "a" else "a"
         view = self.state_fields(state)
@@ -335,13 +316,12 @@ class FalkensteinWords:
         if self.discipline.field and self.edge != "open":
             parts.append(_ground("your", view[f"back_{own}"], self.edge))
             parts.append(_ground("his", view[f"back_{foe}"], self.edge))
-        if self.public_information:
+        if not foe_hidden:
             parts.append(f"he owes {_rests(view[f'owed_{foe}'])}")
-        elif state.exchange > 1:
-            parts.append(_shown(state, foe))
         if self.convention != "first_blood":
-            parts.append(f"Health {view[f'health_{own}']} against his "
-                         f"{view[f'health_{foe}']}")
+            his = f", he has lost {self._lost(state, foe)}" if foe_hidden else \
+                f" against his {view[f'health_{foe}']}"
+            parts.append(f"Health {view[f'health_{own}']}{his}")
         if state.step == MOVE:
             parts.insert(0, "between exchanges: stand, circle or press")
         elif state.step:
@@ -360,11 +340,3 @@ def _ground(whose: str, back: int, edge: str) -> str:
         return f"{whose} back to the {edge}"
     return f"{back} m behind {'you' if whose == 'your' else 'him'}"
 
-
-def _shown(state: State, foe: str) -> str:
-    """What the foe has played this round, in order (his obligation is hidden)."""
-    played = state.history[len(state.history) - (state.exchange - 1):] \
-        if state.exchange > 1 else ()
-    n = len(ACTIONS)
-    cards = [ACTIONS[code // n if foe == "a" else code % n] for code in played]
-    return f"he has played {', '.join(cards) or 'unknown cards'} this round"
