@@ -47,11 +47,12 @@ def test_the_states_said_are_the_counter_values_times_the_situations(capsys):
     assert "at each of 200 beats left" in err
 
 
-@pytest.mark.parametrize("plans", ["committed", "per_turn"])
+@pytest.mark.parametrize("timing", [{"plans": "committed"}, {"plans": "per_turn"},
+                                    {"plans": "per_turn", "reaction_choice": "each_strike"}])
 @pytest.mark.parametrize("a, b", [("fighter,hp=3", "rogue,hp=2"),
                                   ("fighter,hp=2,shield", "rogue,hp=2")])
-def test_the_pathfinder_estimate_covers_what_the_solver_allocates(a, b, plans):
-    game = envs.make("pathfinder", a=a, b=b, plans=plans)
+def test_the_pathfinder_estimate_covers_what_the_solver_allocates(a, b, timing):
+    game = envs.make("pathfinder", a=a, b=b, **timing)
     size = envs.footprint(game)
     graph, grid, roots = explore(game)     # the count the estimate must match
     kept = len(kept_cores(graph, [core for _, core, _ in roots]))

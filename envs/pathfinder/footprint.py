@@ -25,6 +25,10 @@ MEASURED = {0: (108_659, 26_633, 25_572), 1: (242_745, 52_701, 47_772),
 #: starts, not crossed with the skill and order), every one kept
 MEASURED_PER_TURN = {0: (21_685, 21_685, 61_812), 1: (31_348, 31_348, 111_303),
                      2: (45_416, 45_416, 192_608)}
+#: and with ``reaction_choice = "each_strike"``: every pause before a Strike or on a hit
+#: is a situation of its own
+MEASURED_EACH_STRIKE = {0: (355_301, 355_301, 733_216), 1: (563_253, 563_253, 1_187_218),
+                        2: (884_172, 884_172, 1_895_312)}
 #: the process before any duel (the interpreter, numpy, scipy, numba)
 IMPORTS_BYTES = 150 * 2**20
 #: peak bytes per core while exploring them (538 MB peak for 108,659 cores at hp 3)
@@ -40,7 +44,9 @@ def footprint(game) -> Footprint | None:
     if game.max_rounds:
         return None
     shields = sum(bool(fighter.shield) for fighter in game.fighters.values())
-    cores, kept, slots = (MEASURED_PER_TURN if game.per_turn else MEASURED)[shields]
+    measured = (MEASURED_EACH_STRIKE if game.each_strike else
+                MEASURED_PER_TURN if game.per_turn else MEASURED)
+    cores, kept, slots = measured[shields]
     values = game.start_hp["a"] * game.start_hp["b"]
     tables = 8 * (kept * (values + 2) + values * slots)
     memory = IMPORTS_BYTES + BYTES_PER_CORE * cores + TABLE_OVERHEAD * tables
