@@ -170,7 +170,9 @@ def instant_table(rows: list[dict]) -> str:
 
 
 def duel_command() -> list[str]:
-    return [sys.executable, "-m", "agents.cli"]
+    # -P: the working directory is not put first on the path, so each tree's code is
+    # the one on PYTHONPATH (run from a checkout, ``-m`` would import the checkout's)
+    return [sys.executable, "-P", "-m", "agents.cli"]
 
 
 def run_once(argv: list[str], env: dict, stdin: str, timeout: float) -> dict:
@@ -235,12 +237,13 @@ def train_profiles(systems: list[str], folder: Path, personalities: dict[str, st
 def prepare(systems: list[str], personalities: dict[str, str], folder: Path,
             timeout: float, tree: Path = ROOT) -> None:
     """Off the clock, an answer against a personality on each system's small duel by
-    ``tree``'s code, with no store: numba compiles (or loads) every compiled part of
+    ``tree``'s code: numba compiles (or loads) every compiled part of
     the solver those questions use, as on a GM's machine after the first question, so
     that no tree's cold question pays for compiling."""
     for system in systems:
-        argv = ["odds", system, *TRAINING[system], "--vs", f"{personalities[system]}:0.5",
-                "--no-cache"]
+        # its own store, which no timed question reads (and --no-cache, which an older
+        # tree may not have, is not needed)
+        argv = ["odds", system, *TRAINING[system], "--vs", f"{personalities[system]}:0.5"]
         done = run_once(argv, environment(folder / "prepare-store", tree), "", timeout)
         if done["status"] != "ok":
             raise SystemExit(f"preparing {system} failed ({tree}): {done['error']}")
