@@ -146,7 +146,7 @@ def _own_priors(entry: SystemSpec, options: dict, priors: dict):
     if entry.hidden_priors is None:
         return None
     ruleset = load_ruleset(entry.name, options.get("ruleset"), entry.ruleset_file)
-    own = entry.hidden_priors(options, ruleset)
+    own = entry.hidden_priors(entry, options, ruleset)
     if own is not None and (priors["a"] is not None or priors["b"] is not None):
         hiding = ", ".join(own.recorded)
         raise InputError(f"{entry.name}: a_prior / b_prior hide whole sheets, and the "

@@ -455,7 +455,7 @@ class SystemSpec:
     game's exact solution takes (``Footprint``) from its sheets and options, in
     microseconds, so a duel too large for the machine is refused before any work; None
     where the system cannot say (the solver's own checks then apply).
-    ``hidden_priors(options, ruleset)`` reads a system's own options that hide part of
+    ``hidden_priors(spec, options, ruleset)`` reads a system's own options that hide part of
     the sheets (Falkenstein's ``hidden_levels``) as priors over whole sheets, the generic
     hidden sheets (``envs.hidden``): it takes those options out of ``options`` and returns
     ``HiddenPriors``, or None when they hide nothing.
@@ -476,7 +476,7 @@ class SystemSpec:
     ruleset_file: Path | None = None
     personalities_file: Path | None = None
     footprint: Callable[[object], Footprint | None] | None = None
-    hidden_priors: Callable[[dict, dict], HiddenPriors | None] | None = None
+    hidden_priors: Callable[[SystemSpec, dict, dict], HiddenPriors | None] | None = None
 
     @property
     def implemented(self) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from solver.errors import InputError
 
 from ..rulesets import ruleset_hash
-from ..schema import HiddenPriors
+from ..schema import HiddenPriors, SystemSpec
 from .game import FalkensteinGame
 from .ruleset import Rules, _field, _prior, _weapon_name, compile_rules
 
@@ -54,14 +54,14 @@ def _resolve_options(rules: Rules, given: dict) -> dict:
 HIDING = ("hidden_levels", "prior_a", "prior_b")
 
 
-def hidden_priors(options: dict, ruleset: dict) -> HiddenPriors | None:
+def hidden_priors(system: SystemSpec, options: dict, ruleset: dict) -> HiddenPriors | None:
     """``hidden_levels=true`` as hidden sheets: each side's sheet drawn from its prior over
     levels in the discipline's ability (``prior_a`` / ``prior_b``, else the ruleset's
     [prior]), the rest of the sheet as given. Takes the options of hidden levels and the
-    sheets out of ``options``; None (with them left in) when levels are public."""
-    from . import SYSTEM
-    given = {name: SYSTEM.option(name).convert(options[name], f"option {name}")
-             if options.get(name) is not None else SYSTEM.option(name).default_value(ruleset)
+    sheets out of ``options``; None (with them left in) when levels are public. ``system``
+    is Falkenstein's spec, whose option declarations convert them."""
+    given = {name: system.option(name).convert(options[name], f"option {name}")
+             if options.get(name) is not None else system.option(name).default_value(ruleset)
              for name in (*HIDING, "movement", "discipline", "edge", "ledge")}
     if not given["hidden_levels"]:
         for side in ("a", "b"):
@@ -88,7 +88,7 @@ def hidden_priors(options: dict, ruleset: dict) -> HiddenPriors | None:
         prior = given[f"prior_{side}"]
         weights = rules.prior if prior is None else _prior(
             prior, f"prior_{side}", rules.ladder, rules.level)
-        sheets[side] = SYSTEM.sheet.normalise(options.pop(side, None), side, ruleset)
+        sheets[side] = system.sheet.normalise(options.pop(side, None), side, ruleset)
         levels[side] = dict(zip(rules.ladder, weights, strict=True))
         priors[side] = [(_at_level(sheets[side], ability, level, side, rules), weight)
                         for level, weight in levels[side].items() if weight > 0]
