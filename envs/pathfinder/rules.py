@@ -421,12 +421,18 @@ def turn_kinds(actor: Fighter, target: Fighter, ctx: TurnContext, rules: Rules
     for key, p in frontier.items():
         weights = by_kind.setdefault(turn_kind(key, ready, rules), {})
         weights[key[0]] = weights.get(key[0], 0.0) + p
+    return _damage_by_group(by_kind, actor, ctx, rules)
+
+
+def _damage_by_group(groups: dict, actor, ctx, rules) -> list:
+    """[(group, damages dealt, their chances)]: each group's hits (``{hits: chance}``)
+    turned into the chance of each total damage, the ones never dealt left out."""
     out = []
-    for kind, weights in by_kind.items():
+    for group, weights in groups.items():
         damages = np.stack([_hits_damage(actor, hits, ctx.cap, rules) for hits in weights])
         chances = np.fromiter(weights.values(), float, len(weights)) @ damages
         dealt = np.flatnonzero(chances > 0)
-        out.append((kind, dealt, chances[dealt]))
+        out.append((group, dealt, chances[dealt]))
     return out
 
 

@@ -22,7 +22,7 @@ from .rules import (
     Fighter,
     Rules,
     TurnContext,
-    _hits_damage,
+    _damage_by_group,
     _step,
     _strike,
     _strike_numbers,
@@ -80,13 +80,7 @@ def walk(actor: Fighter, target: Fighter, ctx: TurnContext, rules: Rules, start:
     for (pending, index, key, reacted), p in stopped.items():
         weights = by_stop.setdefault(Stop(pending, index, ((), *key[1:]), reacted), {})
         weights[key[0]] = weights.get(key[0], 0.0) + p
-    out = []
-    for stop, weights in by_stop.items():
-        damages = np.stack([_hits_damage(actor, hits, ctx.cap, rules) for hits in weights])
-        chances = np.fromiter(weights.values(), float, len(weights)) @ damages
-        dealt = np.flatnonzero(chances > 0)
-        out.append((stop, dealt, chances[dealt]))
-    return out
+    return _damage_by_group(by_stop, actor, ctx, rules)
 
 
 def _one_step(step, key, reacted, choice, actor, target, ctx, rules, press, sense):
