@@ -139,9 +139,9 @@ class AnswerStore:
                                              delete=False) as file:
                 temporary = file.name
                 file.write(_header_line(header))
+                # no fsync: an answer cut short by a crash fails its digest and is
+                # computed again, so waiting for the disk buys nothing
                 file.write(payload)
-                file.flush()
-                os.fsync(file.fileno())
             os.replace(temporary, self._file(key))
         except OSError as error:
             warnings.warn(f"the answer could not be kept in {self.directory}: {error}",

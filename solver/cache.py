@@ -41,7 +41,7 @@ from .errors import RefinementWarning
 from .game import Game
 
 #: what an answer's pickle holds; bump it when that changes, so older entries miss
-FORMAT = 2
+FORMAT = 3
 
 
 @runtime_checkable

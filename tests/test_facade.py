@@ -152,6 +152,55 @@ def test_a_best_response_offers_the_same_answers(game, responder):
         assert masks.shape[1] == masks_s.shape[1] == len(game.action_names)
 
 
+def _worth_of_each_action(game, response, fixed, state, responder):
+    """The responder's worth of each legal action at ``state``, from the rules: every
+    reply of the fixed side and every outcome, the best response's value after it."""
+    other = "b" if responder == "a" else "a"
+    theirs = fixed.probabilities(game.observe(state, other), game.legal_mask(state, other))
+    sign = 1.0 if responder == "a" else -1.0
+    worths = np.full(len(game.action_names), np.nan)
+    for i in np.flatnonzero(game.legal_mask(state, responder)).tolist():
+        worths[i] = 0.0
+        for j in np.flatnonzero(theirs).tolist():
+            for p, after in game.outcomes(state, *((i, j) if responder == "a" else (j, i))):
+                worth = (sign * game.payoff(after) if game.is_terminal(after)
+                         else response.value_at(after))
+                worths[i] += theirs[j] * p * worth
+    return worths
+
+
+@pytest.mark.parametrize("responder", ["a", "b"])
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_a_best_response_gives_each_action_its_worth_and_the_plan_its_chances(game, responder):
+    fixed = _leaning(game)
+    answers = _both(lambda: best_response(game, fixed, responder, safest="equilibrium"))
+    for response in answers:
+        for state in _live(game):
+            expected = _worth_of_each_action(game, response, fixed, state, responder)
+            found = response.action_values_at(state)
+            assert np.array_equal(np.isnan(found), np.isnan(expected))
+            assert np.nanmax(np.abs(found - expected)) < AGREE
+        chances = response.chances()
+        plan = response.decisions(chances=True)
+        plain = response.decisions()
+        assert len(plan) == len(plain) > 0
+        for (state, reach, mix, value, said), row in zip(plan, plain, strict=True):
+            assert (state, reach, value) == (row[0], row[1], row[3])
+            assert np.array_equal(mix, row[2])
+            assert said == pytest.approx(chances.at(state), abs=1e-15)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_the_equilibrium_against_itself_is_the_solution(game):
+    solution = solve_game(game)
+    played = evaluate(game, solution.policy_for("a"), solution.policy_for("b"))
+    assert played is solution.evaluation   # read, not solved again
+    with facade.forcing("states"):
+        expected = evaluate(game, solve_game(game).policy_for("a"),
+                            solve_game(game).policy_for("b"))
+    _same_outcomes(played, expected)
+
+
 @pytest.mark.parametrize("game", GAMES, ids=IDS)
 def test_exploitability_is_the_same(game):
     on_counters, on_states = _both(lambda: exploitability(game, _leaning(game), "uniform"))

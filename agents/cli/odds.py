@@ -15,7 +15,6 @@ import numpy as np
 import envs
 from solver import best_response, evaluate, solve_game
 from solver.cache import ambient, remembered
-from solver.game import policy_mix
 from solver.policy import MixPolicy
 
 from ..opponents import opponent_policy
@@ -86,7 +85,7 @@ def _answer(game, vs: str, me: str, moment=None) -> dict:
     answer = {
         "best_response": _mine(response.evaluation.as_dict(), me),
         "equilibrium_against_it": _mine(evaluate(played, *pair).as_dict(), me),
-        "plan": _plan(game, response, me, opponent),
+        "plan": _plan(game, response, me),
         "tie_break": "among equally good plays: least chance of losing, then closest to "
                      "the equilibrium",
     }
@@ -119,66 +118,48 @@ def _mine(evaluation: dict, me: str) -> dict:
 CHECKED_ROWS = 50
 
 
-def _plan(game, response, me: str, opponent=None) -> list[dict]:
+def _plan(game, response, me: str) -> list[dict]:
     """What to play in every situation the best response reaches where there is a choice,
     most likely first; the ``CHECKED_ROWS`` likeliest say whether every choice there is
     worth the same against the opponent (``all_equal``)."""
-    found = _decisions(response, me)
+    found = sorted(_decisions(response, me), key=lambda item: -item[1])
     words = envs.spec(game.info.system).action_words
+    names = game.info.action_names
     plan = []
-    found = list(found)
     for state, reach, mix, value, (win, draw, loss) in found:
+        played = np.flatnonzero(mix).tolist()
         plan.append({
             "reach": reach,
             "situation": game.situation(state, me),
             "state": game.state_fields(state),
-            "play": {game.info.action_names[i]: float(mix[i]) for i in np.flatnonzero(mix)},
-            "words": {game.info.action_names[i]: ("play " + game.info.action_names[i]
-                                                  if words is None else
-                                                  words(game, state, game.info.action_names[i]))
-                      for i in np.flatnonzero(mix)},
+            "play": {names[i]: float(mix[i]) for i in played},
+            "words": {names[i]: _said(game, state, names[i], words, "play ") for i in played},
             "win": win, "draw": draw, "loss": loss, "value": value,
         })
-    plan.sort(key=lambda row: -row["reach"])
-    if opponent is not None:
-        for row, (state, *_) in zip(plan[:CHECKED_ROWS], sorted(
-                found, key=lambda item: -item[1])[:CHECKED_ROWS], strict=True):
-            worths = _worths(game, response, opponent, state, me)
-            row["all_equal"] = bool(np.ptp(list(worths.values())) <= SAME_WORTH)
-            if row["all_equal"]:
-                row["choices"] = [_said(game, state, name, words) for name in worths]
+    for row, (state, *_) in zip(plan[:CHECKED_ROWS], found[:CHECKED_ROWS], strict=True):
+        worths = _worths(game, response, state)
+        row["all_equal"] = bool(np.ptp(list(worths.values())) <= SAME_WORTH)
+        if row["all_equal"]:
+            row["choices"] = [_said(game, state, name, words) for name in worths]
     return plan
 
 
-def _said(game, state, name: str, words) -> str:
-    return name if words is None else words(game, state, name)
+def _said(game, state, name: str, words, plain: str = "") -> str:
+    """An action in the system's words, or its name after ``plain``."""
+    return plain + name if words is None else words(game, state, name)
 
 
-def _worths(game, response, opponent, state, me: str) -> dict[str, float]:
-    """Each legal choice of ``me`` at ``state`` and its worth to him against
-    ``opponent``, the best response played after it."""
-    them = "b" if me == "a" else "a"
-    theirs = policy_mix(opponent, game, state, them)
-    sign = 1.0 if me == "a" else -1.0
+def _worths(game, response, state) -> dict[str, float]:
+    """Each legal choice of the responder at ``state`` and its worth to him against the
+    opponent, the best response played after it."""
+    values = response.action_values_at(state)
     names = game.info.action_names
-    worths = {}
-    for i in np.flatnonzero(game.legal_mask(state, me)).tolist():
-        total = 0.0
-        for j in np.flatnonzero(theirs > 0).tolist():
-            pair = (i, j) if me == "a" else (j, i)
-            for p, after in game.outcomes(state, *pair):
-                value = (sign * game.payoff(after) if game.is_terminal(after)
-                         else response.value_at(after))
-                total += theirs[j] * p * value
-        worths[names[i]] = total
-    return worths
+    return {names[i]: float(values[i]) for i in np.flatnonzero(~np.isnan(values)).tolist()}
 
 
 def _decisions(response, me: str):
     """(state, reach, my mix, my value, my win / draw / loss) where I choose."""
-    chances = response.chances()
-    for state, reach, mix, value in response.decisions():
-        win, draw, loss = chances.at(state)
+    for state, reach, mix, value, (win, draw, loss) in response.decisions(chances=True):
         yield state, reach, mix, value, ((win, draw, loss) if me == "a" else (loss, draw, win))
 
 

@@ -13,6 +13,7 @@ from itertools import chain
 
 import numpy as np
 
+from .. import state_table
 from ..errors import InputError
 from ..game import Game, State
 from ..markov.graph import dependency_order, heights, ranges
@@ -210,6 +211,16 @@ class CoreGraph:
     def size(self) -> int:
         return len(self.cores)
 
+    def __getstate__(self) -> dict:
+        # the cores as one table, their index rebuilt on reading (``solver.state_table``)
+        kept = {**self.__dict__, "cores": state_table.pack(self.cores)}
+        del kept["index"]
+        return kept
+
+    def __setstate__(self, kept: dict) -> None:
+        cores = state_table.unpack(kept["cores"])
+        self.__dict__.update(kept, cores=cores, index=state_table.index_of(cores))
+
     def __post_init__(self):
         #: cores where someone has more than one legal action, and the place of each
         #: among them
@@ -395,7 +406,7 @@ def _explore(game: Game, given: list[tuple[float, State]] | None = None
     if found is None:
         found = walk(game, given)
     cores = found.cores
-    index = dict(zip(cores, range(len(cores)), strict=True))
+    index = state_table.index_of(cores)
     shape = (len(found.pair_core), len(cores))
     zero, lowering = _split(game, found, shape)
     # every step that lowers a counter lowers their sum by this much or more

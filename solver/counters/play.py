@@ -74,20 +74,20 @@ def counter_decisions(game: Game) -> CounterDecisions:
     return found
 
 
-def _find_decisions(game: Game) -> CounterDecisions:
+def _find_decisions(game: Game, wanted: np.ndarray | None = None) -> CounterDecisions:
+    """The decisions of ``game``: of every choosing core at every grid point, or of those
+    pairs only where ``wanted`` (grid points, choosing cores) is true."""
     graph, grid, _ = explore(game)
-    cores, columns, points, states = [], [], [], []
-    for column, core in enumerate(np.flatnonzero(graph.chooses).tolist()):
-        for point, counters in enumerate(grid.points.tolist()):
-            state = game.attach(graph.cores[core], counters)
-            if list(game.counters(state)) == counters:
-                cores.append(core)
-                columns.append(column)
-                points.append(point)
-                states.append(state)
-    whole = np.int64
-    return CounterDecisions(np.asarray(cores, whole), np.asarray(columns, whole),
-                            np.asarray(points, whole), states)
+    choosing = np.flatnonzero(graph.chooses)
+    column, point = (np.divmod(np.arange(len(choosing) * grid.size), grid.size)
+                     if wanted is None else np.nonzero(wanted.T))
+    cores, points, states, kept = choosing[column], grid.points.tolist(), [], []
+    for k, (core, at) in enumerate(zip(cores.tolist(), point.tolist(), strict=True)):
+        state = game.attach(graph.cores[core], points[at])
+        if list(game.counters(state)) == points[at]:
+            kept.append(k)
+            states.append(state)
+    return CounterDecisions(cores[kept], column[kept], point[kept], states)
 
 
 #: the most decisions (choosing cores times counter values) a table over the counters
@@ -225,20 +225,38 @@ class CounterResponse:
         masks = cores.mask_a if player == "a" else cores.mask_b
         return masks[live], self.play.core_visits[live]
 
-    def decisions(self) -> list[tuple[State, float, np.ndarray, float]]:
+    def action_values_at(self, state: State) -> np.ndarray:
+        """The responder's value of each of his actions at ``state`` against the fixed
+        side's mix, the best response played after it (NaN where illegal)."""
+        core, point = self.values._locate(state)
+        other = "b" if self.responder == "a" else "a"
+        theirs = self.play.mix_at(other, core, point)
+        matrix = np.nan_to_num(self.values.stage_matrix(state))
+        mine = self.play.cores.mask_a if self.responder == "a" else self.play.cores.mask_b
+        found = (matrix @ theirs if self.responder == "a" else -(theirs @ matrix))
+        return np.where(mine[core], found, np.nan)
+
+    def decisions(self, chances: bool = False) -> list[tuple]:
         """Every state where the responder chooses that the play reaches (at least
         ``MIN_REACH``): the state, its chance of being reached, the responder's mix over
-        the action list and his value there."""
+        the action list and his value there; with ``chances``, A's (win, draw, loss)
+        from there too (all looked up at once: a knockout's plan has 40,000 rows)."""
         solution, game = self.play, self.play.game
         graph = solution.cores
         masks = graph.mask_a if self.responder == "a" else graph.mask_b
         sign = 1.0 if self.responder == "a" else -1.0
-        every = counter_decisions(game)
-        reach = solution.visits[every.point, every.column]
-        kept = np.flatnonzero((masks[every.core].sum(axis=1) > 1) & (reach > MIN_REACH))
-        mixes = every.rows(game, solution.mixes[self.responder], self.responder)
-        return [(every.states[k], float(reach[k]), mixes[k],
-                 sign * self.values.value_at(every.states[k])) for k in kept.tolist()]
+        choosing = masks[graph.chooses].sum(axis=1) > 1
+        # only the reached decisions are attached: a knockout has 110,000, 40,000 reached
+        found = _find_decisions(game, (solution.visits > MIN_REACH) & choosing)
+        reach = solution.visits[found.point, found.column]
+        mixes = found.rows(game, solution.mixes[self.responder], self.responder)
+        values = sign * self.values.values_of(found.core, found.point)
+        rows = [(state, float(r), mix, float(value)) for state, r, mix, value in zip(
+            found.states, reach.tolist(), mixes, values.tolist(), strict=True)]
+        if not chances:
+            return rows
+        chances_of = self.chances().of(found.core, found.point)
+        return [(*row, said) for row, said in zip(rows, chances_of, strict=True)]
 
 
 def counter_best_response(game: Game, policy: Policy | str, responder: str,
@@ -277,7 +295,14 @@ def pair_mixes(game: Game, policy_a: Policy | str, policy_b: Policy | str,
 def counter_evaluate(game: Game, policy_a: Policy | str, policy_b: Policy | str,
                      tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
                      start: State | None = None) -> Evaluation:
-    """``solver.evaluate`` over counters: the fixed pair as the stage rule."""
+    """``solver.evaluate`` over counters: the fixed pair as the stage rule (the two sides
+    of one solution from the game's start: its own evaluation, already pushed forward)."""
+    solution = getattr(policy_a, "solution", None)
+    if (start is None and isinstance(policy_a, CounterPolicy) and policy_a.player == "a"
+            and isinstance(policy_b, CounterPolicy) and policy_b.player == "b"
+            and policy_b.solution is solution and solution.game is game
+            and solution.start is None and solution.visits is not None and solution.exact):
+        return solution.evaluation
     return counter_visits(game, policy_a, policy_b, tolerance, max_sweeps, start).evaluation
 
 
@@ -292,6 +317,12 @@ class CounterChances:
         """A's (win, draw, loss) from ``state``."""
         win, loss = self.win.value_at(state), self.loss.value_at(state)
         return win, max(0.0, 1.0 - win - loss), loss
+
+    def of(self, cores: np.ndarray, points: np.ndarray) -> list[tuple[float, float, float]]:
+        """A's (win, draw, loss) from the states at ``cores`` and flat ``points``."""
+        wins, losses = self.win.values_of(cores, points), self.loss.values_of(cores, points)
+        return [(win, max(0.0, 1.0 - win - loss), loss)
+                for win, loss in zip(wins.tolist(), losses.tolist(), strict=True)]
 
 
 def counter_chances(solution: CounterSolution, tolerance: float = TOLERANCE,

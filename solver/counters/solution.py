@@ -83,6 +83,15 @@ class CounterSolution:
             mixes["a"][s], mixes["b"][s] = self.policy(graph.states[s])
         return state_table(graph, mixes["a"], mixes["b"])
 
+    @property
+    def exact(self) -> bool:
+        """Whether its values are those of the game to rounding: no cycles, or cycles
+        whose value iteration reached its fixed point (``EXACT_RESIDUAL``); otherwise
+        their last digits depend on the tolerance solved with."""
+        convergence = self.convergence
+        return not convergence.cyclic or (convergence.converged
+                                          and convergence.residual <= EXACT_RESIDUAL)
+
     def at_moment(self, state: State, tolerance: float = TOLERANCE,
                   max_sweeps: int = MAX_SWEEPS) -> CounterSolution | None:
         """The solution from the moment ``state`` read from this one (its values and
@@ -92,9 +101,7 @@ class CounterSolution:
         only to a tolerance (whose last digits depend on what was solved with them;
         where the sweeps found the fixed point to rounding, as the policy-evaluation
         steps of a counter game's layers do, they do not)."""
-        if self.game.is_terminal(state) or (self.convergence.cyclic and (
-                not self.convergence.converged
-                or self.convergence.residual > EXACT_RESIDUAL)):
+        if self.game.is_terminal(state) or not self.exact:
             return None
         try:
             core, point = self._locate(state)
@@ -122,6 +129,16 @@ class CounterSolution:
             return float(self.game.payoff(state))
         core, point = self._locate(state)
         return float(self._values_at(np.array([core]), point)[0])
+
+    def values_of(self, cores: np.ndarray, points: np.ndarray) -> np.ndarray:
+        """The values of the states at ``cores`` and flat ``points`` (pairwise): a plan's
+        tens of thousands of situations at once, not state by state."""
+        cores, points = np.asarray(cores, np.int64), np.asarray(points, np.int64)
+        found = np.empty(len(cores))
+        for point in np.unique(points).tolist():
+            at = np.flatnonzero(points == point)
+            found[at] = self._values_at(cores[at], point)
+        return found
 
     def _values_at(self, cores: np.ndarray, point: int) -> np.ndarray:
         """The values of ``cores`` at one flat point (past grid.size: depleted)."""

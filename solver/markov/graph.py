@@ -9,6 +9,7 @@ from functools import cached_property
 
 import numpy as np
 
+from .. import state_table
 from ..game import Game, State, joint_outcomes
 from ..sparse import sp
 
@@ -54,6 +55,16 @@ class StateGraph:
     @property
     def size(self) -> int:
         return len(self.states)
+
+    def __getstate__(self) -> dict:
+        # the states as one table, their index rebuilt on reading (``solver.state_table``)
+        kept = {**self.__dict__, "states": state_table.pack(self.states)}
+        del kept["index"]
+        return kept
+
+    def __setstate__(self, kept: dict) -> None:
+        states = state_table.unpack(kept["states"])
+        self.__dict__.update(kept, states=states, index=state_table.index_of(states))
 
     def unit_starts(self, game: Game) -> np.ndarray:
         """(N,) bool: the states that open one of the game's length units (computed
@@ -171,7 +182,7 @@ def assemble(states: list[State], terminal: np.ndarray, payoff: np.ndarray,
     given); the schedule is computed here, so every graph gets the same one."""
     size = len(states)
     if index is None:
-        index = dict(zip(states, range(size), strict=True))
+        index = state_table.index_of(states)
     slices = np.searchsorted(pair_state, np.arange(size + 1))
     return StateGraph(
         states=states, index=index, terminal=terminal, payoff=payoff, mask_a=mask_a,

@@ -75,14 +75,24 @@ class BestResponse:
             return (1.0 if self.responder == "a" else -1.0) * float(self.graph.payoff[s])
         return float(np.nanmax(self.action_values[s]))
 
-    def decisions(self) -> list[tuple[State, float, np.ndarray, float]]:
+    def action_values_at(self, state: State) -> np.ndarray:
+        """The responder's value of each of his actions at ``state`` against the fixed
+        side's mix, the best response played after it (NaN where illegal)."""
+        return self.action_values[self._index(state)].copy()
+
+    def decisions(self, chances: bool = False) -> list[tuple]:
         """Every state where the responder chooses that the play reaches (at least
         ``MIN_REACH``): the state, its expected visits, the responder's mix over the
-        action list and his value there."""
+        action list and his value there; with ``chances``, A's (win, draw, loss) from
+        there too."""
         masks = self.graph.mask_a if self.responder == "a" else self.graph.mask_b
         kept = np.flatnonzero((masks.sum(axis=1) > 1) & (self.visits > MIN_REACH))
-        return [(self.graph.states[s], float(self.visits[s]), self.mixes[s],
+        rows = [(self.graph.states[s], float(self.visits[s]), self.mixes[s],
                  float(np.nanmax(self.action_values[s]))) for s in kept.tolist()]
+        if not chances:
+            return rows
+        found = self.chances().chances[kept].tolist()
+        return [(*row, tuple(said)) for row, said in zip(rows, found, strict=True)]
 
     def chances(self) -> StateChances:
         """A's chances of winning, drawing and losing from every state in this play."""

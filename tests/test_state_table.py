@@ -1,0 +1,59 @@
+"""States kept as one integer table when a solution is pickled (``solver.state_table``):
+they come back equal, of the same types, and in the same order; what is not a table
+of plain ints is kept as it is."""
+
+from __future__ import annotations
+
+import pickle
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+import envs
+from solver import state_table
+from solver.counters.cores import explore
+from solver.markov.graph import build_graph
+
+Point = namedtuple("Point", "x y")
+
+
+def _round_trip(states):
+    return state_table.unpack(pickle.loads(pickle.dumps(state_table.pack(states))))
+
+
+def test_namedtuples_of_ints_become_one_table_and_come_back_the_same():
+    states = [Point(3, -1), Point(0, 2**62), Point(3, -1)]
+    packed = state_table.pack(states)
+    assert packed[0] == "table" and packed[2].tolist() == [[3, -1], [0, 2**62], [3, -1]]
+    back = _round_trip(states)
+    assert back == states
+    assert all(type(state) is Point and all(type(v) is int for v in state) for state in back)
+
+
+@pytest.mark.parametrize("states", [
+    [Point(True, 1)],                  # a bool would come back as an int
+    [Point(1, 2), (1, 2)],             # two kinds
+    [Point(1, "x")],                   # not an int
+    [Point(2**63, 0)],                 # past int64
+    [(1, 2), (3, 4)],                  # no field names
+    [],
+], ids=["bool", "mixed", "text", "huge", "plain tuples", "empty"])
+def test_anything_else_is_kept_as_it_is(states):
+    assert state_table.pack(states) == ("list", states)
+    back = _round_trip(states)
+    assert back == states and [type(s) for s in back] == [type(s) for s in states]
+    assert [type(v) for s in back for v in s] == [type(v) for s in states for v in s]
+
+
+def test_a_core_graph_and_a_state_graph_pickle_their_states_as_a_table():
+    game = envs.make("pathfinder", a="fighter,hp=3", b="rogue,hp=3", victory="knockout")
+    cores = explore(game)[0]
+    graph = build_graph(envs.make("uchronia", mode="pistol", max_turns=3))
+    for explored, states in ((cores, "cores"), (graph, "states")):
+        kept = explored.__getstate__()
+        assert kept[states][0] == "table" and "index" not in kept
+        back = pickle.loads(pickle.dumps(explored))
+        assert getattr(back, states) == getattr(explored, states)
+        assert back.index == explored.index
+        assert np.array_equal(back.terminal, explored.terminal)
