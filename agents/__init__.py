@@ -13,8 +13,9 @@ import importlib
 
 #: each public name and the module that defines it
 _PUBLIC = {
-    **dict.fromkeys(("Personality", "Temperament", "personality", "personality_names",
-                     "situations", "temperament"), "personalities"),
+    **dict.fromkeys(("Personality", "personality"), "personalities"),
+    **dict.fromkeys(("Temperament", "personality_names", "situations", "temperament"),
+                    "temperaments"),
     **dict.fromkeys(("SCHEMA", "Profile", "ProfileWarning", "build_profile", "check_game",
                      "is_profile_path", "load_profile", "make_profile", "save_profile",
                      "validate_profile"),

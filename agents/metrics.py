@@ -22,8 +22,8 @@ from solver.game import Game, Policy, other
 from solver.markov.evaluate import Evaluation
 from solver.solve import decisions as solver_decisions
 
-from .personalities import OVERALL as _OVERALL
-from .personalities import Situation, situations
+from .temperaments import OVERALL as _OVERALL
+from .temperaments import Situation, situations
 
 if TYPE_CHECKING:  # the hidden-level learner needs torch: imported only when used
     from .hidden_learner import HiddenConfig

@@ -11,8 +11,9 @@ from pathlib import Path
 from envs.numbers import number_text
 from solver.errors import InputError
 
-from .personalities import check_strength, check_win, personality, personality_names
+from .personalities import check_strength, check_win, personality
 from .profiles import is_profile_path, load_profile
+from .temperaments import personality_names
 
 DEFAULT_STRENGTH = 0.5
 

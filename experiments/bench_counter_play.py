@@ -20,7 +20,7 @@ import time
 import report
 
 import envs
-from agents.personalities import temperament
+from agents.temperaments import temperament
 from solver import solve_game
 from solver.counters import explore
 from solver.counters.play import counter_best_response, counter_evaluate, counter_regularized

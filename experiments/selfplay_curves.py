@@ -32,8 +32,9 @@ from pathlib import Path
 
 import envs
 from agents.metrics import characteristic_action
-from agents.personalities import personality, personality_names, systems_with_personalities
+from agents.personalities import personality
 from agents.selfplay import TrainConfig, train
+from agents.temperaments import personality_names, systems_with_personalities
 from solver import best_response, evaluate, solve_game
 from solver.gains import gain_over
 from solver.markov.regularized import regularized_value, strength_to_beta

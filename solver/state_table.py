@@ -43,3 +43,19 @@ def unpack(packed: tuple) -> list[State]:
 def index_of(states: list[State]) -> dict[State, int]:
     """Each state's position in ``states``."""
     return dict(zip(states, range(len(states)), strict=True))
+
+
+class PicklesStatesAsTable:
+    """A mixin for an explored graph: its states (the attribute ``STATES`` names) are
+    pickled as one table (``pack``) and its ``index`` is rebuilt on reading."""
+
+    STATES = "states"
+
+    def __getstate__(self) -> dict:
+        kept = {**self.__dict__, self.STATES: pack(getattr(self, self.STATES))}
+        del kept["index"]
+        return kept
+
+    def __setstate__(self, kept: dict) -> None:
+        states = unpack(kept[self.STATES])
+        self.__dict__.update(kept, **{self.STATES: states, "index": index_of(states)})

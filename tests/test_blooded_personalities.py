@@ -4,7 +4,7 @@ tests/test_personality_claims.py."""
 
 from __future__ import annotations
 
-from agents.personalities import personality_names
+from agents.temperaments import personality_names
 
 
 def test_every_temperament_is_checked():

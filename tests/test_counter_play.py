@@ -15,7 +15,7 @@ from test_counters import LANDS, Duel, HitPennies, RolledPennies
 import envs
 import solver.solve as facade
 from agents.cli import main
-from agents.personalities import temperament
+from agents.temperaments import temperament
 from solver import (
     best_response,
     evaluate,
@@ -225,7 +225,7 @@ def test_a_temperament_mixes_many_observations_as_it_mixes_each(small):
     # the batched mixes (what a large duel reads) against the one-by-one rule, at every
     # state of the small duel, for both sides of every Pathfinder temperament
     game, graph, live = small
-    from agents.personalities import personality_names
+    from agents.temperaments import personality_names
     for name in personality_names("pathfinder"):
         prior = temperament("pathfinder", name).policy(game)
         for player, masks in (("a", graph.mask_a), ("b", graph.mask_b)):

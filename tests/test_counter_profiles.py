@@ -16,9 +16,9 @@ import solver.solve as facade
 from agents import load_profile
 from agents.cli import main
 from agents.metrics import profile_metrics
-from agents.personalities import temperament
 from agents.policies import tabulate
 from agents.profiles import file_stem
+from agents.temperaments import temperament
 from solver.errors import InputError
 from solver.policy import UniformPolicy
 

@@ -4,7 +4,7 @@ every system by tests/test_personality_claims.py."""
 
 from __future__ import annotations
 
-from agents.personalities import personality_names
+from agents.temperaments import personality_names
 
 #: temperament -> words its description must say
 WORDS = {

@@ -7,13 +7,8 @@ import numpy as np
 import pytest
 
 import envs
-from agents.personalities import (
-    Condition,
-    load_personality_data,
-    personality,
-    personality_names,
-    temperament,
-)
+from agents.personalities import personality
+from agents.temperaments import Condition, load_personality_data, personality_names, temperament
 from solver import InputError, best_response, solve_game, solve_regularized
 from solver.markov.graph import build_graph
 from solver.markov.regularized import (

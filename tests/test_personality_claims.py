@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 import envs
-from agents.personalities import load_personality_data, personality
+from agents.personalities import personality
+from agents.temperaments import load_personality_data
 from solver import solve_game
 from solver.game import other, policy_mix
 

@@ -18,8 +18,9 @@ from solver.game import other
 from solver.limits import MEMORY_CEILING
 
 from ..files import check_writable_target
-from ..personalities import check_strength, check_win, temperament
+from ..personalities import check_strength, check_win
 from ..progress import duration_text
+from ..temperaments import temperament
 from .common import make_game
 from .situations import check_state_field, parse_state, single_start
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import envs
 
-from ..personalities import load_personality_data, personality_names
 from ..profiles import load_profile
+from ..temperaments import load_personality_data, personality_names
 from .common import emit_json, format_table, percent
 
 NOT_MEASURED = "not measured"

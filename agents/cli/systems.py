@@ -17,7 +17,7 @@ def _field(entry, ruleset: dict | None) -> dict:
 
 
 def _personalities(name: str) -> list[dict]:
-    from ..personalities import personality_names, systems_with_personalities
+    from ..temperaments import personality_names, systems_with_personalities
     if name not in systems_with_personalities():
         return []
     return [{"name": key, "description": text}

@@ -23,8 +23,9 @@ from solver.game import other
 from solver.markov.regularized import regularized_value, strength_to_beta
 
 from ..metrics import profile_metrics
-from ..personalities import calibration, personality, temperament
+from ..personalities import calibration, personality
 from ..profiles import build_profile, file_stem, save_profile
+from ..temperaments import temperament
 from . import checks
 from .common import emit_json, format_table
 

@@ -67,7 +67,7 @@ def build_library(cells: list[Cell], folder: str | Path, names: list[str], stren
 
 def check_library_request(system: str, names: list[str] | None) -> list[str]:
     """The temperaments asked for (every one of the system's by default), checked."""
-    from agents.personalities import personality_names
+    from agents.temperaments import personality_names
     from solver.errors import InputError
 
     known = personality_names(system)

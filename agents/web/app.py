@@ -146,7 +146,7 @@ async def profile_words(request: Request) -> Response:
 
 
 async def personalities(request: Request) -> Response:
-    from ..personalities import personality_names
+    from ..temperaments import personality_names
     system = request.query_params.get("system", "")
     return JSONResponse(await run_in_threadpool(_personalities, personality_names, system))
 

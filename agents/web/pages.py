@@ -184,7 +184,7 @@ def _page_fields(name: str, system: str) -> str:
 
 
 def _temperaments(system: str) -> dict:
-    from ..personalities import personality_names
+    from ..temperaments import personality_names
     try:
         return personality_names(system)
     except Exception:  # noqa: BLE001 - a system without personality data offers none

@@ -186,7 +186,7 @@ class Landings:
 
 
 @dataclass
-class CoreGraph:
+class CoreGraph(state_table.PicklesStatesAsTable):
     """The states of a counter game without their counters, and their transitions
     split into those that change no counter (``zero``) and the rest (``moves``: one
     sparse matrix per decrement vector, into the cores they land on)."""
@@ -206,20 +206,11 @@ class CoreGraph:
     blocks: list[Block]
     terminal: np.ndarray   # (N,) cores that end the game whatever the counters
     payoff: np.ndarray     # (N,) their payoff to A (0 elsewhere)
+    STATES = "cores"
 
     @property
     def size(self) -> int:
         return len(self.cores)
-
-    def __getstate__(self) -> dict:
-        # the cores as one table, their index rebuilt on reading (``solver.state_table``)
-        kept = {**self.__dict__, "cores": state_table.pack(self.cores)}
-        del kept["index"]
-        return kept
-
-    def __setstate__(self, kept: dict) -> None:
-        cores = state_table.unpack(kept["cores"])
-        self.__dict__.update(kept, cores=cores, index=state_table.index_of(cores))
 
     def __post_init__(self):
         #: cores where someone has more than one legal action, and the place of each

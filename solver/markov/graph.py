@@ -17,7 +17,7 @@ _GRAPHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @dataclass
-class StateGraph:
+class StateGraph(state_table.PicklesStatesAsTable):
     """Every state reachable from ``roots``.
 
     A *pair* is one legal joint action (i, j) at a non-terminal state; ``transitions``
@@ -55,16 +55,6 @@ class StateGraph:
     @property
     def size(self) -> int:
         return len(self.states)
-
-    def __getstate__(self) -> dict:
-        # the states as one table, their index rebuilt on reading (``solver.state_table``)
-        kept = {**self.__dict__, "states": state_table.pack(self.states)}
-        del kept["index"]
-        return kept
-
-    def __setstate__(self, kept: dict) -> None:
-        states = state_table.unpack(kept["states"])
-        self.__dict__.update(kept, states=states, index=state_table.index_of(states))
 
     def unit_starts(self, game: Game) -> np.ndarray:
         """(N,) bool: the states that open one of the game's length units (computed
