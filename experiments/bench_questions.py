@@ -68,8 +68,8 @@ QUICK_DUELS = {"falkenstein": ("fencing=GR,physique=AV", "fencing=GD", ["max_rou
 #: the small duel each system's profile is trained on (off the clock)
 TRAINING = {"falkenstein": ["--a", "fencing=GR,physique=AV", "--b", "fencing=GD",
                             "-o", "max_rounds=2"],
-            "blooded": ["--a", "prowess=2,sword=1", "--b", "prowess=1,sword=2",
-                        "-o", "max_beats=3"],
+            # the sheets of the duel asked: a Blooded action list depends on them
+            "blooded": ["--a", "duellist", "--b", "novice", "-o", "max_beats=3"],
             "pathfinder": ["--a", "fighter,hp=6", "--b", "rogue,hp=6", "-o", "max_rounds=1"],
             "uchronia": ["--a", "adresse,tireur", "--b", "sang-froid", "-o", "max_turns=6"]}
 TRAINING_ITERATIONS = 200

@@ -78,3 +78,23 @@ def test_help_and_dice_are_timed_and_answered():
                          "at once: duel dice, 2d6+3 at least 10",
                          "at once: duel dice, 1d20+7 vs 1d20+5"}
     assert {row["status"] for row in rows.values()} == {"ok"}
+
+
+def test_each_profile_is_trained_on_a_duel_with_the_action_list_it_is_asked_in():
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import bench_questions as bench_module
+
+    import envs
+
+    def game(argv):
+        pairs = list(zip(argv[::2], argv[1::2], strict=True))
+        sheets = {flag: value for flag, value in pairs if flag in ("--a", "--b")}
+        return sheets, dict(value.split("=", 1) for flag, value in pairs if flag == "-o")
+
+    for duel in bench_module.EVERY_QUESTION:
+        system = bench_module.system_of(duel)
+        a, b, options, _ = bench_module.DUELS[duel]
+        asked = envs.make(system, a=a, b=b, **dict(o.split("=", 1) for o in options))
+        named, trained_options = game(bench_module.TRAINING[system])
+        trained = envs.make(system, a=named["--a"], b=named["--b"], **trained_options)
+        assert trained.info.action_names == asked.info.action_names, duel
