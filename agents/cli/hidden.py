@@ -37,23 +37,20 @@ SHOWN_PLAY = 0.005
 def run_hidden(args, game) -> int:
     """Solve ``game`` (hidden information) exactly and print or emit the report
     (``checks.solve`` has refused the flags that need public information)."""
-    solution = solve_exactly(args, game)
-    report = hidden_report(game, solution)
-    if args.json:
-        emit_json(report)
-    else:
-        print(render_hidden(game, report, args.detail))
-    return 0
+    return _show(args, game, hidden_report(game, solve_exactly(args, game)), render_hidden)
 
 
 def run_hidden_odds(args, game) -> int:
     """``duel odds`` with hidden information: the exact best response of ``--side``, by
     information set, to the fixed opponent, and each of its types' play."""
-    report = hidden_odds_report(args, game)
+    return _show(args, game, hidden_odds_report(args, game), render_hidden_odds)
+
+
+def _show(args, game, report: dict, render) -> int:
     if args.json:
         emit_json(report)
     else:
-        print(render_hidden_odds(game, report, args.detail))
+        print(render(game, report, args.detail))
     return 0
 
 
