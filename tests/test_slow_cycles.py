@@ -12,7 +12,7 @@ from test_counters import HitPennies, RolledPennies
 import solver.solve as facade
 from solver import solve_game
 from solver.markov.graph import build_graph
-from solver.markov.stages import error_bound
+from solver.markov.stages import BLOCK_SHARE, TOLERANCE, error_bound, sweep
 
 AGREE = 1e-9
 #: chance that an exchange's hit lands: a cycle is left once in fifty exchanges, so a
@@ -121,3 +121,20 @@ def test_the_error_bound_is_the_geometric_tail_of_the_changes():
     # a change within rounding is the fixed point
     assert error_bound([1.0, 1e-17], rounding=1e-15) == 1e-17
     assert error_bound([0.0]) == 0.0
+
+
+def test_value_iteration_stops_at_the_stage_games_rounding():
+    # values contracting by half towards 2, each sweep adding noise of 3e-13 (an LP's last
+    # digits over a large block): the changes stop shrinking near 1e-12, above floating
+    # point's rounding, and the contraction seen before bounds the error
+    rng = np.random.default_rng(0)
+    values = np.zeros(500)
+
+    def update(states):
+        values[states] = 0.5 * values[states] + 1.0 + rng.uniform(-3e-13, 3e-13, len(states))
+
+    found = sweep([(np.arange(500), True)], values, update, max_sweeps=5_000)
+    assert found.converged and found.sweeps < 100
+    # the fixed point of v = v / 2 + 1, to the noise: within 2 * 3e-13 / (1 - 1/2)
+    assert np.abs(values - 2.0).max() < 1.2e-12
+    assert found.error <= TOLERANCE * BLOCK_SHARE

@@ -187,14 +187,28 @@ class CounterResponse:
     """``solver.markov.response.BestResponse`` over counters: ``value`` is the responder's,
     ``evaluation`` the resulting play from A's side; ``values`` holds the best
     response's values (to A) at every state, ``play`` the play's mixes of both sides
-    (the safest tie-break's when asked) and its visits."""
+    (the safest tie-break's when asked) and its visits. Without the tie-break the play
+    is pushed forward only when first asked: an exploitability needs the value alone."""
 
     responder: str
     value: float
-    evaluation: Evaluation
     values: CounterSolution
-    play: CounterSolution
     convergence: Convergence
+    tolerance: float
+    max_sweeps: int
+    #: the safest tie-break's play, solved with its statistics (None: not asked)
+    safest_play: CounterSolution | None = None
+
+    @cached_property
+    def play(self) -> CounterSolution:
+        if self.safest_play is not None:
+            return self.safest_play
+        return self.values.with_statistics(self.tolerance, self.max_sweeps)
+
+    @cached_property
+    def evaluation(self) -> Evaluation:
+        # the safest play keeps the best value (its actions are all tied for it)
+        return replace(self.play.evaluation, value=self.values.value)
 
     def __repr__(self) -> str:
         from ..markov.response import _response_numbers
@@ -230,9 +244,9 @@ class CounterResponse:
         side's mix, the best response played after it (NaN where illegal)."""
         core, point = self.values._locate(state)
         other = "b" if self.responder == "a" else "a"
-        theirs = self.play.mix_at(other, core, point)
+        theirs = self.values.mix_at(other, core, point)   # the fixed side's
         matrix = np.nan_to_num(self.values.stage_matrix(state))
-        mine = self.play.cores.mask_a if self.responder == "a" else self.play.cores.mask_b
+        mine = self.values.cores.mask_a if self.responder == "a" else self.values.cores.mask_b
         found = (matrix @ theirs if self.responder == "a" else -(theirs @ matrix))
         return np.where(mine[core], found, np.nan)
 
@@ -271,19 +285,16 @@ def counter_best_response(game: Game, policy: Policy | str, responder: str,
     fixed = counter_mixes(game, policy, other)
     slots = int(graph.slots[responder][-1])
     best = BestReply(responder, fixed, slots)
-    values = solve_counters(game, tolerance, max_sweeps, rule=best,
-                            statistics=safest is None)
-    play = values
+    values = solve_counters(game, tolerance, max_sweeps, rule=best, statistics=False)
+    play = None
     if safest is not None:
         reference = counter_mixes(game, safest, responder)
         play = solve_counters(game, tolerance, max_sweeps, rule=BestReply(
             responder, fixed, slots, allowed=best.tied, reference=reference,
             scores=_signed_loss(responder)))
     sign = 1.0 if responder == "a" else -1.0
-    # the safest play keeps the best value (its actions are all tied for it)
-    evaluation = replace(play.evaluation, value=values.value)
-    return CounterResponse(responder, sign * values.value, evaluation, values, play,
-                           values.convergence)
+    return CounterResponse(responder, sign * values.value, values, values.convergence,
+                           tolerance, max_sweeps, play)
 
 
 def pair_mixes(game: Game, policy_a: Policy | str, policy_b: Policy | str,

@@ -117,6 +117,20 @@ class CounterSolution:
         return CounterSolution(self.game, self.cores, self.grid, (self._kept, self.held),
                                self.mixes, evaluation, self.convergence, visits, state)
 
+    def with_statistics(self, tolerance: float = TOLERANCE,
+                        max_sweeps: int = MAX_SWEEPS) -> CounterSolution:
+        """This solution with its play pushed forward (win, draw, loss, length and
+        visits), as solving it with statistics gives; itself if it has them."""
+        if self.visits is not None:
+            return self
+        _, _, roots = explore(self.game, None if self.start is None else [(1.0, self.start)])
+        with progress.task("the play pushed forward", self.grid.size, "counter values"):
+            evaluation, visits = forward_statistics(
+                self.game, self.cores, self.grid, roots, self.value, self.mixes, tolerance,
+                max_sweeps)
+        return CounterSolution(self.game, self.cores, self.grid, (self._kept, self.held),
+                               self.mixes, evaluation, self.convergence, visits, self.start)
+
     def _locate(self, state: State) -> tuple[int, int]:
         try:
             return self.cores.index[self.game.core(state)], self.grid.flat(
@@ -309,7 +323,7 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
         evaluation, visits = forward_statistics(game, graph, grid, roots, value, mixes,
                                                 tolerance, max_sweeps, statistics)
     return CounterSolution(game, graph, grid, (kept, held), mixes, evaluation,
-                           record.convergence(), visits, start)
+                           record.convergence(), visits if statistics else None, start)
 
 
 def forward_statistics(game: Game, graph: CoreGraph, grid: Grid, roots: list, value: float,

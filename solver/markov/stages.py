@@ -40,6 +40,12 @@ MAX_SWEEPS = 100_000
 #: the contraction of a sweep is the largest ratio of a change to the one before among
 #: this many of the last sweeps (early sweeps of a game need not contract evenly)
 RATE_WINDOW = 8
+#: changes this many times above the ones rounding keeps from shrinking still show the
+#: contraction of a block (``_past_the_noise``)
+NOISE_MARGIN = 16
+#: the changes kept to look back at: a block that takes longer to fall to its noise
+#: floor contracts too slowly to be bounded past it
+NOISE_HISTORY = 256
 #: a change this small, relative to the largest value, is rounding: the values are at
 #: their fixed point as far as floating point can tell
 ROUNDING = 32 * float(np.finfo(float).eps)
@@ -92,19 +98,22 @@ def sweep(schedule: Schedule, values: np.ndarray, update: Callable[[np.ndarray],
         if not cyclic:
             update(states)
             continue
-        changes: list[float] = []
+        history: list[float] = []
         bound = np.inf
         for _ in range(max_sweeps):
             before = values[states].copy()
             update(states)
             sweeps += 1
-            changes.append(float(np.max(np.abs(values[states] - before), initial=0.0)))
-            del changes[:-RATE_WINDOW - 1]
+            history.append(float(np.max(np.abs(values[states] - before), initial=0.0)))
+            del history[:-NOISE_HISTORY]
+            changes = history[-RATE_WINDOW - 1:]
             scale = max(1.0, float(np.max(np.abs(values[states]), initial=0.0)))
             bound = error_bound(changes, ROUNDING * scale)
+            if bound == np.inf:
+                bound = _past_the_noise(history, max(changes))
             if bound <= target:
                 break
-        residual = max(residual, changes[-1] if changes else np.inf)
+        residual = max(residual, history[-1] if history else np.inf)
         error += bound
         converged = converged and bound <= target
     if not converged:
@@ -124,9 +133,28 @@ def error_bound(changes: list[float], rounding: float = 0.0) -> float:
     last = changes[-1]
     if last <= rounding:
         return last
+    return _tail(last, contraction(changes))
+
+
+def contraction(changes: list[float]) -> float:
+    """The contraction the changes show: the largest ratio of a change to the one
+    before (inf before two changes, or where none shrank)."""
     rates = [after / before for before, after in zip(changes, changes[1:], strict=False)
              if before > 0]
-    rate = max(rates, default=np.inf)
+    return max(rates, default=np.inf)
+
+
+def _past_the_noise(history: list[float], floor: float) -> float:
+    """The error bound where the changes no longer shrink because the stage games' own
+    rounding (an LP's last digits, over a large block) keeps them at ``floor``: the
+    block contracts as the changes well above that floor showed, and its tail from the
+    floor bounds the error."""
+    clear = [change for change in history if change > NOISE_MARGIN * floor]
+    return _tail(floor, contraction(clear[-RATE_WINDOW - 1:]))
+
+
+def _tail(last: float, rate: float) -> float:
+    """What is still to come after a change ``last`` contracting by ``rate``."""
     return last * rate / (1 - rate) if rate < 1 else np.inf
 
 
