@@ -138,3 +138,26 @@ def test_value_iteration_stops_at_the_stage_games_rounding():
     # the fixed point of v = v / 2 + 1, to the noise: within 2 * 3e-13 / (1 - 1/2)
     assert np.abs(values - 2.0).max() < 1.2e-12
     assert found.error <= TOLERANCE * BLOCK_SHARE
+
+
+@pytest.mark.parametrize("rate, noise, start", [
+    # a block that begins at its fixed point (a warm start): its changes never rise
+    # above the stage games' rounding, so there is no contraction to see
+    (0.5, 3e-14, 2.0),
+    # a block contracting slowly to a floor whose tail exceeds the block's share of the
+    # tolerance: more sweeps cannot lower it
+    (0.95, 3e-13, 0.0),
+])
+def test_value_iteration_stops_where_rounding_holds_the_changes(rate, noise, start):
+    rng = np.random.default_rng(1)
+    values = np.full(200, start)
+    fixed_point = 1 / (1 - rate)
+
+    def update(states):
+        values[states] = rate * values[states] + 1.0 + rng.uniform(-noise, noise, len(states))
+
+    found = sweep([(np.arange(200), True)], values, update, max_sweeps=5_000)
+    assert found.converged and found.sweeps < 1_000
+    # the noisy operator's fixed point lies within 2 * noise / (1 - rate) of the true one
+    assert np.abs(values - fixed_point).max() < 2 * noise / (1 - rate)
+    assert found.error <= TOLERANCE

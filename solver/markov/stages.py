@@ -65,7 +65,8 @@ class Convergence:
     when the graph has no cycle), ``residual`` is the largest change of a value in the
     last sweep of any cyclic block, ``error`` a bound on any value's error (the sum of
     the blocks' ``error_bound``: errors add along a chain of blocks); ``converged`` when
-    every block came within its share of ``tolerance`` (``BLOCK_SHARE``)."""
+    every block came within its share of ``tolerance`` (``BLOCK_SHARE``), or within
+    ``tolerance`` where rounding held its changes at a floor."""
 
     cyclic: bool
     sweeps: int
@@ -99,25 +100,22 @@ def sweep(schedule: Schedule, values: np.ndarray, update: Callable[[np.ndarray],
             update(states)
             continue
         history: list[float] = []
-        bound = np.inf
+        bound, settled = np.inf, False
         for _ in range(max_sweeps):
             before = values[states].copy()
             update(states)
             sweeps += 1
             history.append(float(np.max(np.abs(values[states] - before), initial=0.0)))
             del history[:-NOISE_HISTORY]
-            changes = history[-RATE_WINDOW - 1:]
-            scale = max(1.0, float(np.max(np.abs(values[states]), initial=0.0)))
-            bound = error_bound(changes, ROUNDING * scale)
-            if bound == np.inf:
-                bound = _past_the_noise(history, max(changes))
-            if bound <= target:
+            bound, settled = _bound(history, values[states], target)
+            if bound <= target or settled:
                 break
         residual = max(residual, history[-1] if history else np.inf)
         error += bound
-        converged = converged and bound <= target
+        # a block held at its floor is as close as floating point brings it
+        converged = converged and bound <= (tolerance if settled else target)
     if not converged:
-        warnings.warn(f"{what}: value iteration stopped after {max_sweeps} sweeps with "
+        warnings.warn(f"{what}: value iteration stopped after {sweeps} sweeps with "
                       f"values still moving by {residual:.3g} (error up to {error:.3g}, "
                       f"tolerance {tolerance:g})", ConvergenceWarning, stacklevel=2)
     cyclic = any(has_cycles for _, has_cycles in schedule)
@@ -144,13 +142,32 @@ def contraction(changes: list[float]) -> float:
     return max(rates, default=np.inf)
 
 
+def _bound(history: list[float], values: np.ndarray, target: float) -> tuple[float, bool]:
+    """The error bound of a block's values after sweeps that changed them by ``history``,
+    and whether sweeping on is useless: the changes stopped shrinking at a floor below
+    ``target``, where the stage games' own rounding (an LP's last digits, over a large
+    block) holds them, so that more sweeps cannot lower the bound."""
+    changes = history[-RATE_WINDOW - 1:]
+    scale = max(1.0, float(np.max(np.abs(values), initial=0.0)))
+    bound = error_bound(changes, ROUNDING * scale)
+    if bound < np.inf:
+        return bound, False
+    floor = max(changes)
+    return _past_the_noise(history, floor), floor <= target
+
+
 def _past_the_noise(history: list[float], floor: float) -> float:
-    """The error bound where the changes no longer shrink because the stage games' own
-    rounding (an LP's last digits, over a large block) keeps them at ``floor``: the
-    block contracts as the changes well above that floor showed, and its tail from the
-    floor bounds the error."""
-    clear = [change for change in history if change > NOISE_MARGIN * floor]
-    return _tail(floor, contraction(clear[-RATE_WINDOW - 1:]))
+    """The error bound where the changes no longer shrink because rounding keeps them at
+    ``floor``: the block contracts as the changes well above that floor showed, and its
+    tail from the floor bounds the error. A block whose changes never rose above their
+    floor began at its fixed point as far as floating point can tell."""
+    clear = [change for change in history if change > NOISE_MARGIN * floor][-RATE_WINDOW - 1:]
+    if not clear:
+        return floor
+    if len(clear) < 2 or clear[-1] >= clear[0]:
+        return np.inf
+    # their mean ratio: the noise, a sixteenth of them at most, blurs each ratio
+    return _tail(floor, (clear[-1] / clear[0]) ** (1 / (len(clear) - 1)))
 
 
 def _tail(last: float, rate: float) -> float:
