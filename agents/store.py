@@ -40,13 +40,15 @@ import os
 import sys
 import tempfile
 import warnings
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
+from itertools import islice
 from pathlib import Path
 
-from solver.cache import ALIGN
+from solver.cache import ALIGN, Payload
 
 from .profiles import package_version
 
@@ -125,12 +127,13 @@ class AnswerStore:
             return None
         return payload
 
-    def put(self, key: str, payload: bytes | memoryview) -> None:
-        """Keep ``payload``; a store that cannot be written (a full disk, a read-only
-        directory) is said in a warning and the answer is still given."""
-        payload = memoryview(payload).cast("B")
-        header = {"key": key, "version": code_version(), "bytes": payload.nbytes,
-                  "sha256": digest(payload),
+    def put(self, key: str, payload: Payload) -> None:
+        """Keep ``payload`` (one buffer, or pieces written one after another); a store
+        that cannot be written (a full disk, a read-only directory) is said in a
+        warning and the answer is still given."""
+        pieces = _pieces(payload)
+        header = {"key": key, "version": code_version(),
+                  "bytes": sum(piece.nbytes for piece in pieces), "sha256": digest(pieces),
                   "created": datetime.now(UTC).isoformat(timespec="seconds")}
         temporary = None
         try:
@@ -141,7 +144,8 @@ class AnswerStore:
                 file.write(_header_line(header))
                 # no fsync: an answer cut short by a crash fails its digest and is
                 # computed again, so waiting for the disk buys nothing
-                file.write(payload)
+                for piece in pieces:
+                    file.write(piece)
             os.replace(temporary, self._file(key))
         except OSError as error:
             warnings.warn(f"the answer could not be kept in {self.directory}: {error}",
@@ -190,17 +194,52 @@ def _header_line(header: dict) -> bytes:
     return line + b" " * (-(len(line) + 1) % ALIGN) + b"\n"
 
 
-def digest(payload: memoryview) -> str:
+def digest(payload: Payload) -> str:
     """The SHA-256 of the SHA-256 of each ``DIGEST_CHUNK`` bytes of ``payload`` (the
-    chunks hashed at once on several threads: hashing releases the GIL, and a large
-    answer is checked in a fraction of the time one thread takes)."""
-    chunks = [payload[at:at + DIGEST_CHUNK] for at in range(0, len(payload), DIGEST_CHUNK)]
-    if len(chunks) <= 1:
-        sums = [hashlib.sha256(chunk).digest() for chunk in chunks]
-    else:
-        with ThreadPoolExecutor(min(len(chunks), os.cpu_count() or 1, 8)) as pool:
-            sums = list(pool.map(lambda chunk: hashlib.sha256(chunk).digest(), chunks))
+    chunks hashed a few at once on several threads: hashing releases the GIL, and a
+    large answer is checked in a fraction of the time one thread takes)."""
+    def hashed(chunk) -> bytes:
+        return hashlib.sha256(chunk).digest()
+
+    chunks = _chunks(_pieces(payload), DIGEST_CHUNK)
+    threads = min(os.cpu_count() or 1, 8)
+    # a few at a time: a chunk across two pieces is a copy
+    batch = list(islice(chunks, 2 * threads))
+    if len(batch) <= 1:
+        return hashlib.sha256(b"".join(map(hashed, batch))).hexdigest()
+    sums: list[bytes] = []
+    with ThreadPoolExecutor(threads) as pool:
+        while batch:
+            sums += pool.map(hashed, batch)
+            batch = list(islice(chunks, 2 * threads))
     return hashlib.sha256(b"".join(sums)).hexdigest()
+
+
+def _pieces(payload: Payload) -> list[memoryview]:
+    if isinstance(payload, bytes | bytearray | memoryview):
+        payload = [payload]
+    return [memoryview(piece).cast("B") for piece in payload]
+
+
+def _chunks(pieces: list[memoryview], size: int) -> Iterator[bytes | memoryview]:
+    """The bytes of ``pieces`` one after another, cut every ``size`` bytes: views of a
+    piece, or a copy where a chunk spans two."""
+    pending = bytearray()
+    for piece in pieces:
+        at = 0
+        if pending:
+            at = min(size - len(pending), len(piece))
+            pending += piece[:at]
+            if len(pending) < size:
+                continue
+            yield bytes(pending)
+            pending = bytearray()
+        while len(piece) - at >= size:
+            yield piece[at:at + size]
+            at += size
+        pending += piece[at:]
+    if pending:
+        yield bytes(pending)
 
 
 def _header(line: bytes) -> dict | None:

@@ -2,7 +2,9 @@
 
 The solver knows nothing of where answers are kept. A store is any object with two
 methods (``AnswerCache``): ``get(key)`` the bytes kept under ``key`` or None, and
-``put(key, payload)``. The key comes from the game: ``game.info.identity`` (set by
+``put(key, payload)``, the payload given as the pieces it is made of, one after
+another (a large solution's arrays are written out as they are, never copied into
+one buffer first). The key comes from the game: ``game.info.identity`` (set by
 whoever built the game, e.g. ``envs.make``: what makes two games the same game); a
 game without one is never stored, since nothing would tell two such games apart.
 The store, not the solver, adds what makes an entry stale (the package version)
@@ -33,7 +35,7 @@ import pickle
 import struct
 import warnings
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Protocol, runtime_checkable
 
@@ -44,6 +46,10 @@ from .game import Game
 FORMAT = 3
 
 
+#: an answer's bytes: one buffer, or the pieces that, one after another, make it
+Payload = bytes | memoryview | Sequence[bytes | memoryview]
+
+
 @runtime_checkable
 class AnswerCache(Protocol):
     """Where answers are kept between processes."""
@@ -51,7 +57,7 @@ class AnswerCache(Protocol):
     def get(self, key: str) -> bytes | None:
         """The payload put under ``key``, or None (absent, stale or damaged)."""
 
-    def put(self, key: str, payload: bytes | memoryview) -> None:
+    def put(self, key: str, payload: Payload) -> None:
         """Keep ``payload`` under ``key`` (replacing what was there)."""
 
 
@@ -199,8 +205,10 @@ def _aligned(size: int) -> int:
     return -(-size // ALIGN) * ALIGN
 
 
-def write_answer(document: dict, game: Game) -> bytearray:
-    """``document`` as bytes, every reference to ``game`` kept as a reference.
+def write_answer(document: dict, game: Game) -> list[bytes | memoryview]:
+    """``document`` as the pieces of its bytes, one after another, every reference to
+    ``game`` kept as a reference: the arrays' pieces are views of the arrays (writing
+    them out copies nothing).
 
     The layout: ``MAGIC``, the number of arrays and the length of each part (8 bytes
     each, little-endian), then the pickle and every array's data out of band (pickle
@@ -214,15 +222,14 @@ def write_answer(document: dict, game: Game) -> bytearray:
     parts = [stream.getbuffer(), *(buffer.raw() for buffer in buffers)]
     frame = MAGIC + struct.pack(f"<{len(parts) + 1}Q", len(buffers),
                                 *(part.nbytes for part in parts))
-    offsets, at = [], _aligned(len(frame))
+    pieces: list[bytes | memoryview] = [frame + _padding(len(frame))]
     for part in parts:
-        offsets.append(at)
-        at = _aligned(at + part.nbytes)
-    payload = bytearray(at)
-    payload[:len(frame)] = frame
-    for offset, part in zip(offsets, parts, strict=True):
-        payload[offset:offset + part.nbytes] = part
-    return payload
+        pieces += [part, _padding(part.nbytes)]
+    return pieces
+
+
+def _padding(size: int) -> bytes:
+    return bytes(_aligned(size) - size)
 
 
 def read_answer(payload: bytes | memoryview, game: Game) -> dict | None:

@@ -629,3 +629,20 @@ def test_the_chance_of_each_pair_is_its_cores_times_both_mixes(points):
     counter_sums.play(mass, owner, pairs, slot_a, slot_b, mix_a, mix_b, out)
     for r in range(4):
         assert np.allclose(out[pairs[r]], mass[owner[r]] * mix_a[slot_a[r]] * mix_b[slot_b[r]])
+
+
+def test_play_pushed_forward_one_point_at_a_time_is_the_same_play(monkeypatch):
+    # a layer's points play apart: pushing them one at a time (the working arrays of a
+    # large grid kept small) must give the chances, the length and the visits of the
+    # whole layer pushed at once
+    import solver.counters.flow as flow
+    game = envs.make("pathfinder", a="fighter,hp=7", b="rogue,hp=6")
+    whole = solve_counters(game)
+    assert max(len(points) for points in whole.grid.layers) > 1
+    monkeypatch.setattr(flow, "FLOW_ENTRIES", 1)
+    apart = solve_counters(game)
+    for field in ("win", "loss", "draw", "expected_length"):
+        assert getattr(apart.evaluation, field) == pytest.approx(
+            getattr(whole.evaluation, field), abs=1e-12)
+    assert np.abs(apart.visits - whole.visits).max() < 1e-12
+    assert np.abs(apart.core_visits - whole.core_visits).max() < 1e-12

@@ -363,3 +363,17 @@ def test_another_opponent_in_a_solved_duel_reads_its_kept_equilibrium(capsys, mo
     for vs in ("uniform", "aggressive:0.5"):
         odds = run_json(["odds", *duel, "--vs", vs, "--side", "b"], capsys)
         assert odds["best_response"]["value"] >= odds["equilibrium_against_it"]["value"] - 1e-12
+
+
+def test_a_payload_in_pieces_has_the_digest_of_its_bytes_one_after_another(monkeypatch):
+    # the SHA-256 of the SHA-256 of every 7 bytes, from hashlib on the joined bytes,
+    # whatever the pieces' lengths (chunks within a piece, across two, or empty pieces)
+    import agents.store as store_module
+    monkeypatch.setattr(store_module, "DIGEST_CHUNK", 7)
+    rng = np.random.default_rng(2)
+    for _ in range(200):
+        pieces = [rng.bytes(int(n)) for n in rng.integers(0, 30, rng.integers(0, 7))]
+        joined = b"".join(pieces)
+        sums = b"".join(hashlib.sha256(joined[at:at + 7]).digest()
+                        for at in range(0, len(joined), 7))
+        assert store_module.digest(pieces) == hashlib.sha256(sums).hexdigest()

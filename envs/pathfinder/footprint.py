@@ -33,11 +33,13 @@ MEASURED_EACH_STRIKE = {0: (355_301, 355_301, 733_216), 1: (563_253, 563_253, 1_
 IMPORTS_BYTES = 150 * 2**20
 #: peak bytes per core while exploring them (538 MB peak for 108,659 cores at hp 3)
 BYTES_PER_CORE = 3_600
-#: the working arrays of a layer beside the tables, as a share of the tables
-TABLE_OVERHEAD = 1.25
+#: the peak beside the tables, as a share of them: a layer's working arrays, the chance
+#: of arriving at each landing core pushed forward, what exploring left at large hit
+#: points (3.41 GB peak for ``solve --json`` at 68 x 53 HP, the answer kept; 3.56 GB said)
+TABLE_OVERHEAD = 2.0
 #: seconds per core to explore, and per core and counter value to solve
 SECONDS_PER_CORE = 4e-5
-SECONDS_PER_CORE_VALUE = 2e-6
+SECONDS_PER_CORE_VALUE = 1.5e-7
 
 
 def footprint(game) -> Footprint | None:

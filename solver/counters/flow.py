@@ -14,6 +14,10 @@ from .cores import Block, CoreGraph, Part, Reduced, choice_steps
 from .grid import Grid, Windows
 from .layers import solve_points
 
+#: the entries of the largest working array of one push (a chance for each joint action,
+#: or each core, at each of the points pushed together): 128 MB
+FLOW_ENTRIES = 2**24
+
 
 def endings(game: Game, graph: CoreGraph, grid: Grid, ends: list[State],
              start: np.ndarray) -> dict[str, float]:
@@ -57,12 +61,12 @@ def play_forward(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs
     # column of counter k depleted: the chance of depleting it
     arriving = np.zeros((len(graph.landing), grid.columns))
     layer_of = np.empty(grid.size, dtype=np.int64)
-    column_of = np.empty(grid.size, dtype=np.int64)
     for number, points in enumerate(grid.layers):
-        layer_of[points], column_of[points] = number, np.arange(len(points))
+        layer_of[points] = number
     ending = np.sign(graph.payoff[graph.terminal])
     steps, win, loss = 0.0, 0.0, 0.0
     gather = graph.landings.gather
+    at_once = max(1, FLOW_ENTRIES // max(len(graph.pair_core), graph.size))
     # play only lowers the counters: the layers above the highest root's hold no chance
     # (a moment's push skips them, and changes nothing by it)
     highest = max(int(layer_of[point]) for _, _, point in roots)
@@ -78,32 +82,37 @@ def play_forward(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs
             progress.advance(sum(len(p) for p in grid.layers[highest + 1:last]),
                              "play pushed forward")
         for number in range(min(last, highest + 1) - 1, first - 1, -1):
-            points, at = grid.layers[number], starts[number - first]
-            flow = _layer_flow(graph, grid, number, arriving, roots, layer_of, column_of,
-                               mixes, tolerance, max_sweeps, units, visits)
-            progress.advance(len(points), "play pushed forward")
-            steps += flow.steps
-            ended = flow.inflow[graph.terminal].sum(axis=1)
-            win += float(ended[ending > 0].sum())
-            loss += float(ended[ending < 0].sum())
-            counter_sums.times(gather, flow.pairs, summed[:, at:at + len(points)], add=False)
+            layer, at = grid.layers[number], starts[number - first]
+            # a layer's points play apart (a step stays at its point or lowers it):
+            # pushed a few at a time, the working arrays stay small on large grids
+            for begin in range(0, len(layer), at_once):
+                points = layer[begin:begin + at_once]
+                flow = _layer_flow(graph, grid, points, arriving, roots, mixes, tolerance,
+                                   max_sweeps, units, visits)
+                progress.advance(len(points), "play pushed forward")
+                steps += flow.steps
+                ended = flow.inflow[graph.terminal].sum(axis=1)
+                win += float(ended[ending > 0].sum())
+                loss += float(ended[ending < 0].sum())
+                written = summed[:, at + begin:at + begin + len(points)]
+                counter_sums.times(gather, flow.pairs, written, add=False)
         feed(graph, grid, together, summed, arriving)
     depleted = arriving[:, grid.column[grid.size:]].sum(axis=0)
     return (win + float(depleted[payoffs > 0].sum()), loss + float(depleted[payoffs < 0].sum()),
             steps)
 
 
-def _layer_flow(graph: CoreGraph, grid: Grid, number: int, arriving: np.ndarray,
-                roots: list, layer_of: np.ndarray, column_of: np.ndarray, mixes: dict,
-                tolerance: float, max_sweeps: int, units: np.ndarray,
-                visits: tuple | None) -> _Flow:
-    """The play at layer ``number``, from what arrives there and the roots in it."""
-    points = grid.layers[number]
+def _layer_flow(graph: CoreGraph, grid: Grid, points: np.ndarray, arriving: np.ndarray,
+                roots: list, mixes: dict, tolerance: float, max_sweeps: int,
+                units: np.ndarray, visits: tuple | None) -> _Flow:
+    """The play at ``points`` (of one layer), from what arrives there and the roots
+    among them."""
     inflow = np.zeros((graph.size, len(points)))
     inflow[graph.landing] = arriving[:, grid.span(points)]
+    column = {int(point): i for i, point in enumerate(points)}
     for p, core, point in roots:
-        if layer_of[point] == number:
-            inflow[core, column_of[point]] += p
+        if point in column:
+            inflow[core, column[point]] += p
     flow = _Flow(graph, points, mixes, inflow, tolerance, max_sweeps, units, visits)
     for block in reversed(graph.blocks):
         flow.block(block)
