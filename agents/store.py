@@ -125,6 +125,9 @@ class AnswerStore:
         payload = memoryview(mapped)[start:]
         if header.get("sha256") != digest(payload):
             return None
+        # the pages the digest read are let go (none is written yet: they are the
+        # file's), so the answer's arrays weigh only what is touched of them
+        mapped.madvise(mmap.MADV_DONTNEED)
         return payload
 
     def put(self, key: str, payload: Payload) -> None:

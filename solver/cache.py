@@ -111,8 +111,10 @@ def remembered(game: Game, question: str, compute: Callable[[], object],
         said = [_recorded(w.message, w.category) for w in caught]
         _replay(said)
         found = {"answer": answer, "warnings": said, **(extras() if extras else {})}
-        if key is not None:
-            _keep(store, key, game, found)
+        if key is not None and _keep(store, key, game, found):
+            # the store's copy from now on: a store that maps its file hands back
+            # arrays that are its pages, read as touched, and the computed copy is freed
+            found = _read(game, key, store, adopt, replay=False) or found
     known[question] = found["answer"]
     return found["answer"]
 
@@ -162,16 +164,17 @@ def _replay(said: list[tuple]) -> None:
             warnings.warn(detail, category, stacklevel=4)
 
 
-def _keep(store: AnswerCache, key: str, game: Game, document: dict) -> None:
-    """Put ``document`` in ``store``; an answer that cannot be pickled (a game holding
-    a lambda, say) is said in a warning and still given."""
+def _keep(store: AnswerCache, key: str, game: Game, document: dict) -> bool:
+    """Put ``document`` in ``store`` (whether it could be pickled); an answer that
+    cannot be (a game holding a lambda, say) is said in a warning and still given."""
     try:
         payload = write_answer(document, game)
     except Exception as error:  # noqa: BLE001 - whatever pickling raises, keep answering
         warnings.warn(f"{game.info.system}: the answer cannot be kept in the store "
                       f"({type(error).__name__}: {error})", stacklevel=3)
-        return
+        return False
     store.put(key, payload)
+    return True
 
 
 class _Writer(pickle.Pickler):

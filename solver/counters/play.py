@@ -137,10 +137,8 @@ def counter_mixes(game: Game, policy: Policy | str, player: str,
     from the player's observations only."""
     policy = named_policy(policy, game, player)
     graph, grid, _ = explore(game, None if start is None else [(1.0, start)])
-    # a solution from a given moment (``solve_moment``) lays its mixes out on its own
-    # cores and points: only one from the game's start is read back as it is
-    if isinstance(policy, CounterPolicy) and policy.player == player and (
-            policy.solution.cores is graph and policy.solution.grid is grid):
+    if isinstance(policy, CounterPolicy) and policy.player == player and _same_layout(
+            policy.solution, game, graph, start):
         return policy.mixes
     slots = graph.slots[player]
     masks = graph.mask_a if player == "a" else graph.mask_b
@@ -154,6 +152,17 @@ def counter_mixes(game: Game, policy: Policy | str, player: str,
         legal = masks[core]
         mixes[:, slots[core]:slots[core + 1]] = _mixes(policy, seen, legal)[:, legal]
     return mixes
+
+
+def _same_layout(solution: CounterSolution, game: Game, graph, start: State | None) -> bool:
+    """Whether ``solution``'s mixes are laid out on ``graph``: it was explored with it,
+    or both are the game's own from its start (exploring is deterministic, so a
+    solution read back from the answer store, whose cores are a copy of this process's,
+    lays its mixes out the same way). A solution from another moment has its own cores
+    and points."""
+    if solution.cores is graph:
+        return True
+    return start is None and solution.start is None and solution.game is game
 
 
 def _mixes(policy: Policy, observations: list[tuple], mask: np.ndarray) -> np.ndarray:
@@ -269,8 +278,8 @@ class CounterResponse:
             found.states, reach.tolist(), mixes, values.tolist(), strict=True)]
         if not chances:
             return rows
-        chances_of = self.chances().of(found.core, found.point)
-        return [(*row, said) for row, said in zip(rows, chances_of, strict=True)]
+        said = chances_of(self.play, found.core, found.point)
+        return [(*row, chances) for row, chances in zip(rows, said, strict=True)]
 
 
 def counter_best_response(game: Game, policy: Policy | str, responder: str,
@@ -331,20 +340,38 @@ class CounterChances:
 
     def of(self, cores: np.ndarray, points: np.ndarray) -> list[tuple[float, float, float]]:
         """A's (win, draw, loss) from the states at ``cores`` and flat ``points``."""
-        wins, losses = self.win.values_of(cores, points), self.loss.values_of(cores, points)
-        return [(win, max(0.0, 1.0 - win - loss), loss)
-                for win, loss in zip(wins.tolist(), losses.tolist(), strict=True)]
+        return _triples(self.win.values_of(cores, points), self.loss.values_of(cores, points))
+
+
+def _triples(wins: np.ndarray, losses: np.ndarray) -> list[tuple[float, float, float]]:
+    return [(win, max(0.0, 1.0 - win - loss), loss)
+            for win, loss in zip(wins.tolist(), losses.tolist(), strict=True)]
 
 
 def counter_chances(solution: CounterSolution, tolerance: float = TOLERANCE,
                     max_sweeps: int = MAX_SWEEPS) -> CounterChances:
     """Under the mixes of ``solution``, A's chances of winning and losing from every
     state: two evaluations whose payoffs are the indicators of A's win and loss."""
-    game, fixed = solution.game, solution.mixes
-    found = [solve_counters(game, tolerance, max_sweeps, statistics=False, rule=FixedPair(
-        fixed, scores=lambda payoff, s=sign: (s * np.asarray(payoff) > 0).astype(float)))
-        for sign in (1.0, -1.0)]
-    return CounterChances(*found)
+    return CounterChances(*(_chance(solution, sign, tolerance, max_sweeps)
+                            for sign in (1.0, -1.0)))
+
+
+def _chance(solution: CounterSolution, sign: float, tolerance: float,
+            max_sweeps: int) -> CounterSolution:
+    """Under the mixes of ``solution``, the chance of A's win (``sign`` 1) or loss (-1)
+    from every state: an evaluation whose payoff is its indicator."""
+    return solve_counters(solution.game, tolerance, max_sweeps, statistics=False,
+                          rule=FixedPair(solution.mixes, scores=lambda payoff: (
+                              sign * np.asarray(payoff) > 0).astype(float)))
+
+
+def chances_of(solution: CounterSolution, cores: np.ndarray, points: np.ndarray,
+               tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS
+               ) -> list[tuple[float, float, float]]:
+    """``counter_chances(solution).of(cores, points)``, the win's table freed before the
+    loss's is solved (a large duel's plan holds one such table at a time)."""
+    return _triples(*(_chance(solution, sign, tolerance, max_sweeps).values_of(cores, points)
+                      for sign in (1.0, -1.0)))
 
 
 @dataclass

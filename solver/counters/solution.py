@@ -303,7 +303,8 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     held = np.zeros((len(kept), grid.columns))
     held[:, grid.column[grid.size:]] = scored
     landed = held[:len(graph.landing)]
-    mixes = {p: np.zeros((grid.size, int(graph.slots[p][-1]))) for p in ("a", "b")}
+    mixes = {p: rule.fixed[p] if p in rule.fixed else np.zeros((grid.size, int(
+        graph.slots[p][-1]))) for p in ("a", "b")}
     record = Record(tolerance)
     # each counter value counted twice: its stage games, then the play pushed through it
     with progress.task("solving", grid.size * (2 if statistics else 1), "counter values"):

@@ -12,7 +12,12 @@ flat ``points``. It gives
 - ``play``: both sides' mixes under the rule's play ((k, points, actions) each), and
   what the play adds to a core's value beside its payoff (None, or (k, points): the
   KL penalty of a regularised player), for policy-evaluation (Newton) steps;
-- ``settle``: the final values, writing both players' mixes into ``mixes``.
+- ``settle``: the final values, writing into ``mixes`` the mixes of the players it
+  chooses for.
+
+``fixed`` (player -> mixes in the solver's layout) holds the sides a rule does not
+choose for: the solution takes those arrays as its mixes as they are, so that an
+evaluation or a best response never holds a second copy of a policy it was given.
 
 ``scores`` maps the payoffs of the game's ends before solving (the safest best
 response minimises the chance of losing: the payoff becomes a loss indicator).
@@ -41,6 +46,7 @@ class StageRule(Protocol):
     """What ``solver.counters`` asks of a rule (see the module)."""
 
     scores: Callable[[np.ndarray], np.ndarray] | None
+    fixed: dict[str, np.ndarray]
 
     def values(self, games: np.ndarray, places: dict, points: np.ndarray) -> np.ndarray: ...
 
@@ -120,6 +126,7 @@ class Equilibrium:
                  grid=None):
         self.stage_values = stage_values
         self.starts = WarmStarts(grid)
+        self.fixed = {}
 
     def _solve(self, games, places, points, max_entropy: bool = False):
         """Solutions (k, points, ...) of the group's games, read where they are."""
@@ -173,10 +180,7 @@ class FixedPair:
         return *self._mixes(games, places, points), None
 
     def settle(self, games, places, points, mixes) -> np.ndarray:
-        row, col = self._mixes(games, places, points)
-        scatter(mixes["a"], places["a"], points, row)
-        scatter(mixes["b"], places["b"], points, col)
-        return np.einsum("kijl,kli,klj->kl", games, row, col)
+        return self.values(games, places, points)
 
 
 class BestReply:
@@ -189,7 +193,9 @@ class BestReply:
     def __init__(self, responder: str, fixed: np.ndarray, slots: int,
                  allowed: np.ndarray | None = None, reference: np.ndarray | None = None,
                  scores: Callable[[np.ndarray], np.ndarray] | None = None):
-        self.responder, self.fixed, self.scores = responder, fixed, scores
+        self.responder, self.scores = responder, scores
+        self.other = "b" if responder == "a" else "a"
+        self.fixed = {self.other: fixed}
         self.sign = 1.0 if responder == "a" else -1.0
         self.allowed, self.reference = allowed, reference
         self.tied = np.zeros((fixed.shape[0], slots), bool)
@@ -198,8 +204,7 @@ class BestReply:
         """(k, points, actions) the responder's value of each own action (allowed ones;
         -inf elsewhere) and the fixed side's mixes (k, points, actions)."""
         k = games.shape[0]
-        other = "b" if self.responder == "a" else "a"
-        fixed = gather(self.fixed, places[other], points, k)
+        fixed = gather(self.fixed[self.other], places[self.other], points, k)
         if self.responder == "a":
             own = np.einsum("kijl,klj->kli", games, fixed)
         else:
@@ -234,9 +239,7 @@ class BestReply:
                 preferred = np.where(tied, gather(self.reference, place, points, len(own)), 0.0)
                 weights = np.where(preferred.sum(axis=2, keepdims=True) > 0, preferred, tied)
         reply = weights / weights.sum(axis=2, keepdims=True)
-        other = "b" if self.responder == "a" else "a"
         scatter(mixes[self.responder], place, points, reply)
-        scatter(mixes[other], places[other], points, fixed)
         return self.sign * best[:, :, 0]
 
 
@@ -250,6 +253,7 @@ class Regularized:
     def __init__(self, player: str, priors: np.ndarray, beta: float, grid=None):
         self.player, self.priors, self.beta = player, priors, beta
         self.sign = 1.0 if player == "a" else -1.0
+        self.fixed = {}
         #: the largest duality gap of a stage problem settled
         self.gap = 0.0
         #: each group's problems start from its last answers (``WarmStarts``)
