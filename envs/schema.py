@@ -421,12 +421,16 @@ class Footprint:
     alone, before any state is explored: ``states`` (situations times counter values for
     a counter game), the peak ``memory`` in bytes and ``seconds`` on the 2-core machine
     of docs/performance.md (a guide, not a promise); ``states_in_words`` says what the
-    states are, for people ("108,659 situations at each of 40,000 counter values")."""
+    states are, for people ("108,659 situations at each of 40,000 counter values");
+    ``tables`` lets a question of several solves (``duel odds``) say its own."""
 
     states: int
     memory: int
     seconds: float
     states_in_words: str = ""
+    #: the bytes of one solution's tables (the kept values and both sides' mixes): what
+    #: each further solve of the same duel holds beside it (a best response's two)
+    tables: int = 0
 
 
 class HiddenPriors(NamedTuple):

@@ -6,6 +6,9 @@ one way and refuses a finished moment, whoever calls it."""
 
 from __future__ import annotations
 
+import argparse
+import re
+
 import pytest
 from test_bad_input import SMALL, assert_one_line_error, run_cli
 
@@ -38,6 +41,28 @@ def test_a_duel_too_large_is_refused_before_any_state_is_explored(monkeypatch, c
                                 capsys)
     assert "GiB of memory" in err and "of solving" in err and "--allow-large" in err
     assert "situations at each of" in err
+
+
+LEVEL_5 = ["pathfinder", "--a", "hp=68,ac=23,attack=15,damage=2d8+4", "--b",
+           "hp=53,ac=22,attack=12,damage=2d6+4,agile,sneak=2d6"]
+
+
+def test_odds_says_its_own_size_where_a_solve_of_the_duel_fits(monkeypatch, capsys):
+    # level 5: the solve fits under the ceiling (3.4 GB measured), odds holds the best
+    # response's two solutions beside it (6.0 GB measured) and is refused up front
+    game = envs.make("pathfinder", a=LEVEL_5[2], b=LEVEL_5[4])
+    solve_args = argparse.Namespace(command="solve")
+    checks.require_fits(game, solve_args)           # not refused
+    monkeypatch.setattr("solver.counters.explore", None)   # any exploring would fail
+    said = {vs: assert_one_line_error(["odds", *LEVEL_5, "--vs", vs], "too large", capsys)
+            for vs in ("equilibrium", "bully:0.5")}
+    gib = {vs: float(re.search(r"about ([0-9.]+) GiB", err)[1]) for vs, err in said.items()}
+    assert gib["equilibrium"] > solver.limits.MEMORY_CEILING / 2**30
+    assert gib["equilibrium"] == gib["bully:0.5"]   # the calibration's solves come one by one
+    # a personality is calibrated by solves of the duel first: more time is said
+    minutes = {vs: re.search(r"GiB of memory and about (.+?) of solving", err)[1]
+               for vs, err in said.items()}
+    assert minutes["equilibrium"] != minutes["bully:0.5"]
 
 
 def test_the_states_said_are_the_counter_values_times_the_situations(capsys):

@@ -93,17 +93,32 @@ def play(args: argparse.Namespace):
     return game
 
 
+#: what a question costs beyond one solve of its duel: the solutions' tables it holds
+#: beside the solve's peak, and its time in solves. ``odds`` evaluates the equilibrium
+#: against the opponent, then solves the best response twice (its values, its safest
+#: play) beside it (Pathfinder level 5, 68 / 53 HP: 5.99 GB and 182 s for ``odds``,
+#: 3.41 GB and 55 s for ``solve``; docs/performance.md)
+QUESTION_COST = {"odds": (1.7, 3.5)}
+#: the regularized solves of the whole duel that calibrate a personality's strength,
+#: one after another (Pathfinder level 1: ``odds --vs bully:0.5`` 177 s, 49 s against
+#: the equilibrium, 19 s a solve)
+CALIBRATION_SOLVES = 6
+
+
 def require_fits(game, args: argparse.Namespace) -> None:
-    """Refuse, from the system's estimate and before any state is explored, a duel whose
-    exact solution would take more than the memory ceiling (``solver.limits``), saying
-    what it needs; with ``--allow-large`` say it and go ahead."""
+    """Refuse, from the system's estimate and before any state is explored, a question
+    whose exact solves would take more than the memory ceiling (``solver.limits``),
+    saying what it needs; with ``--allow-large`` say it and go ahead."""
     size = envs.footprint(game)
-    if size is None or size.memory <= MEMORY_CEILING:
+    if size is None:
+        return
+    memory, seconds = question_cost(size, args.command, getattr(args, "vs", None),
+                                    game.info.system)
+    if memory <= MEMORY_CEILING:
         return
     states = size.states_in_words or f"{size.states:,} states"
-    needs = (f"about {size.memory / 2**30:.1f} GiB of memory and about "
-             f"{duration_text(size.seconds)} "
-             f"of solving, for {states}")
+    needs = (f"about {memory / 2**30:.1f} GiB of memory and about "
+             f"{duration_text(seconds)} of solving, for {states}")
     if getattr(args, "allow_large", False):
         print(f"duel {args.command}: note: this duel needs {needs}; going ahead "
               "(--allow-large)", file=sys.stderr, flush=True)
@@ -111,6 +126,26 @@ def require_fits(game, args: argparse.Namespace) -> None:
     raise InputError(f"this duel is too large to solve here: it needs {needs}; the "
                      f"ceiling is {MEMORY_CEILING / 2**30:.0f} GiB. A shorter duel fits "
                      "(lower hit points, fewer beats), or --allow-large goes ahead anyway")
+
+
+def question_cost(size, command: str, vs: str | None, system: str) -> tuple[float, float]:
+    """The peak bytes and the seconds of ``command`` on a duel of ``size``, against the
+    opponent ``vs`` (a personality is calibrated first)."""
+    tables, solves = QUESTION_COST.get(command, (0.0, 1.0))
+    if _is_personality(vs, system):
+        solves += CALIBRATION_SOLVES
+    return size.memory + tables * size.tables, size.seconds * solves
+
+
+def _is_personality(vs: str | None, system: str) -> bool:
+    from ..temperaments import personality_names  # data files only: no solver
+    if not isinstance(vs, str):
+        return False
+    name = vs.strip().partition("@")[0].partition(":")[0]
+    try:
+        return name in personality_names(system)
+    except InputError:   # a system without personalities
+        return False
 
 
 def train(args: argparse.Namespace):

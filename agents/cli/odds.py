@@ -80,11 +80,13 @@ def _answer(game, vs: str, me: str, moment=None) -> dict:
     opponent = opponent_policy(vs, game, them)
     equilibrium = solve_game(game).policy_for(me)
     played = game if moment is None else MomentGame(game, moment)
-    response = best_response(played, opponent, me, safest=equilibrium)
     pair = (equilibrium, opponent) if me == "a" else (opponent, equilibrium)
+    # the evaluation first: its tables are freed before the best response builds its own
+    against_it = evaluate(played, *pair).as_dict()
+    response = best_response(played, opponent, me, safest=equilibrium)
     answer = {
         "best_response": _mine(response.evaluation.as_dict(), me),
-        "equilibrium_against_it": _mine(evaluate(played, *pair).as_dict(), me),
+        "equilibrium_against_it": _mine(against_it, me),
         "plan": _plan(game, response, me),
         "tie_break": "among equally good plays: least chance of losing, then closest to "
                      "the equilibrium",

@@ -59,4 +59,5 @@ def footprint(game) -> Footprint:
     memory = IMPORTS_BYTES + BYTES_PER_CORE * situations + tables
     seconds = SECONDS_PER_CORE * situations + SECONDS_PER_CORE_BEAT * situations * beats
     return Footprint(situations * beats, int(memory), seconds,
-                     f"about {situations:,} situations at each of {beats:,} beats left")
+                     f"about {situations:,} situations at each of {beats:,} beats left",
+                     int(tables))

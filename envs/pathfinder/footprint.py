@@ -54,4 +54,4 @@ def footprint(game) -> Footprint | None:
     memory = IMPORTS_BYTES + BYTES_PER_CORE * cores + TABLE_OVERHEAD * tables
     seconds = SECONDS_PER_CORE * cores + SECONDS_PER_CORE_VALUE * cores * values
     return Footprint(cores * values, int(memory), seconds,
-                     f"{cores:,} situations at each of {values:,} counter values")
+                     f"{cores:,} situations at each of {values:,} counter values", tables)
