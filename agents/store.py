@@ -127,7 +127,8 @@ class AnswerStore:
             return None
         # the pages the digest read are let go (none is written yet: they are the
         # file's), so the answer's arrays weigh only what is touched of them
-        mapped.madvise(mmap.MADV_DONTNEED)
+        if hasattr(mmap, "MADV_DONTNEED"):   # not on Windows
+            mapped.madvise(mmap.MADV_DONTNEED)
         return payload
 
     def put(self, key: str, payload: Payload) -> None:
