@@ -40,7 +40,7 @@ import os
 import sys
 import tempfile
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from functools import cache
@@ -123,11 +123,19 @@ class AnswerStore:
         except (OSError, ValueError):
             return None
         payload = memoryview(mapped)[start:]
-        if header.get("sha256") != digest(payload):
+        # the pages the digest reads are let go as it goes (none is written yet: they
+        # are the file's), so checking a large answer never holds it all, and its arrays
+        # weigh only what is touched of them
+        releasing = hasattr(mmap, "MADV_DONTNEED")   # not on Windows
+
+        def let_go(hashed: int) -> None:
+            end = (start + hashed) // mmap.PAGESIZE * mmap.PAGESIZE
+            if releasing and end:
+                mapped.madvise(mmap.MADV_DONTNEED, 0, end)
+
+        if header.get("sha256") != digest(payload, let_go):
             return None
-        # the pages the digest read are let go (none is written yet: they are the
-        # file's), so the answer's arrays weigh only what is touched of them
-        if hasattr(mmap, "MADV_DONTNEED"):   # not on Windows
+        if releasing:
             mapped.madvise(mmap.MADV_DONTNEED)
         return payload
 
@@ -198,10 +206,11 @@ def _header_line(header: dict) -> bytes:
     return line + b" " * (-(len(line) + 1) % ALIGN) + b"\n"
 
 
-def digest(payload: Payload) -> str:
+def digest(payload: Payload, hashed_so_far: Callable[[int], None] | None = None) -> str:
     """The SHA-256 of the SHA-256 of each ``DIGEST_CHUNK`` bytes of ``payload`` (the
     chunks hashed a few at once on several threads: hashing releases the GIL, and a
-    large answer is checked in a fraction of the time one thread takes)."""
+    large answer is checked in a fraction of the time one thread takes); after each
+    few, ``hashed_so_far`` is told how many bytes are done."""
     def hashed(chunk) -> bytes:
         return hashlib.sha256(chunk).digest()
 
@@ -212,9 +221,13 @@ def digest(payload: Payload) -> str:
     if len(batch) <= 1:
         return hashlib.sha256(b"".join(map(hashed, batch))).hexdigest()
     sums: list[bytes] = []
+    done = 0
     with ThreadPoolExecutor(threads) as pool:
         while batch:
             sums += pool.map(hashed, batch)
+            done += sum(len(chunk) for chunk in batch)
+            if hashed_so_far is not None:
+                hashed_so_far(done)
             batch = list(islice(chunks, 2 * threads))
     return hashlib.sha256(b"".join(sums)).hexdigest()
 

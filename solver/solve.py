@@ -201,12 +201,14 @@ def _explored(game: Game) -> dict:
 
 
 def _adopt(game: Game, found: dict) -> None:
+    """The explored graph read back becomes the game's: after an answer is kept, the
+    store's copy replaces the one computed, which is then freed."""
     if found.get("cores") is not None:
         from .counters.cores import _CORES
-        _CORES.setdefault(game, found["cores"])
+        _CORES[game] = found["cores"]
     if found.get("graph") is not None:
         from .markov.graph import _GRAPHS
-        _GRAPHS.setdefault(game, found["graph"])
+        _GRAPHS[game] = found["graph"]
 
 
 def solve_moment(game: Game, state: State, tolerance: float = TOLERANCE,

@@ -96,9 +96,10 @@ def play(args: argparse.Namespace):
 #: what a question costs beyond one solve of its duel: the solutions' tables it holds
 #: beside the solve's peak, and its time in solves. ``odds`` evaluates the equilibrium
 #: against the opponent, then solves the best response twice (its values, its safest
-#: play) beside it (Pathfinder level 5, 68 / 53 HP: 5.99 GB and 182 s for ``odds``,
-#: 3.41 GB and 55 s for ``solve``; docs/performance.md)
-QUESTION_COST = {"odds": (1.7, 3.5)}
+#: play) and the chances of that play beside it. Pathfinder, ``odds --vs equilibrium``
+#: over ``solve`` measured: 1.59 / 1.29 GB at 20 x 17 HP (tables 142 MB), 5.91 / 3.60 GB
+#: and 250 / 86 s at 68 x 53 HP (tables 1.51 GB); docs/performance.md
+QUESTION_COST = {"odds": (2.2, 3.5)}
 #: the regularized solves of the whole duel that calibrate a personality's strength,
 #: one after another (Pathfinder level 1: ``odds --vs bully:0.5`` 177 s, 49 s against
 #: the equilibrium, 19 s a solve)

@@ -33,10 +33,14 @@ MEASURED_EACH_STRIKE = {0: (355_301, 355_301, 733_216), 1: (563_253, 563_253, 1_
 IMPORTS_BYTES = 150 * 2**20
 #: peak bytes per core while exploring them (538 MB peak for 108,659 cores at hp 3)
 BYTES_PER_CORE = 3_600
-#: the peak beside the tables, as a share of them: a layer's working arrays, the chance
-#: of arriving at each landing core pushed forward, what exploring left at large hit
-#: points (3.41 GB peak for ``solve --json`` at 68 x 53 HP, the answer kept; 3.56 GB said)
-TABLE_OVERHEAD = 2.0
+#: a layer's working arrays, bounded (``solver.counters.flow``'s ``FLOW_ENTRIES``): they
+#: reach it from about 20 x 20 hit points on
+WORKING_BYTES = 480 * 2**20
+#: the peak beside the tables, as a share of them: the chance of arriving at each
+#: landing core pushed forward, what exploring left at large hit points. ``solve --json``
+#: with the answer kept, measured / said: 20 x 17 HP 1.29 / 1.31 GB, 20 x 20 HP (no
+#: store) 1.20 / 1.36 GB, 68 x 53 HP 3.60 / 3.76 GB
+TABLE_OVERHEAD = 1.8
 #: seconds per core to explore, and per core and counter value to solve
 SECONDS_PER_CORE = 4e-5
 SECONDS_PER_CORE_VALUE = 1.5e-7
@@ -51,7 +55,7 @@ def footprint(game) -> Footprint | None:
     cores, kept, slots = measured[shields]
     values = game.start_hp["a"] * game.start_hp["b"]
     tables = 8 * (kept * (values + 2) + values * slots)
-    memory = IMPORTS_BYTES + BYTES_PER_CORE * cores + TABLE_OVERHEAD * tables
+    memory = IMPORTS_BYTES + BYTES_PER_CORE * cores + WORKING_BYTES + TABLE_OVERHEAD * tables
     seconds = SECONDS_PER_CORE * cores + SECONDS_PER_CORE_VALUE * cores * values
     return Footprint(cores * values, int(memory), seconds,
                      f"{cores:,} situations at each of {values:,} counter values", tables)
