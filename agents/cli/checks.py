@@ -100,10 +100,11 @@ def play(args: argparse.Namespace):
 #: over ``solve`` measured: 1.59 / 1.29 GB at 20 x 17 HP (tables 142 MB), 5.91 / 3.60 GB
 #: and 250 / 86 s at 68 x 53 HP (tables 1.51 GB); docs/performance.md
 QUESTION_COST = {"odds": (2.2, 3.5)}
-#: the regularized solves of the whole duel that calibrate a personality's strength,
-#: one after another (Pathfinder level 1: ``odds --vs bully:0.5`` 177 s, 49 s against
-#: the equilibrium, 19 s a solve)
-CALIBRATION_SOLVES = 6
+#: a personality's calibration before any of it: regularized solves of the whole duel
+#: and best responses to them, one after another, and the personality's solution held
+#: as the opponent. Pathfinder ``odds --vs bully:0.5`` measured / said: 2.42 / 2.48 GB
+#: and 150 / 94 s at 20 x 17 HP, 5.42 / 6.17 GB and 235 / 231 s at 35 x 35 HP
+CALIBRATION_COST = (6.0, 6.0)
 
 
 def require_fits(game, args: argparse.Namespace) -> None:
@@ -134,7 +135,7 @@ def question_cost(size, command: str, vs: str | None, system: str) -> tuple[floa
     opponent ``vs`` (a personality is calibrated first)."""
     tables, solves = QUESTION_COST.get(command, (0.0, 1.0))
     if _is_personality(vs, system):
-        solves += CALIBRATION_SOLVES
+        tables, solves = tables + CALIBRATION_COST[0], solves + CALIBRATION_COST[1]
     return size.memory + tables * size.tables, size.seconds * solves
 
 
