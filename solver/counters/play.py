@@ -338,15 +338,6 @@ class CounterChances:
         win, loss = self.win.value_at(state), self.loss.value_at(state)
         return win, max(0.0, 1.0 - win - loss), loss
 
-    def of(self, cores: np.ndarray, points: np.ndarray) -> list[tuple[float, float, float]]:
-        """A's (win, draw, loss) from the states at ``cores`` and flat ``points``."""
-        return _triples(self.win.values_of(cores, points), self.loss.values_of(cores, points))
-
-
-def _triples(wins: np.ndarray, losses: np.ndarray) -> list[tuple[float, float, float]]:
-    return [(win, max(0.0, 1.0 - win - loss), loss)
-            for win, loss in zip(wins.tolist(), losses.tolist(), strict=True)]
-
 
 def counter_chances(solution: CounterSolution, tolerance: float = TOLERANCE,
                     max_sweeps: int = MAX_SWEEPS) -> CounterChances:
@@ -368,10 +359,13 @@ def _chance(solution: CounterSolution, sign: float, tolerance: float,
 def chances_of(solution: CounterSolution, cores: np.ndarray, points: np.ndarray,
                tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS
                ) -> list[tuple[float, float, float]]:
-    """``counter_chances(solution).of(cores, points)``, the win's table freed before the
-    loss's is solved (a large duel's plan holds one such table at a time)."""
-    return _triples(*(_chance(solution, sign, tolerance, max_sweeps).values_of(cores, points)
-                      for sign in (1.0, -1.0)))
+    """A's (win, draw, loss) from the states at ``cores`` and flat ``points`` under the
+    mixes of ``solution``, the win's table freed before the loss's is solved (a large
+    duel's plan holds one such table at a time)."""
+    wins, losses = (_chance(solution, sign, tolerance, max_sweeps).values_of(cores, points)
+                    for sign in (1.0, -1.0))
+    return [(win, max(0.0, 1.0 - win - loss), loss)
+            for win, loss in zip(wins.tolist(), losses.tolist(), strict=True)]
 
 
 @dataclass
