@@ -124,6 +124,12 @@ def _average(mixes: np.ndarray, members: np.ndarray, visits: np.ndarray) -> np.n
     return weights @ mixes[members] / weights.sum()
 
 
+def _share(part: float, whole: float) -> float:
+    """``part`` over ``whole`` where the part is a subset of the whole: summed in another
+    order it can pass the whole by a rounding (1.0000000000000002), which is no share."""
+    return float(min(part / whole, 1.0))
+
+
 def _most(mix: np.ndarray) -> int:
     """The most frequent action, the first of those tied to rounding (uniform play sums
     its shares in different orders on the state graph and over the counters)."""
@@ -152,7 +158,7 @@ def tendencies(game: Game, seen, mixes: np.ndarray,
             continue
         mix = _average(mixes, members, seen.visits)
         rows.append({"name": situation.name, "text": situation.text,
-                     "reach": float(seen.visits[members].sum() / seen.live),
+                     "reach": _share(seen.visits[members].sum(), seen.live),
                      "frequencies": _named(game, mix),
                      "most_frequent": game.info.action_names[_most(mix)]})
     return rows
@@ -173,7 +179,7 @@ def exploit(game: Game, seen, mixes: np.ndarray, response_mixes: np.ndarray) -> 
         # in words at the situation's likeliest moment (Blooded's "3" is a bid or a wager)
         words = _words(game, seen.state(int(members[np.argmax(seen.visits[members])])))
         rows.append({"name": situation.name,
-                     "reach": float(seen.visits[members].sum() / seen.live),
+                     "reach": _share(seen.visits[members].sum(), seen.live),
                      "most_frequent": names[top],
                      "its_frequency": float(mine[top]), "answer": names[reply],
                      "answer_frequency": float(answer[reply]),

@@ -146,3 +146,16 @@ def test_a_duel_with_too_many_decisions_for_a_table_is_refused_before_solving(
     error = capsys.readouterr().err
     assert "too many decisions for a profile's table" in error and "3 and 3" in error
     assert "`duel odds`" in error and not path.exists()
+
+
+def test_a_share_of_every_decision_summed_in_another_order_is_still_a_probability(
+        capsys, tmp_path):
+    # Blooded's first situation covers every decision; its visits summed over the
+    # situation's members came to 1.0000000000000002 of the whole, and the profile
+    # was refused by its own check
+    out = tmp_path / "reckless.json"
+    main(["train", "blooded", "--a", "duellist", "--b", "novice", "-o", "max_beats=3",
+          "--personality", "reckless", "--out", str(out)])
+    situations = json.loads(out.read_text())["metrics"]["situations"]
+    assert situations[0]["reach"] == 1.0
+    assert all(0 <= row["reach"] <= 1 for row in situations)
