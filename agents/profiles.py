@@ -22,7 +22,7 @@ import numpy as np
 
 from envs.schema import integer_text
 from solver.errors import InputError
-from solver.game import Game, Observation, Policy, observation_key
+from solver.game import Game, Observation, Policy, observation_key, renormalise
 from solver.policy import uniform_over
 
 from .files import MAX_DEPTH, nesting_depth, read_json, write_json
@@ -464,8 +464,21 @@ class Profile:
     def batch_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         if self.kind == "network":
             return self.network.batch_probabilities(observations, masks)
-        return np.asarray([self.probabilities(o, m) for o, m in
-                           zip(np.asarray(observations), np.asarray(masks), strict=True)])
+        masks = np.asarray(masks, dtype=bool)
+        rows = np.asarray(observations).astype(np.int64).tolist()
+        found = [self.table.get(tuple(row)) for row in rows]
+        missing = [k for k, probs in enumerate(found) if probs is None]
+        if missing and self.network is not None:
+            fallback = self.network.batch_probabilities(
+                np.asarray([rows[k] for k in missing]), masks[missing])
+            for k, probs in zip(missing, fallback, strict=True):
+                found[k] = probs
+        recorded = np.zeros(masks.shape)
+        known = [k for k, probs in enumerate(found) if probs is not None]
+        if known:
+            recorded[known] = np.asarray([found[k] for k in known])
+        # the recorded mix over the legal actions; uniform where it has none of them
+        return renormalise(recorded, masks)
 
     def check_game(self, game: Game, side: str | None = None) -> None:
         """Refuse another system; warn (``ProfileWarning``) when the ruleset, options,

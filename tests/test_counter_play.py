@@ -15,6 +15,7 @@ from test_counters import LANDS, Duel, HitPennies, RolledPennies
 import envs
 import solver.solve as facade
 from agents.cli import main
+from agents.profiles import Profile, build_profile
 from agents.temperaments import temperament
 from solver import (
     best_response,
@@ -30,13 +31,14 @@ from solver.counters.play import (
     CounterResponse,
     counter_best_response,
     counter_chances,
+    counter_decisions,
     counter_evaluate,
     counter_mixes,
     counter_regularized,
 )
 from solver.game import policy_mix
 from solver.markov.graph import build_graph
-from solver.policy import MixPolicy, TabularPolicy
+from solver.policy import MixPolicy, TabularPolicy, UniformPolicy
 
 AGREE = 1e-8
 SMALL = {"a": "fighter,hp=3", "b": "rogue,hp=3"}
@@ -57,6 +59,22 @@ def test_a_play_solved_from_a_moment_is_read_at_the_whole_duels_points(small):
     observed = TabularPolicy(played.table, "the same table")
     assert np.array_equal(counter_mixes(game, played, "b"),
                           counter_mixes(game, observed, "b"))
+
+
+@pytest.mark.parametrize("player", ["a", "b"])
+def test_a_profile_read_over_the_counters_plays_its_mix_at_every_decision(small, player):
+    # a profile of a shorter duel: its table has the moments of this one at 2 hit points
+    # or fewer (renormalised over what is legal) and lacks the others (uniform there);
+    # asked in turn with another policy on the same explored duel, each is read afresh
+    game, _, _ = small
+    shorter = envs.make("pathfinder", a="fighter,hp=2", b="rogue,hp=2")
+    profile = Profile(build_profile(shorter, solve_game(shorter).policy_for(player), player,
+                                    metrics={}))
+    decisions = counter_decisions(game)
+    for played in (profile, UniformPolicy(), profile):
+        rows = decisions.rows(game, counter_mixes(game, played, player), player)
+        by_state = [policy_mix(played, game, state, player) for state in decisions.states]
+        assert np.abs(rows - np.array(by_state)).max() <= 1e-15
 
 
 @pytest.mark.parametrize("player", ["a", "b"])

@@ -146,12 +146,40 @@ def counter_mixes(game: Game, policy: Policy | str, player: str,
     mixes = np.zeros((grid.size, int(slots[-1])))
     if not len(cores):
         return mixes
-    observations = [[tuple(game.observe(game.attach(graph.cores[core], counters), player))
-                     for counters in grid.points] for core in cores]
+    observations = observed(game, graph, grid, player)
     for core, seen in zip(cores, observations, strict=True):
         legal = masks[core]
         mixes[:, slots[core]:slots[core + 1]] = _mixes(policy, seen, legal)[:, legal]
     return mixes
+
+
+#: the observations of the choosing cores at every point, by explored graph and player
+#: (``observed``), with a reference to the graph they were read on
+_OBSERVED: dict[tuple[int, str], tuple[weakref.ref, np.ndarray]] = {}
+
+
+def observed(game: Game, graph, grid, player: str) -> np.ndarray:
+    """(the player's choosing cores, grid points, observation fields) what ``player``
+    observes at each of his choosing cores and every point, read once per explored
+    graph: a question asks several policies (the opponent, the equilibrium, a
+    personality's prior at each beta) and the game's ``observe`` at every core and
+    point took seconds each time. Kept in the narrowest integer type that holds them."""
+    key = (id(graph), player)
+    known = _OBSERVED.get(key)
+    if known is not None and known[0]() is graph:
+        return known[1]
+    slots = graph.slots[player]
+    cores = np.flatnonzero(np.diff(slots) > 0)
+    rows = [np.array([game.observe(game.attach(graph.cores[core], counters), player)
+                      for counters in grid.points], dtype=np.int64) for core in cores]
+    fields = len(game.info.observation_fields)
+    table = np.stack(rows) if rows else np.zeros((0, grid.size, fields), dtype=np.int64)
+    table = table.astype(np.result_type(np.min_scalar_type(int(table.min(initial=0))),
+                                        np.min_scalar_type(int(table.max(initial=0)))))
+    for stale in [k for k, (ref, _) in _OBSERVED.items() if ref() is None]:
+        del _OBSERVED[stale]
+    _OBSERVED[key] = (weakref.ref(graph), table)
+    return table
 
 
 def _same_layout(solution: CounterSolution, game: Game, graph, start: State | None) -> bool:
@@ -165,22 +193,22 @@ def _same_layout(solution: CounterSolution, game: Game, graph, start: State | No
     return start is None and solution.start is None and solution.game is game
 
 
-def _mixes(policy: Policy, observations: list[tuple], mask: np.ndarray) -> np.ndarray:
-    """(observations, actions) the policy's mixes, renormalised over ``mask``; each
-    distinct observation asked once (a table looked up directly, as its
-    ``probabilities`` would)."""
-    distinct = list(dict.fromkeys(observations))
+def _mixes(policy: Policy, observations: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """(observations, actions) the policy's mixes, renormalised over ``mask``, from an
+    (observations, fields) array; each distinct observation asked once (a table looked
+    up directly, as its ``probabilities`` would)."""
+    distinct, back = np.unique(observations, axis=0, return_inverse=True)
     if isinstance(policy, BatchPolicy):
         masks = np.broadcast_to(mask, (len(distinct), len(mask)))
-        raw = policy.batch_probabilities(np.asarray(distinct), masks)
-    elif isinstance(policy, TabularPolicy):
-        uniform = mask / mask.sum()
-        raw = np.array([policy.table.get(seen, uniform) for seen in distinct])
+        raw = policy.batch_probabilities(distinct.astype(np.int64), masks)
     else:
-        raw = np.array([policy.probabilities(seen, mask) for seen in distinct])
-    found = renormalise(raw, mask)
-    where = {seen: row for row, seen in enumerate(distinct)}
-    return found[[where[seen] for seen in observations]]
+        keys = [tuple(row) for row in distinct.tolist()]
+        if isinstance(policy, TabularPolicy):
+            uniform = mask / mask.sum()
+            raw = np.array([policy.table.get(seen, uniform) for seen in keys])
+        else:
+            raw = np.array([policy.probabilities(seen, mask) for seen in keys])
+    return renormalise(raw, mask)[back.reshape(-1)]
 
 
 def _signed_loss(responder: str):
