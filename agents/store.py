@@ -139,31 +139,39 @@ class AnswerStore:
             mapped.madvise(mmap.MADV_DONTNEED)
         return payload
 
-    def put(self, key: str, payload: Payload) -> None:
-        """Keep ``payload`` (one buffer, or pieces written one after another); a store
-        that cannot be written (a full disk, a read-only directory) is said in a
-        warning and the answer is still given."""
+    def put(self, key: str, payload: Payload) -> memoryview | None:
+        """Keep ``payload`` (one buffer, or pieces written one after another) and hand
+        back the copy kept, as ``get`` would (a memory map of the file written), without
+        checking its digest again: it is this call's own file, mapped before it took the
+        entry's name, so no other writer's file can stand in its place. A store that
+        cannot be written (a full disk, a read-only directory) is said in a warning and
+        the answer is still given (None is handed back)."""
         pieces = _pieces(payload)
         header = {"key": key, "version": code_version(),
                   "bytes": sum(piece.nbytes for piece in pieces), "sha256": digest(pieces),
                   "created": datetime.now(UTC).isoformat(timespec="seconds")}
-        temporary = None
+        temporary, kept = None, None
         try:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-            with tempfile.NamedTemporaryFile("wb", dir=self.directory, prefix=TEMPORARY,
+            with tempfile.NamedTemporaryFile("w+b", dir=self.directory, prefix=TEMPORARY,
                                              delete=False) as file:
                 temporary = file.name
                 file.write(_header_line(header))
+                start = file.tell()
                 # no fsync: an answer cut short by a crash fails its digest and is
                 # computed again, so waiting for the disk buys nothing
                 for piece in pieces:
                     file.write(piece)
+                file.flush()
+                kept = _mapped(file, start)
             os.replace(temporary, self._file(key))
-        except OSError as error:
+        except (OSError, ValueError) as error:
             warnings.warn(f"the answer could not be kept in {self.directory}: {error}",
                           stacklevel=2)
             if temporary is not None and os.path.exists(temporary):
                 os.unlink(temporary)
+            return None
+        return kept
 
     def entries(self) -> list[dict]:
         """Every answer kept: its file, what it answers, its size, when it was made and
@@ -196,6 +204,14 @@ class AnswerStore:
                     continue
                 removed, freed = removed + 1, freed + size
         return {"removed": removed, "bytes": freed}
+
+
+def _mapped(file, start: int) -> memoryview:
+    """The file's bytes from ``start`` on, as a copy-on-write memory map (an answer's
+    arrays may be written to; the file never is)."""
+    if os.fstat(file.fileno()).st_size == start:
+        return memoryview(b"")
+    return memoryview(mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_COPY))[start:]
 
 
 def _header_line(header: dict) -> bytes:

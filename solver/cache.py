@@ -57,8 +57,9 @@ class AnswerCache(Protocol):
     def get(self, key: str) -> bytes | None:
         """The payload put under ``key``, or None (absent, stale or damaged)."""
 
-    def put(self, key: str, payload: Payload) -> None:
-        """Keep ``payload`` under ``key`` (replacing what was there)."""
+    def put(self, key: str, payload: Payload) -> bytes | memoryview | None:
+        """Keep ``payload`` under ``key`` (replacing what was there); a store may hand
+        back the copy it kept, as ``get`` would give it (None: ask ``get``)."""
 
 
 #: the store ``caching`` names for the block it covers
@@ -111,10 +112,12 @@ def remembered(game: Game, question: str, compute: Callable[[], object],
         said = [_recorded(w.message, w.category) for w in caught]
         _replay(said)
         found = {"answer": answer, "warnings": said, **(extras() if extras else {})}
-        if key is not None and _keep(store, key, game, found):
+        kept = _keep(store, key, game, found) if key is not None else False
+        if kept:
             # the store's copy from now on: a store that maps its file hands back
             # arrays that are its pages, read as touched, and the computed copy is freed
-            found = _read(game, key, store, adopt, replay=False) or found
+            found = _adopted(kept, game, adopt) or _read(game, key, store, adopt,
+                                                          replay=False) or found
     known[question] = found["answer"]
     return found["answer"]
 
@@ -148,6 +151,15 @@ def _read(game: Game, key: str | None, store: AnswerCache | None,
     return found
 
 
+def _adopted(kept, game: Game, adopt: Callable[[dict], None] | None) -> dict | None:
+    """The document a store handed back as it kept it (``AnswerCache.put``), adopted;
+    None if it handed back nothing (or nothing that reads back)."""
+    found = None if kept is True else read_answer(kept, game)
+    if found is not None and adopt is not None:
+        adopt(found)
+    return found
+
+
 def _recorded(message: Warning | str, category: type[Warning]) -> tuple:
     """A warning of the computation, kept with the answer: read back, the answer says
     what computing it said (the refinements ``duel`` counts, a convergence stopped)."""
@@ -164,17 +176,18 @@ def _replay(said: list[tuple]) -> None:
             warnings.warn(detail, category, stacklevel=4)
 
 
-def _keep(store: AnswerCache, key: str, game: Game, document: dict) -> bool:
-    """Put ``document`` in ``store`` (whether it could be pickled); an answer that
-    cannot be (a game holding a lambda, say) is said in a warning and still given."""
+def _keep(store: AnswerCache, key: str, game: Game, document: dict):
+    """Put ``document`` in ``store``: the copy the store hands back, else True, or
+    False where it could not be pickled (a game holding a lambda, say: said in a
+    warning, and the answer still given)."""
     try:
         payload = write_answer(document, game)
     except Exception as error:  # noqa: BLE001 - whatever pickling raises, keep answering
         warnings.warn(f"{game.info.system}: the answer cannot be kept in the store "
                       f"({type(error).__name__}: {error})", stacklevel=3)
         return False
-    store.put(key, payload)
-    return True
+    kept = store.put(key, payload)
+    return True if kept is None else kept
 
 
 class _Writer(pickle.Pickler):
