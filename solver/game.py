@@ -150,6 +150,17 @@ class CoresFastPath(Protocol):
         through ``core_transitions``, in any order (the conformance suite compares)."""
 
 
+@runtime_checkable
+class CounterObservationsFastPath(Protocol):
+    """``counter_observations``: what a player sees at one core holding many counter
+    values, at once (the answers against a fixed policy read it at every core and
+    point of the duel)."""
+
+    def observe_counters(self, core: State, points: np.ndarray, player: str) -> np.ndarray:
+        """(len(points), observation fields) integers: row k is ``observe(attach(core,
+        points[k]), player)``."""
+
+
 #: the optional fast paths a game may declare in ``GameInfo.fast_paths``, each with the
 #: methods it promises
 @runtime_checkable
@@ -167,10 +178,11 @@ class RollsFastPath(Protocol):
 
 FAST_PATH_PROTOCOLS: dict[str, type] = {
     "sample": SampleFastPath, "transitions": TransitionsFastPath, "graph": GraphFastPath,
-    "counters": CountersFastPath, "cores": CoresFastPath, "rolls": RollsFastPath}
+    "counters": CountersFastPath, "cores": CoresFastPath, "rolls": RollsFastPath,
+    "counter_observations": CounterObservationsFastPath}
 FAST_PATHS = tuple(FAST_PATH_PROTOCOLS)
 #: fast paths that only make sense on top of another
-FAST_PATH_NEEDS = {"cores": "counters"}
+FAST_PATH_NEEDS = {"cores": "counters", "counter_observations": "counters"}
 
 
 def check_info(info: object) -> GameInfo:

@@ -115,6 +115,8 @@ PLAN_TIMINGS = ("committed", "per_turn")
 REACTION_CHOICES = ("plan", "each_strike")
 #: a choice within a turn played Strike by Strike: spend the reaction on this Strike
 SPEND, KEEP = "spend-reaction", "keep-reaction"
+#: where an observation holds the observer's hit points and his opponent's
+OWN_HP_FIELD, OPP_HP_FIELD = 2, 3
 
 
 def action_names(rules: Rules, per_turn: bool = False,
@@ -182,8 +184,8 @@ class PathfinderGame(DeclaredGame):
             fast_paths=frozenset({
                 "transitions", *(() if self.each_strike else ("sample",)),
                 *(() if self.per_turn else ("rolls",)),
-                *(("counters", *(() if self.per_turn else ("cores",)))
-                  if self.max_rounds == 0 else ())}),
+                *(("counters", "counter_observations",
+                   *(() if self.per_turn else ("cores",))) if self.max_rounds == 0 else ())}),
             length_unit="round")
         self._wait_mask = np.zeros(len(names), bool)
         self._wait_mask[self.wait] = True
@@ -509,6 +511,16 @@ class PathfinderGame(DeclaredGame):
 
     def attach(self, core: State, counters) -> State:
         return core._replace(hp_a=int(counters[0]), hp_b=int(counters[1]))
+
+    def observe_counters(self, core: State, points: np.ndarray, player: str) -> np.ndarray:
+        """What ``player`` sees at ``core`` holding each row of hit points ``points``:
+        the same but for his own and his opponent's hit points."""
+        points = np.asarray(points, dtype=np.int64)
+        seen = np.repeat(np.asarray([self.observe(self.attach(core, points[0]), player)],
+                                    dtype=np.int64), len(points), axis=0)
+        mine = 0 if player == "a" else 1
+        seen[:, OWN_HP_FIELD], seen[:, OPP_HP_FIELD] = points[:, mine], points[:, 1 - mine]
+        return seen
 
     def depleted(self, counter: int) -> State:
         """The end when ``counter`` (0: A's hit points, 1: B's) reaches 0."""

@@ -170,8 +170,12 @@ def observed(game: Game, graph, grid, player: str) -> np.ndarray:
         return known[1]
     slots = graph.slots[player]
     cores = np.flatnonzero(np.diff(slots) > 0)
-    rows = [np.array([game.observe(game.attach(graph.cores[core], counters), player)
-                      for counters in grid.points], dtype=np.int64) for core in cores]
+    points = np.asarray(grid.points)
+    if game.info.has("counter_observations"):
+        rows = [game.observe_counters(graph.cores[core], points, player) for core in cores]
+    else:
+        rows = [np.array([game.observe(game.attach(graph.cores[core], counters), player)
+                          for counters in points], dtype=np.int64) for core in cores]
     fields = len(game.info.observation_fields)
     table = np.stack(rows) if rows else np.zeros((0, grid.size, fields), dtype=np.int64)
     table = table.astype(np.result_type(np.min_scalar_type(int(table.min(initial=0))),

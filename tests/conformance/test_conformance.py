@@ -447,6 +447,23 @@ def test_declared_cores_equal_the_walk(counter_game):
     assert_same_cores(game.cores(), walk(game))
 
 
+def test_observations_at_many_counters_are_each_states_observation(counter_game):
+    """The ``counter_observations`` fast path sees at a core holding each counter value
+    what ``observe`` sees at that state."""
+    game = counter_game
+    if not game.info.has("counter_observations"):
+        pytest.skip(f"{game.info.system} declares no counter_observations fast path")
+    states = live_states(game)
+    tops = np.max([game.counters(state) for state in states], axis=0)
+    points = np.stack(np.meshgrid(*[np.arange(1, top + 1) for top in tops],
+                                  indexing="ij"), axis=-1).reshape(-1, len(tops))
+    for core in {game.core(state) for state in states}:
+        for player in ("a", "b"):
+            seen = game.observe_counters(core, points, player)
+            assert seen.tolist() == [list(game.observe(game.attach(core, point), player))
+                                     for point in points]
+
+
 def test_counter_solver_agrees_with_the_state_graph(counter_game):
     """The same value and maximum-entropy mixes at every reachable state as the generic
     solver (the state graph's, forced)."""

@@ -29,7 +29,8 @@ FAST_PATH_METHODS = {"sample": ["sample"], "transitions": ["transitions"],
                      "graph": ["graph"],
                      "counters": ["counters", "core", "attach", "core_transitions",
                                   "depleted"],
-                     "cores": ["cores"], "rolls": ["rolls"]}
+                     "cores": ["cores"], "rolls": ["rolls"],
+                     "counter_observations": ["observe_counters"]}
 
 
 def declaring(game_class: type, *fast_paths: str) -> object:
