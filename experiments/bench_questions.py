@@ -227,9 +227,12 @@ def train_profiles(systems: list[str], folder: Path, personalities: dict[str, st
         argv = ["train", system, *TRAINING[system], "--personality", personalities[system],
                 "--iterations", str(TRAINING_ITERATIONS), "--out", str(out)]
         done = run_once(argv, environment(folder / "train-store", tree), "", timeout)
-        if done["status"] != "ok":
+        if done["status"] != "ok" and tree == ROOT:
             raise SystemExit(f"training the {system} profile failed ({tree}): "
                              f"{done['error']}")
+        if done["status"] != "ok":   # the baseline's is thrown away: its failure is a note
+            print(f"  the baseline could not train the {system} profile: {done['error']}",
+                  file=sys.stderr)
         profiles[system] = out
     return profiles
 

@@ -11,6 +11,7 @@ import pytest
 
 import envs
 from agents.cli import main
+from agents.cli.common import json_text
 from agents.cli.situations import parse_state
 from agents.cli.solve import indifferent
 
@@ -175,3 +176,21 @@ def test_a_situation_where_every_choice_is_worth_the_same_says_so(capsys, fencin
     assert main(["odds", "falkenstein", *sheets, "--vs", "uniform", "--no-cache"]) == 0
     said = "any choice (AA, AD, AR, DD, DR, RR): all are equally good against it"
     assert (said in capsys.readouterr().out) == equal
+
+
+def test_json_text_is_the_document_one_entry_a_line_to_two_levels():
+    document = {"plan": [{"reach": 0.5, "play": {"AA": 1.0}}, {"reach": np.float64(0.25)}],
+                "best": {"win": np.float32(0.5), "endings": {"draw": 1}}, "empty": {},
+                "none": [], "word": "é", "numbers": np.arange(3), "pair": (1, 2)}
+    text = json_text(document)
+    assert json.loads(text) == json.loads(json.dumps(document, default=_plain))
+    assert text.splitlines() == [
+        "{", '  "plan": [', '    {"reach": 0.5, "play": {"AA": 1.0}},',
+        '    {"reach": 0.25}', "  ],", '  "best": {', '    "win": 0.5,',
+        '    "endings": {"draw": 1}', "  },", '  "empty": {},', '  "none": [],',
+        '  "word": "\\u00e9",', '  "numbers": [0, 1, 2],', '  "pair": [', "    1,", "    2",
+        "  ]", "}"]
+
+
+def _plain(value):
+    return value.tolist() if hasattr(value, "tolist") else value.item()

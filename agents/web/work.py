@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import logging
 import os
 import traceback
@@ -19,7 +18,7 @@ import traceback
 from solver.errors import InputError
 
 from ..cli import dice, odds, profile, solve, systems, train
-from ..cli.common import _jsonable
+from ..cli.common import json_text
 
 #: the command whose document each kind of work builds
 DOCUMENTS = {"solve": solve.document, "odds": odds.document, "dice": dice.document,
@@ -35,11 +34,11 @@ def document_text(kind: str, args, on_progress=None) -> str:
     if kind == "train":
         return _printed(train.run, args)
     if kind == "sweep":
-        return json.dumps(sweep_document(args, on_progress), indent=2)
+        return json_text(sweep_document(args, on_progress))
     uses_store = not getattr(args, "no_cache", True)
     with _store() if uses_store else contextlib.nullcontext():
         document = DOCUMENTS[kind](args)
-    return json.dumps(document, indent=2, default=_jsonable)
+    return json_text(document)
 
 
 def sweep_document(args, on_progress=None) -> dict:

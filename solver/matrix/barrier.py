@@ -112,6 +112,14 @@ def _newton_step(Q, p, cols, beta, y, mu):
     for i in range(n):
         for j in range(m):
             gradient[j] += x[i] * Q[i, j]
+    # the centred payoffs by column, and weighted by x, each computed once (the same
+    # products, in the same order, as (Q[i, j] - g[j]) * x[i] * (Q[i, k] - g[k]))
+    centred = np.empty((m, n))
+    weighted = np.empty((m, n))
+    for j in range(m):
+        for i in range(n):
+            centred[j, i] = Q[i, j] - gradient[j]
+            weighted[j, i] = centred[j, i] * x[i]
     kkt = np.zeros((m + 1, m + 1))
     rhs = np.zeros(m + 1)
     for j in range(m):
@@ -125,7 +133,7 @@ def _newton_step(Q, p, cols, beta, y, mu):
             if cols[k]:
                 total = 0.0
                 for i in range(n):
-                    total += (Q[i, j] - gradient[j]) * x[i] * (Q[i, k] - gradient[k])
+                    total += weighted[j, i] * centred[k, i]
                 kkt[j, k] = total / beta
         kkt[j, j] += mu / y[j] ** 2
     solved = _solve_kkt(kkt, rhs)
