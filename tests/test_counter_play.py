@@ -77,6 +77,16 @@ def test_a_profile_read_over_the_counters_plays_its_mix_at_every_decision(small,
         assert np.abs(rows - np.array(by_state)).max() <= 1e-15
 
 
+def test_an_observation_past_its_declared_bounds_is_read_whole():
+    # HitPennies declares hit points up to 9: at 300 they pass the uint8 the bounds fit
+    game = HitPennies(300, 2)
+    table = {(hp_a, hp_b, 0): np.array([0.25, 0.75]) for hp_a in range(1, 301)
+             for hp_b in (1, 2)}
+    mixes = counter_decisions(game).rows(
+        game, counter_mixes(game, TabularPolicy(table, "skewed"), "a"), "a")
+    assert np.array_equal(mixes, np.tile([0.25, 0.75], (len(mixes), 1)))
+
+
 @pytest.mark.parametrize("player", ["a", "b"])
 def test_a_counter_policy_reads_at_a_state_the_mix_its_table_holds(small, player):
     game, graph, live = small

@@ -168,20 +168,27 @@ def observed(game: Game, graph, grid, player: str) -> np.ndarray:
     known = _OBSERVED.get(key)
     if known is not None and known[0]() is graph:
         return known[1]
-    slots = graph.slots[player]
-    cores = np.flatnonzero(np.diff(slots) > 0)
+    cores = np.flatnonzero(np.diff(graph.slots[player]) > 0)
     points = np.asarray(grid.points)
-    if game.info.has("counter_observations"):
-        rows = [game.observe_counters(graph.cores[core], points, player) for core in cores]
-    else:
-        rows = [np.array([game.observe(game.attach(graph.cores[core], counters), player)
-                          for counters in points], dtype=np.int64) for core in cores]
-    fields = len(game.info.observation_fields)
-    table = np.stack(rows) if rows else np.zeros((0, grid.size, fields), dtype=np.int64)
-    table = table.astype(np.result_type(np.min_scalar_type(int(table.min(initial=0))),
-                                        np.min_scalar_type(int(table.max(initial=0)))))
-    for stale in [k for k, (ref, _) in _OBSERVED.items() if ref() is None]:
-        del _OBSERVED[stale]
+    info = game.info
+    # the narrowest type of the declared bounds, a core at a time (the whole duel's as
+    # int64 at once would be a gigabyte at level 5), widened if a core passes them
+    table = np.empty((len(cores), grid.size, len(info.observation_fields)), np.result_type(
+        *(np.min_scalar_type(int(bound)) for bound in (*info.observation_low,
+                                                        *info.observation_high, 0))))
+    for n, core in enumerate(cores.tolist()):
+        if info.has("counter_observations"):
+            seen = game.observe_counters(graph.cores[core], points, player)
+        else:
+            seen = np.array([game.observe(game.attach(graph.cores[core], counters), player)
+                             for counters in points], dtype=np.int64)
+        limits = np.iinfo(table.dtype)
+        if len(seen) and (seen.min() < limits.min or seen.max() > limits.max):
+            table = table.astype(np.int64)
+        table[n] = seen
+    # a copy of the entries (another thread, a web screen's, may add one meanwhile)
+    for stale in [k for k, (ref, _) in list(_OBSERVED.items()) if ref() is None]:
+        _OBSERVED.pop(stale, None)
     _OBSERVED[key] = (weakref.ref(graph), table)
     return table
 
