@@ -116,7 +116,8 @@ def write_section(name: str, title: str, columns: Sequence[Column], rows: Iterab
     text = path.read_text(encoding="utf-8") if path.exists() else "# Performance\n"
     path.write_text(replace_section(text, name, section(name, title, body, stamp)),
                     encoding="utf-8")
-    print(f"wrote the {name} table to {path}")
+    # on stderr: a benchmark's --json prints one document on stdout
+    print(f"wrote the {name} table to {path}", file=sys.stderr)
 
 
 def reading_row(reading: str, choice, duel: dict, solution) -> dict:
