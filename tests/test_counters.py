@@ -263,6 +263,24 @@ def test_the_start_statistics_follow_the_same_count():
     assert solution.convergence.cyclic and solution.convergence.converged
 
 
+def test_the_game_is_asked_once_which_cores_open_a_unit():
+    # every play pushed forward on one explored duel counts its length over the same
+    # cores: the second solve asks the game nothing and counts the same hand count
+    asked = []
+
+    class Counted(HitPennies):
+        def starts_unit(self, state) -> bool:
+            asked.append(state)
+            return super().starts_unit(state)
+
+    game = Counted(3, 4)
+    first = solve_counters(game)
+    cores = len(asked)
+    second = solve_counters(game)
+    assert cores > 0 and len(asked) == cores
+    assert second.expected_length == first.expected_length
+
+
 def test_a_chance_step_inside_the_cycle_keeps_the_hand_count():
     # the same count as HitPennies (the roll only moved to a step of its own): from
     # (3, 4) A wins 11/16, and every exchange now takes two steps

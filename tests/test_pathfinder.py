@@ -744,6 +744,15 @@ def test_situation_speaks_from_the_players_side():
     assert "cannot be demoralized again" in text
 
 
+def test_each_side_of_a_situation_says_its_shield_guard_and_reaction():
+    game = make()
+    state = State(hp_a=9, hp_b=14, sh_a=2, og_b=1, spent_b=1, fr_b=2)
+    assert game.situation(state, "b") == (
+        "a new round, choosing skill, order and plan: you are at 14 HP, frightened 2, "
+        "off-guard until his own next turn, reaction spent until your next turn; "
+        "he is at 9 HP, shield raised, reaction kept for Shield Block")
+
+
 def test_an_action_reads_as_a_game_master_says_it():
     # the ruleset's plan feint_strike2 is feint, strike, strike; order 1 is "second"
     game = make()

@@ -4,6 +4,7 @@ viewer sees it, one step narrated, and a decision in plain words for a game mast
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cached_property
 
 import numpy as np
 
@@ -140,22 +141,23 @@ class PathfinderWords(PathfinderGame):
 
     def side_words(self, state: State, side: str, viewer: str | None = None) -> str:
         """One duellist's position: HP, frightened, shield, off-guard, immunity."""
-        get = state._asdict()
+        def get(field: str) -> int:   # a plan words 80,000 sides: no dict of the state each
+            return getattr(state, f"{field}_{side}")
         who = self._name(side, viewer)
         be = "are" if who == "you" else "is"
         parts = [f"{who} {be} unblooded" if self.first_blood
-                 else f"{who} {be} at {get[f'hp_{side}']} HP"]
-        if get[f"fr_{side}"]:
-            parts.append(f"frightened {get[f'fr_{side}']}")
-        if get[f"sh_{side}"]:
+                 else f"{who} {be} at {get('hp')} HP"]
+        if get("fr"):
+            parts.append(f"frightened {get('fr')}")
+        if get("sh"):
             parts.append("shield raised" + (", reaction kept for Shield Block"
-                                            if get[f"sh_{side}"] == 2 else ""))
-        if get[f"og_{side}"]:
-            parts.append(_OFF_GUARD[get[f"og_{side}"]])
-        if get[f"spent_{side}"]:
+                                            if get("sh") == 2 else ""))
+        if get("og"):
+            parts.append(_OFF_GUARD[get("og")])
+        if get("spent"):
             parts.append("reaction spent until " + ("your" if who == "you" else "his")
                          + " next turn")
-        if get[f"dem_{_other(side)}"]:
+        if getattr(state, f"dem_{_other(side)}"):
             parts.append("cannot be demoralized again")  # one wording, whoever reads it
         return ", ".join(parts)
 
@@ -232,10 +234,20 @@ class PathfinderWords(PathfinderGame):
         """An action as a game master says it to his player: "Intimidation for
         initiative, first on winning it; Demoralize, Strike, Strike"; the same words
         for either side (the table says "you" and "them")."""
-        if name not in self.info.action_names:
+        said = self._advice_by_name.get(name)
+        if said is None:
             raise InputError(f"unknown action {name!r}; allowed: "
                              f"{', '.join(self.info.action_names)}")
-        action = self.info.action_names.index(name)
+        return said
+
+    @cached_property
+    def _advice_by_name(self) -> dict[str, str]:
+        """Every action's advice, worded once (a plan says 40,000 of them)."""
+        return {name: self._advice(action)
+                for action, name in enumerate(self.info.action_names)}
+
+    def _advice(self, action: int) -> str:
+        name = self.info.action_names[action]
         if action == self.wait:
             return "wait"
         if action in self.reaction_actions:

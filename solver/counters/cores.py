@@ -7,7 +7,7 @@ of cores in dependency order with their stage shapes (``Block``, ``Part``, ``Gro
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain
 
@@ -206,11 +206,23 @@ class CoreGraph(state_table.PicklesStatesAsTable):
     blocks: list[Block]
     terminal: np.ndarray   # (N,) cores that end the game whatever the counters
     payoff: np.ndarray     # (N,) their payoff to A (0 elsewhere)
+    _unit_starts: np.ndarray | None = field(default=None, repr=False, compare=False)
     STATES = "cores"
 
     @property
     def size(self) -> int:
         return len(self.cores)
+
+    def unit_starts(self, game: Game, top: tuple) -> np.ndarray:
+        """(cores,) bool: the live cores that open one of the game's length units (the
+        game says so whatever the counters hold: asked at ``top``, the grid's start);
+        asked once per graph: every play pushed forward on it counts the length."""
+        if self._unit_starts is None:
+            self._unit_starts = np.fromiter(
+                (not dead and game.starts_unit(game.attach(core, top))
+                 for core, dead in zip(self.cores, self.terminal.tolist(), strict=True)),
+                dtype=bool, count=self.size)
+        return self._unit_starts
 
     def __post_init__(self):
         #: cores where someone has more than one legal action, and the place of each

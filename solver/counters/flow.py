@@ -38,14 +38,6 @@ def endings(game: Game, graph: CoreGraph, grid: Grid, ends: list[State],
     return {k: v for k, v in sorted(labels.items(), key=lambda kv: -kv[1]) if v > 0}
 
 
-def unit_starts(game: Game, graph: CoreGraph, grid: Grid) -> np.ndarray:
-    """(cores,) bool: the live cores that open one of the game's length units (the
-    game says so whatever the counters hold)."""
-    return np.fromiter((not dead and game.starts_unit(game.attach(core, grid.top))
-                        for core, dead in zip(graph.cores, graph.terminal.tolist(),
-                                              strict=True)), dtype=bool, count=graph.size)
-
-
 def play_forward(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs: np.ndarray,
           tolerance: float, max_sweeps: int,
           units: np.ndarray, visits: tuple[np.ndarray, np.ndarray] | None = None

@@ -335,12 +335,12 @@ def forward_statistics(game: Game, graph: CoreGraph, grid: Grid, roots: list, va
     visits it makes: the chance of play reaching each core where someone chooses, by
     point, and the expected visits of every core. Without ``statistics`` only the
     value (the rest left at 0, no visits)."""
-    from .flow import endings, play_forward, unit_starts
+    from .flow import endings, play_forward
     ends = [game.depleted(k) for k in range(len(grid.top))]
     payoffs = np.array([float(game.payoff(s)) for s in ends])
     visits = (np.zeros((grid.size, int(graph.chooses.sum()))), np.zeros(graph.size))
     win, loss, steps = play_forward(graph, grid, roots, mixes, payoffs, tolerance,
-                             max_sweeps, unit_starts(game, graph, grid), visits
+                             max_sweeps, graph.unit_starts(game, grid.top), visits
                              ) if statistics else (0.0, 0.0, 0.0)
     totals = np.array([value, win, loss, steps])
     draw = float(max(0.0, 1.0 - win - loss)) if statistics else 0.0
