@@ -120,6 +120,24 @@ def test_put_hands_back_its_own_copy_whatever_replaces_the_file_after(tmp_path):
     assert bytes(store.get("one key")) == b"theirs"
 
 
+def test_an_answer_without_arrays_is_kept_as_computed_and_one_with_arrays_as_stored(
+        tmp_path, monkeypatch):
+    # reading a document back frees the computed arrays for the store's pages; a plan
+    # of plain rows frees nothing, and its 40,000 rows took half a second to read back
+    read = []
+    real = solver.cache.read_answer
+    monkeypatch.setattr(solver.cache, "read_answer",
+                        lambda payload, game: read.append(1) or real(payload, game))
+    store, game = AnswerStore(tmp_path), falkenstein()
+    rows = {"plan": [{"win": 0.25, "situation": "first exchange"}] * 3}
+    assert solver.cache.remembered(game, "rows", lambda: rows, store) is rows
+    assert read == []
+    table = {"values": np.arange(4.0)}
+    found = solver.cache.remembered(game, "table", lambda: table, store)
+    assert read == [1] and found is not table
+    assert np.array_equal(found["values"], np.arange(4.0))
+
+
 def test_a_payload_that_does_not_unpickle_is_a_miss(tmp_path):
     store = AnswerStore(tmp_path)
     game = falkenstein()
