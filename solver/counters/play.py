@@ -176,12 +176,9 @@ def observed(game: Game, graph, grid, player: str) -> np.ndarray:
     table = np.empty((len(cores), grid.size, len(info.observation_fields)), np.result_type(
         *(np.min_scalar_type(int(bound)) for bound in (*info.observation_low,
                                                         *info.observation_high, 0))))
+    read = _reader(game, points, player)
     for n, core in enumerate(cores.tolist()):
-        if info.has("counter_observations"):
-            seen = game.observe_counters(graph.cores[core], points, player)
-        else:
-            seen = np.array([game.observe(game.attach(graph.cores[core], counters), player)
-                             for counters in points], dtype=np.int64)
+        seen = read(graph.cores[core])
         limits = np.iinfo(table.dtype)
         if len(seen) and (seen.min() < limits.min or seen.max() > limits.max):
             table = table.astype(np.int64)
@@ -191,6 +188,15 @@ def observed(game: Game, graph, grid, player: str) -> np.ndarray:
         _OBSERVED.pop(stale, None)
     _OBSERVED[key] = (weakref.ref(graph), table)
     return table
+
+
+def _reader(game: Game, points: np.ndarray, player: str):
+    """What ``player`` observes at a core at each of ``points`` (points, fields): the
+    game's ``observe_counters`` where it declares it, else ``observe`` point by point."""
+    if game.info.has("counter_observations"):
+        return lambda core: game.observe_counters(core, points, player)
+    return lambda core: np.array([game.observe(game.attach(core, counters), player)
+                                  for counters in points], dtype=np.int64)
 
 
 def _same_layout(solution: CounterSolution, game: Game, graph, start: State | None) -> bool:
