@@ -41,22 +41,23 @@ def endings(game: Game, graph: CoreGraph, grid: Grid, ends: list[State],
 def play_forward(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs: np.ndarray,
           tolerance: float, max_sweeps: int,
           units: np.ndarray, visits: tuple[np.ndarray, np.ndarray] | None = None
-          ) -> tuple[float, float, float]:
-    """Play under the solved mixes from the roots, pushed forward layer by
-    layer from the top (a step lowers the counters or stays in its layer): A's chances
-    to win and to lose (ending with a positive or a negative payoff: a depleted
-    counter, ``payoffs``, or a terminal core), and the expected length (each visit
-    of a core in ``units`` counts one). ``visits``, when given, receives the chance of
-    reaching each core where someone chooses by point (points, choosing cores) and the
-    expected visits of every core over all points (cores,)."""
+          ) -> tuple[float, float, float, float]:
+    """Play under the solved mixes from the roots, pushed forward layer by layer from
+    the top (a step lowers the counters or stays in its layer): A's chances to win and
+    to lose (ending with a positive or a negative payoff: a depleted counter,
+    ``payoffs``, or a terminal core), the expected length (each visit of a core in
+    ``units`` counts one) and the expected payoff. ``visits``, when given, receives the
+    chance of reaching each core where someone chooses by point (points, choosing cores)
+    and the expected visits of every core over all points (cores,)."""
     # the chance of arriving at each landing core by point (``Grid.column``); row 0's
     # column of counter k depleted: the chance of depleting it
     arriving = np.zeros((len(graph.landing), grid.columns))
     layer_of = np.empty(grid.size, dtype=np.int64)
     for number, points in enumerate(grid.layers):
         layer_of[points] = number
-    ending = np.sign(graph.payoff[graph.terminal])
-    steps, win, loss = 0.0, 0.0, 0.0
+    final = graph.payoff[graph.terminal]
+    ending = np.sign(final)
+    steps, win, loss, worth = 0.0, 0.0, 0.0, 0.0
     gather = graph.landings.gather
     at_once = max(1, FLOW_ENTRIES // max(len(graph.pair_core), graph.size))
     # play only lowers the counters: the layers above the highest root's hold no chance
@@ -86,12 +87,13 @@ def play_forward(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs
                 ended = flow.inflow[graph.terminal].sum(axis=1)
                 win += float(ended[ending > 0].sum())
                 loss += float(ended[ending < 0].sum())
+                worth += float(ended @ final)
                 written = summed[:, at + begin:at + begin + len(points)]
                 counter_sums.times(gather, flow.pairs, written, add=False)
         feed(graph, grid, together, summed, arriving)
     depleted = arriving[:, grid.column[grid.size:]].sum(axis=0)
     return (win + float(depleted[payoffs > 0].sum()), loss + float(depleted[payoffs < 0].sum()),
-            steps)
+            steps, worth + float(depleted @ payoffs))
 
 
 def _layer_flow(graph: CoreGraph, grid: Grid, points: np.ndarray, arriving: np.ndarray,
