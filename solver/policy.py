@@ -24,6 +24,12 @@ class UniformPolicy:
     def probabilities(self, observation: Observation, mask: np.ndarray) -> np.ndarray:
         return uniform_over(mask)
 
+    def batch_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Uniform over many observations at once (a ``BatchPolicy``): a knockout has
+        hundreds of thousands."""
+        masks = np.asarray(masks, dtype=float)
+        return masks / masks.sum(axis=-1, keepdims=True)
+
 
 class MixPolicy:
     """A fixed mix over named actions, renormalised over what is legal; where none of

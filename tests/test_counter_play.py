@@ -26,11 +26,9 @@ from solver import (
     solve_moment,
     solve_regularized,
 )
-from solver.counters import solution as counters_solution
 from solver.counters.cores import fits_state_graph
 from solver.counters.play import (
     CounterResponse,
-    chances_of,
     counter_best_response,
     counter_chances,
     counter_decisions,
@@ -39,7 +37,6 @@ from solver.counters.play import (
     counter_regularized,
 )
 from solver.game import policy_mix
-from solver.markov.evaluate import state_chances
 from solver.markov.graph import build_graph
 from solver.policy import MixPolicy, TabularPolicy, UniformPolicy
 
@@ -142,33 +139,10 @@ def test_evaluation_and_chances_from_every_state_agree_with_the_state_graph(smal
     with facade.forcing("states"):
         response = best_response(game, "uniform", "b")
     chances = counter_chances(counter_best_response(game, "uniform", "b").play)
+    from solver.markov.evaluate import state_chances
     expected = state_chances(graph, response.opponent_mixes, response.mixes)
     found = np.array([chances.at(graph.states[s]) for s in live])
     assert np.abs(found - expected[live]).max() < AGREE
-
-
-def test_chances_under_a_ceiling_for_one_table_are_solved_apart_and_agree(small, monkeypatch):
-    # the win and loss tables are solved side by side where both fit: under a ceiling
-    # that holds one, each is solved alone, and the chances are the state graph's
-    game, graph, live = small
-    with facade.forcing("states"):
-        response = best_response(game, "uniform", "b")
-    expected = state_chances(graph, response.opponent_mixes, response.mixes)
-    play = counter_best_response(game, "uniform", "b").play
-    located = np.array([play._locate(graph.states[s]) for s in live])
-    one_table = counters_solution.solution_bytes(play.cores, play.grid, len(play._kept))
-    solve_layers, scorings = counters_solution._solve_layers, []
-
-    def counted(*args, **kwargs):
-        scorings.append(len(args[5]))
-        return solve_layers(*args, **kwargs)
-    monkeypatch.setattr(counters_solution, "_solve_layers", counted)
-    for ceiling, passes in ((2 * one_table, [2]), (one_table + one_table // 2, [1, 1])):
-        monkeypatch.setattr(counters_solution, "ceiling", lambda ceiling=ceiling: ceiling)
-        scorings.clear()
-        found = chances_of(play, located[:, 0], located[:, 1])
-        assert scorings == passes
-        assert np.abs(np.array(found) - expected[live]).max() < AGREE
 
 
 def test_exploitability_over_counters_agrees_with_the_state_graph(small):

@@ -25,7 +25,7 @@ from solver import (
     solve_regularized,
 )
 from solver.markov.graph import build_graph
-from solver.policy import MixPolicy
+from solver.policy import MixPolicy, UniformPolicy
 
 AGREE = 1e-9
 GAMES = [HitPennies(3, 4), RolledPennies(3, 4)]
@@ -265,6 +265,15 @@ def test_duel_solve_by_a_field_answers_a_counter_game(capsys):
             for action, p in reference[key].items():
                 assert row[key][action] == pytest.approx(p, abs=AGREE)
             assert sum(row[key].values()) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_uniform_play_over_many_situations_is_each_ones_legal_actions_evenly():
+    masks = np.array([[True, True, True, True], [False, True, False, True],
+                      [False, False, True, False]])
+    found = UniformPolicy().batch_probabilities(np.zeros((3, 2)), masks)
+    assert np.array_equal(found, [[0.25] * 4, [0.0, 0.5, 0.0, 0.5], [0.0, 0.0, 1.0, 0.0]])
+    for row, mask in enumerate(masks):
+        assert np.array_equal(UniformPolicy().probabilities((row,), mask), found[row])
 
 
 def test_a_fixed_mix_over_many_situations_is_each_ones_mix():

@@ -46,10 +46,10 @@ def solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tuple
     settled by ``rule``; the mixes are written into ``mixes``. ``reading`` is what the
     steps that lower a counter bring at ``points`` (``read_lowered``), the landing cores'
     values by point (earlier layers filled) and the terminal cores' payoffs (as the
-    rule scores them, by point)."""
+    rule scores them)."""
     known, landed, ends = reading
     layer = np.zeros((graph.size, len(points)))
-    layer[graph.terminal] = ends
+    layer[graph.terminal] = ends[:, None]
 
     def stage_values(part: Part) -> np.ndarray:
         return counter_sums.times(part.zero, layer, counter_sums.times(part.lowering, known))

@@ -14,7 +14,6 @@ interface of its state-graph twin (``solver.markov``).
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -28,13 +27,7 @@ from ..markov.stages import MAX_SWEEPS, TOLERANCE, Convergence
 from ..policy import TabularPolicy, named_policy
 from ..results import summary
 from .cores import explore
-from .solution import (
-    CounterPolicy,
-    CounterSolution,
-    evaluate_channels,
-    forward_statistics,
-    solve_counters,
-)
+from .solution import CounterPolicy, CounterSolution, forward_statistics, solve_counters
 from .stage_rules import BestReply, FixedPair, Regularized
 
 #: a decision reached less often than this is left out of a plan
@@ -402,34 +395,28 @@ class CounterChances:
 def counter_chances(solution: CounterSolution, tolerance: float = TOLERANCE,
                     max_sweeps: int = MAX_SWEEPS) -> CounterChances:
     """Under the mixes of ``solution``, A's chances of winning and losing from every
-    state: the evaluations whose payoffs are the indicators of A's win and loss."""
-    return CounterChances(*_chances(solution, tolerance, max_sweeps))
+    state: two evaluations whose payoffs are the indicators of A's win and loss."""
+    return CounterChances(*(_chance(solution, sign, tolerance, max_sweeps)
+                            for sign in (1.0, -1.0)))
 
 
-def _chances(solution: CounterSolution, tolerance: float, max_sweeps: int
-             ) -> Iterator[CounterSolution]:
-    """Under the mixes of ``solution``, the chance of A's win, then of his loss, from
-    every state (``evaluate_channels``)."""
-    return evaluate_channels(solution.game, solution.mixes,
-                             [_indicator(1.0), _indicator(-1.0)], tolerance, max_sweeps)
-
-
-def _indicator(sign: float):
-    """The payoffs scored as A's win (``sign`` 1) or loss (-1): 1 there, 0 elsewhere."""
-    return lambda payoff: (sign * np.asarray(payoff) > 0).astype(float)
+def _chance(solution: CounterSolution, sign: float, tolerance: float,
+            max_sweeps: int) -> CounterSolution:
+    """Under the mixes of ``solution``, the chance of A's win (``sign`` 1) or loss (-1)
+    from every state: an evaluation whose payoff is its indicator."""
+    return solve_counters(solution.game, tolerance, max_sweeps, statistics=False,
+                          rule=FixedPair(solution.mixes, scores=lambda payoff: (
+                              sign * np.asarray(payoff) > 0).astype(float)))
 
 
 def chances_of(solution: CounterSolution, cores: np.ndarray, points: np.ndarray,
                tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS
                ) -> list[tuple[float, float, float]]:
     """A's (win, draw, loss) from the states at ``cores`` and flat ``points`` under the
-    mixes of ``solution``, each table dropped once read (a large duel's plan, whose
-    tables are solved one after the other, holds one at a time)."""
-    found = []
-    for chance in _chances(solution, tolerance, max_sweeps):
-        found.append(chance.values_of(cores, points))
-        del chance   # before the next table is solved
-    wins, losses = found
+    mixes of ``solution``, the win's table freed before the loss's is solved (a large
+    duel's plan holds one such table at a time)."""
+    wins, losses = (_chance(solution, sign, tolerance, max_sweeps).values_of(cores, points)
+                    for sign in (1.0, -1.0))
     return [(win, max(0.0, 1.0 - win - loss), loss)
             for win, loss in zip(wins.tolist(), losses.tolist(), strict=True)]
 

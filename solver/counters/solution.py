@@ -4,7 +4,7 @@ as a policy on observations (``CounterPolicy``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -23,7 +23,6 @@ from .cores import CoreGraph, explore, require_states
 from .grid import Grid
 
 if TYPE_CHECKING:
-    from .layers import Record
     from .stage_rules import StageRule
 
 # the solving modules (``flow``, ``layers``, ``stage_rules``: numba) are imported by
@@ -286,101 +285,46 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     swap it for a reference solver; or a best reply, a fixed pair, a regularised
     player). Without ``statistics`` the play is not pushed forward (win, loss, length
     and ``visits`` are left at 0)."""
+    from .layers import Record, read_lowered, solve_layer
     from .stage_rules import Equilibrium
     graph, grid, roots = explore(game, None if start is None else [(1.0, start)])
     rule = Equilibrium(stage_values, grid) if rule is None else rule
-    kept = kept_cores(graph, [core for _, core, _ in roots])
-    require_room(graph, grid, len(kept))
-    mixes = {p: rule.fixed[p] if p in rule.fixed else np.zeros((grid.size, int(
-        graph.slots[p][-1]))) for p in ("a", "b")}
-    from .layers import Record
-    record = Record(tolerance)
-    # each counter value counted twice: its stage games, then the play pushed through it
-    with progress.task("solving", grid.size * (2 if statistics else 1), "counter values"):
-        held, = _solve_layers(game, graph, grid, kept, rule, [rule.scores], mixes, record,
-                              max_sweeps)
-        evaluation, visits = forward_statistics(game, graph, grid, roots,
-                                                _roots_value(kept, held, grid, roots), mixes,
-                                                tolerance, max_sweeps, statistics)
-    return CounterSolution(game, graph, grid, (kept, held), mixes, evaluation,
-                           record.convergence(), visits, start)
-
-
-def evaluate_channels(game: Game, mixes: dict[str, np.ndarray], scorings: list[Callable],
-                      tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS
-                      ) -> Iterator[CounterSolution]:
-    """The values under the fixed ``mixes`` (the solver's layout) from the game's start,
-    for each scoring of the payoffs in turn (A's win and loss indicators, say), solved
-    in one pass over the layers: each layer's sparse sums take every scoring's columns
-    side by side. A column's arithmetic is that of its scoring solved alone; only the
-    sweeps of a cyclic block run until every column is still, a few roundings more.
-    Where the tables of all the scorings together would pass the memory ceiling, each
-    is solved when the one before has been taken (a caller that reads and drops each
-    holds one table at a time)."""
-    graph, grid, roots = explore(game)
-    kept = kept_cores(graph, [core for _, core, _ in roots])
-    if len(scorings) * solution_bytes(graph, grid, len(kept)) > ceiling():
-        for scores in scorings[:-1] if len(scorings) > 1 else []:
-            yield from evaluate_channels(game, mixes, [scores], tolerance, max_sweeps)
-        scorings = scorings[-1:]
-    from .layers import Record
-    from .stage_rules import FixedPair
-    require_room(graph, grid, len(kept))
-    record = Record(tolerance)
-    with progress.task("solving", grid.size, "counter values"):
-        helds = _solve_layers(game, graph, grid, kept, FixedPair(mixes), scorings, mixes,
-                              record, max_sweeps)
-    while helds:
-        held = helds.pop(0)
-        value = _roots_value(kept, held, grid, roots)
-        evaluation, _ = forward_statistics(game, graph, grid, roots, value, mixes, tolerance,
-                                           max_sweeps, statistics=False)
-        yield CounterSolution(game, graph, grid, (kept, held), mixes, evaluation,
-                              record.convergence())
-
-
-def _solve_layers(game: Game, graph: CoreGraph, grid: Grid, kept: np.ndarray,
-                  rule: StageRule, scorings: list[Callable | None], mixes: dict,
-                  record: Record, max_sweeps: int) -> list[np.ndarray]:
-    """The kept cores' values (kept cores, ``grid.columns``) with the payoffs scored by
-    each of ``scorings`` (None: as they are), layer by layer from the bottom, the mixes
-    the rule settles written into ``mixes``. Several scorings are solved side by side:
-    a layer's columns are the first scoring's points, then the second's, and so on (a
-    rule whose play does not depend on the values: a fixed pair)."""
-    from .layers import read_lowered, solve_layer
-    channels = len(scorings)
-    ends = [game.depleted(k) for k in range(len(grid.top))]
+    counters = len(grid.top)
+    ends = [game.depleted(k) for k in range(counters)]
     payoffs = np.array([float(game.payoff(s)) for s in ends])
+    scored = payoffs if rule.scores is None else rule.scores(payoffs)
     finals = graph.payoff[graph.terminal]
-    scored = [(payoffs, finals) if scores is None else (scores(payoffs), scores(finals))
-              for scores in scorings]
+    finals = finals if rule.scores is None else rule.scores(finals)
     # the values kept by hit points first: the landing cores (those a decrement
     # reaches, what a layer reads) first, then those a state's value cannot be
     # rebuilt from in one step (see CounterSolution); the others are never stored
-    helds = [np.zeros((len(kept), grid.columns)) for _ in scorings]
-    for held, (depleted, _) in zip(helds, scored, strict=True):
-        held[:, grid.column[grid.size:]] = depleted
-    landed = [held[:len(graph.landing)] for held in helds]
-    for first, last in grid.reads:
-        together, starts = grid.together(first, last)
-        known = [read_lowered(graph, grid, together, lands) for lands in landed]
-        for points, at in zip(grid.layers[first:last], starts, strict=True):
-            width = len(points)
-            reading = (np.ascontiguousarray(np.hstack([k[:, at:at + width] for k in known])),
-                       landed[0], np.repeat(np.stack([f for _, f in scored], axis=1), width,
-                                            axis=1))
-            layer = solve_layer(graph, grid, np.tile(points, channels), reading, mixes,
-                                record, record.tolerance, max_sweeps, rule)
-            values = layer[kept]
-            for c, held in enumerate(helds):
-                held[:, grid.span(points)] = values[:, c * width:(c + 1) * width]
-            progress.advance(width, "stage games")
-    return helds
-
-
-def _roots_value(kept: np.ndarray, held: np.ndarray, grid: Grid, roots: list) -> float:
-    position = {core: at for at, core in enumerate(kept.tolist())}
-    return float(sum(p * held[position[core], grid.column[point]] for p, core, point in roots))
+    kept = kept_cores(graph, [core for _, core, _ in roots])
+    require_room(graph, grid, len(kept))
+    held = np.zeros((len(kept), grid.columns))
+    held[:, grid.column[grid.size:]] = scored
+    landed = held[:len(graph.landing)]
+    mixes = {p: rule.fixed[p] if p in rule.fixed else np.zeros((grid.size, int(
+        graph.slots[p][-1]))) for p in ("a", "b")}
+    record = Record(tolerance)
+    # each counter value counted twice: its stage games, then the play pushed through it
+    with progress.task("solving", grid.size * (2 if statistics else 1), "counter values"):
+        for first, last in grid.reads:
+            together, starts = grid.together(first, last)
+            known = read_lowered(graph, grid, together, landed)
+            for points, at in zip(grid.layers[first:last], starts, strict=True):
+                reading = (np.ascontiguousarray(known[:, at:at + len(points)]), landed,
+                           finals)
+                layer = solve_layer(graph, grid, points, reading, mixes, record, tolerance,
+                                    max_sweeps, rule)
+                held[:, grid.span(points)] = layer[kept]
+                progress.advance(len(points), "stage games")
+        position = {core: at for at, core in enumerate(kept.tolist())}
+        value = float(sum(p * held[position[core], grid.column[point]]
+                          for p, core, point in roots))
+        evaluation, visits = forward_statistics(game, graph, grid, roots, value, mixes,
+                                                tolerance, max_sweeps, statistics)
+    return CounterSolution(game, graph, grid, (kept, held), mixes, evaluation,
+                           record.convergence(), visits, start)
 
 
 def forward_statistics(game: Game, graph: CoreGraph, grid: Grid, roots: list,
