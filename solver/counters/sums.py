@@ -177,6 +177,8 @@ def from_the_top(chances, at, reach):
 
 #: products with fewer terms (entries times columns) run in one thread
 PARALLEL_TERMS = 1 << 18
+#: the rows one thread sums at a time, into one accumulator
+ROWS_AT_ONCE = 256
 
 
 def times(matrix, dense: np.ndarray, out: np.ndarray | None = None,
@@ -197,24 +199,33 @@ def times(matrix, dense: np.ndarray, out: np.ndarray | None = None,
 
 
 @numba.njit(cache=True)
-def _row(r, indptr, indices, data, dense, out, rows, fresh):
-    width, into = dense.shape[1], rows[r]
-    if fresh:
+def _row_run(first, last, indptr, indices, data, dense, out, rows, fresh, total):
+    """Rows ``first`` .. ``last``, each summed in ``total`` (its start: 0, or what its
+    row of ``out`` holds), then written: the compiler keeps ``total`` apart from
+    ``out`` and ``dense``, which it cannot do for a row of ``out`` (it may be
+    ``dense``), so the sum runs in registers. The terms are added in the same order."""
+    width = dense.shape[1]
+    for r in range(first, last):
+        into = _U(rows[r])
         for i in range(width):
-            out[into, i] = 0.0
-    for e in range(indptr[r], indptr[r + 1]):
-        j, p = indices[e], data[e]
+            total[i] = 0.0 if fresh else out[into, _U(i)]
+        for e in range(indptr[r], indptr[r + 1]):
+            j, p = _U(indices[e]), data[e]
+            for i in range(width):
+                total[_U(i)] += p * dense[j, _U(i)]
         for i in range(width):
-            out[_U(into), _U(i)] += p * dense[_U(j), _U(i)]
+            out[into, _U(i)] = total[i]
 
 
 @numba.njit(parallel=True, cache=True)
 def _rows_in_parallel(indptr, indices, data, dense, out, rows, fresh):
-    for r in numba.prange(len(indptr) - 1):
-        _row(r, indptr, indices, data, dense, out, rows, fresh)
+    count = len(indptr) - 1
+    for run in numba.prange((count + ROWS_AT_ONCE - 1) // ROWS_AT_ONCE):
+        _row_run(run * ROWS_AT_ONCE, min(count, (run + 1) * ROWS_AT_ONCE), indptr, indices,
+                 data, dense, out, rows, fresh, np.empty(dense.shape[1]))
 
 
 @numba.njit(cache=True)
 def _rows(indptr, indices, data, dense, out, rows, fresh):
-    for r in range(len(indptr) - 1):
-        _row(r, indptr, indices, data, dense, out, rows, fresh)
+    _row_run(0, len(indptr) - 1, indptr, indices, data, dense, out, rows, fresh,
+             np.empty(dense.shape[1]))
