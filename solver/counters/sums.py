@@ -201,9 +201,9 @@ def times(matrix, dense: np.ndarray, out: np.ndarray | None = None,
 @numba.njit(cache=True)
 def _row_run(first, last, indptr, indices, data, dense, out, rows, fresh, total):
     """Rows ``first`` .. ``last``, each summed in ``total`` (its start: 0, or what its
-    row of ``out`` holds), then written: the compiler keeps ``total`` apart from
-    ``out`` and ``dense``, which it cannot do for a row of ``out`` (it may be
-    ``dense``), so the sum runs in registers. The terms are added in the same order."""
+    row of ``out`` holds), then written. A row of ``out`` may be ``dense`` itself, so
+    summed there it was stored and read again at every entry; ``total`` is known apart
+    from both. The terms are added in the same order."""
     width = dense.shape[1]
     for r in range(first, last):
         into = _U(rows[r])
