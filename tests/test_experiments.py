@@ -29,6 +29,7 @@ TINY = {
     "bench_matrix": ["--games", "40", "--degenerate", "20", "--nashpy", "5", "--repeats", "1",
                      "--json"],
     "bench_pathfinder": ["--cases", "one", "--baseline-seconds", "0.5", "--json"],
+    "bench_sums": ["--hp", "2", "--repeats", "1", "--json"],
     "bench_sweep": ["--system", "falkenstein", "--json"],
     "bench_web": ["--quick", "--json"],
     "hidden_sizes": ["uchronia"],
