@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 
 import numpy as np
 import report
 import scipy.sparse as sp
+from bench_matrix import best_time
 
 import envs
 from solver.counters import sums
@@ -32,21 +32,12 @@ def stage_sums(hp: int | None) -> tuple[sp.csr_matrix, list[int]]:
     return matrix, sorted({len(points) for points in grid.layers})
 
 
-def fastest(run, repeats: int) -> float:
-    best = np.inf
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 def measure(matrix: sp.csr_matrix, width: int, repeats: int) -> dict:
     dense = np.random.default_rng(width).random((matrix.shape[1], width))
     ours, theirs = sums.times(matrix, dense), matrix @ dense   # compiled before timing
     return {"points": width, "entries": matrix.nnz,
-            "ours ms": 1e3 * fastest(lambda: sums.times(matrix, dense), repeats),
-            "scipy ms": 1e3 * fastest(lambda: matrix @ dense, repeats),
+            "ours ms": 1e3 * best_time(lambda: sums.times(matrix, dense), repeats),
+            "scipy ms": 1e3 * best_time(lambda: matrix @ dense, repeats),
             "equal": bool(np.array_equal(ours, theirs))}
 
 
