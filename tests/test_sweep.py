@@ -235,7 +235,8 @@ def _sweep_process(out: Path) -> subprocess.Popen:
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(ROOT), os.environ.get("PYTHONPATH", "")])}
     # Ctrl-C as a terminal gives it: a child inherits an ignored SIGINT, and Python then
-    # raises no KeyboardInterrupt (earlier tests of a full run leave this process so)
+    # raises no KeyboardInterrupt (a shell without job control starts a background
+    # command, such as a test run, with SIGINT ignored)
     return subprocess.Popen(command, env=environment, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, preexec_fn=_default_interrupt)
 
