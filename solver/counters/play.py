@@ -121,14 +121,20 @@ def counter_table(game: Game, policy: Policy | str, player: str) -> dict:
             for state, mix in zip(decisions.states, rows, strict=True)}
 
 
-def counter_visits(game: Game, policy_a: Policy | str, policy_b: Policy | str,
+def pushed_forward(game: Game, policy_a: Policy | str, policy_b: Policy | str,
                    tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
-                   start: State | None = None) -> CounterSolution:
-    """The fixed pair played over the counters (from the game's start, or from the
-    moment ``start``), with its statistics: ``evaluation``, ``visits`` (points,
-    choosing cores) and ``core_visits``."""
-    return solve_counters(game, tolerance, max_sweeps, start=start,
-                          rule=FixedPair(pair_mixes(game, policy_a, policy_b, start)))
+                   start: State | None = None, visits: bool = True
+                   ) -> tuple[Evaluation, tuple | None]:
+    """The fixed pair's play pushed forward from the game's start (or the moment
+    ``start``): its evaluation, the value the expected payoff of the ends it reaches,
+    and with ``visits`` the chance of reaching each choosing core by point (points,
+    choosing cores) and every core's expected visits. No value is solved core by core:
+    the pair's value at the start is all an evaluation needs."""
+    mixes = pair_mixes(game, policy_a, policy_b, start)
+    graph, grid, roots = explore(game, None if start is None else [(1.0, start)])
+    with progress.task("the play pushed forward", grid.size, "counter values"):
+        return forward_statistics(game, graph, grid, roots, None, mixes, tolerance,
+                                  max_sweeps, visits=visits)
 
 
 def counter_mixes(game: Game, policy: Policy | str, player: str,
@@ -371,12 +377,8 @@ def counter_evaluate(game: Game, policy_a: Policy | str, policy_b: Policy | str,
             and policy_b.solution is solution and solution.game is game
             and solution.start is None and solution.visits is not None and solution.exact):
         return solution.evaluation
-    mixes = pair_mixes(game, policy_a, policy_b, start)
-    graph, grid, roots = explore(game, None if start is None else [(1.0, start)])
-    with progress.task("the play pushed forward", grid.size, "counter values"):
-        evaluation, _ = forward_statistics(game, graph, grid, roots, None, mixes, tolerance,
-                                           max_sweeps, visits=False)
-    return evaluation
+    return pushed_forward(game, policy_a, policy_b, tolerance, max_sweeps, start,
+                          visits=False)[0]
 
 
 @dataclass
@@ -475,10 +477,9 @@ class CounterPlay:
     def __init__(self, game: Game, policy_a: Policy, policy_b: Policy):
         self.game = game
         self.every = counter_decisions(game)
-        played = counter_visits(game, policy_a, policy_b)
-        self.evaluation = played.evaluation
-        self.visits = played.visits[self.every.point, self.every.column]
-        self.live = float(played.core_visits[~played.cores.terminal].sum())
+        self.evaluation, (reach, visits) = pushed_forward(game, policy_a, policy_b)
+        self.visits = reach[self.every.point, self.every.column]
+        self.live = float(visits[~explore(game)[0].terminal].sum())
         self.states = self.every.states
 
     def mixes(self, policy: Policy, player: str) -> np.ndarray:
