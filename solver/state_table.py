@@ -10,6 +10,8 @@ kept as it is.
 
 from __future__ import annotations
 
+import uuid
+import weakref
 from itertools import chain
 
 import numpy as np
@@ -47,15 +49,57 @@ def index_of(states: list[State]) -> dict[State, int]:
 
 class PicklesStatesAsTable:
     """A mixin for an explored graph: its states (the attribute ``STATES`` names) are
-    pickled as one table (``pack``) and its ``index`` is rebuilt on reading."""
+    pickled as one table (``pack``) and its ``index`` is rebuilt on reading.
+
+    Read back, the states are rebuilt only when first asked for: turning a knockout's
+    table back into a hundred thousand states takes half a second, and an answer read
+    from the store often needs none of them. A graph read back in the process that
+    holds the graph it was written from (a solution handed back by the store right
+    after it was kept) takes that graph's states and index as they are: the same
+    graph, never rebuilt."""
 
     STATES = "states"
 
     def __getstate__(self) -> dict:
-        kept = {**self.__dict__, self.STATES: pack(getattr(self, self.STATES))}
-        del kept["index"]
+        kept = {key: value for key, value in self.__dict__.items()
+                if key not in ("index", _PACKED)}
+        kept[self.STATES] = self.__dict__.get(_PACKED) or pack(getattr(self, self.STATES))
+        kept[_TOKEN] = self._token()
         return kept
 
     def __setstate__(self, kept: dict) -> None:
-        states = unpack(kept[self.STATES])
-        self.__dict__.update(kept, **{self.STATES: states, "index": index_of(states)})
+        kept = dict(kept)
+        packed = kept.pop(self.STATES)
+        self.__dict__.update(kept)
+        twin = _LIVE.get(kept.get(_TOKEN))
+        if twin is not None:
+            self.__dict__.update({self.STATES: getattr(twin, self.STATES),
+                                  "index": twin.index})
+        else:
+            self.__dict__[_PACKED] = packed
+        if _TOKEN in kept:
+            _LIVE.setdefault(kept[_TOKEN], self)
+
+    def __getattr__(self, name: str):
+        # called only for what the instance lacks: the states and index not yet rebuilt
+        packed = self.__dict__.get(_PACKED)
+        if packed is None or name not in (type(self).STATES, "index"):
+            raise AttributeError(name)
+        states = unpack(packed)
+        self.__dict__.update({type(self).STATES: states, "index": index_of(states)})
+        self.__dict__.pop(_PACKED, None)
+        return self.__dict__[name]
+
+    def _token(self) -> str:
+        """What names this graph among those of this process (``_LIVE``)."""
+        token = self.__dict__.setdefault(_TOKEN, uuid.uuid4().hex)
+        _LIVE.setdefault(token, self)
+        return token
+
+
+#: the packed states of a graph read back, until they are first asked for
+_PACKED = "_packed_states"
+#: the name a graph is pickled with, the same for every copy of it
+_TOKEN = "_graph_token"
+#: the graphs of this process by name: a copy read back takes its twin's states
+_LIVE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()

@@ -57,3 +57,31 @@ def test_a_core_graph_and_a_state_graph_pickle_their_states_as_a_table():
         assert getattr(back, states) == getattr(explored, states)
         assert back.index == explored.index
         assert np.array_equal(back.terminal, explored.terminal)
+
+
+def test_a_graph_read_back_beside_its_original_takes_its_states_as_they_are():
+    game = envs.make("pathfinder", a="fighter,hp=3", b="rogue,hp=3", victory="knockout")
+    cores = explore(game)[0]
+    back = pickle.loads(pickle.dumps(cores))
+    assert back.cores is cores.cores and back.index is cores.index
+
+
+def test_a_graph_read_back_elsewhere_rebuilds_its_states_when_first_asked():
+    game = envs.make("pathfinder", a="fighter,hp=3", b="rogue,hp=3", victory="knockout")
+    cores = explore(game)[0]
+    states, index = list(cores.cores), dict(cores.index)
+    kept = pickle.dumps(cores)
+    # another process: no graph of that name lives here
+    state_table._LIVE.clear()
+    back = pickle.loads(kept)
+    assert "cores" not in back.__dict__ and "index" not in back.__dict__
+    assert back.index == index and back.cores == states and back.cores is not cores.cores
+    assert all(type(a) is type(b) for a, b in zip(back.cores, states, strict=True))
+    # written again before its states are rebuilt, and after: it reads back the same
+    state_table._LIVE.clear()
+    untouched = pickle.loads(kept)
+    again = pickle.dumps(untouched)
+    assert "cores" not in untouched.__dict__
+    for written in (again, pickle.dumps(back)):
+        state_table._LIVE.clear()
+        assert pickle.loads(written).cores == states
