@@ -29,6 +29,7 @@ from solver import (
 from solver.counters.cores import fits_state_graph
 from solver.counters.play import (
     CounterResponse,
+    _distinct,
     counter_best_response,
     counter_chances,
     counter_decisions,
@@ -290,3 +291,16 @@ def test_over_several_hits_the_answers_agree_with_the_state_graph(game):
     on_counters = counter_regularized(game, "a", leaning, 0.2)
     values = np.array([on_counters.solution.value_at(graph.states[s]) for s in live])
     assert np.abs(values - on_graph.values[live]).max() < AGREE
+
+
+@pytest.mark.parametrize("rows", [
+    np.array([[2, -1, 7], [0, 5, 7], [2, -1, 7], [0, 5, 6], [-3, 0, 0]], dtype=np.int8),
+    np.random.default_rng(3).integers(-4, 5, size=(400, 4)).astype(np.int16),
+    np.array([[0, 2**40], [2**40, 0], [0, 2**40]], dtype=np.int64),   # past one key
+], ids=["by hand", "random", "wide"])
+def test_the_distinct_observations_are_numpys_unique_rows_in_its_order(rows):
+    distinct, back = _distinct(rows)
+    expected, inverse = np.unique(rows, axis=0, return_inverse=True)
+    assert np.array_equal(distinct, expected)
+    assert np.array_equal(back.reshape(-1), inverse.reshape(-1))
+    assert np.array_equal(distinct[back.reshape(-1)], rows)
