@@ -21,6 +21,7 @@ from solver.counters.grid import Grid
 from solver.counters.grid import Move as Move
 from solver.counters.grid import Windows as Windows
 from solver.counters.layers import read_lowered as read_lowered
+from solver.counters.solution import _rows
 from solver.counters.stage_rules import WarmStarts
 from solver.errors import InputError
 from solver.markov.stages import ConvergenceWarning
@@ -666,3 +667,18 @@ def test_play_pushed_forward_one_point_at_a_time_is_the_same_play(monkeypatch):
             getattr(whole.evaluation, field), abs=1e-12)
     assert np.abs(apart.visits - whole.visits).max() < 1e-12
     assert np.abs(apart.core_visits - whole.core_visits).max() < 1e-12
+
+
+def test_the_rows_of_a_sparse_matrix_are_scipys_entry_for_entry():
+    kept = np.ones((30, 1))
+    kept[4] = 0   # an empty row
+    matrix = sp.csr_matrix(sp.random(30, 12, density=0.3, format="csr",
+                                     random_state=5).multiply(kept))
+    matrix.eliminate_zeros()
+    assert matrix[4].nnz == 0 and matrix.nnz > 50
+    rows = np.array([7, 4, 7, 0, 29, 13])   # one asked twice, one empty
+    owner, columns, values = _rows(matrix, rows)
+    expected = matrix[rows]
+    assert np.array_equal(owner, np.repeat(np.arange(len(rows)), np.diff(expected.indptr)))
+    assert np.array_equal(columns, expected.indices) and np.array_equal(values, expected.data)
+    assert len(_rows(matrix, np.array([], dtype=np.int64))[1]) == 0

@@ -150,17 +150,17 @@ def _moment(game, solution, state) -> dict:
     mix_a, mix_b = solution.policy(state)
     names = game.info.action_names
     words = envs.spec(game.info.system).action_words
+    matrix = solution.stage_matrix(state)
     return {
         "state": game.state_fields(state),
         "situation": {side: game.situation(state, side) for side in ("a", "b")},
         "value_here": solution.value_at(state),
-        "stage_matrix": [[None if v != v else float(v) for v in row]
-                         for row in solution.stage_matrix(state)],
+        "stage_matrix": [[None if v != v else float(v) for v in row] for row in matrix],
         "mix_a": dict(zip(names, map(float, mix_a), strict=True)),
         "mix_b": dict(zip(names, map(float, mix_b), strict=True)),
         "words": {name: name if words is None else words(game, state, name)
                   for name in names},
-        **_indifference(solution.stage_matrix(state), mix_a, mix_b),
+        **_indifference(matrix, mix_a, mix_b),
     }
 
 

@@ -23,6 +23,7 @@ from .cores import CoreGraph, explore, require_states
 from .grid import Grid
 
 if TYPE_CHECKING:
+    from ..sparse import sp
     from .stage_rules import StageRule
 
 # the solving modules (``flow``, ``layers``, ``stage_rules``: numba) are imported by
@@ -171,16 +172,17 @@ class CounterSolution:
         """The expected value after each joint action of ``pairs`` at one point."""
         graph = self.cores
         total = np.zeros(len(pairs))
-        steps = [(graph.zero, point)] + [
-            (move.full, int(self.grid.shifted(np.array([point]), move.decrement)[0]))
-            for move in graph.moves]
-        for matrix, after in steps:
-            rows = matrix[pairs]
-            if rows.nnz:
-                reached = np.unique(rows.indices)
-                values = np.zeros(graph.size)
-                values[reached] = self._values_at(reached, after)
-                total += rows @ values
+        for matrix, decrement in [(graph.zero, None)] + [(move.full, move.decrement)
+                                                         for move in graph.moves]:
+            owner, reached, chance = _rows(matrix, pairs)
+            if not len(reached):
+                continue
+            after = point if decrement is None else int(
+                self.grid.shifted(np.array([point]), decrement)[0])
+            landed, back = np.unique(reached, return_inverse=True)
+            # each pair's terms summed in the order of its row, as a sparse product would
+            total += np.bincount(owner, chance * self._values_at(landed, after)[back],
+                                 minlength=len(pairs))
         return total
 
     def policy(self, state: State) -> tuple[np.ndarray, np.ndarray]:
@@ -352,6 +354,19 @@ def forward_statistics(game: Game, graph: CoreGraph, grid: Grid, roots: list,
                             endings=endings(game, graph, grid, ends, totals)
                             if statistics else {})
     return evaluation, seen
+
+
+def _rows(matrix: sp.csr_matrix, rows: np.ndarray
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The entries of ``matrix``'s ``rows``, row by row in their order: for each, the
+    position of its row in ``rows``, its column and its value (what ``matrix[rows]``
+    holds, without building a matrix: a moment's values ask a few rows at a time, tens
+    of thousands of times)."""
+    start = matrix.indptr[rows]
+    counts = matrix.indptr[np.asarray(rows) + 1] - start
+    owner = np.repeat(np.arange(len(counts)), counts)
+    at = np.arange(int(counts.sum())) + np.repeat(start - (np.cumsum(counts) - counts), counts)
+    return owner, matrix.indices[at], matrix.data[at]
 
 
 def kept_cores(graph: CoreGraph, roots: list[int]) -> np.ndarray:
