@@ -318,7 +318,9 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
                            finals)
                 layer = solve_layer(graph, grid, points, reading, mixes, record, tolerance,
                                     max_sweeps, rule)
-                held[:, grid.span(points)] = layer[kept]
+                # straight into the table (``layer[kept]`` would copy it first: a
+                # second of level 5's solve)
+                np.take(layer, kept, axis=0, out=held[:, grid.span(points)], mode="clip")
                 progress.advance(len(points), "stage games")
         position = {core: at for at, core in enumerate(kept.tolist())}
         value = float(sum(p * held[position[core], grid.column[point]]
