@@ -168,3 +168,17 @@ print(json.dumps({"before": before, "after": "scipy.sparse" in sys.modules,
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"before": False, "after": True, "trace": 3.0}
+
+
+def test_the_duel_command_collects_garbage_rarely():
+    """``duel`` sets the collector's thresholds before anything else (what a level-1
+    question spent 1.2 s on): asked of the process as it exits, after a command."""
+    script = ("import atexit, gc, sys\n"
+              "atexit.register(lambda: print(gc.get_threshold()))\n"
+              "sys.argv = ['duel', 'dice', '2d6']\n"
+              "from agents.cli import entry_point\n"
+              "entry_point()\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "(50000, 20, 10)"
