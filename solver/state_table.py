@@ -52,8 +52,8 @@ class PicklesStatesAsTable:
     pickled as one table (``pack``) and its ``index`` is rebuilt on reading.
 
     Read back, the states are rebuilt only when first asked for: turning a knockout's
-    table back into a hundred thousand states takes half a second, and an answer read
-    from the store often needs none of them. A graph read back in the process that
+    table back into a hundred thousand states takes half a second, paid only by what
+    needs them. A graph read back in the process that
     holds the graph it was written from (a solution handed back by the store right
     after it was kept) takes that graph's states and index as they are: the same
     graph, never rebuilt."""

@@ -318,7 +318,7 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
                            finals)
                 layer = solve_layer(graph, grid, points, reading, mixes, record, tolerance,
                                     max_sweeps, rule)
-                # straight into the table (``layer[kept]`` would copy it first: a
+                # straight into the table (``layer[kept]`` would copy it first: about a
                 # second of level 5's solve)
                 np.take(layer, kept, axis=0, out=held[:, grid.span(points)], mode="clip")
                 progress.advance(len(points), "stage games")
