@@ -29,12 +29,17 @@ print(json.dumps({"code": code, "stderr": err.getvalue(), "stdout": out.getvalue
 """
 
 
-def run_cli(argv: list[str], modules=HEAVY) -> dict:
-    script = (f"ARGV = {argv!r}\nMODULES = {tuple(modules)!r}\n") + HARNESS
+def run_python(script: str) -> str:
+    """What ``script`` prints, run in a fresh interpreter (which must succeed)."""
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return done.stdout
+
+
+def run_cli(argv: list[str], modules=HEAVY) -> dict:
+    script = (f"ARGV = {argv!r}\nMODULES = {tuple(modules)!r}\n") + HARNESS
+    return json.loads(run_python(script))
 
 
 @pytest.fixture(scope="module")
@@ -144,10 +149,7 @@ envs.make("pathfinder")
 print(json.dumps({"seven": str(two_d6.probability(7)), "light": light,
                   "envs": sorted(m for m in MODULES if m in sys.modules)}))
 """
-    done = subprocess.run([sys.executable, "-c", f"MODULES = {HEAVY!r}\n" + script],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    found = json.loads(done.stdout)
+    found = json.loads(run_python(f"MODULES = {HEAVY!r}\n" + script))
     assert found == {"seven": "1/6", "light": [], "envs": []}
 
 
@@ -164,10 +166,7 @@ identity = sp.identity(3, format="csr")
 print(json.dumps({"before": before, "after": "scipy.sparse" in sys.modules,
                   "trace": float(identity.diagonal().sum())}))
 """
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {"before": False, "after": True, "trace": 3.0}
+    assert json.loads(run_python(script)) == {"before": False, "after": True, "trace": 3.0}
 
 
 def test_the_duel_command_collects_garbage_rarely():
@@ -178,7 +177,4 @@ def test_the_duel_command_collects_garbage_rarely():
               "sys.argv = ['duel', 'dice', '2d6']\n"
               "from agents.cli import entry_point\n"
               "entry_point()\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "(50000, 20, 10)"
+    assert run_python(script).strip().splitlines()[-1] == "(50000, 20, 10)"
