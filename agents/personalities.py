@@ -98,7 +98,13 @@ class Calibration:
     def full(self) -> float:
         """What the temperament itself gives away (asked only when a beta is searched:
         a beta read from the answer store needs no search)."""
-        return self.exploitability_of(self.prior)
+        return self.exploitability_of(self.read_prior)
+
+    @cached_property
+    def read_prior(self):
+        """The prior read once on the game: every regularised solve plays it."""
+        from solver import read_policy
+        return read_policy(self.game, self.prior, self.side)
 
     def exploitability_of(self, policy) -> float:
         """What ``policy`` gives away to a best responder, from its own side."""
@@ -111,7 +117,7 @@ class Calibration:
         exploitability and on the chance to win share it)."""
         if beta not in self.solutions:
             from solver import solve_regularized
-            self.solutions[beta] = solve_regularized(self.game, self.side, self.prior, beta)
+            self.solutions[beta] = solve_regularized(self.game, self.side, self.read_prior, beta)
             self.solves += 1
         return self.solutions[beta]
 

@@ -137,6 +137,20 @@ def decisions(game: Game, policy_a: Policy, policy_b: Policy):
     return markov_evaluate.GraphPlay(game, policy_a, policy_b)
 
 
+def read_policy(game: Game, policy: Policy, player: str) -> Policy:
+    """``policy`` as ``player`` of ``game``, read once: ``evaluate``, ``best_response``
+    and ``solve_regularized`` on ``game`` then take what was read instead of asking
+    the policy at every state again (a profile or a temperament read over a level-1
+    Pathfinder duel takes a quarter to half a second each time). Read when first
+    needed; the policy must not change afterwards. Where nothing is read ahead (a game
+    without counters), the policy comes back as resolved."""
+    policy = resolve_policy(policy, game, player)
+    if not _on_counters(game):
+        return policy
+    from .counters.play import ReadPolicy
+    return ReadPolicy(policy, game, player)
+
+
 def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERANCE,
                max_sweeps: int = MAX_SWEEPS, cache: AnswerCache | None = None):
     """Solve ``game`` from its initial outcomes (or from the moment ``start``): the
@@ -352,6 +366,6 @@ def equilibrium_policy(game: Game, player: str) -> Policy:
 
 
 __all__ = ["BACKENDS", "backend", "best_response", "decisions", "equilibrium_policy",
-           "evaluate", "exploitability", "forcing", "policy_table", "require_states",
-           "require_table", "resolve_policy", "solve_game", "solve_moment",
-           "solve_regularized", "stage_equilibria", "state_graph"]
+           "evaluate", "exploitability", "forcing", "policy_table", "read_policy",
+           "require_states", "require_table", "resolve_policy", "solve_game",
+           "solve_moment", "solve_regularized", "stage_equilibria", "state_graph"]

@@ -21,6 +21,7 @@ from solver import (
     best_response,
     evaluate,
     exploitability,
+    read_policy,
     resolve_policy,
     solve_game,
     solve_moment,
@@ -304,3 +305,44 @@ def test_the_distinct_observations_are_numpys_unique_rows_in_its_order(rows):
     assert np.array_equal(distinct, expected)
     assert np.array_equal(back.reshape(-1), inverse.reshape(-1))
     assert np.array_equal(distinct[back.reshape(-1)], rows)
+
+
+class _Counted:
+    """A table policy that counts the observations it is asked."""
+
+    def __init__(self, table: dict):
+        self.table, self.name, self.asked = table, "counted", 0
+
+    def probabilities(self, observation, mask):
+        self.asked += 1
+        return TabularPolicy(self.table).probabilities(observation, mask)
+
+
+def test_a_policy_read_once_is_never_asked_again_and_answers_the_same(small):
+    game, _, _ = small
+    shorter = envs.make("pathfinder", a="fighter,hp=2", b="rogue,hp=2")
+    table = solve_game(shorter).policy_for("b").table
+    counted, fresh = _Counted(table), _Counted(table)
+    read = read_policy(game, counted, "b")
+    assert counted.asked == 0   # read when first needed
+    answers = (evaluate(game, "equilibrium", read).value,
+               best_response(game, read, "a").value,
+               solve_regularized(game, "b", read, 1.0).value)
+    once = counted.asked
+    assert once > 0
+    # asked afresh, each question reads the policy again, and finds the same numbers
+    assert answers == (evaluate(game, "equilibrium", fresh).value,
+                       best_response(game, fresh, "a").value,
+                       solve_regularized(game, "b", fresh, 1.0).value)
+    assert fresh.asked == 3 * once and counted.asked == once
+    # anything else is the policy's own
+    assert read.name == "counted"
+    mask = np.ones(len(game.info.action_names), bool)
+    key = next(iter(table))
+    assert np.array_equal(read.probabilities(key, mask), counted.probabilities(key, mask))
+
+
+def test_a_policy_read_for_a_game_without_counters_is_the_policy():
+    game = envs.make("falkenstein")
+    policy = UniformPolicy()
+    assert read_policy(game, policy, "a") is policy

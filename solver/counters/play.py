@@ -143,6 +143,10 @@ def counter_mixes(game: Game, policy: Policy | str, player: str,
     and point of ``game``'s counters (from its start, or from the moment ``start``),
     from the player's observations only."""
     policy = named_policy(policy, game, player)
+    if isinstance(policy, ReadPolicy):
+        if policy.game is game and policy.player == player and start is None:
+            return policy.mixes
+        policy = policy.policy   # read for another game or side: asked as it is
     graph, grid, _ = explore(game, None if start is None else [(1.0, start)])
     if isinstance(policy, CounterPolicy) and policy.player == player and _same_layout(
             policy.solution, game, graph, start):
@@ -158,6 +162,31 @@ def counter_mixes(game: Game, policy: Policy | str, player: str,
         legal = masks[core]
         mixes[:, slots[core]:slots[core + 1]] = _mixes(policy, seen, legal)[:, legal]
     return mixes
+
+
+class ReadPolicy:
+    """A policy read once as ``player`` of ``game`` (``solver.read_policy``): the
+    solver's questions on that game take the mixes read (``counter_mixes``, read when
+    first asked) instead of asking the policy at every core and point again; anything
+    else is asked of the policy read (its ``probabilities``, its name)."""
+
+    def __init__(self, policy: Policy, game: Game, player: str):
+        self.policy, self.game, self.player = policy, game, player
+
+    @cached_property
+    def mixes(self) -> np.ndarray:
+        return counter_mixes(self.game, self.policy, self.player)
+
+    def probabilities(self, observation, mask: np.ndarray) -> np.ndarray:
+        return self.policy.probabilities(observation, mask)
+
+    def __getattr__(self, name: str):
+        if name == "policy":   # not set yet (a copy being built): no recursion
+            raise AttributeError(name)
+        return getattr(self.policy, name)
+
+    def __repr__(self) -> str:
+        return f"<ReadPolicy of {self.policy!r} as {self.player}>"
 
 
 #: the observations of the choosing cores at every point, by explored graph and player
