@@ -147,8 +147,8 @@ def read_policy(game: Game, policy: Policy, player: str) -> Policy:
     policy = resolve_policy(policy, game, player)
     if not _on_counters(game):
         return policy
-    from .counters.play import ReadPolicy
-    return ReadPolicy(policy, game, player)
+    from .counters.play import read_counter_policy
+    return read_counter_policy(game, policy, player)
 
 
 def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERANCE,

@@ -346,3 +346,14 @@ def test_a_policy_read_for_a_game_without_counters_is_the_policy():
     game = envs.make("falkenstein")
     policy = UniformPolicy()
     assert read_policy(game, policy, "a") is policy
+
+
+def test_a_solved_play_read_once_is_itself(small):
+    # its mixes are already the solver's: an evaluation of the solution's own pair stays
+    # the solution's, with nothing pushed forward again
+    game, _, _ = small
+    solution = solve_game(game)
+    played = solution.policy_for("b")
+    assert read_policy(game, played, "b") is played
+    assert evaluate(game, solution.policy_for("a"), read_policy(game, played, "b")
+                    ) is solution.evaluation

@@ -189,6 +189,15 @@ class ReadPolicy:
         return f"<ReadPolicy of {self.policy!r} as {self.player}>"
 
 
+def read_counter_policy(game: Game, policy: Policy, player: str) -> Policy:
+    """``policy`` read once (``ReadPolicy``); a play solved over the counters is already
+    in the solver's layout, and stays itself (an evaluation of a solution's own pair is
+    the solution's, with nothing pushed forward again)."""
+    if isinstance(policy, CounterPolicy | ReadPolicy):
+        return policy
+    return ReadPolicy(policy, game, player)
+
+
 #: the observations of the choosing cores at every point, by explored graph and player
 #: (``observed``), with a reference to the graph they were read on
 _OBSERVED: dict[tuple[int, str], tuple[weakref.ref, np.ndarray]] = {}
