@@ -43,7 +43,7 @@ from .errors import RefinementWarning
 from .game import Game
 
 #: what an answer's pickle holds; bump it when that changes, so older entries miss
-FORMAT = 4
+FORMAT = 5
 
 
 #: an answer's bytes: one buffer, or the pieces that, one after another, make it

@@ -176,8 +176,21 @@ def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERA
     question = f"solution|{backend(game)}|tolerance={tolerance!r}|max_sweeps={max_sweeps}"
     if start is not None:
         return _solve_from(game, start, tolerance, max_sweeps, store, question)
-    return remembered(game, question, lambda: _solve_whole(game, tolerance, max_sweeps),
-                      store, lambda: _explored(game), lambda found: _adopt(game, found))
+    solution = remembered(game, question, lambda: _solve_whole(game, tolerance, max_sweeps),
+                          store, lambda: _explored(game), lambda found: _adopt(game, found))
+    _statistics_through(game, solution, question.replace("solution", "statistics", 1), store)
+    return solution
+
+
+def _statistics_through(game: Game, solution, question: str,
+                        store: AnswerCache | None) -> None:
+    """A solution whose play is pushed forward only when its statistics are first asked
+    (``CounterSolution.later``) finds them through ``store``: read back if kept, else
+    pushed forward and kept beside the solution for the next question."""
+    if getattr(solution, "later", None) is None or solution.statistics_source is not None:
+        return
+    solution.statistics_source = lambda: remembered(game, question, solution.pushed_forward,
+                                                    store)
 
 
 def _solve_from(game: Game, start: State, tolerance: float, max_sweeps: int,
@@ -200,7 +213,8 @@ def _solve_whole(game: Game, tolerance: float, max_sweeps: int):
     if not _on_counters(game):
         return backward.solve_graph(game, None, tolerance, max_sweeps)
     from .counters.solution import solve_counters
-    return solve_counters(game, tolerance, max_sweeps)
+    # the play pushed forward when first asked: an opponent's equilibrium never is
+    return solve_counters(game, tolerance, max_sweeps, later=True)
 
 
 def _explored(game: Game) -> dict:

@@ -407,3 +407,35 @@ def test_a_payload_in_pieces_has_the_digest_of_its_bytes_one_after_another(monke
         sums = b"".join(hashlib.sha256(joined[at:at + 7]).digest()
                         for at in range(0, len(joined), 7))
         assert store_module.digest(pieces) == hashlib.sha256(sums).hexdigest()
+
+
+def test_an_equilibrium_asked_for_its_mixes_only_is_never_pushed_forward(tmp_path,
+                                                                        monkeypatch):
+    # an opponent's equilibrium needs its mixes and values; its statistics are pushed
+    # forward when first asked, kept beside it, and read back by the next process
+    from solver.counters import solution as counter_solution
+    pushes = []
+    push = counter_solution.forward_statistics
+
+    def counted(*args, **named):
+        # its ninth argument says whether the play is pushed (else the value only)
+        if (args[8] if len(args) > 8 else named.get("statistics", True)):
+            pushes.append(1)
+        return push(*args, **named)
+
+    monkeypatch.setattr(counter_solution, "forward_statistics", counted)
+    duel = {"a": "fighter,hp=3", "b": "rogue,hp=3"}
+    store = Counting(AnswerStore(tmp_path))
+    solution = solver.solve_game(envs.make("pathfinder", **duel), cache=store)
+    solution.policy_for("b").mixes, solution.value_at(solution.game.initial_outcomes()[0][1])
+    assert (len(pushes), store.puts) == (0, 1)
+    at_once = counter_solution.solve_counters(envs.make("pathfinder", **duel))
+    assert len(pushes) == 1
+    assert solution.evaluation == at_once.evaluation and solution.value == at_once.value
+    assert np.array_equal(solution.visits, at_once.visits)
+    assert np.array_equal(solution.core_visits, at_once.core_visits)
+    assert (len(pushes), store.puts) == (2, 2)
+    again = solver.solve_game(envs.make("pathfinder", **duel), cache=store)
+    assert again.evaluation == at_once.evaluation
+    assert np.array_equal(again.visits, at_once.visits)
+    assert len(pushes) == 2   # read back with the solution, never pushed again

@@ -43,7 +43,7 @@ class CounterSolution:
     def __init__(self, game: Game, graph: CoreGraph, grid: Grid, kept: tuple,
                  mixes: dict[str, np.ndarray], evaluation: Evaluation,
                  convergence: Convergence, visits: tuple | None = None,
-                 start: State | None = None):
+                 start: State | None = None, later: tuple | None = None):
         self.game, self.cores, self.grid = game, graph, grid
         #: the moment solved from (None: the game's initial outcomes)
         self.start = start
@@ -56,17 +56,61 @@ class CounterSolution:
         # player -> (grid.size, slots): at each point the mixes of every core where the
         # player has a choice, over his legal actions, from ``CoreGraph.slots``
         self.mixes = mixes
-        self.evaluation = evaluation
+        self._evaluation = evaluation
         self.convergence = convergence
-        #: (grid.size, choosing cores) the chance that play under the mixes reaches each
-        #: core where someone chooses (``cores.chooses``), by point; (cores,) the
-        #: expected visits of every core, all points together
-        self.visits, self.core_visits = (None, None) if visits is None else visits
+        self._visits = visits
+        #: (roots, tolerance, max_sweeps) of a play not pushed forward yet: it is, when
+        #: its statistics are first asked (``solve_counters``' ``later``)
+        self.later = later
+        #: what gives the statistics instead of pushing the play here (None: pushed
+        #: here): the facade's, which reads them from the answer store or keeps them
+        #: there; never pickled
+        self.statistics_source: Callable[[], tuple] | None = None
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "statistics_source": None}
 
     def __repr__(self) -> str:
         return summary("Solution", self.game, outcome_numbers(self))
 
-    value = property(lambda self: self.evaluation.value)
+    @property
+    def evaluation(self) -> Evaluation:
+        """The play under the mixes from the start: value, win, draw, loss, length and
+        endings."""
+        self._push_if_later()
+        return self._evaluation
+
+    @property
+    def visits(self) -> np.ndarray | None:
+        """(grid.size, choosing cores) the chance that play under the mixes reaches each
+        core where someone chooses (``cores.chooses``), by point; None when solved
+        without statistics."""
+        self._push_if_later()
+        return None if self._visits is None else self._visits[0]
+
+    @property
+    def core_visits(self) -> np.ndarray | None:
+        """(cores,) the expected visits of every core, all points together."""
+        self._push_if_later()
+        return None if self._visits is None else self._visits[1]
+
+    def _push_if_later(self) -> None:
+        if self.later is None:
+            return
+        source = self.statistics_source or self.pushed_forward
+        self._evaluation, self._visits = source()
+        self.later = None
+
+    def pushed_forward(self) -> tuple[Evaluation, tuple]:
+        """The statistics ``later`` leaves to be found: the play pushed forward from
+        the roots, the value already known."""
+        roots, tolerance, max_sweeps = self.later
+        with progress.task("the play pushed forward", self.grid.size, "counter values"):
+            return forward_statistics(self.game, self.cores, self.grid, roots,
+                                      self._evaluation.value, self.mixes, tolerance,
+                                      max_sweeps)
+
+    value = property(lambda self: self._evaluation.value)
     win = property(lambda self: self.evaluation.win)
     draw = property(lambda self: self.evaluation.draw)
     loss = property(lambda self: self.evaluation.loss)
@@ -279,14 +323,16 @@ def require_room(graph: CoreGraph, grid: Grid, kept: int) -> None:
 def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
                    stage_values: Callable[[np.ndarray], np.ndarray] | None = None,
                    start: State | None = None, rule: StageRule | None = None,
-                   statistics: bool = True) -> CounterSolution:
+                   statistics: bool = True, later: bool = False) -> CounterSolution:
     """Solve a game that declares the ``counters`` fast path (see the module), from its
     initial outcomes or from the live state ``start`` (every state reachable from it).
     ``rule`` settles each stage (``solver.counters.stage_rules``: the maximum-entropy
     equilibrium by default, whose value iteration ``stage_values`` solves: benchmarks
     swap it for a reference solver; or a best reply, a fixed pair, a regularised
     player). Without ``statistics`` the play is not pushed forward (win, loss, length
-    and ``visits`` are left at 0)."""
+    and ``visits`` are left at 0); with ``later`` it is, when they are first asked (an
+    equilibrium asked only for its mixes and values, an opponent's, never pays for the
+    push)."""
     from .layers import Record, read_lowered, solve_layer
     from .stage_rules import Equilibrium
     graph, grid, roots = explore(game, None if start is None else [(1.0, start)])
@@ -309,7 +355,8 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
         graph.slots[p][-1]))) for p in ("a", "b")}
     record = Record(tolerance)
     # each counter value counted twice: its stage games, then the play pushed through it
-    with progress.task("solving", grid.size * (2 if statistics else 1), "counter values"):
+    now = statistics and not later
+    with progress.task("solving", grid.size * (2 if now else 1), "counter values"):
         for first, last in grid.reads:
             together, starts = grid.together(first, last)
             known = read_lowered(graph, grid, together, landed)
@@ -326,9 +373,10 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
         value = float(sum(p * held[position[core], grid.column[point]]
                           for p, core, point in roots))
         evaluation, visits = forward_statistics(game, graph, grid, roots, value, mixes,
-                                                tolerance, max_sweeps, statistics)
+                                                tolerance, max_sweeps, now)
     return CounterSolution(game, graph, grid, (kept, held), mixes, evaluation,
-                           record.convergence(), visits, start)
+                           record.convergence(), visits, start,
+                           (roots, tolerance, max_sweeps) if statistics and later else None)
 
 
 def forward_statistics(game: Game, graph: CoreGraph, grid: Grid, roots: list,
