@@ -30,8 +30,9 @@ def test_nothing_is_kept_when_nobody_listens():
 def test_a_counter_solve_counts_every_counter_value_twice_in_order():
     game = envs.make("blooded", **envs.spec("blooded").examples.duel())
     from solver.counters.cores import explore
+    from solver.counters.solution import solve_counters
     _, grid, _ = explore(game)
-    said = reports_of(lambda: solver.solve_game(game))
+    said = reports_of(lambda: solve_counters(game))
     solving = [r for r in said if r.tasks == ("solving",)]
     assert solving[-1].finished and solving[-1].done == solving[-1].total == 2 * grid.size
     stages = [r.stage for r in solving[:-1]]
@@ -42,6 +43,23 @@ def test_a_counter_solve_counts_every_counter_value_twice_in_order():
     assert done == sorted(done) and all(r.total == 2 * grid.size for r in solving)
     # the stage games are all the counter values, then the push adds them again
     assert solving[first_push - 1].done == grid.size
+
+
+def test_an_equilibrium_counts_its_play_pushed_forward_when_first_asked():
+    # solve_game leaves the push until its statistics are asked: the stage games are
+    # the whole solve, then asking the chance to win pushes the play, counted apart
+    game = envs.make("blooded", **envs.spec("blooded").examples.duel())
+    from solver.counters.cores import explore
+    _, grid, _ = explore(game)
+    found = []
+    said = reports_of(lambda: found.append(solver.solve_game(game)))
+    assert said[-1].finished and said[-1].tasks == ("solving",)
+    assert said[-1].done == said[-1].total == grid.size
+    assert {r.stage for r in said[:-1]} == {"stage games"}
+    pushed = reports_of(lambda: found[0].win)
+    assert pushed[-1].finished and pushed[-1].tasks == ("the play pushed forward",)
+    assert pushed[-1].done == pushed[-1].total == grid.size
+    assert reports_of(lambda: found[0].loss) == []   # pushed once
 
 
 def test_a_state_graph_solve_counts_its_states_then_its_mixes():
