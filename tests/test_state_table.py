@@ -85,3 +85,24 @@ def test_a_graph_read_back_elsewhere_rebuilds_its_states_when_first_asked():
     for written in (again, pickle.dumps(back)):
         state_table._LIVE.clear()
         assert pickle.loads(written).cores == states
+
+
+def test_a_walk_made_from_a_table_hands_over_what_pack_would_give(monkeypatch):
+    # Pathfinder's walk builds its cores from one int table: the graph pickles that
+    # table as it is (not packed again), and it is the one ``pack`` would give
+    graph = explore(envs.make("pathfinder", a="fighter,hp=4", b="rogue,hp=3"))[0]
+    expected = state_table.pack(graph.cores)
+    monkeypatch.setattr(state_table, "pack", lambda states: pytest.fail("packed again"))
+    given = graph.__getstate__()["cores"]
+    assert given[0] == expected[0] == "table" and given[1] is expected[1]
+    assert given[2].dtype == expected[2].dtype and np.array_equal(given[2], expected[2])
+
+
+def test_a_table_that_is_not_the_states_is_never_taken_for_them():
+    graph = explore(envs.make("pathfinder", a="fighter,hp=4", b="rogue,hp=3"))[0]
+    kept = graph.__getstate__()["cores"]
+    for wrong in (kept[2][:-1], kept[2].astype(np.int32), kept[2][:, :-1]):
+        fresh = explore(envs.make("pathfinder", a="fighter,hp=4", b="rogue,hp=3"))[0]
+        fresh.__dict__.pop("_packed_states", None)
+        fresh.packed_as(wrong)
+        assert "_packed_states" not in fresh.__dict__

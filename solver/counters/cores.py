@@ -311,6 +311,9 @@ class CoreWalk:
     targets: np.ndarray       # (E,)
     probs: np.ndarray         # (E,)
     decrements: np.ndarray    # (E, counters)
+    #: (N, fields) int64 the cores as one table, where the walk made them from one: a
+    #: graph kept in the answer store pickles it as it is (``solver.state_table``)
+    table: np.ndarray | None = None
 
 
 def walk(game: Game, starts: list[tuple[float, State]] | None = None) -> CoreWalk:
@@ -422,6 +425,8 @@ def _explore(game: Game, given: list[tuple[float, State]] | None = None
                       lowering.landing, _factor(lowering, shape[0], grid), [],
                       found.terminal, found.payoff)
     graph.blocks = _blocks(graph)
+    if found.table is not None:
+        graph.packed_as(found.table)
     return graph, grid, roots
 
 
