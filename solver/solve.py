@@ -152,7 +152,8 @@ def read_policy(game: Game, policy: Policy, player: str) -> Policy:
 
 
 def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERANCE,
-               max_sweeps: int = MAX_SWEEPS, cache: AnswerCache | None = None):
+               max_sweeps: int = MAX_SWEEPS, cache: AnswerCache | None = None,
+               statistics: bool = False):
     """Solve ``game`` from its initial outcomes (or from the moment ``start``): the
     value, win / draw / loss and the maximum-entropy equilibrium at every state
     (``solution.policy(state)``).
@@ -170,15 +171,25 @@ def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERA
     it answers as a solve from the moment would (``CounterSolution.at_moment``: a
     counter game whose cycles, if any, reached their fixed point to rounding), its
     statistics pushed forward from the moment; any other moment is solved from it.
+
+    The play under the equilibrium is pushed forward (win, draw, loss, length, endings,
+    visits) when first asked, so that an equilibrium wanted for its mixes alone (an
+    opponent's) never pays for it; with ``statistics`` it is pushed at once, before the
+    solution is kept (a caller that reports them: the push reads the solution as
+    computed, not the store's copy it would touch page by page). The numbers are the
+    same either way.
     """
     markov_evaluate.require_public(game, "solve_game, the state-by-state solution,")
     store = None if _FORCED else (cache if cache is not None else ambient())
     question = f"solution|{backend(game)}|tolerance={tolerance!r}|max_sweeps={max_sweeps}"
     if start is not None:
         return _solve_from(game, start, tolerance, max_sweeps, store, question)
-    solution = remembered(game, question, lambda: _solve_whole(game, tolerance, max_sweeps),
+    solution = remembered(game, question,
+                          lambda: _solve_whole(game, tolerance, max_sweeps, statistics),
                           store, lambda: _explored(game), lambda found: _adopt(game, found))
     _statistics_through(game, solution, question.replace("solution", "statistics", 1), store)
+    if statistics:
+        solution.evaluation   # noqa: B018 - read back without them: pushed now
     return solution
 
 
@@ -209,12 +220,11 @@ def _solve_from(game: Game, start: State, tolerance: float, max_sweeps: int,
     return solve_counters(game, tolerance, max_sweeps, start=start)
 
 
-def _solve_whole(game: Game, tolerance: float, max_sweeps: int):
+def _solve_whole(game: Game, tolerance: float, max_sweeps: int, statistics: bool):
     if not _on_counters(game):
         return backward.solve_graph(game, None, tolerance, max_sweeps)
     from .counters.solution import solve_counters
-    # the play pushed forward when first asked: an opponent's equilibrium never is
-    return solve_counters(game, tolerance, max_sweeps, later=True)
+    return solve_counters(game, tolerance, max_sweeps, later=not statistics)
 
 
 def _explored(game: Game) -> dict:

@@ -409,10 +409,8 @@ def test_a_payload_in_pieces_has_the_digest_of_its_bytes_one_after_another(monke
         assert store_module.digest(pieces) == hashlib.sha256(sums).hexdigest()
 
 
-def test_an_equilibrium_asked_for_its_mixes_only_is_never_pushed_forward(tmp_path,
-                                                                        monkeypatch):
-    # an opponent's equilibrium needs its mixes and values; its statistics are pushed
-    # forward when first asked, kept beside it, and read back by the next process
+def _counted_pushes(monkeypatch) -> list:
+    """Every play pushed forward over the counters from now on (one item each)."""
     from solver.counters import solution as counter_solution
     pushes = []
     push = counter_solution.forward_statistics
@@ -424,6 +422,15 @@ def test_an_equilibrium_asked_for_its_mixes_only_is_never_pushed_forward(tmp_pat
         return push(*args, **named)
 
     monkeypatch.setattr(counter_solution, "forward_statistics", counted)
+    return pushes
+
+
+def test_an_equilibrium_asked_for_its_mixes_only_is_never_pushed_forward(tmp_path,
+                                                                        monkeypatch):
+    # an opponent's equilibrium needs its mixes and values; its statistics are pushed
+    # forward when first asked, kept beside it, and read back by the next process
+    from solver.counters import solution as counter_solution
+    pushes = _counted_pushes(monkeypatch)
     duel = {"a": "fighter,hp=3", "b": "rogue,hp=3"}
     store = Counting(AnswerStore(tmp_path))
     solution = solver.solve_game(envs.make("pathfinder", **duel), cache=store)
@@ -439,3 +446,18 @@ def test_an_equilibrium_asked_for_its_mixes_only_is_never_pushed_forward(tmp_pat
     assert again.evaluation == at_once.evaluation
     assert np.array_equal(again.visits, at_once.visits)
     assert len(pushes) == 2   # read back with the solution, never pushed again
+
+
+def test_a_solve_that_reports_its_statistics_keeps_them_in_the_solution(tmp_path,
+                                                                       monkeypatch):
+    # ``statistics=True`` pushes the play before the solution is kept: one entry, read
+    # back whole by the next process
+    pushes = _counted_pushes(monkeypatch)
+    duel = {"a": "fighter,hp=3", "b": "rogue,hp=3"}
+    store = Counting(AnswerStore(tmp_path))
+    solved = solver.solve_game(envs.make("pathfinder", **duel), cache=store, statistics=True)
+    assert (len(pushes), store.puts) == (1, 1)
+    again = solver.solve_game(envs.make("pathfinder", **duel), cache=store)
+    assert again.evaluation == solved.evaluation
+    assert np.array_equal(again.visits, solved.visits)
+    assert (len(pushes), store.puts) == (1, 1)

@@ -69,7 +69,8 @@ def _solved_report(args, game, start, full: int) -> dict:
     asked again, it is read back whole instead of reading the solution (hundreds of
     megabytes for a knockout) and walking its next moments again."""
     def compute() -> dict:
-        solution = solve_game(game) if start is None else solve_moment(game, start)
+        solution = (solve_game(game, statistics=True) if start is None
+                    else solve_moment(game, start))
         report = solution_report(game, solution, start, full)
         if args.by:
             report["by"] = play_by_field(game, solution, args.by)

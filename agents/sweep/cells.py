@@ -42,7 +42,7 @@ def solve_cell(system: str, arguments: dict) -> dict:
     game = envs.make(system, **arguments)
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always", RefinementWarning)
-        solution = solve_game(game)
+        solution = solve_game(game, statistics=True)
     for warning in said:  # the others are the caller's to hear
         if not isinstance(warning.message, RefinementWarning):
             warnings.warn_explicit(warning.message, warning.category, warning.filename,
