@@ -354,7 +354,8 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     mixes = {p: rule.fixed[p] if p in rule.fixed else np.zeros((grid.size, int(
         graph.slots[p][-1]))) for p in ("a", "b")}
     record = Record(tolerance)
-    # each counter value counted twice: its stage games, then the play pushed through it
+    # each counter value counted twice when the play is pushed now: its stage games, then
+    # the play pushed through it
     now = statistics and not later
     with progress.task("solving", grid.size * (2 if now else 1), "counter values"):
         for first, last in grid.reads:
