@@ -53,10 +53,9 @@ class PicklesStatesAsTable:
 
     Read back, the states are rebuilt only when first asked for: turning a knockout's
     table back into a hundred thousand states takes half a second, paid only by what
-    needs them. A graph read back in the process that
-    holds the graph it was written from (a solution handed back by the store right
-    after it was kept) takes that graph's states and index as they are: the same
-    graph, never rebuilt."""
+    needs them. A graph read back in the process that holds the graph it was written
+    from (a solution handed back by the store right after it was kept) takes that
+    graph's states and index as they are: the same graph, never rebuilt."""
 
     STATES = "states"
 

@@ -102,9 +102,12 @@ class CounterSolution:
         self.later = None
 
     def pushed_forward(self) -> tuple[Evaluation, tuple]:
-        """The statistics ``later`` leaves to be found: the play pushed forward from
-        the roots, the value already known."""
-        roots, tolerance, max_sweeps = self.later
+        """The statistics ``later`` leaves to be found."""
+        return self._pushed(*self.later)
+
+    def _pushed(self, roots: list, tolerance: float, max_sweeps: int
+                ) -> tuple[Evaluation, tuple]:
+        """The play pushed forward from ``roots``, the value already known."""
         with progress.task("the play pushed forward", self.grid.size, "counter values"):
             return forward_statistics(self.game, self.cores, self.grid, roots,
                                       self._evaluation.value, self.mixes, tolerance,
@@ -169,10 +172,7 @@ class CounterSolution:
         if self.visits is not None:
             return self
         _, _, roots = explore(self.game, None if self.start is None else [(1.0, self.start)])
-        with progress.task("the play pushed forward", self.grid.size, "counter values"):
-            evaluation, visits = forward_statistics(
-                self.game, self.cores, self.grid, roots, self.value, self.mixes, tolerance,
-                max_sweeps)
+        evaluation, visits = self._pushed(roots, tolerance, max_sweeps)
         return CounterSolution(self.game, self.cores, self.grid, (self._kept, self.held),
                                self.mixes, evaluation, self.convergence, visits, self.start)
 
