@@ -753,6 +753,26 @@ def test_each_side_of_a_situation_says_its_shield_guard_and_reaction():
         "he is at 9 HP, shield raised, reaction kept for Shield Block")
 
 
+def test_a_side_worded_once_reads_as_worded_afresh_in_every_state():
+    """``side_words`` words each side once: every field it reads is in its key (the
+    other fields of the state change nothing)."""
+    game = make()
+    fields = itertools.product((9, 14), (0, 1, 2), (0, 1, 2), (0, 1, 3), (0, 1), (0, 1))
+    states = [State(hp_a=hp, fr_a=fr, sh_a=sh, og_a=og, spent_a=spent, dem_b=dem,
+                    hp_b=14 - hp % 5, fr_b=2 - fr, sh_b=sh, og_b=og, spent_b=1 - spent,
+                    dem_a=1 - dem) for hp, fr, sh, og, spent, dem in fields]
+    worded = []
+    for some in (states, [state._replace(phase=FIRST, step=1, hp_a=9) for state in states]):
+        for state in some:
+            for side, viewer in itertools.product("ab", ("a", "b", None)):
+                assert game.side_words(state, side, viewer) == game._side_words(
+                    state, side, viewer)
+        worded.append(len(game._sides_said))
+    # A's 216 positions and B's 108 (its hit points are the same in all) from 3 viewers;
+    # the phase and A's hit points changed, none new
+    assert worded == [3 * (216 + 108)] * 2
+
+
 def test_an_action_reads_as_a_game_master_says_it():
     # the ruleset's plan feint_strike2 is feint, strike, strike; order 1 is "second"
     game = make()

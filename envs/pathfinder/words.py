@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cached_property
+from operator import attrgetter
 
 import numpy as np
 
@@ -48,6 +49,12 @@ def _capital(text: str) -> str:
 
 def _other(side: str) -> str:
     return "b" if side == "a" else "a"
+
+
+#: what ``side_words`` says of a side, read from a state at once
+_SIDE_FIELDS = {side: attrgetter(*(f"{field}_{side}" for field in ("hp", "fr", "sh", "og",
+                                                                  "spent")),
+                                 f"dem_{_other(side)}") for side in ("a", "b")}
 
 
 class PathfinderWords(PathfinderGame):
@@ -140,8 +147,20 @@ class PathfinderWords(PathfinderGame):
         return {"you": "your", "he": "his"}.get(name, f"{name}'s")
 
     def side_words(self, state: State, side: str, viewer: str | None = None) -> str:
-        """One duellist's position: HP, frightened, shield, off-guard, immunity."""
-        def get(field: str) -> int:   # a plan words 80,000 sides: no dict of the state each
+        """One duellist's position: HP, frightened, shield, off-guard, immunity (a plan
+        words 80,000 sides, most of them alike: each is worded once)."""
+        key = (side, viewer, _SIDE_FIELDS[side](state))
+        said = self._sides_said.get(key)
+        if said is None:
+            said = self._sides_said[key] = self._side_words(state, side, viewer)
+        return said
+
+    @cached_property
+    def _sides_said(self) -> dict:
+        return {}
+
+    def _side_words(self, state: State, side: str, viewer: str | None) -> str:
+        def get(field: str) -> int:
             return getattr(state, f"{field}_{side}")
         who = self._name(side, viewer)
         be = "are" if who == "you" else "is"
