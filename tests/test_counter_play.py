@@ -38,6 +38,7 @@ from solver.counters.play import (
     counter_mixes,
     counter_regularized,
 )
+from solver.counters.solution import solve_counters
 from solver.game import policy_mix
 from solver.markov.graph import build_graph
 from solver.policy import MixPolicy, TabularPolicy, UniformPolicy
@@ -357,3 +358,30 @@ def test_a_solved_play_read_once_is_itself(small):
     assert read_policy(game, played, "b") is played
     assert evaluate(game, solution.policy_for("a"), read_policy(game, played, "b")
                     ) is solution.evaluation
+
+
+def test_a_fixed_pair_takes_one_policy_evaluation_step_and_the_same_values(monkeypatch):
+    """Both mixes fixed, a cyclic block's first policy-evaluation step solves it: the
+    values are bit for bit those of the steps taken until they stop moving."""
+    import solver.counters.layers as layers
+    from solver.counters.stage_rules import FixedPair
+
+    game = envs.make("pathfinder", a="fighter,hp=6", b="rogue,hp=6")
+    response = counter_best_response(game, "uniform", "b")
+    steps = []
+    real = layers._policy_values
+    monkeypatch.setattr(layers, "_policy_values", lambda *a: steps.append(1) or real(*a))
+
+    def won(payoff) -> np.ndarray:
+        return (np.asarray(payoff) > 0).astype(float)
+
+    def chances() -> tuple[np.ndarray, int]:
+        steps.clear()
+        solved = solve_counters(game, rule=FixedPair(response.play.mixes, scores=won),
+                                statistics=False)
+        return solved.held.copy(), len(steps)
+    once, taken = chances()
+    monkeypatch.setattr(FixedPair, "played_as_given", False)
+    repeated, taken_before = chances()
+    assert taken > 0 and taken_before == 2 * taken   # the second step confirmed the first
+    np.testing.assert_array_equal(once, repeated)

@@ -112,7 +112,7 @@ def solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tuple
                 break
             moved = np.max(np.abs(found - layer[head.cores]), initial=0.0)
             layer[head.cores] = found
-            if moved <= tolerance:
+            if moved <= tolerance or rule.played_as_given:
                 break
         schedule = [(head.cores, True)]
         if reduced.contracting:

@@ -47,6 +47,9 @@ class StageRule(Protocol):
 
     scores: Callable[[np.ndarray], np.ndarray] | None
     fixed: dict[str, np.ndarray]
+    #: whether ``play`` gives the same mixes whatever the values (both sides fixed): one
+    #: policy-evaluation step then finds a block's values, a second would repeat it
+    played_as_given: bool
 
     def values(self, games: np.ndarray, places: dict, points: np.ndarray) -> np.ndarray: ...
 
@@ -121,6 +124,7 @@ class Equilibrium:
     benchmark's reference solver; the mixes are still the batched solver's)."""
 
     scores = None
+    played_as_given = False
 
     def __init__(self, stage_values: Callable[[np.ndarray], np.ndarray] | None = None,
                  grid=None):
@@ -163,6 +167,8 @@ class FixedPair:
     """Both sides play fixed mixes (``fixed[player]`` in the solver's layout): the
     value of each stage is the mixes' expectation, a policy evaluation."""
 
+    played_as_given = True
+
     def __init__(self, fixed: dict[str, np.ndarray],
                  scores: Callable[[np.ndarray], np.ndarray] | None = None):
         self.fixed, self.scores = fixed, scores
@@ -189,6 +195,8 @@ class BestReply:
     restricts his actions. ``settle`` records in ``tied`` (points, slots) the actions
     within ``TIE_TOLERANCE`` of his best and plays them as ``reference`` (points,
     slots) weighs them, evenly where it gives them nothing."""
+
+    played_as_given = False
 
     def __init__(self, responder: str, fixed: np.ndarray, slots: int,
                  allowed: np.ndarray | None = None, reference: np.ndarray | None = None,
@@ -249,6 +257,7 @@ class Regularized:
     other side a minimising reply."""
 
     scores = None
+    played_as_given = False
 
     def __init__(self, player: str, priors: np.ndarray, beta: float, grid=None):
         self.player, self.priors, self.beta = player, priors, beta
