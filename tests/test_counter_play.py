@@ -385,3 +385,46 @@ def test_a_fixed_pair_takes_one_policy_evaluation_step_and_the_same_values(monke
     repeated, taken_before = chances()
     assert taken > 0 and taken_before == 2 * taken   # the second step confirmed the first
     np.testing.assert_array_equal(once, repeated)
+
+
+def test_the_chances_solved_side_by_side_are_those_solved_one_after_the_other(
+        small, monkeypatch):
+    import threading
+
+    import solver.counters.play as play
+
+    game, _, _ = small
+    response = counter_best_response(game, "uniform", "b")
+    found = play._find_decisions(game)
+    threads, real = {}, play._chance
+
+    def chance(solution, sign, *rest):
+        threads[sign] = threading.current_thread()
+        return real(solution, sign, *rest)
+    monkeypatch.setattr(play, "_chance", chance)
+
+    def chances(together: bool) -> list:
+        threads.clear()
+        monkeypatch.setattr(play, "side_by_side", lambda: together)
+        return play.chances_of(response.play, found.core, found.point)
+    apart = chances(False)
+    assert threads[1.0] is threads[-1.0] is threading.current_thread()
+    assert chances(True) == apart
+    assert threads[1.0] is threading.current_thread() is not threads[-1.0]
+    monkeypatch.setattr(play, "SIDE_BY_SIDE_BYTES", response.play.held.nbytes - 1)
+    assert chances(True) == apart
+    assert threads[-1.0] is threading.current_thread()   # too large: one at a time
+
+
+@pytest.mark.parametrize(("layer", "allowed"), [("omp", True), ("tbb", True),
+                                                ("workqueue", False)])
+def test_the_compiled_loops_run_side_by_side_on_openmp_or_tbb_only(monkeypatch, layer,
+                                                                    allowed):
+    import numba
+
+    from solver.counters.compiled import side_by_side
+    monkeypatch.setattr(numba, "threading_layer", lambda: layer)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    assert side_by_side() is allowed
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+    assert side_by_side() is False

@@ -70,3 +70,17 @@ def announce(stream: TextIO | None = None) -> bool:
     stream.write(NOTICE.format(seconds=round(COMPILE_SECONDS * missing / functions)) + "\n")
     stream.flush()
     return True
+
+
+def side_by_side() -> bool:
+    """Whether two threads may run the compiled parallel loops at once: numba's OpenMP
+    and TBB layers allow it, its own work queue (where neither is installed, as on a
+    Mac without libomp) stops the process instead; and whether there are two cores."""
+    import os
+
+    import numba
+    try:
+        layer = numba.threading_layer()
+    except ValueError:   # no parallel loop has run yet: none is chosen
+        return False
+    return layer in ("omp", "tbb") and (os.cpu_count() or 1) > 1

@@ -14,6 +14,7 @@ interface of its state-graph twin (``solver.markov``).
 from __future__ import annotations
 
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -26,6 +27,7 @@ from ..markov.evaluate import Evaluation
 from ..markov.stages import MAX_SWEEPS, TOLERANCE, Convergence
 from ..policy import TabularPolicy, named_policy
 from ..results import summary
+from .compiled import side_by_side
 from .cores import explore
 from .solution import CounterPolicy, CounterSolution, forward_statistics, solve_counters
 from .stage_rules import BestReply, FixedPair, Regularized
@@ -464,14 +466,30 @@ def _chance(solution: CounterSolution, sign: float, tolerance: float,
                               sign * np.asarray(payoff) > 0).astype(float)))
 
 
+#: the largest table (bytes) of a chance pass solved beside the other one, on a thread
+#: of its own; a larger one is solved after the other's table is freed
+SIDE_BY_SIDE_BYTES = 256 * 2**20
+
+
 def chances_of(solution: CounterSolution, cores: np.ndarray, points: np.ndarray,
                tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS
                ) -> list[tuple[float, float, float]]:
     """A's (win, draw, loss) from the states at ``cores`` and flat ``points`` under the
-    mixes of ``solution``, the win's table freed before the loss's is solved (a large
-    duel's plan holds one such table at a time)."""
-    wins, losses = (_chance(solution, sign, tolerance, max_sweeps).values_of(cores, points)
-                    for sign in (1.0, -1.0))
+    mixes of ``solution``: the loss's pass on a second thread while this one solves the
+    win's, where their tables are small (``SIDE_BY_SIDE_BYTES``) and the compiled loops
+    may run on two threads at once (``compiled.side_by_side``); otherwise the win's
+    table is freed before the loss's is solved (a large duel's plan holds one at a
+    time). Each pass gives the same values either way."""
+    def chances(sign: float) -> np.ndarray:
+        return _chance(solution, sign, tolerance, max_sweeps).values_of(cores, points)
+
+    if solution.held.nbytes <= SIDE_BY_SIDE_BYTES and side_by_side():
+        with ThreadPoolExecutor(1, thread_name_prefix="loss chances") as other:
+            later = other.submit(chances, -1.0)
+            wins = chances(1.0)
+            losses = later.result()
+    else:
+        wins, losses = chances(1.0), chances(-1.0)
     return [(win, max(0.0, 1.0 - win - loss), loss)
             for win, loss in zip(wins.tolist(), losses.tolist(), strict=True)]
 
