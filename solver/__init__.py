@@ -31,7 +31,7 @@ _PUBLIC = {
         "best_response", "decisions", "equilibrium_policy", "evaluate", "exploitability",
         "policy_table", "read_policy", "require_states", "require_table", "resolve_policy",
         "solve_game", "solve_moment", "solve_regularized", "stage_equilibria",
-        "state_graph")},
+        "state_graph", "together")},
 }
 
 

@@ -34,7 +34,8 @@ compile with numba, and ``import solver`` stays light.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import numpy as np
@@ -293,6 +294,25 @@ def best_response(game: Game, policy: Policy, responder: str,
         return counter_best_response(game, policy, responder, tolerance, max_sweeps, safest)
     return response.best_response_graph(game, policy, responder, tolerance, max_sweeps,
                                         safest)
+
+
+def together(game: Game, *questions: Callable[[], object]) -> list:
+    """The answers of ``questions`` (calls of this facade about ``game``), asked at once
+    where the backend gains by it and has the room: a counter game whose tables are
+    small, on a machine whose compiled loops may run on two threads at once
+    (``solver.counters.play.fits_side_by_side``); one after the other otherwise, each
+    one's tables freed before the next builds its own. The first is asked on this
+    thread (its progress is heard here), the others on threads of their own; the
+    answers are the same either way."""
+    if len(questions) < 2 or not _on_counters(game):
+        return [question() for question in questions]
+    from .counters.play import fits_side_by_side
+    if not fits_side_by_side(game):
+        return [question() for question in questions]
+    with ThreadPoolExecutor(len(questions) - 1, thread_name_prefix="asked together") as pool:
+        later = [pool.submit(question) for question in questions[1:]]
+        first = questions[0]()
+        return [first, *(answer.result() for answer in later)]
 
 
 def exploitability(game: Game, policy_a: Policy, policy_b: Policy) -> response.Exploitability:

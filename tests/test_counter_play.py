@@ -428,3 +428,43 @@ def test_the_compiled_loops_run_side_by_side_on_openmp_or_tbb_only(monkeypatch, 
     assert side_by_side() is allowed
     monkeypatch.setattr("os.cpu_count", lambda: 1)
     assert side_by_side() is False
+
+
+def test_questions_asked_together_answer_as_one_after_the_other(small, monkeypatch):
+    """On a small counter game the second question runs on its own thread, the opponent
+    read once for both; the answers are those asked one after the other, and where the
+    tables are too large, or on another backend, they are."""
+    import threading
+
+    import solver.counters.play as play
+    from solver import together
+
+    game, _, _ = small
+    shorter = envs.make("pathfinder", a="fighter,hp=2", b="rogue,hp=2")
+    table = solve_game(shorter).policy_for("b").table
+
+    def asked(on_game, player="b"):
+        counted = _Counted(table)
+        read = read_policy(on_game, counted, player)
+        threads = {}
+
+        def response():
+            threads["response"] = threading.current_thread()
+            return best_response(on_game, read, "a", safest="equilibrium").evaluation
+
+        def evaluation():
+            threads["evaluation"] = threading.current_thread()
+            return evaluate(on_game, "equilibrium", read)
+        found = together(on_game, response, evaluation)
+        return found, threads, counted.asked
+
+    monkeypatch.setattr(play, "side_by_side", lambda: True)
+    found, threads, reads = asked(game)
+    assert threads["response"] is threading.current_thread() is not threads["evaluation"]
+    monkeypatch.setattr(play, "SIDE_BY_SIDE_BYTES", 0)
+    apart, threads, reads_apart = asked(game)
+    assert set(threads.values()) == {threading.current_thread()}
+    assert found == apart and reads == reads_apart > 0   # each read once
+    falkenstein = envs.make("falkenstein")
+    assert together(falkenstein, lambda: threading.current_thread(),
+                    threading.current_thread) == [threading.current_thread()] * 2

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 import envs
-from solver import best_response, evaluate, read_policy, solve_game
+from solver import best_response, evaluate, read_policy, solve_game, together
 from solver.cache import ambient, remembered
 from solver.policy import MixPolicy
 
@@ -82,9 +82,9 @@ def _answer(game, vs: str, me: str, moment=None) -> dict:
     played = game if moment is None else MomentGame(game, moment)
     fixed = read_policy(played, opponent, them)   # once for both questions below
     pair = (equilibrium, fixed) if me == "a" else (fixed, equilibrium)
-    # the evaluation first: its tables are freed before the best response builds its own
-    against_it = evaluate(played, *pair).as_dict()
-    response = best_response(played, fixed, me, safest=equilibrium)
+    response, against_it = together(
+        played, lambda: best_response(played, fixed, me, safest=equilibrium),
+        lambda: evaluate(played, *pair).as_dict())
     answer = {
         "best_response": _mine(response.evaluation.as_dict(), me),
         "equilibrium_against_it": _mine(against_it, me),

@@ -13,6 +13,7 @@ interface of its state-graph twin (``solver.markov``).
 
 from __future__ import annotations
 
+import threading
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -29,7 +30,14 @@ from ..policy import TabularPolicy, named_policy
 from ..results import summary
 from .compiled import side_by_side
 from .cores import explore
-from .solution import CounterPolicy, CounterSolution, forward_statistics, solve_counters
+from .solution import (
+    CounterPolicy,
+    CounterSolution,
+    forward_statistics,
+    kept_cores,
+    solution_bytes,
+    solve_counters,
+)
 from .stage_rules import BestReply, FixedPair, Regularized
 
 #: a decision reached less often than this is left out of a plan
@@ -166,6 +174,10 @@ def counter_mixes(game: Game, policy: Policy | str, player: str,
     return mixes
 
 
+#: held while a ``ReadPolicy`` reads its mixes (a lock of its own would not pickle)
+_READING = threading.Lock()
+
+
 class ReadPolicy:
     """A policy read once as ``player`` of ``game`` (``solver.read_policy``): the
     solver's questions on that game take the mixes read (``counter_mixes``, read when
@@ -174,16 +186,20 @@ class ReadPolicy:
 
     def __init__(self, policy: Policy, game: Game, player: str):
         self.policy, self.game, self.player = policy, game, player
+        self._mixes = None
 
-    @cached_property
+    @property
     def mixes(self) -> np.ndarray:
-        return counter_mixes(self.game, self.policy, self.player)
+        with _READING:   # questions asked together (``solver.together``) read it once
+            if self._mixes is None:
+                self._mixes = counter_mixes(self.game, self.policy, self.player)
+        return self._mixes
 
     def probabilities(self, observation, mask: np.ndarray) -> np.ndarray:
         return self.policy.probabilities(observation, mask)
 
     def __getattr__(self, name: str):
-        if name == "policy":   # not set yet (a copy being built): no recursion
+        if name in ("policy", "_mixes"):   # not set yet (a copy being built): no recursion
             raise AttributeError(name)
         return getattr(self.policy, name)
 
@@ -466,9 +482,23 @@ def _chance(solution: CounterSolution, sign: float, tolerance: float,
                               sign * np.asarray(payoff) > 0).astype(float)))
 
 
-#: the largest table (bytes) of a chance pass solved beside the other one, on a thread
-#: of its own; a larger one is solved after the other's table is freed
+#: the largest tables (bytes, ``solution_bytes``) of two solves run at once, on two
+#: threads; larger ones are solved one after the other, each one's freed first
 SIDE_BY_SIDE_BYTES = 256 * 2**20
+
+
+def fits_side_by_side(game: Game) -> bool:
+    """Whether two solves over ``game``'s counters from its start may run at once, on
+    two threads (``_side_by_side``)."""
+    graph, grid, roots = explore(game)
+    return _side_by_side(graph, grid, len(kept_cores(graph, [core for _, core, _ in roots])))
+
+
+def _side_by_side(graph, grid, kept: int) -> bool:
+    """Whether two solves may run at once: the tables of each (a solution's, ``kept``
+    cores kept) are small, and the compiled loops may run on two threads at once
+    (``compiled.side_by_side``)."""
+    return solution_bytes(graph, grid, kept) <= SIDE_BY_SIDE_BYTES and side_by_side()
 
 
 def chances_of(solution: CounterSolution, cores: np.ndarray, points: np.ndarray,
@@ -476,14 +506,13 @@ def chances_of(solution: CounterSolution, cores: np.ndarray, points: np.ndarray,
                ) -> list[tuple[float, float, float]]:
     """A's (win, draw, loss) from the states at ``cores`` and flat ``points`` under the
     mixes of ``solution``: the loss's pass on a second thread while this one solves the
-    win's, where their tables are small (``SIDE_BY_SIDE_BYTES``) and the compiled loops
-    may run on two threads at once (``compiled.side_by_side``); otherwise the win's
-    table is freed before the loss's is solved (a large duel's plan holds one at a
-    time). Each pass gives the same values either way."""
+    win's where they fit (``_side_by_side``); otherwise the win's table is freed
+    before the loss's is solved (a large duel's plan holds one at a time). Each pass
+    gives the same values either way."""
     def chances(sign: float) -> np.ndarray:
         return _chance(solution, sign, tolerance, max_sweeps).values_of(cores, points)
 
-    if solution.held.nbytes <= SIDE_BY_SIDE_BYTES and side_by_side():
+    if _side_by_side(solution.cores, solution.grid, len(solution._kept)):
         with ThreadPoolExecutor(1, thread_name_prefix="loss chances") as other:
             later = other.submit(chances, -1.0)
             wins = chances(1.0)
