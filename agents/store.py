@@ -39,7 +39,6 @@ import mmap
 import os
 import sys
 import tempfile
-import threading
 import warnings
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -49,7 +48,7 @@ from importlib import resources
 from itertools import islice
 from pathlib import Path
 
-from solver.cache import ALIGN, KEPT_LATER, Payload
+from solver.cache import ALIGN, Payload
 
 from .profiles import package_version
 
@@ -100,11 +99,8 @@ class AnswerStore:
     """Answers kept as files in ``directory`` (``store_dir()`` by default); the
     ``get`` / ``put`` of ``solver.cache.AnswerCache``."""
 
-    def __init__(self, directory: Path | str | None = None, background: bool = False):
+    def __init__(self, directory: Path | str | None = None):
         self.directory = Path(directory) if directory is not None else store_dir()
-        #: whether ``put`` writes on a thread of its own (``solver.cache.KEPT_LATER``)
-        self.background = background
-        self._writing: dict[str, _Write] = {}
 
     def _file(self, key: str) -> Path:
         return self.directory / (hashlib.sha256(key.encode()).hexdigest()[:32] + SUFFIX)
@@ -113,7 +109,6 @@ class AnswerStore:
         """The payload kept under ``key``, as a copy-on-write memory map of its file
         (the answer's arrays are then the file's pages, read as they are touched), or
         None when it is absent, stale or damaged."""
-        self.finish(key)
         try:
             with open(self._file(key), "rb") as file:
                 header = _header(file.readline())
@@ -144,63 +139,18 @@ class AnswerStore:
             mapped.madvise(mmap.MADV_DONTNEED)
         return payload
 
-    def put(self, key: str, payload: Payload) -> memoryview | object | None:
+    def put(self, key: str, payload: Payload) -> memoryview | None:
         """Keep ``payload`` (one buffer, or pieces written one after another) and hand
         back the copy kept, as ``get`` would (a memory map of the file written), without
         checking its digest again: it is this call's own file, mapped before it took the
         entry's name, so no other writer's file can stand in its place. A store that
         cannot be written (a full disk, a read-only directory) is said in a warning and
-        the answer is still given (None is handed back).
-
-        In the ``background``, the payload is written on a thread of its own and
-        ``KEPT_LATER`` is handed back at once: a command goes on with its answer while
-        the disk takes its copy (a level-5 solution's 2 GB take seconds). Its pieces
-        must then not change until ``finish``; ``get`` of the same key waits for it."""
+        the answer is still given (None is handed back)."""
         pieces = _pieces(payload)
-        if not self.background:
-            try:
-                return self._write(key, pieces, threading.Event())
-            except (OSError, ValueError) as error:
-                self._failed(error)
-                return None
-        self.finish(key)   # one write of an entry at a time
-        self._writing[key] = _Write(self, key, pieces)
-        return KEPT_LATER
-
-    def finish(self, key: str | None = None) -> None:
-        """Wait for the background writes (of ``key`` only, if given); interrupted (a
-        ^C), stop them all (``abandon``)."""
-        for name in [key] if key is not None else list(self._writing):
-            write = self._writing.pop(name, None)
-            if write is None:
-                continue
-            try:
-                write.thread.join()
-            except BaseException:
-                self._writing[name] = write
-                self.abandon()
-                raise
-            if write.error is not None:
-                self._failed(write.error)
-
-    def abandon(self) -> None:
-        """Stop the background writes still going: their half-written files are
-        removed, and nothing of them is kept."""
-        writes = list(self._writing.values())
-        self._writing.clear()
-        for write in writes:
-            write.stop.set()
-        for write in writes:
-            write.thread.join()
-
-    def _write(self, key: str, pieces: list[memoryview], stop: threading.Event
-               ) -> memoryview:
-        """``put``'s file, written whole then renamed into place; anything that stops
-        it (an error, ``stop`` set) removes the half-written file and is raised."""
         header = {"key": key, "version": code_version(),
                   "bytes": sum(piece.nbytes for piece in pieces), "sha256": "0" * 64,
                   "created": datetime.now(UTC).isoformat(timespec="seconds")}
-        temporary = None
+        temporary, kept = None, None
         try:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
             with (ThreadPoolExecutor(1) as hashing,
@@ -214,30 +164,25 @@ class AnswerStore:
                 start = file.tell()
                 # no fsync: an answer cut short by a crash fails its digest and is
                 # computed again, so waiting for the disk buys nothing
-                for chunk in _slices(pieces, DIGEST_CHUNK):
-                    if stop.is_set():
-                        raise InterruptedError("the write was stopped")
-                    file.write(chunk)
+                for piece in pieces:
+                    file.write(piece)
                 header["sha256"] = hashed.result()
                 file.seek(0)
                 file.write(_header_line(header))   # as long as the one it replaces
                 file.flush()
                 kept = _mapped(file, start)
             os.replace(temporary, self._file(key))
-        except BaseException:
+        except (OSError, ValueError) as error:
+            warnings.warn(f"the answer could not be kept in {self.directory}: {error}",
+                          stacklevel=2)
             if temporary is not None and os.path.exists(temporary):
                 os.unlink(temporary)
-            raise
+            return None
         return kept
-
-    def _failed(self, error: Exception) -> None:
-        warnings.warn(f"the answer could not be kept in {self.directory}: {error}",
-                      stacklevel=4)
 
     def entries(self) -> list[dict]:
         """Every answer kept: its file, what it answers, its size, when it was made and
         whether this code can read it (``fresh``)."""
-        self.finish()
         found = []
         for path in sorted(self.directory.glob("*" + SUFFIX)):
             try:
@@ -256,7 +201,6 @@ class AnswerStore:
     def clear(self) -> dict:
         """Remove every answer (and any file left half-written by a process that was
         killed); how many files and bytes were freed."""
-        self.finish()
         removed, freed = 0, 0
         for pattern in ("*" + SUFFIX, TEMPORARY + "*"):
             for path in self.directory.glob(pattern):
@@ -267,32 +211,6 @@ class AnswerStore:
                     continue
                 removed, freed = removed + 1, freed + size
         return {"removed": removed, "bytes": freed}
-
-
-class _Write:
-    """An entry written on a thread of its own (``AnswerStore.put`` in the background);
-    what stopped it (a full disk) is said by whoever waits for it, in the command's
-    own thread."""
-
-    def __init__(self, store: AnswerStore, key: str, pieces: list[memoryview]):
-        self.stop, self.error = threading.Event(), None
-        self.thread = threading.Thread(target=self._run, args=(store, key, pieces),
-                                       name="keeping an answer", daemon=True)
-        self.thread.start()
-
-    def _run(self, store: AnswerStore, key: str, pieces: list[memoryview]) -> None:
-        try:
-            store._write(key, pieces, self.stop)
-        except (OSError, ValueError) as error:
-            self.error = error
-
-
-def _slices(pieces: list[memoryview], size: int) -> Iterator[memoryview]:
-    """The pieces one after another, each cut every ``size`` bytes (views: nothing
-    copied)."""
-    for piece in pieces:
-        for at in range(0, len(piece), size):
-            yield piece[at:at + size]
 
 
 def _mapped(file, start: int) -> memoryview:

@@ -57,20 +57,9 @@ class AnswerCache(Protocol):
     def get(self, key: str) -> bytes | None:
         """The payload put under ``key``, or None (absent, stale or damaged)."""
 
-    def put(self, key: str, payload: Payload) -> bytes | memoryview | object | None:
+    def put(self, key: str, payload: Payload) -> bytes | memoryview | None:
         """Keep ``payload`` under ``key`` (replacing what was there); a store may hand
-        back the copy it kept, as ``get`` would give it (None: ask ``get``), or
-        ``KEPT_LATER``."""
-
-
-#: what a store's ``put`` hands back when it keeps the payload later (on a thread of
-#: its own, say): the answer computed is the one used, its arrays left as they are
-class _KeptLater:
-    def __repr__(self) -> str:
-        return "KEPT_LATER"
-
-
-KEPT_LATER = _KeptLater()
+        back the copy it kept, as ``get`` would give it (None: ask ``get``)."""
 
 
 #: the store ``caching`` names for the block it covers
@@ -191,8 +180,7 @@ def _replay(said: list[tuple]) -> None:
 def _keep(store: AnswerCache, key: str, game: Game, document: dict):
     """Put ``document`` in ``store``: the copy the store hands back, else None if
     the document holds no array (a plan of 40,000 rows takes half a second to read
-    back and frees nothing: the computed one is kept) or the store keeps it later,
-    else True; False where it could
+    back and frees nothing: the computed one is kept), else True; False where it could
     not be pickled (a game holding a lambda, say: said in a warning, and the answer
     still given)."""
     try:
@@ -202,7 +190,7 @@ def _keep(store: AnswerCache, key: str, game: Game, document: dict):
                       f"({type(error).__name__}: {error})", stacklevel=3)
         return False
     kept = store.put(key, payload)
-    if kept is KEPT_LATER or not _arrays_in(payload):
+    if not _arrays_in(payload):
         return None
     return True if kept is None else kept
 

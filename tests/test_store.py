@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import threading
 import warnings
 import weakref
 from pathlib import Path
@@ -18,13 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import agents.store
 import envs
 import solver
-import solver.cache
 from agents.cli import main
 from agents.store import AnswerStore, code_version, store_dir, user_cache_dir
-from solver.cache import KEPT_LATER, AnswerCache, caching, key_of
+from solver.cache import AnswerCache, caching, key_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -175,11 +172,10 @@ def test_an_answer_store_is_two_methods():
 WRITER = textwrap.dedent("""
     import sys
     from agents.store import AnswerStore
-    store, me = AnswerStore(sys.argv[1], background=sys.argv[3] == "later"), sys.argv[2]
+    store, me = AnswerStore(sys.argv[1]), sys.argv[2]
     payload = me.encode() * 400_000
     for _ in range(40):
         store.put("one key", payload)
-    store.finish()
 """)
 
 
@@ -187,9 +183,8 @@ def test_two_processes_writing_one_entry_never_damage_it(tmp_path):
     """Two real processes write the same key over and over (each its own 1-2 MB
     payload) while this one reads it: every read is whole, one of the two payloads."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    # one writes at once, the other in the background
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path), me, when],
-                                env=env) for me, when in (("A", "now"), ("BB", "later"))]
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path), me], env=env)
+               for me in ("A", "BB")]
     store, reads = AnswerStore(tmp_path), set()
     while any(w.poll() is None for w in writers):
         if (tmp_path / AnswerStore(tmp_path)._file("one key").name).exists():
@@ -201,71 +196,6 @@ def test_two_processes_writing_one_entry_never_damage_it(tmp_path):
     assert reads <= wanted
     assert hashlib.sha256(store.get("one key")).hexdigest() in wanted
     assert [p.name for p in tmp_path.iterdir()] == [store._file("one key").name]
-
-
-def test_a_background_write_is_waited_for_by_get_and_kept_whole(tmp_path):
-    store = AnswerStore(tmp_path, background=True)
-    mine = bytes(range(256)) * 40_000
-    assert store.put("one key", [mine[:1000], mine[1000:]]) is KEPT_LATER
-    assert bytes(store.get("one key")) == mine
-    assert store.put("other key", b"second") is KEPT_LATER
-    store.finish()
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        store._file(key).name for key in ("one key", "other key"))
-    assert bytes(AnswerStore(tmp_path).get("other key")) == b"second"
-
-
-def test_an_abandoned_background_write_keeps_nothing(tmp_path, monkeypatch):
-    """Stopped between two of its pieces (a ^C while the command waits for it), the
-    write leaves neither an entry nor a half-written file."""
-    store = AnswerStore(tmp_path, background=True)
-    reached, stopped = threading.Event(), []
-    real = agents.store._slices
-
-    def slow(pieces, size):
-        for n, piece in enumerate(real(pieces, size)):
-            if n == 1:
-                reached.set()
-                assert stopped[0].wait(30)
-            yield piece
-    monkeypatch.setattr(agents.store, "_slices", slow)
-    assert store.put("one key", [b"first", b"second"]) is KEPT_LATER
-    stopped.append(store._writing["one key"].stop)
-    assert reached.wait(30)
-    store.abandon()
-    assert list(tmp_path.iterdir()) == []
-    store.finish()   # nothing left to wait for, nothing said
-    assert store.get("one key") is None
-
-
-def test_a_background_write_that_fails_is_said_when_waited_for(tmp_path):
-    blocked = tmp_path / "a file, not a directory"
-    blocked.write_text("")
-    store = AnswerStore(blocked, background=True)
-    assert store.put("one key", b"payload") is KEPT_LATER
-    with pytest.warns(UserWarning, match="could not be kept"):
-        store.finish()
-
-
-def test_a_solution_kept_later_is_the_computed_one_and_reads_back_the_same(
-        tmp_path, monkeypatch):
-    real, read = solver.cache.read_answer, []
-    monkeypatch.setattr(solver.cache, "read_answer",
-                        lambda *args: read.append(args) or real(*args))
-    monkeypatch.setattr("solver.cache._MEMO", weakref.WeakKeyDictionary())
-    store = Counting(AnswerStore(tmp_path, background=True))
-    computed = solver.solve_game(falkenstein(), cache=store)
-    # missed, computed, put: the computed answer is given, nothing is read back
-    assert (store.gets, store.puts, len(read)) == (1, 1, 0)
-    store.inner.finish()
-    kept = solver.solve_game(falkenstein(), cache=store)
-    assert (store.gets, store.puts) == (2, 1)
-    assert kept is not computed
-    recomputed = solver.solve_game(falkenstein())
-    assert kept.value == pytest.approx(recomputed.value, abs=1e-12)
-    for state in live_states(kept.game):
-        for mine, theirs in zip(kept.policy(state), recomputed.policy(state), strict=True):
-            np.testing.assert_allclose(mine, theirs, rtol=0, atol=1e-12)
 
 
 def test_the_store_directory_follows_the_platform_and_the_variable(monkeypatch, tmp_path):

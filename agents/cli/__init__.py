@@ -108,39 +108,15 @@ def _ceiling(args: argparse.Namespace):
     return beyond_ceiling() if getattr(args, "allow_large", False) else contextlib.nullcontext()
 
 
-#: the commands whose answer is the solution itself, with a light report after it: their
-#: store writes in the background (level 5's 2 GB overlap the report). The others go on
-#: computing from the solution, and read it back at once as the store's pages: what
-#: they compute next reuses the memory of the copy freed (0.4 s of fresh memory at
-#: level 1 on a 2-core test machine)
-KEPT_IN_BACKGROUND = ("solve",)
-
-
 def _answer_store(args: argparse.Namespace):
     """The answer store (``agents.store``) the whole-duel answers of a command that takes
     ``--no-cache`` are read from and kept in, unless it is given; no store elsewhere."""
     if getattr(args, "no_cache", True):
         return contextlib.nullcontext()   # nothing imported: `duel dice` stays light
-    return _kept(background=args.command in KEPT_IN_BACKGROUND)
-
-
-@contextlib.contextmanager
-def _kept(background: bool):
-    """``caching`` through the answer store; in the ``background``, the command waits
-    for the disk only before it ends, and a ^C stops the writes (nothing half-written
-    is kept)."""
     from solver.cache import caching
 
     from ..store import AnswerStore
-    store = AnswerStore(background=background)
-    with caching(store):
-        try:
-            yield
-        except KeyboardInterrupt:
-            store.abandon()
-            raise
-        finally:
-            store.finish()   # after ``abandon``, nothing is left to wait for
+    return caching(AnswerStore())
 
 
 def _run(args: argparse.Namespace) -> int:
