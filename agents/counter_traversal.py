@@ -84,7 +84,7 @@ class CounterTraversal:
         moves = [np.zeros(len(grid.top), np.int64)] + [m.decrement for m in graph.moves]
         every = np.arange(points)
         self.shift = np.stack([grid.shifted(every, d) for d in moves]).astype(np.int32)
-        steps = sp.hstack([graph.zero] + [m.full for m in graph.moves], format="csr")
+        steps = sp.hstack([graph.zero, *graph.move_matrices()], format="csr")
         steps.sort_indices()
         self.out_start = steps.indptr.astype(np.int64)
         # an outcome's landing core and move in one int32 (the outcome arrays are read

@@ -334,6 +334,34 @@ def test_a_step_lowering_two_counters_is_refused():
         solve_counters(HitPennies(2, 2, both=True))
 
 
+@pytest.mark.parametrize("game", [HitPennies(5, 4), RolledPennies(4, 6), HitTriples(3, 4, 2)],
+                         ids=["hit", "rolled", "triples"])
+def test_each_moves_transitions_rebuilt_from_the_kernels_are_the_games_own(game):
+    """Every joint action's outcomes that lower a counter, read one by one from the
+    game's ``core_transitions``, added up by move: the matrices the graph rebuilds
+    from its kernels (``move_matrices``) hold the same chances, and are rebuilt once."""
+    import solver.counters.cores as counters
+
+    graph, _, _ = counters._explore(game)
+    expected = {tuple(move.decrement): np.zeros((len(graph.pair_core), graph.size))
+                for move in graph.moves}
+    pair = 0
+    for core, dead in zip(graph.cores, graph.terminal, strict=True):
+        for _, _, outcomes in ([] if dead else game.core_transitions(core)):
+            for chance, after, decrement in outcomes:
+                if any(decrement):
+                    expected[tuple(decrement)][pair, graph.index[after]] += chance
+            pair += 1
+    assert pair == len(graph.pair_core)
+    rebuilt = graph.move_matrices()
+    for move, steps in zip(graph.moves, rebuilt, strict=True):
+        assert steps.has_canonical_format
+        np.testing.assert_allclose(steps.toarray(), expected[tuple(move.decrement)],
+                                   rtol=0, atol=1e-15)
+    assert graph.move_matrices() is rebuilt
+    assert "_by_move" not in graph.__getstate__()   # never kept with the graph
+
+
 def test_moves_too_many_to_mark_in_a_table_are_numbered_alike(monkeypatch):
     # a hit for a hundred million: the move keys are numbered by sorting, not in a table
     # of every key; the moves, their matrices and the kernels are the same either way
@@ -342,7 +370,8 @@ def test_moves_too_many_to_mark_in_a_table_are_numbered_alike(monkeypatch):
     def arrays():
         graph, _, _ = counters._explore(HitPennies(4, 5, damage_a=10**8))
         land = graph.landings
-        return [m.decrement for m in graph.moves] + [m.full.toarray() for m in graph.moves] + [
+        return [m.decrement for m in graph.moves] + [
+            steps.toarray() for steps in graph.move_matrices()] + [
             land.spread.toarray(), land.landing, land.bounds, land.move, land.prob,
             land.tails, land.reach, land.at]
 
@@ -383,7 +412,7 @@ def test_a_layer_reads_each_move_as_one_window_of_an_earlier_layer():
     assert grid.columns == 8
     assert grid.column.tolist() == [0, 1, 2, 3, 4, 5, 6, 7]
     layer = grid.layers[2]          # (2, 2), (3, 1)
-    moves = [Move(np.array(step), None) for step in [(1, 0), (0, 1), (2, 0)]]
+    moves = [Move(np.array(step)) for step in [(1, 0), (0, 1), (2, 0)]]
     windows = Windows.of(grid, layer, moves)
     # (1, 0): (1, 2), (2, 1) -> columns 1, 2; (0, 1): (2, 1) -> 2, then B depleted;
     # (2, 0): A depleted, then (1, 1) -> 0, so the window starts one column earlier
@@ -402,7 +431,7 @@ def test_a_layer_of_several_sums_reads_a_window_per_sum():
     assert [grid.points[p].sum(axis=1).tolist() for p in grid.layers] == [
         [2, 3, 3], [4, 4, 4, 5, 5], [6]]
     layer = grid.layers[1]
-    windows = Windows.of(grid, layer, [Move(np.array((2, 0)), None)])
+    windows = Windows.of(grid, layer, [Move(np.array((2, 0)))])
     # (1,3), (2,2) deplete A, (3,1) -> (1,1) column 0: the run of sum 4 is points 2..3
     # reading from column 0; (2,3) depletes A, (3,2) -> (1,2) column 1: points 4..5
     # from column 1 - 4 = -3
@@ -425,7 +454,7 @@ def test_points_landing_apart_are_read_one_by_one():
     grid = Grid((3, 3, 3))
     layer = grid.layers[3]
     assert grid.points[layer].sum(axis=1).tolist() == [6] * 7
-    windows = Windows.of(grid, layer, [Move(np.array((0, 0, 1)), None)])
+    windows = Windows.of(grid, layer, [Move(np.array((0, 0, 1)))])
     assert windows.columns[0].tolist() == [5, 6, 7, 8, 29, 9, 29]
     assert (windows.lo[0, 0], windows.hi[0, 0], windows.apart[0]) == (0, 0, True)
 
@@ -452,13 +481,13 @@ def test_the_damage_sums_read_through_windows_match_each_outcome_summed(game):
         found = graph.landings.spread @ read_lowered(graph, grid, points, table)
         for column, counters in enumerate(grid.points[points]):
             expected = np.zeros(len(graph.pair_core))
-            for move in graph.moves:
+            for move, steps in zip(graph.moves, graph.move_matrices(), strict=True):
                 after = counters - move.decrement
                 low = np.flatnonzero(after < 1)
                 landed = np.zeros(graph.size)
                 landed[graph.landing] = (payoffs[low[0]] if len(low) else
                                          values[(slice(None),) + tuple(after - 1)])
-                expected += move.full @ landed
+                expected += steps @ landed
             assert np.allclose(found[:, column], expected, atol=1e-12)
 
 

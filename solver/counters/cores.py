@@ -207,7 +207,23 @@ class CoreGraph(state_table.PicklesStatesAsTable):
     terminal: np.ndarray   # (N,) cores that end the game whatever the counters
     payoff: np.ndarray     # (N,) their payoff to A (0 elsewhere)
     _unit_starts: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _by_move: list[sp.csr_matrix] | None = field(default=None, repr=False, compare=False)
     STATES = "cores"
+
+    def __getstate__(self) -> dict:
+        kept = super().__getstate__()
+        kept.pop("_by_move", None)   # rebuilt from the kernels when asked again
+        return kept
+
+    def move_matrices(self) -> list[sp.csr_matrix]:
+        """The transitions of each move of ``moves`` as a sparse matrix (pairs, cores):
+        each pair's chance of landing on each core by that decrement. Rebuilt from the
+        kernels (``landings``) when first asked, since few answers need them (a value
+        rebuilt state by state, training), and never kept with the graph: a level-5
+        duel's took 300 MB to build and to write."""
+        if self._by_move is None:
+            self._by_move = _by_move(self)
+        return self._by_move
 
     @property
     def size(self) -> int:
@@ -421,7 +437,8 @@ def _explore(game: Game, given: list[tuple[float, State]] | None = None
     roots = [(p, index[game.core(s)], grid.flat(game.counters(s))) for p, s in starts]
     slices = np.searchsorted(found.pair_core, np.arange(shape[1] + 1)).astype(np.int64)
     graph = CoreGraph(cores, index, found.mask_a, found.mask_b, found.pair_core,
-                      found.pair_a, found.pair_b, slices, zero, _moves(lowering, shape),
+                      found.pair_a, found.pair_b, slices, zero,
+                      [Move(decrement) for decrement in lowering.decrements],
                       lowering.landing, _factor(lowering, shape[0], grid), [],
                       found.terminal, found.payoff)
     graph.blocks = _blocks(graph)
@@ -499,17 +516,25 @@ def _matrix(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
     return matrix
 
 
-def _moves(low: _Lowering, shape: tuple[int, int]) -> list[Move]:
-    """The lowering outcomes as one sparse matrix (pairs, cores) per move."""
-    from . import outcomes as counter_outcomes
-    kind = np.int32 if max(*shape, len(low.moves)) <= np.iinfo(np.int32).max else np.int64
-    indptr = np.zeros((len(low.decrements), shape[0] + 1), kind)
-    indices, data = np.empty(len(low.moves), kind), np.empty(len(low.moves))
-    cuts, canonical = counter_outcomes.by_move(low.bounds, low.moves, low.targets, low.probs,
-                                               indptr, indices, data)
-    return [Move(decrement, _matrix(data[lo:hi], indices[lo:hi], row, shape, canonical))
-            for decrement, lo, hi, row in zip(low.decrements, cuts[:-1], cuts[1:], indptr,
-                                              strict=True)]
+def _by_move(graph: CoreGraph) -> list[sp.csr_matrix]:
+    """``CoreGraph.move_matrices``: each pair's kernels (by landing core) give their
+    entries in order, so each move's row of a pair lists its cores in the order of the
+    pair's outcomes, and duplicates are added up in that order."""
+    kernels, shape = graph.landings, (len(graph.pair_core), graph.size)
+    used = kernels.spread.indices
+    sizes = kernels.bounds[used + 1] - kernels.bounds[used]
+    entries = ranges(kernels.bounds, used)
+    pair = np.repeat(np.repeat(np.arange(shape[0]), np.diff(kernels.spread.indptr)), sizes)
+    core = np.repeat(graph.landing[kernels.landing[used]], sizes)
+    move = kernels.move[entries]
+    order = np.argsort(move, kind="stable")
+    cuts = np.searchsorted(move[order], np.arange(len(graph.moves) + 1))
+    matrices = []
+    for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
+        at = order[lo:hi]
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(pair[at], minlength=shape[0]))])
+        matrices.append(_matrix(kernels.prob[entries[at]], core[at], indptr, shape))
+    return matrices
 
 
 def _factor(low: _Lowering, pairs: int, grid: Grid) -> Landings:

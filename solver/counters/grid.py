@@ -9,15 +9,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..sparse import sp
-
 
 @dataclass
 class Move:
-    """The transitions of one decrement vector (pairs, cores)."""
+    """One decrement vector of the steps that lower a counter (its transitions, pairs by
+    cores: ``CoreGraph.move_matrices``)."""
 
     decrement: np.ndarray
-    full: sp.csr_matrix
 
 
 #: a layer holds several sums of the counters when no step lowers the sum by less, up

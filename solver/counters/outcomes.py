@@ -285,32 +285,3 @@ def tails(bounds, move, prob, counter_of, amount_of, counters):
         for e in range(bounds[k], bounds[k + 1]):
             out[at[k, counter_of[move[e]]] + amount_of[move[e]] - 1] += prob[e]
     return out, reach, at
-
-
-@numba.njit(cache=True)
-def by_move(bounds, move, target, prob, indptr, indices, data):
-    """The outcomes move by move, each move's pair by pair (as they come: by next core
-    within a pair): each move's ``indptr`` row, its outcomes' next cores and
-    probabilities in ``indices`` and ``data`` from the returned cuts; and whether no
-    move has a pair's next core twice."""
-    moves, pairs = indptr.shape[0], len(bounds) - 1
-    cuts = np.zeros(moves + 1, np.int64)
-    for e in range(len(move)):
-        cuts[move[e] + 1] += 1
-    cuts = np.cumsum(cuts)
-    fill, pair = cuts[:-1].copy(), np.empty(len(move), np.int32)
-    for p in range(pairs):
-        for e in range(bounds[p], bounds[p + 1]):
-            m = move[e]
-            indices[fill[m]], data[fill[m]], pair[fill[m]] = target[e], prob[e], p
-            fill[m] += 1
-    canonical = True
-    for m in range(moves):
-        row, done = indptr[m], 0   # row[1..done] set: the pairs before done have no more
-        for e in range(cuts[m], cuts[m + 1]):
-            if e > cuts[m] and pair[e] == pair[e - 1]:
-                canonical &= indices[e] != indices[e - 1]
-            row[done + 1:pair[e] + 1] = e - cuts[m]
-            done = max(done, pair[e])
-        row[done + 1:] = cuts[m + 1] - cuts[m]
-    return cuts, canonical

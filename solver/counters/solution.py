@@ -216,8 +216,9 @@ class CounterSolution:
         """The expected value after each joint action of ``pairs`` at one point."""
         graph = self.cores
         total = np.zeros(len(pairs))
-        for matrix, decrement in [(graph.zero, None)] + [(move.full, move.decrement)
-                                                         for move in graph.moves]:
+        for matrix, decrement in [(graph.zero, None)] + [
+                (steps, move.decrement) for steps, move in zip(
+                    graph.move_matrices(), graph.moves, strict=True)]:
             owner, reached, chance = _rows(matrix, pairs)
             if not len(reached):
                 continue
