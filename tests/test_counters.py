@@ -360,6 +360,9 @@ def test_each_moves_transitions_rebuilt_from_the_kernels_are_the_games_own(game)
                                    rtol=0, atol=1e-15)
     assert graph.move_matrices() is rebuilt
     assert "_by_move" not in graph.__getstate__()   # never kept with the graph
+    some = np.arange(len(graph.pair_core))[::-3]    # a few rows, in any order
+    for steps, rows in zip(rebuilt, graph.move_rows(some), strict=True):
+        assert np.array_equal(rows.toarray(), steps[some].toarray())
 
 
 def test_moves_too_many_to_mark_in_a_table_are_numbered_alike(monkeypatch):

@@ -215,6 +215,29 @@ class CoreGraph(state_table.PicklesStatesAsTable):
         kept.pop("_by_move", None)   # rebuilt from the kernels when asked again
         return kept
 
+    def move_rows(self, pairs: np.ndarray) -> list[sp.csr_matrix]:
+        """The rows ``pairs`` of each move's transitions (``move_matrices``), rebuilt from
+        the kernels (``landings``): a pair's kernels, by landing core, give its entries
+        as its outcomes come, and duplicates are added up in that order."""
+        kernels = self.landings
+        spread = kernels.spread
+        used = spread.indices[ranges(spread.indptr, pairs)]
+        sizes = kernels.bounds[used + 1] - kernels.bounds[used]
+        entries = ranges(kernels.bounds, used)
+        owner = np.repeat(np.repeat(np.arange(len(pairs)), np.diff(spread.indptr)[pairs]),
+                          sizes)
+        core = np.repeat(self.landing[kernels.landing[used]], sizes)
+        chance, move = kernels.prob[entries], kernels.move[entries]
+        order = np.argsort(move, kind="stable")
+        cuts = np.searchsorted(move[order], np.arange(len(self.moves) + 1))
+        shape = (len(pairs), self.size)
+        rows = []
+        for at in (order[lo:hi] for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)):
+            indptr = np.concatenate([[0], np.cumsum(np.bincount(owner[at],
+                                                                minlength=shape[0]))])
+            rows.append(_matrix(chance[at], core[at], indptr, shape))
+        return rows
+
     def move_matrices(self) -> list[sp.csr_matrix]:
         """The transitions of each move of ``moves`` as a sparse matrix (pairs, cores):
         each pair's chance of landing on each core by that decrement. Rebuilt from the
@@ -222,7 +245,7 @@ class CoreGraph(state_table.PicklesStatesAsTable):
         rebuilt state by state, training), and never kept with the graph: a level-5
         duel's took 300 MB to build and to write."""
         if self._by_move is None:
-            self._by_move = _by_move(self)
+            self._by_move = self.move_rows(np.arange(len(self.pair_core)))
         return self._by_move
 
     @property
@@ -514,27 +537,6 @@ def _matrix(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
     else:
         matrix.sum_duplicates()
     return matrix
-
-
-def _by_move(graph: CoreGraph) -> list[sp.csr_matrix]:
-    """``CoreGraph.move_matrices``: each pair's kernels (by landing core) give their
-    entries in order, so each move's row of a pair lists its cores in the order of the
-    pair's outcomes, and duplicates are added up in that order."""
-    kernels, shape = graph.landings, (len(graph.pair_core), graph.size)
-    used = kernels.spread.indices
-    sizes = kernels.bounds[used + 1] - kernels.bounds[used]
-    entries = ranges(kernels.bounds, used)
-    pair = np.repeat(np.repeat(np.arange(shape[0]), np.diff(kernels.spread.indptr)), sizes)
-    core = np.repeat(graph.landing[kernels.landing[used]], sizes)
-    move = kernels.move[entries]
-    order = np.argsort(move, kind="stable")
-    cuts = np.searchsorted(move[order], np.arange(len(graph.moves) + 1))
-    matrices = []
-    for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
-        at = order[lo:hi]
-        indptr = np.concatenate([[0], np.cumsum(np.bincount(pair[at], minlength=shape[0]))])
-        matrices.append(_matrix(kernels.prob[entries[at]], core[at], indptr, shape))
-    return matrices
 
 
 def _factor(low: _Lowering, pairs: int, grid: Grid) -> Landings:

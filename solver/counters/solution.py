@@ -214,19 +214,20 @@ class CounterSolution:
 
     def _continuation(self, pairs: np.ndarray, point: int) -> np.ndarray:
         """The expected value after each joint action of ``pairs`` at one point."""
-        graph = self.cores
+        graph, every = self.cores, np.arange(len(pairs))
+        # the steps that change no counter, then each move's: as sparse products add them
+        terms = [(*_rows(graph.zero, pairs), None)] + [
+            (*_rows(steps, every), move.decrement)
+            for steps, move in zip(graph.move_rows(pairs), graph.moves, strict=True)]
         total = np.zeros(len(pairs))
-        for matrix, decrement in [(graph.zero, None)] + [
-                (steps, move.decrement) for steps, move in zip(
-                    graph.move_matrices(), graph.moves, strict=True)]:
-            owner, reached, chance = _rows(matrix, pairs)
+        for rows, reached, weights, decrement in terms:
             if not len(reached):
                 continue
             after = point if decrement is None else int(
                 self.grid.shifted(np.array([point]), decrement)[0])
             landed, back = np.unique(reached, return_inverse=True)
             # each pair's terms summed in the order of its row, as a sparse product would
-            total += np.bincount(owner, chance * self._values_at(landed, after)[back],
+            total += np.bincount(rows, weights * self._values_at(landed, after)[back],
                                  minlength=len(pairs))
         return total
 
