@@ -188,8 +188,9 @@ class Landings:
 @dataclass
 class CoreGraph(state_table.PicklesStatesAsTable):
     """The states of a counter game without their counters, and their transitions
-    split into those that change no counter (``zero``) and the rest (``moves``: one
-    sparse matrix per decrement vector, into the cores they land on)."""
+    split into those that change no counter (``zero``) and the rest (``moves``: the
+    decrement vectors; ``landings``: the outcomes factored into kernels, from which
+    ``move_matrices`` rebuilds one sparse matrix per decrement vector when asked)."""
 
     cores: list[State]
     index: dict[State, int]
