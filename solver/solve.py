@@ -35,7 +35,6 @@ compile with numba, and ``import solver`` stays light.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import numpy as np
@@ -304,15 +303,11 @@ def together(game: Game, *questions: Callable[[], object]) -> list:
     one's tables freed before the next builds its own. The first is asked on this
     thread (its progress is heard here), the others on threads of their own; the
     answers are the same either way."""
-    if len(questions) < 2 or not _on_counters(game):
-        return [question() for question in questions]
-    from .counters.play import fits_side_by_side
-    if not fits_side_by_side(game):
-        return [question() for question in questions]
-    with ThreadPoolExecutor(len(questions) - 1, thread_name_prefix="asked together") as pool:
-        later = [pool.submit(question) for question in questions[1:]]
-        first = questions[0]()
-        return [first, *(answer.result() for answer in later)]
+    if len(questions) > 1 and _on_counters(game):
+        from .counters.play import answered_side_by_side, fits_side_by_side
+        if fits_side_by_side(game):
+            return answered_side_by_side(*questions)
+    return [question() for question in questions]
 
 
 def exploitability(game: Game, policy_a: Policy, policy_b: Policy) -> response.Exploitability:

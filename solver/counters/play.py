@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -501,6 +502,15 @@ def _side_by_side(graph, grid, kept: int) -> bool:
     return solution_bytes(graph, grid, kept) <= SIDE_BY_SIDE_BYTES and side_by_side()
 
 
+def answered_side_by_side(*questions: Callable[[], object]) -> list:
+    """The answers of ``questions``: the first asked on this thread (its progress is
+    heard here), the others on threads of their own meanwhile."""
+    with ThreadPoolExecutor(len(questions) - 1, thread_name_prefix="side by side") as pool:
+        later = [pool.submit(question) for question in questions[1:]]
+        first = questions[0]()
+        return [first, *(answer.result() for answer in later)]
+
+
 def chances_of(solution: CounterSolution, cores: np.ndarray, points: np.ndarray,
                tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS
                ) -> list[tuple[float, float, float]]:
@@ -513,10 +523,7 @@ def chances_of(solution: CounterSolution, cores: np.ndarray, points: np.ndarray,
         return _chance(solution, sign, tolerance, max_sweeps).values_of(cores, points)
 
     if _side_by_side(solution.cores, solution.grid, len(solution._kept)):
-        with ThreadPoolExecutor(1, thread_name_prefix="loss chances") as other:
-            later = other.submit(chances, -1.0)
-            wins = chances(1.0)
-            losses = later.result()
+        wins, losses = answered_side_by_side(lambda: chances(1.0), lambda: chances(-1.0))
     else:
         wins, losses = chances(1.0), chances(-1.0)
     return [(win, max(0.0, 1.0 - win - loss), loss)
