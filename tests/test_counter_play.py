@@ -405,7 +405,7 @@ def test_the_chances_solved_side_by_side_are_those_solved_one_after_the_other(
 
     def chances(together: bool) -> list:
         threads.clear()
-        monkeypatch.setattr(play, "side_by_side", lambda: together)
+        monkeypatch.setattr(play, "loops_run_side_by_side", lambda: together)
         return play.chances_of(response.play, found.core, found.point)
     apart = chances(False)
     assert threads[1.0] is threads[-1.0] is threading.current_thread()
@@ -422,12 +422,12 @@ def test_the_compiled_loops_run_side_by_side_on_openmp_or_tbb_only(monkeypatch, 
                                                                     allowed):
     import numba
 
-    from solver.counters.compiled import side_by_side
+    from solver.counters.compiled import loops_run_side_by_side
     monkeypatch.setattr(numba, "threading_layer", lambda: layer)
     monkeypatch.setattr("os.cpu_count", lambda: 2)
-    assert side_by_side() is allowed
+    assert loops_run_side_by_side() is allowed
     monkeypatch.setattr("os.cpu_count", lambda: 1)
-    assert side_by_side() is False
+    assert loops_run_side_by_side() is False
 
 
 def test_questions_asked_together_answer_as_one_after_the_other(small, monkeypatch):
@@ -458,7 +458,7 @@ def test_questions_asked_together_answer_as_one_after_the_other(small, monkeypat
         found = together(on_game, response, evaluation)
         return found, threads, counted.asked
 
-    monkeypatch.setattr(play, "side_by_side", lambda: True)
+    monkeypatch.setattr(play, "loops_run_side_by_side", lambda: True)
     found, threads, reads = asked(game)
     assert threads["response"] is threading.current_thread() is not threads["evaluation"]
     monkeypatch.setattr(play, "SIDE_BY_SIDE_BYTES", 0)

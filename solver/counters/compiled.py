@@ -72,7 +72,7 @@ def announce(stream: TextIO | None = None) -> bool:
     return True
 
 
-def side_by_side() -> bool:
+def loops_run_side_by_side() -> bool:
     """Whether two threads may run the compiled parallel loops at once: numba's OpenMP
     and TBB layers allow it, its own work queue (where neither is installed, as on a
     Mac without libomp) stops the process instead; and whether there are two cores."""

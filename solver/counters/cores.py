@@ -528,15 +528,12 @@ def _split(game: Game, found: CoreWalk, shape: tuple[int, int]
 
 
 def _matrix(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
-            shape: tuple[int, int], canonical: bool = False) -> sp.csr_matrix:
+            shape: tuple[int, int]) -> sp.csr_matrix:
     """A CSR matrix from rows in order, duplicates summed and columns sorted within each
     row as ``csr_matrix((data, (rows, columns)))`` does (both keep each row's entries
-    in order, then sort and add up the same way), unless known ``canonical``."""
+    in order, then sort and add up the same way)."""
     matrix = sp.csr_matrix((data, indices, indptr), shape=shape)
-    if canonical:
-        matrix.has_canonical_format = True
-    else:
-        matrix.sum_duplicates()
+    matrix.sum_duplicates()
     return matrix
 
 

@@ -29,7 +29,7 @@ from ..markov.evaluate import Evaluation
 from ..markov.stages import MAX_SWEEPS, TOLERANCE, Convergence
 from ..policy import TabularPolicy, named_policy
 from ..results import summary
-from .compiled import side_by_side
+from .compiled import loops_run_side_by_side
 from .cores import explore
 from .solution import (
     CounterPolicy,
@@ -490,16 +490,16 @@ SIDE_BY_SIDE_BYTES = 256 * 2**20
 
 def fits_side_by_side(game: Game) -> bool:
     """Whether two solves over ``game``'s counters from its start may run at once, on
-    two threads (``_side_by_side``)."""
+    two threads (``_tables_fit``)."""
     graph, grid, roots = explore(game)
-    return _side_by_side(graph, grid, len(kept_cores(graph, [core for _, core, _ in roots])))
+    return _tables_fit(graph, grid, len(kept_cores(graph, [core for _, core, _ in roots])))
 
 
-def _side_by_side(graph, grid, kept: int) -> bool:
+def _tables_fit(graph, grid, kept: int) -> bool:
     """Whether two solves may run at once: the tables of each (a solution's, ``kept``
     cores kept) are small, and the compiled loops may run on two threads at once
-    (``compiled.side_by_side``)."""
-    return solution_bytes(graph, grid, kept) <= SIDE_BY_SIDE_BYTES and side_by_side()
+    (``compiled.loops_run_side_by_side``)."""
+    return solution_bytes(graph, grid, kept) <= SIDE_BY_SIDE_BYTES and loops_run_side_by_side()
 
 
 def answered_side_by_side(*questions: Callable[[], object]) -> list:
@@ -516,13 +516,13 @@ def chances_of(solution: CounterSolution, cores: np.ndarray, points: np.ndarray,
                ) -> list[tuple[float, float, float]]:
     """A's (win, draw, loss) from the states at ``cores`` and flat ``points`` under the
     mixes of ``solution``: the loss's pass on a second thread while this one solves the
-    win's where they fit (``_side_by_side``); otherwise the win's table is freed
+    win's where they fit (``_tables_fit``); otherwise the win's table is freed
     before the loss's is solved (a large duel's plan holds one at a time). Each pass
     gives the same values either way."""
     def chances(sign: float) -> np.ndarray:
         return _chance(solution, sign, tolerance, max_sweeps).values_of(cores, points)
 
-    if _side_by_side(solution.cores, solution.grid, len(solution._kept)):
+    if _tables_fit(solution.cores, solution.grid, len(solution._kept)):
         wins, losses = answered_side_by_side(lambda: chances(1.0), lambda: chances(-1.0))
     else:
         wins, losses = chances(1.0), chances(-1.0)
