@@ -2,7 +2,8 @@
 one cold (a fresh process, an empty answer store) and warm (asked again, the store
 kept), with the peak memory of each process, then p50, p95 and max in one table.
 
-    python experiments/bench_questions.py [--quick] [--only TEXT ...] [--timeout S] [--json]
+    python experiments/bench_questions.py [--quick] [--only TEXT ...] [--repeat N]
+                                          [--timeout S] [--json]
 
 For each system: a ``solve``, an ``odds --vs equilibrium``, an ``odds`` against a
 personality, an ``odds`` against a trained profile, the first step of ``play`` (``q``
@@ -18,7 +19,9 @@ between runs, as on a GM's machine after the first question; the answer store is
 cold and warm differ by. The bytecode of each tree is compiled first, as installing a
 wheel does: a machine that sets ``PYTHONDONTWRITEBYTECODE`` would otherwise compile every
 module on every question (0.1 to 0.2 s of each bad-input answer here). Peak memory is the
-process's ``ru_maxrss`` (``os.wait4``).
+process's ``ru_maxrss`` (``os.wait4``). A cold question is asked ``--repeat`` times (3 by
+default) and its median run kept: on a shared machine one run of the same question moved
+by a second from one run to the next.
 """
 
 from __future__ import annotations
@@ -257,28 +260,49 @@ SIDES = ("now", "baseline")
 
 
 def measure(listed: list[Question], folder: Path, timeout: float,
-            baseline: Path | None = None) -> list[dict]:
-    """Each question cold then warm, on this tree and (with ``baseline``) on the
-    baseline's, the two trees taking turns to go first from one question to the next
-    (so that neither always meets the machine in the same state)."""
+            baseline: Path | None = None, repeat: int = 1) -> list[dict]:
+    """Each question cold ``repeat`` times (the median run kept: ``median_run``), then
+    warm, on this tree and (with ``baseline``) on the baseline's, the two trees taking
+    turns to go first from one run to the next (so that neither always meets the
+    machine in the same state)."""
     trees = {"now": ROOT, **({"baseline": baseline} if baseline is not None else {})}
     rows = []
     for n, question in enumerate(listed):
-        order = list(trees) if n % 2 == 0 else list(reversed(trees))
         row = {"question": question.label, **({"baseline": {}} if baseline else {})}
-        for side in order:
-            # an empty store: the question is asked cold, then warm
-            env = environment(folder / f"store-{side}-{n}", trees[side])
-            cold = run_once(question.argv, env, question.stdin, timeout)
+        colds: dict[str, list[dict]] = {side: [] for side in trees}
+        for run in range(repeat):
+            order = list(trees) if (n + run) % 2 == 0 else list(reversed(trees))
+            for side in order:
+                # an empty store: the question is asked cold (the last run's store is
+                # then asked warm)
+                env = environment(folder / f"store-{side}-{n}-{run}", trees[side])
+                colds[side].append(run_once(question.argv, env, question.stdin, timeout))
+        for side in trees:
+            env = environment(folder / f"store-{side}-{n}-{repeat - 1}", trees[side])
             warm = run_once(question.argv, env, question.stdin, timeout)
-            _side(row, side).update(cold=cold, warm=warm)
+            _side(row, side).update(cold=median_run(colds[side]), warm=warm)
         rows.append(row)
-        said = "; ".join(f"{side} cold {_side(row, side)['cold']['seconds']:.2f} s "
-                         f"({_side(row, side)['cold']['status']}), warm "
-                         f"{_side(row, side)['warm']['seconds']:.2f} s "
-                         f"({_side(row, side)['warm']['status']})" for side in trees)
-        print(f"  {question.label}: {said}", file=sys.stderr)
+        print(f"  {question.label}: {'; '.join(_said(_side(row, side), side) for side in trees)}",
+              file=sys.stderr)
     return rows
+
+
+def _said(times: dict, side: str) -> str:
+    cold, warm = times["cold"], times["warm"]
+    runs = "" if len(cold["runs"]) == 1 else " of " + ", ".join(
+        f"{seconds:.2f}" for seconds in cold["runs"])
+    return (f"{side} cold {cold['seconds']:.2f} s{runs} ({cold['status']}), warm "
+            f"{warm['seconds']:.2f} s ({warm['status']})")
+
+
+def median_run(runs: list[dict]) -> dict:
+    """The run of median time (of an even number, the slower of the middle two), with
+    every run's seconds under ``runs``; a run that failed is shown instead, never
+    hidden by the others."""
+    failed = [run for run in runs if run["status"] != "ok"]
+    chosen = failed[0] if failed else sorted(runs, key=lambda run: run["seconds"])[
+        len(runs) // 2]
+    return dict(chosen, runs=[run["seconds"] for run in runs])
 
 
 def _side(row: dict, side: str) -> dict:
@@ -362,7 +386,7 @@ def table(rows: list[dict], totals: dict) -> str:
     return "\n".join(lines)
 
 
-def write_docs(rows: list[dict], totals: dict, at_once: list[dict]) -> None:
+def write_docs(rows: list[dict], totals: dict, at_once: list[dict], repeat: int) -> None:
     """This run's tables as ``docs/performance.md``'s sections ``bench_questions`` and
     ``bench_refusals``."""
     sys.path.insert(0, str(ROOT / "experiments"))
@@ -388,12 +412,22 @@ def write_docs(rows: list[dict], totals: dict, at_once: list[dict]) -> None:
     notes = ("Each question in a fresh process: cold with an empty answer store, then warm "
              "(asked again, the store kept); peak memory is the process's. numba's compiled "
              "code is on disk beforehand for every tree.")
+    if repeat > 1:
+        notes += (f" Cold is the median of {repeat} runs, each in a fresh process with an "
+                  "empty store (every run's seconds are in `--json`, under `runs`).")
     if compared:
         notes += (" The baseline is an older tree run by the same interpreter in the same "
                   "run, the two trees taking turns; `cold x` and `warm x` are its seconds "
                   "over this tree's (above 1: this tree is faster).")
     report.write_section("bench_questions", "The questions a GM asks: cold and warm",
                          columns, listed, notes=notes)
+
+
+def _positive(text: str) -> int:
+    number = int(text)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {number}")
+    return number
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -408,6 +442,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", metavar="TREE", type=Path,
                         help="also ask every question of an older tree of the project (e.g. "
                         "a git worktree of an older commit), in the same run")
+    parser.add_argument("--repeat", type=_positive, default=3, metavar="N",
+                        help="ask each question cold N times, each in a fresh process with "
+                        "an empty store, and keep the median run (default 3: one run on a "
+                        "shared machine moves by a second)")
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
     parser.add_argument("--write-docs", action="store_true",
                         help="replace this benchmark's table in docs/performance.md")
@@ -442,7 +480,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n\n".join([*([table(rows, totals)] if rows else []),
                             *([instant_table(at_once)] if at_once else [])]))
     if args.write_docs:
-        write_docs(rows, totals, at_once)
+        write_docs(rows, totals, at_once, args.repeat)
     return 0
 
 
@@ -461,7 +499,7 @@ def ask(planned: list[Question], folder: Path, personalities: dict, args) -> lis
         prepare(asked, personalities, folder / "baseline", args.timeout,
                 args.baseline.resolve())
     return measure(planned, folder, args.timeout,
-                   None if args.baseline is None else args.baseline.resolve())
+                   None if args.baseline is None else args.baseline.resolve(), args.repeat)
 
 
 if __name__ == "__main__":

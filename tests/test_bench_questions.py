@@ -98,3 +98,21 @@ def test_each_profile_is_trained_on_a_duel_with_the_action_list_it_is_asked_in()
         named, trained_options = game(bench_module.TRAINING[system])
         trained = envs.make(system, a=named["--a"], b=named["--b"], **trained_options)
         assert trained.info.action_names == asked.info.action_names, duel
+
+
+def test_a_cold_question_asked_three_times_keeps_its_median_run():
+    document = json.loads(bench("--only", "uchronia: solve", "--repeat", "3", "--json").stdout)
+    (row,) = document["questions"]
+    runs = row["cold"]["runs"]
+    assert len(runs) == 3 and all(seconds > 0 for seconds in runs)
+    assert row["cold"]["seconds"] == sorted(runs)[1]
+
+
+def test_a_failed_run_is_shown_whatever_the_others_took():
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import bench_questions as bench_module
+    ok = {"seconds": 1.0, "peak_mb": 50.0, "status": "ok", "error": ""}
+    failed = {"seconds": 0.2, "peak_mb": 40.0, "status": "exit 1", "error": "boom"}
+    shown = bench_module.median_run([dict(ok, seconds=3.0), failed, ok])
+    assert (shown["status"], shown["error"], shown["runs"]) == ("exit 1", "boom", [3.0, 0.2, 1.0])
+    assert bench_module.median_run([dict(ok, seconds=2.0), ok])["seconds"] == 2.0

@@ -175,11 +175,13 @@ def test_a_best_response_gives_each_action_its_worth_and_the_plan_its_chances(ga
     fixed = _leaning(game)
     answers = _both(lambda: best_response(game, fixed, responder, safest="equilibrium"))
     for response in answers:
-        for state in _live(game):
+        live = _live(game)
+        # asked state by state, and all at once (their steps rebuilt once for all)
+        for state, together in zip(live, response.action_values_of(live), strict=True):
             expected = _worth_of_each_action(game, response, fixed, state, responder)
-            found = response.action_values_at(state)
-            assert np.array_equal(np.isnan(found), np.isnan(expected))
-            assert np.nanmax(np.abs(found - expected)) < AGREE
+            for found in (response.action_values_at(state), together):
+                assert np.array_equal(np.isnan(found), np.isnan(expected))
+                assert np.nanmax(np.abs(found - expected)) < AGREE
         chances = response.chances()
         plan = response.decisions(chances=True)
         plain = response.decisions()

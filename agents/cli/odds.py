@@ -139,8 +139,10 @@ def _plan(game, response, me: str) -> list[dict]:
             "words": {names[i]: _said(game, state, names[i], words, "play ") for i in played},
             "win": win, "draw": draw, "loss": loss, "value": value,
         })
-    for row, (state, *_) in zip(plan[:CHECKED_ROWS], found[:CHECKED_ROWS], strict=True):
-        worths = _worths(game, response, state)
+    checked = [state for state, *_ in found[:CHECKED_ROWS]]
+    for row, state, values in zip(plan, checked, response.action_values_of(checked),
+                                  strict=False):   # the plan is longer
+        worths = _worths(game, values)
         row["all_equal"] = bool(np.ptp(list(worths.values())) <= SAME_WORTH)
         if row["all_equal"]:
             row["choices"] = [_said(game, state, name, words) for name in worths]
@@ -152,10 +154,10 @@ def _said(game, state, name: str, words, plain: str = "") -> str:
     return plain + name if words is None else words(game, state, name)
 
 
-def _worths(game, response, state) -> dict[str, float]:
-    """Each legal choice of the responder at ``state`` and its worth to him against the
-    opponent, the best response played after it."""
-    values = response.action_values_at(state)
+def _worths(game, values: np.ndarray) -> dict[str, float]:
+    """Each legal choice of the responder (``values``: his worth of each action at a
+    state against the opponent, the best response played after it; NaN where illegal)
+    and its worth, by name."""
     names = game.info.action_names
     return {names[i]: float(values[i]) for i in np.flatnonzero(~np.isnan(values)).tolist()}
 

@@ -375,13 +375,20 @@ class CounterResponse:
     def action_values_at(self, state: State) -> np.ndarray:
         """The responder's value of each of his actions at ``state`` against the fixed
         side's mix, the best response played after it (NaN where illegal)."""
-        core, point = self.values._locate(state)
-        other = "b" if self.responder == "a" else "a"
-        theirs = self.values.mix_at(other, core, point)   # the fixed side's
-        matrix = np.nan_to_num(self.values.stage_matrix(state))
-        mine = self.values.cores.mask_a if self.responder == "a" else self.values.cores.mask_b
-        found = (matrix @ theirs if self.responder == "a" else -(theirs @ matrix))
-        return np.where(mine[core], found, np.nan)
+        return self.action_values_of([state])[0]
+
+    def action_values_of(self, states: list[State]) -> list[np.ndarray]:
+        """``action_values_at`` of each of ``states``, asked together."""
+        values, other = self.values, "b" if self.responder == "a" else "a"
+        mine = values.cores.mask_a if self.responder == "a" else values.cores.mask_b
+        found = []
+        for state, matrix in zip(states, values.stage_matrices(states), strict=True):
+            core, point = values._locate(state)
+            theirs = values.mix_at(other, core, point)   # the fixed side's
+            matrix = np.nan_to_num(matrix)
+            worth = matrix @ theirs if self.responder == "a" else -(theirs @ matrix)
+            found.append(np.where(mine[core], worth, np.nan))
+        return found
 
     def decisions(self, chances: bool = False) -> list[tuple]:
         """Every state where the responder chooses that the play reaches (at least

@@ -212,13 +212,18 @@ class CounterSolution:
             found[~held] = self._continuation(self.cores.pair_slices[cores[~held]], point)
         return found
 
-    def _continuation(self, pairs: np.ndarray, point: int) -> np.ndarray:
-        """The expected value after each joint action of ``pairs`` at one point."""
-        graph, every = self.cores, np.arange(len(pairs))
+    def _continuation(self, pairs: np.ndarray, point: int,
+                      moved: tuple[list, np.ndarray] | None = None) -> np.ndarray:
+        """The expected value after each joint action of ``pairs`` at one point;
+        ``moved``: each move's rows (``CoreGraph.move_rows``) of more pairs, and where
+        ``pairs`` are among them (a row's entries do not depend on the others')."""
+        graph = self.cores
+        by_move, at = moved if moved is not None else (graph.move_rows(pairs),
+                                                       np.arange(len(pairs)))
         # the steps that change no counter, then each move's: as sparse products add them
         terms = [(*_rows(graph.zero, pairs), None)] + [
-            (*_rows(steps, every), move.decrement)
-            for steps, move in zip(graph.move_rows(pairs), graph.moves, strict=True)]
+            (*_rows(steps, at), move.decrement)
+            for steps, move in zip(by_move, graph.moves, strict=True)]
         total = np.zeros(len(pairs))
         for rows, reached, weights, decrement in terms:
             if not len(reached):
@@ -248,13 +253,24 @@ class CounterSolution:
 
     def stage_matrix(self, state: State) -> np.ndarray:
         """Continuation values to A of every joint action at ``state`` (NaN where illegal)."""
-        core, point = self._locate(state)
-        pairs = np.arange(self.cores.pair_slices[core], self.cores.pair_slices[core + 1])
-        n = len(self.game.info.action_names)
-        matrix = np.full((n, n), np.nan)
-        matrix[self.cores.pair_a[pairs], self.cores.pair_b[pairs]] = self._continuation(
-            pairs, point)
-        return matrix
+        return self.stage_matrices([state])[0]
+
+    def stage_matrices(self, states: list[State]) -> list[np.ndarray]:
+        """``stage_matrix`` of each of ``states``, their steps by move rebuilt once for
+        all of them (a plan's likeliest situations are checked together)."""
+        graph, n = self.cores, len(self.game.info.action_names)
+        located = [self._locate(state) for state in states]
+        spans = [np.arange(graph.pair_slices[core], graph.pair_slices[core + 1])
+                 for core, _ in located]
+        by_move = graph.move_rows(np.concatenate(spans)) if spans else []
+        ends = np.cumsum([len(span) for span in spans])
+        matrices = []
+        for (_, point), pairs, end in zip(located, spans, ends.tolist(), strict=True):
+            matrix = np.full((n, n), np.nan)
+            matrix[graph.pair_a[pairs], graph.pair_b[pairs]] = self._continuation(
+                pairs, point, (by_move, np.arange(end - len(pairs), end)))
+            matrices.append(matrix)
+        return matrices
 
     def policy_for(self, player: str, name: str = "equilibrium") -> CounterPolicy:
         """The mixes of ``player`` (the equilibrium, or the rule's play) as a policy on

@@ -80,6 +80,10 @@ class BestResponse:
         side's mix, the best response played after it (NaN where illegal)."""
         return self.action_values[self._index(state)].copy()
 
+    def action_values_of(self, states: list[State]) -> list[np.ndarray]:
+        """``action_values_at`` of each of ``states``."""
+        return [self.action_values_at(state) for state in states]
+
     def decisions(self, chances: bool = False) -> list[tuple]:
         """Every state where the responder chooses that the play reaches (at least
         ``MIN_REACH``): the state, its expected visits, the responder's mix over the
