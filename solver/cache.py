@@ -36,7 +36,6 @@ import struct
 import warnings
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Protocol, runtime_checkable
 
@@ -97,13 +96,10 @@ def key_of(game: Game, question: str) -> str | None:
 
 def remembered(game: Game, question: str, compute: Callable[[], object],
                store: AnswerCache | None, extras: Callable[[], dict] | None = None,
-               adopt: Callable[[dict], None] | None = None,
-               meanwhile: Callable[[object], None] | None = None):
+               adopt: Callable[[dict], None] | None = None):
     """The answer to ``question`` about ``game``: from this process's memory, else
     from ``store``, else ``compute()`` (then kept in both). ``extras()`` names more
-    objects worth keeping with it (the explored graph), ``adopt`` takes them back.
-    ``meanwhile(answer)`` is work on an answer just computed, done on this thread while
-    a second one keeps the answer (the answer must not change under it)."""
+    objects worth keeping with it (the explored graph), ``adopt`` takes them back."""
     known = _MEMO.setdefault(game, {})
     if question in known:
         return known[question]
@@ -116,9 +112,7 @@ def remembered(game: Game, question: str, compute: Callable[[], object],
         said = [_recorded(w.message, w.category) for w in caught]
         _replay(said)
         found = {"answer": answer, "warnings": said, **(extras() if extras else {})}
-        kept = _kept_meanwhile(lambda: _keep(store, key, game, found) if key is not None
-                               else False, None if meanwhile is None else lambda: meanwhile(
-                                   answer))
+        kept = _keep(store, key, game, found) if key is not None else False
         if kept:
             # the store's copy from now on: a store that maps its file hands back
             # arrays that are its pages, read as touched, and the computed copy is freed
@@ -127,17 +121,6 @@ def remembered(game: Game, question: str, compute: Callable[[], object],
                                                           replay=False) or found
     known[question] = found["answer"]
     return found["answer"]
-
-
-def _kept_meanwhile(keep: Callable[[], object], work: Callable[[], None] | None):
-    """``keep()``'s result, kept on a second thread while ``work()`` runs on this one
-    (whose progress is heard: ``solver.progress`` listens per thread)."""
-    if work is None:
-        return keep()
-    with ThreadPoolExecutor(1, thread_name_prefix="keeping") as pool:
-        kept = pool.submit(keep)
-        work()
-        return kept.result()
 
 
 def recalled(game: Game, question: str, store: AnswerCache | None,

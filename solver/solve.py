@@ -174,39 +174,23 @@ def solve_game(game: Game, start: State | None = None, tolerance: float = TOLERA
 
     The play under the equilibrium is pushed forward (win, draw, loss, length, endings,
     visits) when first asked, so that an equilibrium wanted for its mixes alone (an
-    opponent's) never pays for it; with ``statistics`` it is pushed at once, on this
-    thread while a second one keeps the solution (a caller that reports them: the push
-    reads the solution as computed, not the store's copy it would touch page by page),
-    and kept beside it. The numbers are the same either way.
+    opponent's) never pays for it; with ``statistics`` it is pushed at once, before the
+    solution is kept (a caller that reports them: the push reads the solution as
+    computed, not the store's copy it would touch page by page). The numbers are the
+    same either way.
     """
     markov_evaluate.require_public(game, "solve_game, the state-by-state solution,")
     store = None if _FORCED else (cache if cache is not None else ambient())
     question = f"solution|{backend(game)}|tolerance={tolerance!r}|max_sweeps={max_sweeps}"
     if start is not None:
         return _solve_from(game, start, tolerance, max_sweeps, store, question)
-    pushed = question.replace("solution", "statistics", 1)
-    # kept, a counter solution is pushed forward while it is written (``_pushed_meanwhile``)
-    meanwhile = statistics and store is not None and game.info.identity is not None
-    solution = remembered(game, question, lambda: _solve_whole(
-        game, tolerance, max_sweeps, statistics and not meanwhile), store,
-        lambda: _explored(game), lambda found: _adopt(game, found),
-        _pushed_meanwhile(game, pushed, store) if meanwhile else None)
-    _statistics_through(game, solution, pushed, store)
+    solution = remembered(game, question,
+                          lambda: _solve_whole(game, tolerance, max_sweeps, statistics),
+                          store, lambda: _explored(game), lambda found: _adopt(game, found))
+    _statistics_through(game, solution, question.replace("solution", "statistics", 1), store)
     if statistics:
         solution.evaluation   # noqa: B018 - read back without them: pushed now
     return solution
-
-
-def _pushed_meanwhile(game: Game, question: str, store: AnswerCache | None
-                      ) -> Callable[[object], None]:
-    """The work done on a counter solution just computed while it is kept: its play
-    pushed forward on the computed copy, whose pages are in memory (the store's copy
-    would be read back page by page), and kept as its own entry, which
-    ``_statistics_through`` then finds."""
-    def push(solution) -> None:
-        if getattr(solution, "later", None) is not None:
-            remembered(game, question, solution.pushed_forward, store)
-    return push
 
 
 def _statistics_through(game: Game, solution, question: str,

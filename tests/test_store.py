@@ -448,27 +448,16 @@ def test_an_equilibrium_asked_for_its_mixes_only_is_never_pushed_forward(tmp_pat
     assert len(pushes) == 2   # read back with the solution, never pushed again
 
 
-def test_a_solve_that_reports_its_statistics_pushes_them_while_the_solution_is_kept(
-        tmp_path, monkeypatch):
-    # ``statistics=True`` pushes the play on this thread (its progress heard) while a
-    # second thread keeps the solution; the statistics are kept as their own entry, and
-    # the next process reads both back without pushing again
-    from solver import progress
-    from solver.counters import solution as counter_solution
-    duel = {"a": "fighter,hp=3", "b": "rogue,hp=3"}
-    at_once = counter_solution.solve_counters(envs.make("pathfinder", **duel))
+def test_a_solve_that_reports_its_statistics_keeps_them_in_the_solution(tmp_path,
+                                                                       monkeypatch):
+    # ``statistics=True`` pushes the play before the solution is kept: one entry, read
+    # back whole by the next process
     pushes = _counted_pushes(monkeypatch)
+    duel = {"a": "fighter,hp=3", "b": "rogue,hp=3"}
     store = Counting(AnswerStore(tmp_path))
-    heard = []
-    with progress.listening(lambda report: heard.append(report.tasks[-1])):
-        solved = solver.solve_game(envs.make("pathfinder", **duel), cache=store,
-                                   statistics=True)
-    assert "the play pushed forward" in heard
-    assert (len(pushes), store.puts) == (1, 2)
-    assert solved.evaluation == at_once.evaluation
-    assert np.array_equal(solved.visits, at_once.visits)
+    solved = solver.solve_game(envs.make("pathfinder", **duel), cache=store, statistics=True)
+    assert (len(pushes), store.puts) == (1, 1)
     again = solver.solve_game(envs.make("pathfinder", **duel), cache=store)
-    assert again.evaluation == at_once.evaluation
-    assert np.array_equal(again.visits, at_once.visits)
-    assert np.array_equal(again.core_visits, at_once.core_visits)
-    assert (len(pushes), store.puts) == (1, 2)
+    assert again.evaluation == solved.evaluation
+    assert np.array_equal(again.visits, solved.visits)
+    assert (len(pushes), store.puts) == (1, 1)
