@@ -21,7 +21,7 @@ wheel does: a machine that sets ``PYTHONDONTWRITEBYTECODE`` would otherwise comp
 module on every question (0.1 to 0.2 s of each bad-input answer here). Peak memory is the
 process's ``ru_maxrss`` (``os.wait4``). A cold question is asked ``--repeat`` times (3 by
 default) and its median run kept: on a shared machine one run of the same question moved
-by a second from one run to the next.
+by a second or more from the next.
 """
 
 from __future__ import annotations

@@ -140,8 +140,8 @@ def _plan(game, response, me: str) -> list[dict]:
             "win": win, "draw": draw, "loss": loss, "value": value,
         })
     checked = [state for state, *_ in found[:CHECKED_ROWS]]
-    for row, state, values in zip(plan, checked, response.action_values_of(checked),
-                                  strict=False):   # the plan is longer
+    for row, state, values in zip(plan[:len(checked)], checked,
+                                  response.action_values_of(checked), strict=True):
         worths = _worths(game, values)
         row["all_equal"] = bool(np.ptp(list(worths.values())) <= SAME_WORTH)
         if row["all_equal"]:
