@@ -2,7 +2,7 @@
 one cold (a fresh process, an empty answer store) and warm (asked again, the store
 kept), with the peak memory of each process, then p50, p95 and max in one table.
 
-    python experiments/bench_questions.py [--quick] [--only TEXT ...] [--repeat N]
+    python experiments/bench_questions.py [--quick] [--only TEXT ...] [--repeats N]
                                           [--timeout S] [--json]
 
 For each system: a ``solve``, an ``odds --vs equilibrium``, an ``odds`` against a
@@ -19,7 +19,7 @@ between runs, as on a GM's machine after the first question; the answer store is
 cold and warm differ by. The bytecode of each tree is compiled first, as installing a
 wheel does: a machine that sets ``PYTHONDONTWRITEBYTECODE`` would otherwise compile every
 module on every question (0.1 to 0.2 s of each bad-input answer here). Peak memory is the
-process's ``ru_maxrss`` (``os.wait4``). A cold question is asked ``--repeat`` times (3 by
+process's ``ru_maxrss`` (``os.wait4``). A cold question is asked ``--repeats`` times (3 by
 default) and its median run kept: on a shared machine one run of the same question moved
 by a second or more from the next.
 """
@@ -260,8 +260,8 @@ SIDES = ("now", "baseline")
 
 
 def measure(listed: list[Question], folder: Path, timeout: float,
-            baseline: Path | None = None, repeat: int = 1) -> list[dict]:
-    """Each question cold ``repeat`` times (the median run kept: ``median_run``), then
+            baseline: Path | None, repeats: int) -> list[dict]:
+    """Each question cold ``repeats`` times (the median run kept: ``median_run``), then
     warm, on this tree and (with ``baseline``) on the baseline's, the two trees taking
     turns to go first from one run to the next (so that neither always meets the
     machine in the same state)."""
@@ -270,7 +270,7 @@ def measure(listed: list[Question], folder: Path, timeout: float,
     for n, question in enumerate(listed):
         row = {"question": question.label, **({"baseline": {}} if baseline else {})}
         colds: dict[str, list[dict]] = {side: [] for side in trees}
-        for run in range(repeat):
+        for run in range(repeats):
             order = list(trees) if (n + run) % 2 == 0 else list(reversed(trees))
             for side in order:
                 # an empty store: the question is asked cold (the last run's store is
@@ -278,7 +278,7 @@ def measure(listed: list[Question], folder: Path, timeout: float,
                 env = environment(folder / f"store-{side}-{n}-{run}", trees[side])
                 colds[side].append(run_once(question.argv, env, question.stdin, timeout))
         for side in trees:
-            env = environment(folder / f"store-{side}-{n}-{repeat - 1}", trees[side])
+            env = environment(folder / f"store-{side}-{n}-{repeats - 1}", trees[side])
             warm = run_once(question.argv, env, question.stdin, timeout)
             _side(row, side).update(cold=median_run(colds[side]), warm=warm)
         rows.append(row)
@@ -386,7 +386,7 @@ def table(rows: list[dict], totals: dict) -> str:
     return "\n".join(lines)
 
 
-def write_docs(rows: list[dict], totals: dict, at_once: list[dict], repeat: int) -> None:
+def write_docs(rows: list[dict], totals: dict, at_once: list[dict], repeats: int) -> None:
     """This run's tables as ``docs/performance.md``'s sections ``bench_questions`` and
     ``bench_refusals``."""
     sys.path.insert(0, str(ROOT / "experiments"))
@@ -412,8 +412,8 @@ def write_docs(rows: list[dict], totals: dict, at_once: list[dict], repeat: int)
     notes = ("Each question in a fresh process: cold with an empty answer store, then warm "
              "(asked again, the store kept); peak memory is the process's. numba's compiled "
              "code is on disk beforehand for every tree.")
-    if repeat > 1:
-        notes += (f" Cold is the median of {repeat} runs, each in a fresh process with an "
+    if repeats > 1:
+        notes += (f" Cold is the median of {repeats} runs, each in a fresh process with an "
                   "empty store (every run's seconds are in `--json`, under `runs`).")
     if compared:
         notes += (" The baseline is an older tree run by the same interpreter in the same "
@@ -442,7 +442,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", metavar="TREE", type=Path,
                         help="also ask every question of an older tree of the project (e.g. "
                         "a git worktree of an older commit), in the same run")
-    parser.add_argument("--repeat", type=_positive, default=3, metavar="N",
+    parser.add_argument("--repeats", type=_positive, default=3, metavar="N",
                         help="ask each question cold N times, each in a fresh process with "
                         "an empty store, and keep the median run (default 3: one run on a "
                         "shared machine moves by a second)")
@@ -480,7 +480,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n\n".join([*([table(rows, totals)] if rows else []),
                             *([instant_table(at_once)] if at_once else [])]))
     if args.write_docs:
-        write_docs(rows, totals, at_once, args.repeat)
+        write_docs(rows, totals, at_once, args.repeats)
     return 0
 
 
@@ -499,7 +499,7 @@ def ask(planned: list[Question], folder: Path, personalities: dict, args) -> lis
         prepare(asked, personalities, folder / "baseline", args.timeout,
                 args.baseline.resolve())
     return measure(planned, folder, args.timeout,
-                   None if args.baseline is None else args.baseline.resolve(), args.repeat)
+                   None if args.baseline is None else args.baseline.resolve(), args.repeats)
 
 
 if __name__ == "__main__":

@@ -101,7 +101,7 @@ def test_each_profile_is_trained_on_a_duel_with_the_action_list_it_is_asked_in()
 
 
 def test_a_cold_question_asked_three_times_keeps_its_median_run():
-    document = json.loads(bench("--only", "uchronia: solve", "--repeat", "3", "--json").stdout)
+    document = json.loads(bench("--only", "uchronia: solve", "--repeats", "3", "--json").stdout)
     (row,) = document["questions"]
     runs = row["cold"]["runs"]
     assert len(runs) == 3 and all(seconds > 0 for seconds in runs)

@@ -381,9 +381,9 @@ class CounterResponse:
         """``action_values_at`` of each of ``states``, asked together."""
         values, other = self.values, "b" if self.responder == "a" else "a"
         mine = values.cores.mask_a if self.responder == "a" else values.cores.mask_b
+        located = [values._locate(state) for state in states]
         found = []
-        for state, matrix in zip(states, values.stage_matrices(states), strict=True):
-            core, point = values._locate(state)
+        for (core, point), matrix in zip(located, values.matrices_at(located), strict=True):
             theirs = values.mix_at(other, core, point)   # the fixed side's
             matrix = np.nan_to_num(matrix)
             worth = matrix @ theirs if self.responder == "a" else -(theirs @ matrix)

@@ -258,8 +258,11 @@ class CounterSolution:
     def stage_matrices(self, states: list[State]) -> list[np.ndarray]:
         """``stage_matrix`` of each of ``states``, their steps by move rebuilt once for
         all of them (a plan's likeliest situations are checked together)."""
+        return self.matrices_at([self._locate(state) for state in states])
+
+    def matrices_at(self, located: list[tuple[int, int]]) -> list[np.ndarray]:
+        """``stage_matrices`` of the states at (core, flat point) ``located``."""
         graph, n = self.cores, len(self.game.info.action_names)
-        located = [self._locate(state) for state in states]
         spans = [np.arange(graph.pair_slices[core], graph.pair_slices[core + 1])
                  for core, _ in located]
         by_move = graph.move_rows(np.concatenate(spans)) if spans else []
