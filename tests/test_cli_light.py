@@ -6,6 +6,7 @@ imported. Each case runs in a fresh process: what a process has imported is the 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -178,3 +179,53 @@ def test_the_duel_command_collects_garbage_rarely():
               "from agents.cli import entry_point\n"
               "entry_point()\n")
     assert run_python(script).strip().splitlines()[-1] == "(50000, 20, 10)"
+
+
+def _exit_of(script: str) -> subprocess.CompletedProcess:
+    """``script`` run with its output buffered, as it is for most users."""
+    buffered = {name: value for name, value in os.environ.items()
+                if name != "PYTHONUNBUFFERED"}
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, env=buffered)
+
+
+def test_leaving_flushes_what_was_written_and_keeps_the_exit_code():
+    """``duel`` ends without Python's teardown: what sits in the output's buffer (a pipe
+    is block-buffered) still reaches the reader, and the command's code is the process's."""
+    done = _exit_of("import sys\n"
+                    "from agents.cli import _leave\n"
+                    "sys.stdout.write('x' * 100_000)\n"
+                    "sys.stdout.write('end')\n"
+                    "sys.stderr.write('said')\n"
+                    "_leave(3)\n")
+    assert (done.returncode, len(done.stdout), done.stdout[-3:], done.stderr) == \
+        (3, 100_003, "end", "said")
+
+
+def test_leaving_waits_for_a_thread_still_at_work():
+    """A thread that is not a daemon finishes its work before the process ends, as on
+    Python's own exit."""
+    done = _exit_of("import threading, time\n"
+                    "from agents.cli import _leave\n"
+                    "late = lambda: (time.sleep(0.5), print('finished'))\n"
+                    "threading.Thread(target=late).start()\n"
+                    "_leave(0)\n")
+    assert (done.returncode, done.stdout) == (0, "finished\n")
+
+
+def test_the_duel_command_prints_all_of_a_long_answer_into_a_pipe():
+    """Every line of ``duel dice`` read through a pipe, as the same command prints it
+    in the test's own process."""
+    import contextlib
+    import io
+
+    from agents.cli import main
+    here = io.StringIO()
+    with contextlib.redirect_stdout(here):
+        assert main(["dice", "12d10", "--json"]) == 0
+    done = _exit_of("import sys\n"
+                    "sys.argv = ['duel', 'dice', '12d10', '--json']\n"
+                    "from agents.cli import entry_point\n"
+                    "entry_point()\n")
+    assert done.returncode == 0
+    assert done.stdout == here.getvalue() and len(done.stdout) > 8192
