@@ -20,6 +20,15 @@ file: the arrays of an answer read back are its pages (``solver.cache``), not a 
 (On Windows a mapped file cannot be replaced: a second process writing an entry
 another one is reading is then said in a warning, and the answer still given.)
 
+A store made ``deferred`` (the ``duel`` command's, for the questions a GM waits for)
+keeps what it is given in memory and writes it when told (``write_pending``): on Linux
+in a child process of its own, once the answer is printed, so that the prompt comes
+back before the disk has the answer (a level-5 solution is 1.7 GB, and its writing
+took 3.5-8 s on a virtual machine). Until that child has written an entry, it holds a
+lock beside it (``.keeping-*``, an ``flock``, let go by the system if the child dies):
+``get``, ``entries`` and ``clear`` wait for it, so the next question reads the answer
+rather than computing it again, and no listing misses it.
+
 The payload is a pickle (``solver.cache``): only this user can write the directory
 (it is made with mode 0700), and whoever can write it can already change the
 user's own programs, so reading it back trusts nothing new.
@@ -55,6 +64,8 @@ from .profiles import package_version
 APP = "duel-solver"
 SUFFIX = ".answer"
 TEMPORARY = ".writing-"
+#: the lock a child writing an answer in the background holds (``write_pending``)
+KEEPING = ".keeping-"
 #: the bytes of a payload hashed as one piece (``digest``)
 DIGEST_CHUNK = 32 * 2**20
 
@@ -99,16 +110,28 @@ class AnswerStore:
     """Answers kept as files in ``directory`` (``store_dir()`` by default); the
     ``get`` / ``put`` of ``solver.cache.AnswerCache``."""
 
-    def __init__(self, directory: Path | str | None = None):
+    def __init__(self, directory: Path | str | None = None, deferred: bool = False):
         self.directory = Path(directory) if directory is not None else store_dir()
+        #: key -> payload put and not written yet (a ``deferred`` store's)
+        self.deferred, self._pending = deferred, {}
+
+    def _name(self, key: str) -> str:
+        return hashlib.sha256(key.encode()).hexdigest()[:32]
 
     def _file(self, key: str) -> Path:
-        return self.directory / (hashlib.sha256(key.encode()).hexdigest()[:32] + SUFFIX)
+        return self.directory / (self._name(key) + SUFFIX)
+
+    def _lock(self, key: str) -> Path:
+        return self.directory / (KEEPING + self._name(key))
 
     def get(self, key: str) -> memoryview | None:
         """The payload kept under ``key``, as a copy-on-write memory map of its file
         (the answer's arrays are then the file's pages, read as they are touched), or
-        None when it is absent, stale or damaged."""
+        None when it is absent, stale or damaged (or put in this deferred store and not
+        written yet: its caller has it as computed)."""
+        if key in self._pending:
+            return None
+        _wait_for(self._lock(key))
         try:
             with open(self._file(key), "rb") as file:
                 header = _header(file.readline())
@@ -145,7 +168,58 @@ class AnswerStore:
         checking its digest again: it is this call's own file, mapped before it took the
         entry's name, so no other writer's file can stand in its place. A store that
         cannot be written (a full disk, a read-only directory) is said in a warning and
-        the answer is still given (None is handed back)."""
+        the answer is still given (None is handed back). A deferred store keeps the
+        payload until ``write_pending`` and hands back None."""
+        if self.deferred:
+            self._pending[key] = payload
+            return None
+        return self._write(key, payload)
+
+    def write_pending(self, background: bool = False) -> None:
+        """Write what a deferred store was given; with ``background`` (where the
+        system can fork: Linux), in a child process that goes on after this one exits,
+        each entry locked until it is in place. Call it as the process leaves: the
+        child takes this process's memory as it is, and a process that goes on
+        writing to it would copy every page it touches."""
+        pending, self._pending = self._pending, {}
+        if not pending:
+            return
+        if not (background and sys.platform == "linux"):
+            for key, payload in pending.items():
+                self._write(key, payload)
+            return
+        locks = self._locked(pending)
+        if locks is None or os.fork() != 0:
+            return   # the lock could not be taken (said), or this is the parent
+        try:
+            _detach()
+            for key, payload in pending.items():
+                self._write(key, payload)
+                os.unlink(self._lock(key))
+                locks.pop(0).close()
+        finally:
+            os._exit(0)
+
+    def _locked(self, pending: dict) -> list | None:
+        """An open file holding an exclusive lock per pending key (inherited by the
+        child that writes them), or None if the directory cannot take them."""
+        import fcntl
+        locks = []
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            for key in pending:
+                locks.append(open(os.open(self._lock(key), os.O_CREAT | os.O_WRONLY,
+                                          0o600), "wb"))
+                fcntl.flock(locks[-1], fcntl.LOCK_EX)
+        except OSError as error:
+            warnings.warn(f"the answer could not be kept in {self.directory}: {error}",
+                          stacklevel=3)
+            for lock in locks:
+                lock.close()
+            return None
+        return locks
+
+    def _write(self, key: str, payload: Payload) -> memoryview | None:
         pieces = _pieces(payload)
         header = {"key": key, "version": code_version(),
                   "bytes": sum(piece.nbytes for piece in pieces), "sha256": "0" * 64,
@@ -183,6 +257,7 @@ class AnswerStore:
     def entries(self) -> list[dict]:
         """Every answer kept: its file, what it answers, its size, when it was made and
         whether this code can read it (``fresh``)."""
+        self.settle()
         found = []
         for path in sorted(self.directory.glob("*" + SUFFIX)):
             try:
@@ -201,8 +276,9 @@ class AnswerStore:
     def clear(self) -> dict:
         """Remove every answer (and any file left half-written by a process that was
         killed); how many files and bytes were freed."""
+        self.settle()
         removed, freed = 0, 0
-        for pattern in ("*" + SUFFIX, TEMPORARY + "*"):
+        for pattern in ("*" + SUFFIX, TEMPORARY + "*", KEEPING + "*"):
             for path in self.directory.glob(pattern):
                 try:
                     size = path.stat().st_size
@@ -211,6 +287,34 @@ class AnswerStore:
                     continue
                 removed, freed = removed + 1, freed + size
         return {"removed": removed, "bytes": freed}
+
+
+    def settle(self) -> None:
+        """Wait until every answer being written in the background is in place."""
+        for lock in self.directory.glob(KEEPING + "*"):
+            _wait_for(lock)
+
+
+def _wait_for(lock: Path) -> None:
+    """Return once no process holds ``lock`` (at once where there is none)."""
+    try:
+        import fcntl
+        with open(lock, "rb") as file:
+            fcntl.flock(file, fcntl.LOCK_SH)
+    except (OSError, ImportError):
+        pass   # no lock (or no flock, on Windows, where nothing writes in the background)
+
+
+def _detach() -> None:
+    """Make this (forked) process a writer of its own: its own session, so that
+    neither Ctrl-C nor a closed terminal stops it, and its input and output let go,
+    so that whoever reads the parent's (a pipe, ``subprocess``) sees their end when
+    the parent exits."""
+    os.setsid()
+    nowhere = os.open(os.devnull, os.O_RDWR)
+    for descriptor in (0, 1, 2):
+        os.dup2(nowhere, descriptor)
+    os.close(nowhere)
 
 
 def _mapped(file, start: int) -> memoryview:

@@ -21,7 +21,11 @@ wheel does: a machine that sets ``PYTHONDONTWRITEBYTECODE`` would otherwise comp
 module on every question (0.1 to 0.2 s of each bad-input answer here). Peak memory is the
 process's ``ru_maxrss`` (``os.wait4``). A cold question is asked ``--repeats`` times (3 by
 default) and its median run kept: on a shared machine one run of the same question moved
-by a second or more from the next.
+by a second or more from the next. A question's seconds end when its process does (the
+prompt comes back); ``duel solve`` and ``odds`` then write their answers to the store in
+a process of their own (``agents.store``), which the next question waits for before it
+starts, so that no question shares the machine with the last one's writing: that wait
+is each run's ``keeping`` (seconds) in ``--json``.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from agents.store import AnswerStore
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -194,11 +200,13 @@ def run_once(argv: list[str], env: dict, stdin: str, timeout: float) -> dict:
         _, status, usage = os.wait4(process.pid, 0)
         seconds = time.perf_counter() - started
         killer.cancel()
+        AnswerStore(env["DUEL_CACHE_DIR"]).settle()
+        keeping = time.perf_counter() - started - seconds
         process.returncode = os.waitstatus_to_exitcode(status)
         errors.seek(0)
         said = errors.read().decode(errors="replace").strip().splitlines()
     timed_out = seconds >= timeout and process.returncode < 0
-    return {"seconds": seconds, "peak_mb": usage.ru_maxrss / 1024,
+    return {"seconds": seconds, "keeping": keeping, "peak_mb": usage.ru_maxrss / 1024,
             "status": "timeout" if timed_out else ("ok" if process.returncode == 0
                                                    else f"exit {process.returncode}"),
             "error": said[-1] if process.returncode and said else ""}

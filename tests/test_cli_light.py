@@ -197,7 +197,7 @@ def test_leaving_flushes_what_was_written_and_keeps_the_exit_code():
                     "sys.stdout.write('x' * 100_000)\n"
                     "sys.stdout.write('end')\n"
                     "sys.stderr.write('said')\n"
-                    "_leave(3)\n")
+                    "_leave(3, [])\n")
     assert (done.returncode, len(done.stdout), done.stdout[-3:], done.stderr) == \
         (3, 100_003, "end", "said")
 
@@ -209,7 +209,7 @@ def test_leaving_waits_for_a_thread_still_at_work():
                     "from agents.cli import _leave\n"
                     "late = lambda: (time.sleep(0.5), print('finished'))\n"
                     "threading.Thread(target=late).start()\n"
-                    "_leave(0)\n")
+                    "_leave(0, [])\n")
     assert (done.returncode, done.stdout) == (0, "finished\n")
 
 

@@ -461,3 +461,59 @@ def test_a_solve_that_reports_its_statistics_keeps_them_in_the_solution(tmp_path
     assert again.evaluation == solved.evaluation
     assert np.array_equal(again.visits, solved.visits)
     assert (len(pushes), store.puts) == (1, 1)
+
+
+def test_a_deferred_store_writes_what_it_was_given_when_told(tmp_path):
+    """``put`` on a deferred store writes nothing and reads back nothing (its caller has
+    the answer as computed); ``write_pending`` writes it whole, as a plain store would."""
+    payload = np.random.default_rng(1).bytes(3 * 2**20)
+    store = AnswerStore(tmp_path, deferred=True)
+    assert store.put("k", [payload[:100], payload[100:]]) is None
+    assert store.get("k") is None and not list(tmp_path.glob("*"))
+    store.write_pending()
+    assert bytes(AnswerStore(tmp_path).get("k")) == payload
+    assert [entry["bytes"] > len(payload) for entry in AnswerStore(tmp_path).entries()] == [True]
+
+
+BACKGROUND = textwrap.dedent("""
+    import sys
+    import numpy as np
+    from agents.store import AnswerStore
+    store = AnswerStore(sys.argv[1], deferred=True)
+    store.put("big", np.random.default_rng(2).bytes(256 * 2**20))
+    store.write_pending(background=True)
+    print("left")
+""")
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="written in the background on Linux")
+def test_an_answer_written_in_the_background_is_waited_for(tmp_path):
+    """The process that computed an answer leaves while a child of its own writes it
+    (256 MB: a fraction of a second at least); a reader asking at once waits for the
+    child's lock and gets the whole answer, where it would otherwise find no entry, and
+    the listing then shows it alone, the lock gone."""
+    done = subprocess.run([sys.executable, "-c", BACKGROUND, str(tmp_path)],
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert (done.returncode, done.stdout) == (0, "left\n"), done.stderr
+    read = AnswerStore(tmp_path).get("big")
+    wanted = np.random.default_rng(2).bytes(256 * 2**20)
+    assert read is not None and hashlib.sha256(read).digest() == hashlib.sha256(wanted).digest()
+    assert [p.name for p in tmp_path.iterdir()] == [AnswerStore(tmp_path)._file("big").name]
+
+
+def test_the_duel_command_keeps_its_answer_after_it_leaves(tmp_path, capsys, monkeypatch):
+    """``duel solve`` run as a user runs it hands its answers to a writer of its own as
+    it exits; asked again in this process, the answer is read back (nothing is solved)
+    and says the same, byte for byte."""
+    duel = ["solve", "falkenstein", "--a", "fencing=GD", "--b", "fencing=GR", "--json"]
+    store = tmp_path / "answers"
+    done = subprocess.run([sys.executable, "-m", "agents.cli", *duel], capture_output=True,
+                          text=True, timeout=600, env=dict(os.environ, PYTHONPATH=str(ROOT),
+                                                           DUEL_CACHE_DIR=str(store)))
+    assert done.returncode == 0, done.stderr
+    monkeypatch.setenv("DUEL_CACHE_DIR", str(store))
+    monkeypatch.setattr("agents.cli.solve.solve_game", lambda *a: pytest.fail("solved again"))
+    assert main(duel) == 0 and capsys.readouterr().out == done.stdout
+    assert {entry["question"] for entry in AnswerStore(store).entries()} == {
+        "solution", "solve report"}

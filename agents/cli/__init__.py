@@ -111,15 +111,37 @@ def _ceiling(args: argparse.Namespace):
     return beyond_ceiling() if getattr(args, "allow_large", False) else contextlib.nullcontext()
 
 
+#: the commands whose answers are written to the store as the process leaves: those a
+#: GM waits for at once (``play`` keeps each answer as it comes, a session being long)
+KEPT_ON_LEAVING = ("solve", "odds")
+#: the stores whose answers ``entry_point`` writes as it leaves (None: in ``main``, each
+#: command's are written as it ends)
+_LEAVING: list | None = None
+
+
 def _answer_store(args: argparse.Namespace):
     """The answer store (``agents.store``) the whole-duel answers of a command that takes
     ``--no-cache`` are read from and kept in, unless it is given; no store elsewhere."""
     if getattr(args, "no_cache", True):
         return contextlib.nullcontext()   # nothing imported: `duel dice` stays light
-    from solver.cache import caching
-
     from ..store import AnswerStore
-    return caching(AnswerStore())
+    return _keeping(AnswerStore(deferred=args.command in KEPT_ON_LEAVING))
+
+
+@contextlib.contextmanager
+def _keeping(store):
+    """The store read and kept in while a command runs; what it deferred is written
+    when the command ends (even by an error or Ctrl-C: those answers are sound), or
+    left to ``entry_point`` to write as the process leaves."""
+    from solver.cache import caching
+    try:
+        with caching(store):
+            yield
+    finally:
+        if _LEAVING is None:
+            store.write_pending()
+        else:
+            _LEAVING.append(store)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -147,25 +169,31 @@ def entry_point() -> None:
     # thresholds the collector ran 1,800 times and walked the whole heap 12 times for
     # one level-1 question against a profile (1.2 s of 14)
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
-    _leave(main())
+    global _LEAVING
+    _LEAVING = []
+    _leave(main(), _LEAVING)
 
 
-def _leave(code: int) -> None:
-    """Exit once the answer is out, without Python's teardown when nothing needs it.
+def _leave(code: int, stores: list) -> None:
+    """Exit once the answer is out, the answers of ``stores`` handed to a writer of
+    their own, without Python's teardown when nothing needs it.
 
     Freeing a level-1 answer's objects one by one at exit took 0.4-0.5 s after the answer
     was printed, and the user waits for the prompt: the system takes the memory back
     whole. What must still happen does: the output is flushed and the exit handlers run.
     Where that cannot be vouched for (an output already closed, a thread still at work),
-    Python exits as usual."""
+    the answers are written here and Python exits as usual."""
     try:
         sys.stdout.flush()
         sys.stderr.flush()
+        sound = True
     except (OSError, ValueError):
-        sys.exit(code)
-    working = [thread for thread in threading.enumerate()
-               if thread is not threading.main_thread() and not thread.daemon]
-    if working:
+        sound = False
+    sound = sound and not [thread for thread in threading.enumerate()
+                           if thread is not threading.main_thread() and not thread.daemon]
+    for store in stores:
+        store.write_pending(background=sound)
+    if not sound:
         sys.exit(code)
     atexit._run_exitfuncs()
     os._exit(code)
