@@ -189,34 +189,40 @@ class AnswerStore:
                 self._write(key, payload)
             return
         locks = self._locked(pending)
-        if locks is None or os.fork() != 0:
-            return   # the lock could not be taken (said), or this is the parent
+        if not locks or os.fork() != 0:
+            return   # nothing to write here (said, or another writer's), or the parent
         try:
             _detach()
-            for key, payload in pending.items():
-                self._write(key, payload)
+            for key, lock in locks.items():
+                self._write(key, pending[key])
                 os.unlink(self._lock(key))
-                locks.pop(0).close()
+                lock.close()
         finally:
             os._exit(0)
 
-    def _locked(self, pending: dict) -> list | None:
-        """An open file holding an exclusive lock per pending key (inherited by the
-        child that writes them), or None if the directory cannot take them."""
+    def _locked(self, pending: dict) -> dict:
+        """key -> an open file holding an exclusive lock on the key's lock file
+        (inherited by the child that writes them). A key another process is writing
+        already (the same answer) is left to it; none if the directory cannot take the
+        locks (said in a warning)."""
         import fcntl
-        locks = []
+        locks = {}
         try:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
             for key in pending:
-                locks.append(open(os.open(self._lock(key), os.O_CREAT | os.O_WRONLY,
-                                          0o600), "wb"))
-                fcntl.flock(locks[-1], fcntl.LOCK_EX)
+                lock = open(os.open(self._lock(key), os.O_CREAT | os.O_WRONLY, 0o600), "wb")
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    lock.close()
+                    continue
+                locks[key] = lock
         except OSError as error:
             warnings.warn(f"the answer could not be kept in {self.directory}: {error}",
                           stacklevel=3)
-            for lock in locks:
+            for lock in locks.values():
                 lock.close()
-            return None
+            return {}
         return locks
 
     def _write(self, key: str, payload: Payload) -> memoryview | None:
@@ -315,6 +321,10 @@ def _detach() -> None:
     for descriptor in (0, 1, 2):
         os.dup2(nowhere, descriptor)
     os.close(nowhere)
+    # new streams, not the parent's (whose locks another thread may have held at the
+    # fork), and nothing to say: no one is listening
+    sys.stdout = sys.stderr = open(os.devnull, "w")
+    warnings.simplefilter("ignore")
 
 
 def _mapped(file, start: int) -> memoryview:

@@ -517,3 +517,26 @@ def test_the_duel_command_keeps_its_answer_after_it_leaves(tmp_path, capsys, mon
     assert main(duel) == 0 and capsys.readouterr().out == done.stdout
     assert {entry["question"] for entry in AnswerStore(store).entries()} == {
         "solution", "solve report"}
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="written in the background on Linux")
+def test_an_answer_another_process_is_writing_is_left_to_it(tmp_path):
+    """While a writer holds an entry's lock (here this test), a process leaving with the
+    same answer neither waits for it nor writes over it: it exits at once."""
+    import fcntl
+    script = textwrap.dedent("""
+        import sys
+        from agents.store import AnswerStore
+        store = AnswerStore(sys.argv[1], deferred=True)
+        store.put("big", b"x" * 1000)
+        store.write_pending(background=True)
+        print("left")
+    """)
+    lock_path = AnswerStore(tmp_path)._lock("big")
+    with open(lock_path, "wb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        done = subprocess.run([sys.executable, "-c", script, str(tmp_path)],
+                              capture_output=True, text=True, timeout=60,
+                              env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        assert (done.returncode, done.stdout) == (0, "left\n"), done.stderr
+    assert AnswerStore(tmp_path).get("big") is None
