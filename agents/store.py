@@ -189,16 +189,26 @@ class AnswerStore:
                 self._write(key, payload)
             return
         locks = self._locked(pending)
-        if not locks or os.fork() != 0:
-            return   # nothing to write here (said, or another writer's), or the parent
+        if not locks:
+            return   # nothing to write here: said, or another writer's
+        try:
+            child = os.fork()
+        except OSError:   # no process to spare: written here, as without background
+            self._write_locked(pending, locks)
+            return
+        if child != 0:
+            return
         try:
             _detach()
-            for key, lock in locks.items():
-                self._write(key, pending[key])
-                os.unlink(self._lock(key))
-                lock.close()
+            self._write_locked(pending, locks)
         finally:
             os._exit(0)
+
+    def _write_locked(self, pending: dict, locks: dict) -> None:
+        for key, lock in locks.items():
+            self._write(key, pending[key])
+            os.unlink(self._lock(key))
+            lock.close()
 
     def _locked(self, pending: dict) -> dict:
         """key -> an open file holding an exclusive lock on the key's lock file
@@ -293,7 +303,6 @@ class AnswerStore:
                     continue
                 removed, freed = removed + 1, freed + size
         return {"removed": removed, "bytes": freed}
-
 
     def settle(self) -> None:
         """Wait until every answer being written in the background is in place."""

@@ -540,3 +540,25 @@ def test_an_answer_another_process_is_writing_is_left_to_it(tmp_path):
                               env=dict(os.environ, PYTHONPATH=str(ROOT)))
         assert (done.returncode, done.stdout) == (0, "left\n"), done.stderr
     assert AnswerStore(tmp_path).get("big") is None
+
+
+def test_answers_computed_before_an_unforeseen_failure_are_kept(tmp_path):
+    """A failure no command catches, after the answer was computed: the process fails
+    as Python does (a traceback, exit 1), and what it computed is in the store."""
+    script = textwrap.dedent("""
+        import sys
+        import agents.cli as cli
+        sys.argv = ["duel", "solve", "falkenstein", "--a", "fencing=GD", "--b", "fencing=GR"]
+        answered = cli.run_command
+        def failing(args):
+            answered(args)
+            raise RuntimeError("after the answer")
+        cli.run_command = failing
+        cli.entry_point()
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=600, env=dict(os.environ, PYTHONPATH=str(ROOT),
+                                                DUEL_CACHE_DIR=str(tmp_path)))
+    assert done.returncode == 1 and "RuntimeError: after the answer" in done.stderr
+    assert {entry["question"] for entry in AnswerStore(tmp_path).entries()} == {
+        "solution", "solve report"}

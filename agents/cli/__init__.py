@@ -171,7 +171,13 @@ def entry_point() -> None:
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
     global _LEAVING
     _LEAVING = []
-    _leave(main(), _LEAVING)
+    try:
+        code = main()
+    except BaseException:   # a failure no command catches: its answers are still sound
+        for store in _LEAVING:
+            store.write_pending()
+        raise
+    _leave(code, _LEAVING)
 
 
 def _leave(code: int, stores: list) -> None:
