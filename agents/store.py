@@ -42,6 +42,7 @@ would be one more package to install for every user.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import mmap
@@ -182,57 +183,55 @@ class AnswerStore:
         child takes this process's memory as it is, and a process that goes on
         writing to it would copy every page it touches."""
         pending, self._pending = self._pending, {}
-        if not pending:
-            return
-        if not (background and sys.platform == "linux"):
+        background = background and sys.platform == "linux" and bool(pending)
+        locks = self._locked(pending) if background else None
+        if locks is None:   # not asked, or a directory that takes no locks
             for key, payload in pending.items():
                 self._write(key, payload)
             return
-        locks = self._locked(pending)
-        if not locks:
-            return   # nothing to write here: said, or another writer's
         try:
-            child = os.fork()
-        except OSError:   # no process to spare: written here, as without background
+            child = os.fork() if locks else 1   # none: every answer is another writer's
+        except OSError:   # no process to spare
+            child = None
+        if child is None:
             self._write_locked(pending, locks)
-            return
-        if child != 0:
-            return
-        try:
-            _detach()
-            self._write_locked(pending, locks)
-        finally:
-            os._exit(0)
+        elif child == 0:
+            try:
+                _detach()
+                self._write_locked(pending, locks)
+            finally:
+                os._exit(0)
 
     def _write_locked(self, pending: dict, locks: dict) -> None:
+        """Write the answers whose locks this process holds, each lock let go once its
+        answer is in place."""
         for key, lock in locks.items():
             self._write(key, pending[key])
             os.unlink(self._lock(key))
             lock.close()
 
-    def _locked(self, pending: dict) -> dict:
+    def _locked(self, pending: dict) -> dict | None:
         """key -> an open file holding an exclusive lock on the key's lock file
         (inherited by the child that writes them). A key another process is writing
-        already (the same answer) is left to it; none if the directory cannot take the
-        locks (said in a warning)."""
+        already (the same answer) is left to it. None where the directory takes no
+        lock."""
         import fcntl
         locks = {}
         try:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
             for key in pending:
-                lock = open(os.open(self._lock(key), os.O_CREAT | os.O_WRONLY, 0o600), "wb")
+                locks[key] = open(os.open(self._lock(key), os.O_CREAT | os.O_WRONLY, 0o600),
+                                  "wb")
                 try:
-                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    fcntl.flock(locks[key], fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:
-                    lock.close()
-                    continue
-                locks[key] = lock
-        except OSError as error:
-            warnings.warn(f"the answer could not be kept in {self.directory}: {error}",
-                          stacklevel=3)
-            for lock in locks.values():
+                    locks.pop(key).close()
+        except OSError:
+            for key, lock in locks.items():
                 lock.close()
-            return {}
+                with contextlib.suppress(OSError):
+                    os.unlink(self._lock(key))
+            return None
         return locks
 
     def _write(self, key: str, payload: Payload) -> memoryview | None:

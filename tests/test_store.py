@@ -562,3 +562,28 @@ def test_answers_computed_before_an_unforeseen_failure_are_kept(tmp_path):
     assert done.returncode == 1 and "RuntimeError: after the answer" in done.stderr
     assert {entry["question"] for entry in AnswerStore(tmp_path).entries()} == {
         "solution", "solve report"}
+
+
+def test_without_locks_or_a_process_to_spare_the_answer_is_written_in_place(
+        tmp_path, monkeypatch):
+    """A directory that takes no lock (ENOLCK on some network disks), or a fork the
+    system refuses: the answers are written before ``write_pending`` returns, whole,
+    and no lock is left behind."""
+    import errno
+    import fcntl
+
+    def no_lock(*args):
+        raise OSError(errno.ENOLCK, "no locks available")
+
+    def no_fork():
+        raise OSError(errno.EAGAIN, "no process to spare")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    for where, patch in (("no locks", lambda: monkeypatch.setattr(fcntl, "flock", no_lock)),
+                         ("no fork", lambda: None)):
+        patch()
+        store = AnswerStore(tmp_path / where, deferred=True)
+        store.put("k", b"answer " + where.encode())
+        store.write_pending(background=True)
+        assert [p.name for p in (tmp_path / where).iterdir()] == [store._file("k").name]
+        assert bytes(AnswerStore(tmp_path / where).get("k")) == b"answer " + where.encode()
