@@ -418,8 +418,10 @@ def write_docs(rows: list[dict], totals: dict, at_once: list[dict], repeats: int
     listed = [*rows, *(dict(_totals(totals, stat, compared), status="")
                        for stat in ("p50", "p95", "max"))]
     notes = ("Each question in a fresh process: cold with an empty answer store, then warm "
-             "(asked again, the store kept); peak memory is the process's. numba's compiled "
-             "code is on disk beforehand for every tree.")
+             "(asked again, the store kept); peak memory is the process's. A question's "
+             "seconds end with its process; an answer it hands to a writer of its own is in "
+             "the store before the next question starts (that wait is each run's `keeping` "
+             "in `--json`). numba's compiled code is on disk beforehand for every tree.")
     if repeats > 1:
         notes += (f" Cold is the median of {repeats} runs, each in a fresh process with an "
                   "empty store (every run's seconds are in `--json`, under `runs`).")
