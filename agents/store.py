@@ -24,7 +24,7 @@ A store made ``deferred`` (the ``duel`` command's, for the questions a GM waits 
 keeps what it is given in memory and writes it when told (``write_pending``): on Linux
 in a child process of its own, once the answer is printed, so that the prompt comes
 back before the disk has the answer (a level-5 solution is 1.7 GB, and its writing
-took 3.5-8 s on a virtual machine). Until that child has written an entry, it holds a
+took 3.5-3.8 s on a virtual machine). Until that child has written an entry, it holds a
 lock beside it (``.keeping-*``, an ``flock``, let go by the system if the child dies):
 ``get``, ``entries`` and ``clear`` wait for it, so the next question reads the answer
 rather than computing it again, and no listing misses it.
