@@ -20,8 +20,9 @@ file: the arrays of an answer read back are its pages (``solver.cache``), not a 
 (On Windows a mapped file cannot be replaced: a second process writing an entry
 another one is reading is then said in a warning, and the answer still given.)
 
-A store made ``deferred`` (the ``duel`` command's, for the questions a GM waits for)
-keeps what it is given in memory and writes it when told (``write_pending``): on Linux
+A store given ``deferred_bytes`` (the ``duel`` command's, for the questions a GM waits
+for) keeps up to that many bytes of answers in memory and writes them when told
+(``write_pending``): on Linux
 in a child process of its own, once the answer is printed, so that the prompt comes
 back before the disk has the answer (a level-5 solution is 1.7 GB, and its writing
 took 3.5-3.8 s on a virtual machine). Until that child has written an entry, it holds a
@@ -111,10 +112,13 @@ class AnswerStore:
     """Answers kept as files in ``directory`` (``store_dir()`` by default); the
     ``get`` / ``put`` of ``solver.cache.AnswerCache``."""
 
-    def __init__(self, directory: Path | str | None = None, deferred: bool = False):
+    def __init__(self, directory: Path | str | None = None, deferred_bytes: float = 0):
         self.directory = Path(directory) if directory is not None else store_dir()
-        #: key -> payload put and not written yet (a ``deferred`` store's)
-        self.deferred, self._pending = deferred, {}
+        #: how many bytes of answers may wait for ``write_pending`` (0: each is written
+        #: as it is put, ``math.inf``: all wait); an answer beyond is written at once
+        self.deferred_bytes = deferred_bytes
+        #: key -> payload put and not written yet
+        self._pending: dict[str, list[memoryview]] = {}
 
     def _name(self, key: str) -> str:
         return hashlib.sha256(key.encode()).hexdigest()[:32]
@@ -128,8 +132,8 @@ class AnswerStore:
     def get(self, key: str) -> memoryview | None:
         """The payload kept under ``key``, as a copy-on-write memory map of its file
         (the answer's arrays are then the file's pages, read as they are touched), or
-        None when it is absent, stale or damaged (or put in this deferred store and not
-        written yet: its caller has it as computed)."""
+        None when it is absent, stale or damaged (or put in this store and not written
+        yet: its caller has it as computed)."""
         if key in self._pending:
             return None
         _wait_for(self._lock(key))
@@ -169,15 +173,18 @@ class AnswerStore:
         checking its digest again: it is this call's own file, mapped before it took the
         entry's name, so no other writer's file can stand in its place. A store that
         cannot be written (a full disk, a read-only directory) is said in a warning and
-        the answer is still given (None is handed back). A deferred store keeps the
-        payload until ``write_pending`` and hands back None."""
-        if self.deferred:
-            self._pending[key] = payload
+        the answer is still given (None is handed back). A payload that fits in
+        ``deferred_bytes`` with those already waiting waits for ``write_pending``, and
+        None is handed back."""
+        pieces = _pieces(payload)
+        waiting = sum(piece.nbytes for kept in self._pending.values() for piece in kept)
+        if waiting + sum(piece.nbytes for piece in pieces) <= self.deferred_bytes:
+            self._pending[key] = pieces
             return None
-        return self._write(key, payload)
+        return self._write(key, pieces)
 
     def write_pending(self, background: bool = False) -> None:
-        """Write what a deferred store was given; with ``background`` (where the
+        """Write the answers waiting to be written; with ``background`` (where the
         system can fork: Linux), in a child process that goes on after this one exits,
         each entry locked until it is in place. Call it as the process leaves: the
         child takes this process's memory as it is, and a process that goes on

@@ -19,6 +19,7 @@ envs.register(toy_dice.SYSTEM)
 # each test, so that no test reads an answer another test computed.
 import os  # noqa: E402
 import tempfile  # noqa: E402
+import threading  # noqa: E402
 
 import pytest  # noqa: E402
 
@@ -28,3 +29,16 @@ os.environ["DUEL_CACHE_DIR"] = tempfile.mkdtemp(prefix="duel-test-answers-")
 @pytest.fixture(autouse=True)
 def _fresh_answer_store(tmp_path, monkeypatch):
     monkeypatch.setenv("DUEL_CACHE_DIR", str(tmp_path / "answers"))
+
+
+@pytest.fixture(autouse=True)
+def _no_opponent_left_working():
+    """An opponent ``duel play`` made on a thread of its own (``PreparedOpponent``)
+    stops at its next step once the duel is left: waited for after each test, so that
+    its work, which records warnings process-wide (``warnings.catch_warnings``), never
+    overlaps the next test's ``pytest.warns`` (which then saw no warning, one run in
+    two of tests/test_store.py)."""
+    yield
+    for thread in threading.enumerate():
+        if thread.name == "duel opponent":
+            thread.join(120)

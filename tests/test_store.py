@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import io
 import json
+import math
 import os
 import subprocess
 import sys
@@ -463,11 +464,12 @@ def test_a_solve_that_reports_its_statistics_keeps_them_in_the_solution(tmp_path
     assert (len(pushes), store.puts) == (1, 1)
 
 
-def test_a_deferred_store_writes_what_it_was_given_when_told(tmp_path):
-    """``put`` on a deferred store writes nothing and reads back nothing (its caller has
-    the answer as computed); ``write_pending`` writes it whole, as a plain store would."""
+def test_a_store_holding_answers_writes_them_when_told(tmp_path):
+    """``put`` on a store that may hold answers writes nothing and reads back nothing (its
+    caller has the answer as computed); ``write_pending`` writes it whole, as a plain
+    store would."""
     payload = np.random.default_rng(1).bytes(3 * 2**20)
-    store = AnswerStore(tmp_path, deferred=True)
+    store = AnswerStore(tmp_path, deferred_bytes=math.inf)
     assert store.put("k", [payload[:100], payload[100:]]) is None
     assert store.get("k") is None and not list(tmp_path.glob("*"))
     store.write_pending()
@@ -478,8 +480,9 @@ def test_a_deferred_store_writes_what_it_was_given_when_told(tmp_path):
 BACKGROUND = textwrap.dedent("""
     import sys
     import numpy as np
+    import math
     from agents.store import AnswerStore
-    store = AnswerStore(sys.argv[1], deferred=True)
+    store = AnswerStore(sys.argv[1], deferred_bytes=math.inf)
     store.put("big", np.random.default_rng(2).bytes(256 * 2**20))
     store.write_pending(background=True)
     print("left")
@@ -526,8 +529,9 @@ def test_an_answer_another_process_is_writing_is_left_to_it(tmp_path):
     import fcntl
     script = textwrap.dedent("""
         import sys
+        import math
         from agents.store import AnswerStore
-        store = AnswerStore(sys.argv[1], deferred=True)
+        store = AnswerStore(sys.argv[1], deferred_bytes=math.inf)
         store.put("big", b"x" * 1000)
         store.write_pending(background=True)
         print("left")
@@ -582,8 +586,21 @@ def test_without_locks_or_a_process_to_spare_the_answer_is_written_in_place(
     for where, patch in (("no locks", lambda: monkeypatch.setattr(fcntl, "flock", no_lock)),
                          ("no fork", lambda: None)):
         patch()
-        store = AnswerStore(tmp_path / where, deferred=True)
+        store = AnswerStore(tmp_path / where, deferred_bytes=math.inf)
         store.put("k", b"answer " + where.encode())
         store.write_pending(background=True)
         assert [p.name for p in (tmp_path / where).iterdir()] == [store._file("k").name]
         assert bytes(AnswerStore(tmp_path / where).get("k")) == b"answer " + where.encode()
+
+
+def test_an_answer_beyond_the_bytes_a_store_may_hold_is_written_at_once(tmp_path):
+    """Of a store that may hold 3 MB: a 2 MB answer waits, a second one (4 MB in all) is
+    written as it is put, and the first only when told."""
+    store = AnswerStore(tmp_path, deferred_bytes=3 * 2**20)
+    first, second = b"a" * 2**21, b"b" * 2**21
+    assert store.put("first", first) is None
+    assert bytes(store.put("second", second)) == second
+    assert AnswerStore(tmp_path).get("first") is None
+    assert bytes(AnswerStore(tmp_path).get("second")) == second
+    store.write_pending()
+    assert bytes(AnswerStore(tmp_path).get("first")) == first

@@ -11,6 +11,7 @@ import atexit
 import contextlib
 import gc
 import importlib
+import math
 import os
 import sys
 import threading
@@ -111,9 +112,12 @@ def _ceiling(args: argparse.Namespace):
     return beyond_ceiling() if getattr(args, "allow_large", False) else contextlib.nullcontext()
 
 
-#: the commands whose answers are written to the store as the process leaves: those a
-#: GM waits for at once (``play`` keeps each answer as it comes, a session being long)
-KEPT_ON_LEAVING = ("solve", "odds")
+#: the commands whose answers are written to the store as the process leaves, those a GM
+#: waits for at once (``play`` keeps each as it comes, a session being long), and how
+#: many bytes of them may wait: ``solve`` ends with its answer, but ``odds`` goes on
+#: solving after its equilibrium, which, held as computed rather than read back from the
+#: file as touched, would add up to half its size to the peak (level 1's is 304 MB)
+KEPT_ON_LEAVING = {"solve": math.inf, "odds": 512 * 2**20}
 #: the stores whose answers ``entry_point`` writes as it leaves (None: in ``main``, each
 #: command's are written as it ends)
 _LEAVING: list | None = None
@@ -125,12 +129,12 @@ def _answer_store(args: argparse.Namespace):
     if getattr(args, "no_cache", True):
         return contextlib.nullcontext()   # nothing imported: `duel dice` stays light
     from ..store import AnswerStore
-    return _keeping(AnswerStore(deferred=args.command in KEPT_ON_LEAVING))
+    return _keeping(AnswerStore(deferred_bytes=KEPT_ON_LEAVING.get(args.command, 0)))
 
 
 @contextlib.contextmanager
 def _keeping(store):
-    """The store read and kept in while a command runs; what it deferred is written
+    """The store read and kept in while a command runs; what waits in it is written
     when the command ends (even by an error or Ctrl-C: those answers are sound), or
     left to ``entry_point`` to write as the process leaves."""
     from solver.cache import caching
