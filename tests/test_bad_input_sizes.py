@@ -107,6 +107,7 @@ def test_allow_large_says_the_size_and_goes_ahead(monkeypatch, capsys):
     code, out, err = run_cli(["solve", *duel, "--allow-large"], capsys)
     assert code == 0, err
     assert "going ahead (--allow-large)" in err and "GiB of memory" in err
+    assert err.count("going ahead") == 1   # said once, though the input is checked twice
     assert "win" in out
 
 

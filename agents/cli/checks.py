@@ -122,8 +122,10 @@ def require_fits(game, args: argparse.Namespace) -> None:
     needs = (f"about {memory / 2**30:.1f} GiB of memory and about "
              f"{duration_text(seconds)} of solving, for {states}")
     if getattr(args, "allow_large", False):
-        print(f"duel {args.command}: note: this duel needs {needs}; going ahead "
-              "(--allow-large)", file=sys.stderr, flush=True)
+        if not getattr(args, "size_said", False):   # checked again as the command runs
+            print(f"duel {args.command}: note: this duel needs {needs}; going ahead "
+                  "(--allow-large)", file=sys.stderr, flush=True)
+            args.size_said = True
         return
     raise InputError(f"this duel is too large to solve here: it needs {needs}; the "
                      f"ceiling is {MEMORY_CEILING / 2**30:.0f} GiB. A shorter duel fits "
