@@ -202,6 +202,17 @@ def test_leaving_flushes_what_was_written_and_keeps_the_exit_code():
         (3, 100_003, "end", "said")
 
 
+def test_leaving_runs_the_exit_handlers_and_delivers_what_they_print():
+    """An exit handler (a library's, a user's) still runs, and what it prints reaches a
+    pipe's reader although the process then ends without Python's teardown."""
+    done = _exit_of("import atexit\n"
+                    "from agents.cli import _leave\n"
+                    "print('answer')\n"
+                    "atexit.register(print, 'handler ran')\n"
+                    "_leave(0, [])\n")
+    assert (done.returncode, done.stdout) == (0, "answer\nhandler ran\n")
+
+
 def test_leaving_waits_for_a_thread_still_at_work():
     """A thread that is not a daemon finishes its work before the process ends, as on
     Python's own exit."""

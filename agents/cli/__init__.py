@@ -206,4 +206,7 @@ def _leave(code: int, stores: list) -> None:
     if not sound:
         sys.exit(code)
     atexit._run_exitfuncs()
+    with contextlib.suppress(OSError, ValueError):   # what an exit handler printed
+        sys.stdout.flush()
+        sys.stderr.flush()
     os._exit(code)
