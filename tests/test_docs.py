@@ -76,6 +76,29 @@ def _python_param(page: Path, line: int, body: str):
 
 
 PYTHON = [_python_param(page, line, body) for page in PAGES for line, body in python_blocks(page)]
+#: the commands whose printed answer a page shows right below them: those that only
+#: compute (solve, odds), quick enough to run here
+ANSWERING = ("solve", "odds")
+
+
+def shown_answers(page: Path):
+    """(line, words, lines shown) of every code block holding one ``duel solve|odds``
+    command that the page follows at once with a block of what it prints."""
+    text = page.read_text("utf-8")
+    pairs = re.finditer(r"^```(?:bash|console|sh)?\n(?P<command>[^`]*?)```\n```\n"
+                        r"(?P<printed>.*?)^```", text, re.M | re.S)
+    for found in pairs:
+        command = [line for line in found.group("command").splitlines() if line.strip()]
+        if len(command) != 1:
+            continue
+        words = shlex.split(command[0].split("&&")[-1], comments=True)
+        if words[:1] == ["duel"] and words[1:2] and words[1] in ANSWERING:
+            line = text.count("\n", 0, found.start()) + 2
+            yield line, words[1:], found.group("printed").splitlines()
+
+
+SHOWN = [pytest.param(words, printed, id=f"{_relative(page)}:{line}")
+         for page in PAGES for line, words, printed in shown_answers(page)]
 
 
 def test_the_readme_shows_commands_and_python():
@@ -97,3 +120,22 @@ def test_every_python_block_shown_runs(body, tmp_path):
     done = subprocess.run([sys.executable, "-c", body], cwd=tmp_path, env=environment,
                           capture_output=True, text=True, timeout=PYTHON_SECONDS)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_readme_shows_what_a_command_prints():
+    assert any(str(param.id).startswith("README.md") for param in SHOWN)
+
+
+@pytest.mark.parametrize(("words", "printed"), SHOWN)
+def test_a_command_prints_what_its_page_shows(words, printed, capsys):
+    """Every line a page shows below a command is in what the command prints, in the
+    same order (a line ``[... what is left out ...]`` stands for lines not shown)."""
+    from agents.cli import main
+    assert main(words) == 0
+    said = capsys.readouterr().out.splitlines()
+    at = 0
+    for line in printed:
+        if line.strip().startswith("[..."):
+            continue
+        assert line in said[at:], f"duel {shlex.join(words)} no longer prints: {line}"
+        at = said.index(line, at) + 1
