@@ -189,15 +189,18 @@ def _exit_of(script: str) -> subprocess.CompletedProcess:
                           timeout=120, env=buffered)
 
 
+def _leaving_after(script: str, code: int = 0) -> subprocess.CompletedProcess:
+    """``script`` run with its output buffered, then ``duel``'s way of leaving."""
+    return _exit_of(f"from agents.cli import _leave\n{script}_leave({code}, [])\n")
+
+
 def test_leaving_flushes_what_was_written_and_keeps_the_exit_code():
     """``duel`` ends without Python's teardown: what sits in the output's buffer (a pipe
     is block-buffered) still reaches the reader, and the command's code is the process's."""
-    done = _exit_of("import sys\n"
-                    "from agents.cli import _leave\n"
-                    "sys.stdout.write('x' * 100_000)\n"
-                    "sys.stdout.write('end')\n"
-                    "sys.stderr.write('said')\n"
-                    "_leave(3, [])\n")
+    done = _leaving_after("import sys\n"
+                          "sys.stdout.write('x' * 100_000)\n"
+                          "sys.stdout.write('end')\n"
+                          "sys.stderr.write('said')\n", code=3)
     assert (done.returncode, len(done.stdout), done.stdout[-3:], done.stderr) == \
         (3, 100_003, "end", "said")
 
@@ -205,22 +208,18 @@ def test_leaving_flushes_what_was_written_and_keeps_the_exit_code():
 def test_leaving_runs_the_exit_handlers_and_delivers_what_they_print():
     """An exit handler (a library's, a user's) still runs, and what it prints reaches a
     pipe's reader although the process then ends without Python's teardown."""
-    done = _exit_of("import atexit\n"
-                    "from agents.cli import _leave\n"
-                    "print('answer')\n"
-                    "atexit.register(print, 'handler ran')\n"
-                    "_leave(0, [])\n")
+    done = _leaving_after("import atexit\n"
+                          "print('answer')\n"
+                          "atexit.register(print, 'handler ran')\n")
     assert (done.returncode, done.stdout) == (0, "answer\nhandler ran\n")
 
 
 def test_leaving_waits_for_a_thread_still_at_work():
     """A thread that is not a daemon finishes its work before the process ends, as on
     Python's own exit."""
-    done = _exit_of("import threading, time\n"
-                    "from agents.cli import _leave\n"
-                    "late = lambda: (time.sleep(0.5), print('finished'))\n"
-                    "threading.Thread(target=late).start()\n"
-                    "_leave(0, [])\n")
+    done = _leaving_after("import threading, time\n"
+                          "late = lambda: (time.sleep(0.5), print('finished'))\n"
+                          "threading.Thread(target=late).start()\n")
     assert (done.returncode, done.stdout) == (0, "finished\n")
 
 
