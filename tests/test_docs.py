@@ -30,17 +30,23 @@ KNOWN_BROKEN: dict[str, str] = {}
 
 
 def blocks(page: Path):
-    """(info string, first line number, text) of every fenced block of ``page``."""
+    """(info string, first line number, text, lines printed) of every fenced block of
+    ``page``; lines printed are those of a block without an info string that follows it
+    at once (what the page says it prints), else None."""
     text = page.read_text("utf-8")
-    for found in FENCE.finditer(text):
-        line = text.count("\n", 0, found.start("body")) + 1
-        yield found.group("info").strip().lower(), line, found.group("body")
+    found = list(FENCE.finditer(text))
+    for block, after in zip(found, [*found[1:], None], strict=False):   # None after the last
+        line = text.count("\n", 0, block.start("body")) + 1
+        printed = (after.group("body").splitlines() if after is not None
+                   and not after.group("info").strip()
+                   and not text[block.end():after.start()].strip() else None)
+        yield block.group("info").strip().lower(), line, block.group("body"), printed
 
 
 def commands(page: Path):
     """(line number, words) of every ``duel …`` command in ``page``'s code blocks, with
     continuation lines (a trailing backslash) joined and comments dropped."""
-    for info, first, body in blocks(page):
+    for info, first, body, _ in blocks(page):
         if info.split()[:1] == ["python"]:
             continue
         lines = body.split("\n")
@@ -57,9 +63,9 @@ def commands(page: Path):
 
 
 def python_blocks(page: Path):
-    for info, first, body in blocks(page):
+    for info, first, body, printed in blocks(page):
         if info.split()[:1] == ["python"]:
-            yield first, body
+            yield first, body, printed
 
 
 def _relative(page: Path) -> str:
@@ -68,33 +74,29 @@ def _relative(page: Path) -> str:
 
 COMMANDS = [pytest.param(words, id=f"{_relative(page)}:{line}")
             for page in PAGES for line, words in commands(page)]
-def _python_param(page: Path, line: int, body: str):
+def _python_param(page: Path, line: int, body: str, printed: list[str] | None):
     where = f"{_relative(page)}:{line}"
     marks = ([pytest.mark.xfail(reason=KNOWN_BROKEN[where], strict=True)]
              if where in KNOWN_BROKEN else [])
-    return pytest.param(body, id=where, marks=marks)
+    return pytest.param(body, printed, id=where, marks=marks)
 
 
-PYTHON = [_python_param(page, line, body) for page in PAGES for line, body in python_blocks(page)]
+PYTHON = [_python_param(page, *block) for page in PAGES for block in python_blocks(page)]
 #: the commands whose printed answer a page shows right below them: those that only
 #: compute (solve, odds), quick enough to run here
 ANSWERING = ("solve", "odds")
 
 
 def shown_answers(page: Path):
-    """(line, words, lines shown) of every code block holding one ``duel solve|odds``
+    """(line, words, lines printed) of every code block holding one ``duel solve|odds``
     command that the page follows at once with a block of what it prints."""
-    text = page.read_text("utf-8")
-    pairs = re.finditer(r"^```(?:bash|console|sh)?\n(?P<command>[^`]*?)```\n```\n"
-                        r"(?P<printed>.*?)^```", text, re.M | re.S)
-    for found in pairs:
-        command = [line for line in found.group("command").splitlines() if line.strip()]
-        if len(command) != 1:
+    for info, first, body, printed in blocks(page):
+        command = [line for line in body.splitlines() if line.strip()]
+        if printed is None or info.split()[:1] == ["python"] or len(command) != 1:
             continue
         words = shlex.split(command[0].split("&&")[-1], comments=True)
         if words[:1] == ["duel"] and words[1:2] and words[1] in ANSWERING:
-            line = text.count("\n", 0, found.start()) + 2
-            yield line, words[1:], found.group("printed").splitlines()
+            yield first, words[1:], printed
 
 
 SHOWN = [pytest.param(words, printed, id=f"{_relative(page)}:{line}")
@@ -113,13 +115,16 @@ def test_every_duel_command_shown_parses(words, capsys):
         assert stop.code == 0, f"duel {shlex.join(words)}: {capsys.readouterr().err.strip()}"
 
 
-@pytest.mark.parametrize("body", PYTHON)
-def test_every_python_block_shown_runs(body, tmp_path):
+@pytest.mark.parametrize(("body", "printed"), PYTHON)
+def test_every_python_block_shown_runs(body, printed, tmp_path):
+    """It runs, and prints what the page shows below it, if it shows anything."""
     environment = {**os.environ, "MPLBACKEND": "Agg",
                    "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run([sys.executable, "-c", body], cwd=tmp_path, env=environment,
                           capture_output=True, text=True, timeout=PYTHON_SECONDS)
     assert done.returncode == 0, done.stderr[-2000:]
+    if printed is not None:
+        assert_shown(printed, done.stdout.splitlines(), "the Python block")
 
 
 def test_the_readme_shows_what_a_command_prints():
@@ -132,10 +137,15 @@ def test_a_command_prints_what_its_page_shows(words, printed, capsys):
     same order (a line ``[... what is left out ...]`` stands for lines not shown)."""
     from agents.cli import main
     assert main(words) == 0
-    said = capsys.readouterr().out.splitlines()
+    assert_shown(printed, capsys.readouterr().out.splitlines(), f"duel {shlex.join(words)}")
+
+
+def assert_shown(printed: list[str], said: list[str], what: str) -> None:
+    """Every line of ``printed`` is in ``said``, in the same order (a line ``[... what is
+    left out ...]`` stands for lines not shown)."""
     at = 0
     for line in printed:
         if line.strip().startswith("[..."):
             continue
-        assert line in said[at:], f"duel {shlex.join(words)} no longer prints: {line}"
+        assert line in said[at:], f"{what} no longer prints: {line}"
         at = said.index(line, at) + 1
