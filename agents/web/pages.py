@@ -6,6 +6,7 @@ from the JSON routes' documents, through the same presentation the CLI prints.
 
 from __future__ import annotations
 
+import json
 from html import escape
 
 import envs
@@ -86,7 +87,8 @@ def _game_form(name: str, documents: dict, system: str) -> str:
     return f"""<form id="ask" class="ask" novalidate>
 <div class="row">{_system_picker(documents, system)}{_page_fields(name, system)}</div>
 <p class="hint">Filled with {escape(document['title'])}'s example duel (a short one):
-change any field; an empty field keeps the default.</p>
+change any field; an empty field keeps what it shows in grey (the reference sheet's
+value, else the default).</p>
 <div class="sheets">{sides}</div>
 <details class="options"><summary>Options of the duel</summary>
 <div class="grid">{options}</div></details>
@@ -107,31 +109,47 @@ def _system_picker(documents: dict, system: str) -> str:
 
 def _sheet(document: dict, spec, side: str, example: str) -> str:
     given = spec.sheet.parse(example) if example else {}
-    references = document["reference_sheets"]
+    sheets = document["reference_sheet_fields"]
+    chosen = sheets.get(given.get("sheet"), {})
     reference = ""
-    if references:
-        choices = "".join(f'<option{" selected" * (r == given.get("sheet"))}>{escape(r)}'
-                          '</option>' for r in references)
+    if sheets:
+        # each sheet's own values, for the page to show what an empty field keeps
+        choices = "".join(
+            f'<option data-fields="{escape(_values_json(fields))}"'
+            f'{" selected" * (key == given.get("sheet"))}>{escape(key)}</option>'
+            for key, fields in sheets.items())
         reference = (f'<label class="field">Reference sheet<select name="{side}.sheet">'
                      f'<option value="">none</option>{choices}</select>'
                      '<small>its fields, then the ones below over them</small>'
                      f'<span class="error" data-for="{side}.sheet"></span></label>')
-    fields = "".join(_field(f"{side}.{f['name']}", f, given.get(f["name"]))
+    fields = "".join(_field(f"{side}.{f['name']}", f, given.get(f["name"]),
+                            chosen.get(f["name"]), given.get("sheet"))
                      for f in document["sheet"])
     return (f'<fieldset class="sheet" data-side="{side}"><legend>Duellist {side.upper()}'
             f'</legend><span class="error" data-for="{side}"></span>{reference}'
             f'<div class="grid">{fields}</div></fieldset>')
 
 
-def _field(name: str, entry: dict, value=None) -> str:
+def _values_json(fields: dict) -> str:
+    return json.dumps({name: _plain(value) for name, value in fields.items()
+                       if value is not None})
+
+
+def _field(name: str, entry: dict, value=None, kept=None, sheet: str | None = None) -> str:
+    """One field; ``kept`` is what it holds when left empty (the reference ``sheet``'s
+    value, else the default), shown as its placeholder."""
     label = entry["name"].replace("_", " ")
     default = entry.get("default")
+    kept = default if kept is None else kept
     shown_default = "" if default is None else _plain(default)
+    shown_kept = "" if kept is None else _plain(kept)
     help_text = f"{entry['help']}; {entry['accepts']}" if entry.get("help") else entry["accepts"]
     kind = entry["type"]
-    attributes = f'name="{escape(name)}" data-kind="{kind}" title="{escape(help_text)}"'
+    attributes = (f'name="{escape(name)}" data-kind="{kind}" title="{escape(help_text)}" '
+                  f'data-default="{escape(shown_default)}"')
     if kind == "flag":
-        control = (f'<input type="checkbox" {attributes}{" checked" * bool(value)}>')
+        checked = _plain(value if value is not None else kept) == "true"
+        control = (f'<input type="checkbox" {attributes}{" checked" * checked}>')
         return (f'<label class="field flag">{control} {escape(label)}'
                 f'<small>{escape(entry.get("help") or "")}</small>'
                 f'<span class="error" data-for="{escape(name)}"></span></label>')
@@ -140,18 +158,22 @@ def _field(name: str, entry: dict, value=None) -> str:
         picked = "" if value is None else _plain(value)
         items = "".join(f'<option{" selected" * (c == picked)}>{escape(str(c))}</option>'
                         for c in choices)
-        control = (f'<select {attributes}><option value="">default'
-                   f'{" (" + escape(shown_default) + ")" if shown_default else ""}</option>'
-                   f'{items}</select>')
+        control = (f'<select {attributes}><option value="">'
+                   f'{escape(_kept_text(shown_kept, sheet))}</option>{items}</select>')
     else:
         typed = "number" if kind in ("int", "float") else "text"
         step = ' step="any"' if kind == "float" else ""
         shown = "" if value is None else escape(_plain(value))
         control = (f'<input type="{typed}"{step} {attributes} value="{shown}" '
-                   f'placeholder="{escape(shown_default)}">')
+                   f'placeholder="{escape(shown_kept)}">')
     return (f'<label class="field">{escape(label)}{control}'
             f'<small title="{escape(help_text)}">{escape(help_text)}</small>'
             f'<span class="error" data-for="{escape(name)}"></span></label>')
+
+
+def _kept_text(shown: str, sheet: str | None) -> str:
+    """The empty choice's words (``app.js`` writes the same when a sheet is picked)."""
+    return f"{sheet or 'default'} ({shown})" if shown else sheet or "default"
 
 
 def _plain(value) -> str:

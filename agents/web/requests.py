@@ -159,12 +159,13 @@ def _mapping(key: str, value: Mapping, as_text: bool = False) -> dict | str:
     kept = {k: v for k, v in value.items() if v is not None and v != ""}
     if not as_text:
         return kept
-    # the reference sheet first, a flag as its bare word, then FIELD=VALUE
+    # the reference sheet first, a flag as its bare word, then FIELD=VALUE; a flag
+    # turned off is said only over a reference sheet (which may have it on)
     words = [_text(kept.pop("sheet"), f"{key}.sheet")] if "sheet" in kept else []
     for name, given in kept.items():
         if given is True:
             words.append(name)
-        elif given is not False:
+        elif given is not False or words:
             words.append(f"{name}={_text(given, f'{key}.{name}')}")
     return ",".join(words)
 

@@ -150,6 +150,32 @@ def test_duel_page_shows_the_cli_numbers(server, page, tmp_path, system):
     screenshots(page, tmp_path, f"duel-{system}")
 
 
+def test_a_reference_sheet_shows_its_values_and_a_cleared_box_is_played(server, page,
+                                                                        tmp_path):
+    page.goto(f"{server}/duel?system=pathfinder")
+    page.select_option('form#ask [name="b.sheet"]', "none")
+    field = lambda name: page.locator(f'form#ask [name="b.{name}"]')   # noqa: E731
+    assert (field("hp").get_attribute("placeholder"), field("agile").is_checked()) == ("20", False)
+    page.select_option('form#ask [name="b.sheet"]', "rogue")
+    # the spec's rogue: HP 17, +7 for 1d6+4, a shortsword (agile, finesse), no shield
+    assert field("hp").get_attribute("placeholder") == "17"
+    assert field("attack").get_attribute("placeholder") == "7"
+    assert field("damage").get_attribute("placeholder") == "1d6+4"
+    assert field("agile").is_checked() and field("finesse").is_checked()
+    assert not field("shield").is_checked()
+    field("hp").fill("6")
+    field("agile").uncheck()
+    page.click("form#ask button[type=submit]")
+    page.wait_for_selector("#answer .heatmap")
+    argv = small_argv("pathfinder")   # the page's example duel, B changed as above
+    b = argv.index("--b") + 1
+    expected = cli_json(["solve", *argv[:b], "rogue,hp=6,agile=false", *argv[b + 1:]])
+    agile = cli_json(["solve", *argv[:b], "rogue,hp=6", *argv[b + 1:]])
+    assert expected["win"] != agile["win"]
+    assert shown_bars(page, "#answer .odds")["A wins"] == percent(expected["win"])
+    screenshots(page, tmp_path, "duel-reference-sheet")
+
+
 def test_what_if_asks_about_another_moment(server, page, tmp_path):
     page.goto(f"{server}/duel?system=falkenstein")
     page.click("form#ask button[type=submit]")

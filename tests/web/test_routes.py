@@ -67,6 +67,17 @@ def test_solve_takes_sheets_as_mappings_and_a_state(client):
     assert response.json()["state"]["round"] == 2
 
 
+def test_a_flag_turned_off_over_a_reference_sheet(client):
+    # the rogue reference sheet is agile; the page sends agile=false when its box is cleared
+    request = dict(small_duel("pathfinder"), a={"sheet": "rogue", "hp": 6, "agile": False})
+    response = client.post("/api/solve", json=request)
+    assert response.status_code == 200, response.text
+    document = response.json()
+    assert document == cli_json(["solve", *request_argv("solve", request)[1:]])
+    assert document != cli_json(["solve", *request_argv(
+        "solve", dict(request, a={"sheet": "rogue", "hp": 6}))[1:]])
+
+
 def test_odds_is_duel_odds_json(client):
     request = dict(FALKENSTEIN, vs="cautious:0.5", side="b")
     response = client.post("/api/odds", json=request)
@@ -364,6 +375,16 @@ def solved_pairs():
     return {(a, b): solve_game(envs.make("falkenstein", a={"fencing": a},
                                          b={"fencing": b}, max_rounds=1)).evaluation
             for a in LEVELS for b in LEVELS}
+
+
+def test_a_sweep_base_sheet_as_a_mapping_is_its_command_line_text():
+    from agents.web.requests import parse_request
+    request = {"system": "pathfinder", "grid": ["a.hp=5,6"],
+               "a": {"sheet": "rogue", "agile": False, "shield": True},
+               "b": {"agile": False, "hp": 5}}
+    args = parse_request("sweep", request, uploads=None, server=["--out", "unused"])
+    # off over a reference sheet is said (the rogue is agile); off over the default is not
+    assert (args.a, args.b) == ("rogue,agile=false,shield", "hp=5")
 
 
 def test_sweep_cells_are_their_duels_solved(client, tmp_path, solved_pairs):

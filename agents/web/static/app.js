@@ -96,6 +96,28 @@ function mark(error) {
   problem.hidden = false;
 }
 
+// ---------- what an empty field keeps: the reference sheet's value, else the default
+
+function sheetValues(fieldset) {
+  const picker = fieldset && fieldset.querySelector("select[name$='.sheet']");
+  const chosen = picker && picker.selectedOptions[0];
+  return chosen && chosen.dataset.fields ? { sheet: chosen.value, values: JSON.parse(chosen.dataset.fields) } : { values: {} };
+}
+function kept(input) {
+  const name = input.name.split(".")[1];
+  const { values } = sheetValues(input.closest("fieldset.sheet"));
+  return name in values ? values[name] : input.dataset.default;
+}
+function showKept(fieldset) {
+  const { sheet } = sheetValues(fieldset);
+  for (const input of fieldset.querySelectorAll("[data-kind]")) {
+    const value = kept(input);
+    if (input.type === "checkbox") input.checked = value === "true";
+    else if (input.tagName === "SELECT") input.options[0].textContent = value ? `${sheet || "default"} (${value})` : sheet || "default";
+    else input.placeholder = value;
+  }
+}
+
 // ---------- the form as a request
 
 function gameRequest() {
@@ -103,9 +125,13 @@ function gameRequest() {
   for (const input of form.querySelectorAll("input[data-kind], select[data-kind], select[name$='.sheet']")) {
     const [part, name] = input.name.split(".");
     if (!name) continue;
-    const value = input.type === "checkbox" ? input.checked : input.value.trim();
-    if (value === "" || value === false) continue;
-    request[part][name] = value;
+    // a box says what is played: it is sent only where it differs from what is kept
+    if (input.type === "checkbox") {
+      if (input.checked !== (kept(input) === "true")) request[part][name] = input.checked;
+      continue;
+    }
+    const value = input.value.trim();
+    if (value !== "") request[part][name] = value;
   }
   if (form.side) request.side = form.side.value;
   const chosen = rules();
@@ -637,6 +663,9 @@ if (reader) reader.addEventListener("submit", readResults);
 showRules();
 if (form) {
   form.addEventListener("submit", (event) => { event.preventDefault(); submit(RUNS[page]); });
+  for (const picker of form.querySelectorAll("fieldset.sheet select[name$='.sheet']")) {
+    picker.addEventListener("change", () => showKept(picker.closest("fieldset.sheet")));
+  }
   const picker = document.getElementById("system");
   if (picker) picker.addEventListener("change", () => { location.search = `?system=${picker.value}`; });
   for (const range of form.querySelectorAll("input[type=range]")) {
