@@ -48,6 +48,7 @@ import hashlib
 import json
 import mmap
 import os
+import shutil
 import sys
 import tempfile
 import warnings
@@ -68,6 +69,8 @@ SUFFIX = ".answer"
 TEMPORARY = ".writing-"
 #: the lock a child writing an answer in the background holds (``write_pending``)
 KEEPING = ".keeping-"
+#: the room on its disk the store never takes (``AnswerStore._short_of_room``)
+ROOM_LEFT = 64 * 2**20
 #: the bytes of a payload hashed as one piece (``digest``)
 DIGEST_CHUNK = 32 * 2**20
 
@@ -190,7 +193,15 @@ class AnswerStore:
         child takes this process's memory as it is, and a process that goes on
         writing to it would copy every page it touches."""
         pending, self._pending = self._pending, {}
-        background = background and sys.platform == "linux" and bool(pending)
+        if not pending:
+            return
+        short = self._short_of_room(sum(piece.nbytes for kept in pending.values()
+                                        for piece in kept))
+        if short:   # said here: a child writing in the background has no one to tell
+            warnings.warn(f"the answers could not be kept in {self.directory}: {short}",
+                          stacklevel=2)
+            return
+        background = background and sys.platform == "linux"
         locks = self._locked(pending) if background else None
         if locks is None:   # not asked, or a directory that takes no locks
             for key, payload in pending.items():
@@ -249,6 +260,9 @@ class AnswerStore:
         temporary, kept = None, None
         try:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            short = self._short_of_room(header["bytes"])
+            if short:
+                raise OSError(short)
             with (ThreadPoolExecutor(1) as hashing,
                   tempfile.NamedTemporaryFile("w+b", dir=self.directory, prefix=TEMPORARY,
                                               delete=False) as file):
@@ -275,6 +289,20 @@ class AnswerStore:
                 os.unlink(temporary)
             return None
         return kept
+
+    def _short_of_room(self, nbytes: int) -> str | None:
+        """Why ``nbytes`` of answers are not written here (None: they fit). A cache
+        never takes a disk's last ``ROOM_LEFT`` bytes: they are the user's other work's."""
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            free = shutil.disk_usage(self.directory).free
+        except OSError:
+            return None   # the write itself says what stands in the way
+        if nbytes + ROOM_LEFT <= free:
+            return None
+        return (f"they take {size_text(nbytes)} and the disk has {size_text(free)} free "
+                f"(a cache leaves it {size_text(ROOM_LEFT)}); `duel cache clear` frees "
+                "what the store holds")
 
     def entries(self) -> list[dict]:
         """Every answer kept: its file, what it answers, its size, when it was made and
@@ -314,6 +342,15 @@ class AnswerStore:
         """Wait until every answer being written in the background is in place."""
         for lock in self.directory.glob(KEEPING + "*"):
             _wait_for(lock)
+
+
+def size_text(count: float) -> str:
+    """A number of bytes as people read it: ``512 B``, ``3 kB``, ``1.7 GB``."""
+    for unit in ("B", "kB", "MB"):
+        if count < 1000:
+            return f"{count:.0f} {unit}"
+        count /= 1000
+    return f"{count:.1f} GB"
 
 
 def _wait_for(lock: Path) -> None:

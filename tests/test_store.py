@@ -8,6 +8,8 @@ import io
 import json
 import math
 import os
+import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -591,6 +593,60 @@ def test_without_locks_or_a_process_to_spare_the_answer_is_written_in_place(
         store.write_pending(background=True)
         assert [p.name for p in (tmp_path / where).iterdir()] == [store._file("k").name]
         assert bytes(AnswerStore(tmp_path / where).get("k")) == b"answer " + where.encode()
+
+
+def _free_on_disk(monkeypatch, free: int) -> None:
+    real = shutil.disk_usage
+    monkeypatch.setattr("agents.store.shutil.disk_usage",
+                        lambda path: real(path)._replace(free=free))
+
+
+def test_an_answer_is_kept_only_where_the_disk_has_room_for_it_and_more(tmp_path,
+                                                                        monkeypatch):
+    """1,000 bytes fit a disk with 1,000 bytes free beyond the room a cache leaves it,
+    not one byte less; refused, the answer is said not kept and no file is left."""
+    from agents.store import ROOM_LEFT
+    payload = b"x" * 1000
+    _free_on_disk(monkeypatch, ROOM_LEFT + 999)
+    with pytest.warns(UserWarning, match="kept .*: they take 1 kB and the disk has 67 MB free"):
+        assert AnswerStore(tmp_path / "short").put("k", payload) is None
+    assert list((tmp_path / "short").iterdir()) == []
+    _free_on_disk(monkeypatch, ROOM_LEFT + 1000)
+    assert bytes(AnswerStore(tmp_path / "room").put("k", payload)) == payload
+
+
+def test_a_full_disk_is_said_before_a_background_writer_is_forked(tmp_path, monkeypatch):
+    """The child writing in the background has no one to tell: a disk without room is
+    said by the process leaving, and no child is made."""
+    monkeypatch.setattr(os, "fork", lambda: pytest.fail("forked"))
+    _free_on_disk(monkeypatch, 0)
+    store = AnswerStore(tmp_path, deferred_bytes=math.inf)
+    store.put("k", b"answer")
+    with pytest.warns(UserWarning, match="could not be kept .*the disk has 0 B free"):
+        store.write_pending(background=True)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_duel_command_says_in_one_line_that_a_full_disk_kept_nothing(tmp_path):
+    """As a user runs it: the answer is printed whole, one line says why it was not
+    kept, and the store holds nothing."""
+    script = textwrap.dedent("""
+        import shutil, sys
+        real = shutil.disk_usage
+        shutil.disk_usage = lambda path: real(path)._replace(free=0)
+        sys.argv = ["duel", "solve", "falkenstein", "--a", "fencing=GD", "--b", "fencing=GR",
+                    "--json"]
+        from agents.cli import entry_point
+        entry_point()
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=600, env=dict(os.environ, PYTHONPATH=str(ROOT),
+                                                DUEL_CACHE_DIR=str(tmp_path)))
+    assert done.returncode == 0 and json.loads(done.stdout)["system"] == "falkenstein"
+    assert re.fullmatch(r"duel: warning: the answers could not be kept in .*: they take "
+                        r"[0-9]+ kB and the disk has 0 B free .*`duel cache clear`"
+                        r" frees what the store holds\n", done.stderr), done.stderr
+    assert AnswerStore(tmp_path).entries() == []
 
 
 def test_an_answer_beyond_the_bytes_a_store_may_hold_is_written_at_once(tmp_path):

@@ -201,8 +201,10 @@ def _leave(code: int, stores: list) -> None:
         sound = False
     sound = sound and not [thread for thread in threading.enumerate()
                            if thread is not threading.main_thread() and not thread.daemon]
-    for store in stores:
-        store.write_pending(background=sound)
+    with warnings.catch_warnings():   # a store that has no room says so in one line
+        warnings.showwarning = _Warnings().show
+        for store in stores:
+            store.write_pending(background=sound)
     if not sound:
         sys.exit(code)
     atexit._run_exitfuncs()

@@ -3,6 +3,7 @@ its arguments are in ``arguments.cache``."""
 
 from __future__ import annotations
 
+from ..store import size_text
 from .common import emit_json, format_table
 
 
@@ -18,13 +19,13 @@ def run_list(args) -> int:
         print(f"No answers kept in {store.directory}.")
         return 0
     rows = [[entry["system"], entry["question"], _sheets(entry["options"]),
-             _size(entry["bytes"]), entry["created"] or "?",
+             size_text(entry["bytes"]), entry["created"] or "?",
              "yes" if entry["fresh"] else "no (recomputed when asked)"]
             for entry in entries]
     print(f"Answers kept in {store.directory}:")
     print(format_table(["system", "answer", "sheets", "size", "made", "current"], rows))
     total = sum(entry["bytes"] for entry in entries)
-    print(f"{len(entries)} answer{'s' if len(entries) != 1 else ''}, {_size(total)}.")
+    print(f"{len(entries)} answer{'s' if len(entries) != 1 else ''}, {size_text(total)}.")
     return 0
 
 
@@ -36,7 +37,7 @@ def run_clear(args) -> int:
         emit_json({"directory": str(store.directory), **freed})
     else:
         print(f"Removed {freed['removed']} file{'s' if freed['removed'] != 1 else ''} "
-              f"({_size(freed['bytes'])}) from {store.directory}.")
+              f"({size_text(freed['bytes'])}) from {store.directory}.")
     return 0
 
 
@@ -58,11 +59,3 @@ def _sheets(options: dict) -> str:
         return ",".join(k if v is True else f"{k}={v}" for k, v in value.items()
                         if v not in (None, False)) or "defaults"
     return " vs ".join(sheet(options.get(side)) for side in ("a", "b"))
-
-
-def _size(count: int) -> str:
-    for unit in ("B", "kB", "MB"):
-        if count < 1000:
-            return f"{count:.0f} {unit}"
-        count /= 1000
-    return f"{count:.1f} GB"
