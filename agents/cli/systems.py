@@ -24,15 +24,21 @@ def _personalities(name: str) -> list[dict]:
             for key, text in personality_names(name).items()]
 
 
+def fields_under(spec, ruleset: dict | None) -> dict:
+    """The options, sheet fields and reference sheets of ``spec`` as ``ruleset`` (the
+    merged rules; None: a system not implemented) makes their defaults."""
+    references = spec.sheet.references(ruleset or {})
+    return {"options": [_field(o, ruleset) for o in spec.options],
+            "sheet": [_field(f, ruleset) for f in spec.sheet.fields],
+            "reference_sheets": list(references),
+            "reference_sheet_fields": {key: dict(fields)
+                                       for key, fields in references.items()}}
+
+
 def _describe(spec) -> dict:
     ruleset = load_ruleset(spec.name, None, spec.ruleset_file) if spec.implemented else None
-    references = spec.sheet.references(ruleset or {})
     document = {"name": spec.name, "title": spec.title, "status": spec.status,
-                "options": [_field(o, ruleset) for o in spec.options],
-                "sheet": [_field(f, ruleset) for f in spec.sheet.fields],
-                "reference_sheets": list(references),
-                "reference_sheet_fields": {key: dict(fields)
-                                           for key, fields in references.items()},
+                **fields_under(spec, ruleset),
                 "personalities": _personalities(spec.name) if spec.implemented else []}
     if spec.examples is not None:
         document["examples"] = vars(spec.examples)

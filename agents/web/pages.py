@@ -115,9 +115,9 @@ def _sheet(document: dict, spec, side: str, example: str) -> str:
     if sheets:
         # each sheet's own values, for the page to show what an empty field keeps
         choices = "".join(
-            f'<option data-fields="{escape(_values_json(fields))}"'
+            f'<option data-fields="{escape(json.dumps(fields))}"'
             f'{" selected" * (key == given.get("sheet"))}>{escape(key)}</option>'
-            for key, fields in sheets.items())
+            for key, fields in shown_values(document)["references"].items())
         reference = (f'<label class="field">Reference sheet<select name="{side}.sheet">'
                      f'<option value="">none</option>{choices}</select>'
                      '<small>its fields, then the ones below over them</small>'
@@ -130,9 +130,16 @@ def _sheet(document: dict, spec, side: str, example: str) -> str:
             f'<div class="grid">{fields}</div></fieldset>')
 
 
-def _values_json(fields: dict) -> str:
-    return json.dumps({name: _plain(value) for name, value in fields.items()
-                       if value is not None})
+def shown_values(document: dict) -> dict:
+    """What an empty field of the form keeps, as the form shows it: each option's and
+    sheet field's default, and each reference sheet's own fields (``document``:
+    ``duel systems``'s, or ``fields_under`` a ruleset's)."""
+    def texts(entries) -> dict:
+        return {name: _plain(value) for name, value in entries if value is not None}
+    return {"options": texts((o["name"], o["default"]) for o in document["options"]),
+            "sheet": texts((f["name"], f["default"]) for f in document["sheet"]),
+            "references": {key: texts(fields.items())
+                           for key, fields in document["reference_sheet_fields"].items()}}
 
 
 def _field(name: str, entry: dict, value=None, kept=None, sheet: str | None = None) -> str:

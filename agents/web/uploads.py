@@ -20,8 +20,10 @@ import envs
 from envs.rulesets import MAX_RULESET_BYTES, default_ruleset, load_ruleset, ruleset_hash
 from solver.errors import InputError
 
+from ..cli.systems import fields_under
 from ..files import MAX_FILE_BYTES
 from ..profiles import load_profile
+from .pages import shown_values
 
 #: the largest upload of each kind, and the file name it is kept under
 LIMITS = {"ruleset": MAX_RULESET_BYTES, "profile": MAX_FILE_BYTES,
@@ -69,7 +71,9 @@ class Uploads:
         defaults = default_ruleset(system, spec.ruleset_file)
         return {"ruleset": upload_id, "system": system, "hash": ruleset_hash(merged),
                 "default_hash": ruleset_hash(defaults),
-                "differences": differences(defaults, merged)}
+                "differences": differences(defaults, merged),
+                # what the forms show in an empty field under these rules
+                "shown": shown_values(fields_under(spec, merged))}
 
     def profile(self, data: bytes) -> dict:
         upload_id, path = self.keep("profile", data)

@@ -314,6 +314,29 @@ def test_ruleset_upload_shows_in_every_header(server, page, tmp_path):
     assert page.inner_text("#rules") == "Rules: the defaults"
 
 
+def test_the_fields_show_what_an_uploaded_ruleset_keeps(server, page, tmp_path):
+    rules = tmp_path / "sheets.toml"
+    rules.write_text("[sheet_defaults]\nhp = 30\n\n[sheets.rogue]\nhp = 12\n\n"
+                     "[sheets.fighter]\nhp = 25\nshield = true\n")
+    page.goto(f"{server}/ruleset?system=pathfinder")
+    page.set_input_files('input[name="ruleset"]', str(rules))
+    page.click("form#ask button[type=submit]")
+    page.wait_for_selector("#answer table")
+    page.goto(f"{server}/duel?system=pathfinder")
+    field = lambda name: page.locator(f'form#ask [name="b.{name}"]')   # noqa: E731
+    page.select_option('form#ask [name="b.sheet"]', "none")
+    assert field("hp").get_attribute("placeholder") == "30"
+    page.select_option('form#ask [name="b.sheet"]', "rogue")   # the file's hp over the rogue's
+    assert (field("hp").get_attribute("placeholder"), field("agile").is_checked()) == ("12", True)
+    page.select_option('form#ask [name="b.sheet"]', "fighter")
+    assert (field("hp").get_attribute("placeholder"), field("shield").is_checked()) == ("25", True)
+    page.goto(f"{server}/ruleset?system=pathfinder")
+    page.click("#defaults")
+    page.goto(f"{server}/duel?system=pathfinder")
+    page.select_option('form#ask [name="b.sheet"]', "rogue")
+    assert field("hp").get_attribute("placeholder") == "17"
+
+
 def test_long_work_shows_progress_and_is_cancelled(server, page, tmp_path):
     page.goto(f"{server}/duel?system=pathfinder")
     for side in ("a", "b"):

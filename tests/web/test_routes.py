@@ -228,6 +228,7 @@ def test_ruleset_upload_hash_and_differences(client):
     said = response.json()
     assert said["differences"] == [{"key": "max_rounds", "default": 10, "value": 3}]
     assert said["hash"] != said["default_hash"]
+    assert said["shown"]["options"]["max_rounds"] == "3"   # what the forms show in grey
     # the rules are used: three rounds, as -o max_rounds=3 gives
     solved = client.post("/api/solve", json={"system": "falkenstein", "a": "fencing=GR",
                                              "ruleset": said["ruleset"]}).json()

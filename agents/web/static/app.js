@@ -108,13 +108,28 @@ function kept(input) {
   const { values } = sheetValues(input.closest("fieldset.sheet"));
   return name in values ? values[name] : input.dataset.default;
 }
-function showKept(fieldset) {
-  const { sheet } = sheetValues(fieldset);
-  for (const input of fieldset.querySelectorAll("[data-kind]")) {
+// a box left as it was follows what is kept; one the user changed stays as he set it
+function showKept(within) {
+  for (const input of within.querySelectorAll("[data-kind]")) {
     const value = kept(input);
-    if (input.type === "checkbox") input.checked = value === "true";
-    else if (input.tagName === "SELECT") input.options[0].textContent = value ? `${sheet || "default"} (${value})` : sheet || "default";
+    const sheet = sheetValues(input.closest("fieldset.sheet")).sheet || "default";
+    if (input.type === "checkbox") {
+      if (input.checked === (input.dataset.kept === "true")) input.checked = value === "true";
+    } else if (input.tagName === "SELECT") input.options[0].textContent = value ? `${sheet} (${value})` : sheet;
     else input.placeholder = value;
+    input.dataset.kept = value;
+  }
+}
+// the values an uploaded ruleset gives the fields (its `shown`), on the pages of its system
+function keptUnder(shown) {
+  for (const input of form.querySelectorAll("[data-kind]")) {
+    const [part, name] = input.name.split(".");
+    input.dataset.default = (part === "options" ? shown.options : shown.sheet)[name] ?? "";
+  }
+  for (const picker of form.querySelectorAll("fieldset.sheet select[name$='.sheet']")) {
+    for (const option of picker.options) {
+      if (option.value in shown.references) option.dataset.fields = JSON.stringify(shown.references[option.value]);
+    }
   }
 }
 
@@ -663,6 +678,12 @@ if (reader) reader.addEventListener("submit", readResults);
 showRules();
 if (form) {
   form.addEventListener("submit", (event) => { event.preventDefault(); submit(RUNS[page]); });
+  for (const input of form.querySelectorAll("[data-kind]")) input.dataset.kept = kept(input);
+  const chosen = rules();
+  if (chosen && chosen.system === system && chosen.shown) {
+    keptUnder(chosen.shown);
+    showKept(form);
+  }
   for (const picker of form.querySelectorAll("fieldset.sheet select[name$='.sheet']")) {
     picker.addEventListener("change", () => showKept(picker.closest("fieldset.sheet")));
   }
