@@ -33,10 +33,12 @@ from __future__ import annotations
 import io
 import pickle
 import struct
+import threading
 import warnings
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Protocol, runtime_checkable
 
 from .errors import RefinementWarning
@@ -106,10 +108,9 @@ def remembered(game: Game, question: str, compute: Callable[[], object],
     key = key_of(game, question) if store is not None else None
     found = _read(game, key, store, adopt)
     if found is None:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with _hearing() as heard:
             answer = compute()
-        said = [_recorded(w.message, w.category) for w in caught]
+        said = [_recorded(message, category) for message, category in heard]
         _replay(said)
         found = {"answer": answer, "warnings": said, **(extras() if extras else {})}
         kept = _keep(store, key, game, found) if key is not None else False
@@ -159,6 +160,55 @@ def _adopted(kept, game: Game, adopt: Callable[[dict], None] | None) -> dict | N
     if found is not None and adopt is not None:
         adopt(found)
     return found
+
+
+#: the warnings of the computation under way in this context (None: none is heard)
+_HEARD: ContextVar[list | None] = ContextVar("heard", default=None)
+#: guards ``_HOOKED``: how many computations hear warnings, the ``showwarning`` the
+#: hook stands in for, and whether the "always" filter was the process's before
+_HOOK = threading.Lock()
+_HOOKED: dict = {"hearing": 0, "replaced": None, "had always": False}
+_ALWAYS = ("always", None, Warning, None, 0)
+
+
+@contextmanager
+def _hearing() -> Iterator[list]:
+    """Every warning of this context's computation in the block (none said once only
+    or filtered out), each as (message, category), and only those: another thread's
+    computation hears its own, and a thread that hears none says its warnings as
+    before (unfiltered while any computation hears).
+    (``warnings.catch_warnings`` swaps process-wide state: the blocks of two threads
+    ending out of order left one's recorder in place for good, swallowing every later
+    warning of the process.) A question asked side by side on another thread is heard
+    by the computation that asked it where it runs in a copy of its context."""
+    heard: list = []
+    with _HOOK:
+        if _HOOKED["hearing"] == 0:
+            _HOOKED["replaced"], warnings.showwarning = warnings.showwarning, _show
+            _HOOKED["had always"] = _ALWAYS in warnings.filters
+            warnings.simplefilter("always")
+        _HOOKED["hearing"] += 1
+    token = _HEARD.set(heard)
+    try:
+        yield heard
+    finally:
+        _HEARD.reset(token)
+        with _HOOK:
+            _HOOKED["hearing"] -= 1
+            if _HOOKED["hearing"] == 0:
+                # what this hook added is taken out (another block may have replaced it)
+                if warnings.showwarning is _show:
+                    warnings.showwarning = _HOOKED["replaced"]
+                if not _HOOKED["had always"] and _ALWAYS in warnings.filters:
+                    warnings.filters.remove(_ALWAYS)
+
+
+def _show(message, category, filename, lineno, file=None, line=None) -> None:
+    heard = _HEARD.get()
+    if heard is not None:
+        heard.append((message, category))
+    else:
+        _HOOKED["replaced"](message, category, filename, lineno, file, line)
 
 
 def _recorded(message: Warning | str, category: type[Warning]) -> tuple:

@@ -35,9 +35,9 @@ def _fresh_answer_store(tmp_path, monkeypatch):
 def _no_opponent_left_working():
     """An opponent ``duel play`` made on a thread of its own (``PreparedOpponent``)
     stops at its next step once the duel is left: waited for after each test, so that
-    its work, which records warnings process-wide (``warnings.catch_warnings``), never
-    overlaps the next test's ``pytest.warns`` (which then saw no warning, one run in
-    two of tests/test_store.py)."""
+    its work, which puts the process's warning hook and an "always" filter in place
+    while it computes (``solver.cache._hearing``), never overlaps the next test's
+    ``pytest.warns``, which saves and restores the same two."""
     yield
     for thread in threading.enumerate():
         if thread.name == "duel opponent":

@@ -286,6 +286,7 @@ def test_a_store_that_cannot_be_written_warns_and_answers(tmp_path):
 
 
 def test_a_kept_answer_says_what_computing_it_said(tmp_path, monkeypatch):
+    import solver.solve  # noqa: F401  (patched below, also when this test runs alone)
     from solver.errors import RefinementWarning
     from solver.markov.stages import ConvergenceWarning
 
@@ -306,6 +307,66 @@ def test_a_kept_answer_says_what_computing_it_said(tmp_path, monkeypatch):
             (RefinementWarning, 3), (ConvergenceWarning, None)]
         assert str(caught[1].message) == "values still moving"
     assert len(computed) == 1
+
+
+def test_two_threads_computing_at_once_each_keep_their_own_warnings(tmp_path):
+    """Thread A starts computing, B starts and warns, A warns and ends first, then B:
+    each answer, read back, says only its own warning, a thread computing nothing is
+    heard as usual meanwhile, and the process's warning hook and filters are as they were
+    after (``catch_warnings`` left A's recorder in place and filed A's warning under B)."""
+    import threading
+
+    from solver.cache import remembered
+    store, game = AnswerStore(tmp_path), falkenstein()
+    b_started, a_warned = threading.Event(), threading.Event()
+
+    def compute_a():
+        b_started.wait(30)
+        warnings.warn("said by A", UserWarning, stacklevel=1)
+        a_warned.set()
+        return "answer A"
+
+    def compute_b():
+        b_started.set()
+        warnings.warn("said by B", UserWarning, stacklevel=1)
+        a_warned.wait(30)
+        return "answer B"
+
+    hook, filters = warnings.showwarning, list(warnings.filters)
+    said_meanwhile = []
+    with warnings.catch_warnings():
+        warnings.showwarning = lambda message, *rest: said_meanwhile.append(str(message))
+        a = threading.Thread(target=remembered, args=(game, "question A", compute_a, store))
+        b = threading.Thread(target=remembered, args=(game, "question B", compute_b, store))
+        a.start()
+        b.start()
+        b_started.wait(30)
+        warnings.warn("said by the main thread", UserWarning, stacklevel=1)
+        a.join(30)
+        b.join(30)
+    assert (warnings.showwarning, warnings.filters) == (hook, filters)
+    assert said_meanwhile.count("said by the main thread") == 1
+    for question, answer, said in (("question A", "answer A", "said by A"),
+                                   ("question B", "answer B", "said by B")):
+        game = falkenstein()   # as in a new process: read back from the store
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert remembered(game, question, lambda: pytest.fail("computed again"),
+                              store) == answer
+        assert [str(w.message) for w in caught] == [said]
+
+
+def test_a_question_asked_side_by_side_is_heard_by_the_computation_that_asked_it():
+    from solver.cache import _hearing
+    from solver.counters.play import answered_side_by_side
+
+    def warns() -> str:
+        warnings.warn("said on the other thread", UserWarning, stacklevel=1)
+        return "later"
+    with _hearing() as heard:
+        assert answered_side_by_side(lambda: "first", warns) == ["first", "later"]
+    assert [(str(message), category) for message, category in heard] == [
+        ("said on the other thread", UserWarning)]
 
 
 def test_a_kept_personality_strength_needs_no_search_and_plays_the_same(tmp_path,

@@ -13,6 +13,7 @@ interface of its state-graph twin (``solver.markov``).
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import weakref
 from collections.abc import Callable
@@ -513,7 +514,9 @@ def answered_side_by_side(*questions: Callable[[], object]) -> list:
     """The answers of ``questions``: the first asked on this thread (its progress is
     heard here), the others on threads of their own meanwhile."""
     with ThreadPoolExecutor(len(questions) - 1, thread_name_prefix="side by side") as pool:
-        later = [pool.submit(question) for question in questions[1:]]
+        # each in a copy of this context: what it says is heard as this thread's
+        later = [pool.submit(contextvars.copy_context().run, question)
+                 for question in questions[1:]]
         first = questions[0]()
         return [first, *(answer.result() for answer in later)]
 
