@@ -93,8 +93,8 @@ def fill_duel(page, system: str) -> None:
     examples = spec.examples
     page.click("details.options summary")   # the options are folded away at first
     for control in page.query_selector_all("form#ask [data-kind]"):
-        if control.get_attribute("type") == "checkbox":
-            control.uncheck()
+        if control.get_attribute("type") == "checkbox":   # a box "empty" shows what is kept
+            control.set_checked(control.get_attribute("data-kept") == "true")
         elif control.evaluate("c => c.tagName") == "SELECT":
             control.select_option("")
         else:
