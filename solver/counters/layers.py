@@ -99,7 +99,7 @@ def solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tuple
         base = stage_values(head)
 
         def continuation() -> np.ndarray:
-            return base + reduced.links @ layer[head.cores]
+            return base + counter_sums.times(reduced.links, layer[head.cores])
 
         if reduced.contracting:
             # any start reaches the one fixed point: the neighbour a few hit points down
