@@ -676,6 +676,6 @@ def choice_steps(reduced: Reduced, weight: np.ndarray) -> np.ndarray:
     """(points, cores, cores): at each point, the chance that a choice core's play (its
     pairs with probability ``weight`` (pairs, points)) next reaches each choice core of
     the reduced block, through its links: one product with ``Reduced.steps``."""
-    from .sums import times   # numba: compiled only where a counter game is solved
+    from .sums import times  # numba: compiled only where a counter game is solved
     cores = len(reduced.choice.cores)
     return times(reduced.steps, weight).reshape(cores, cores, -1).transpose(2, 0, 1)
