@@ -4,6 +4,7 @@ environments where a name, a mix, a profile file or a personality becomes a poli
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from difflib import get_close_matches
 from pathlib import Path
@@ -68,7 +69,9 @@ class PreparedOpponent:
     def __init__(self, spec, game, player: str):
         self._policy, self._error, self._latest = None, None, None
         self._cancelled = False
-        self._thread = threading.Thread(target=self._make, args=(spec, game, player),
+        # in a copy of this context: the answer store of the block it is made in
+        self._thread = threading.Thread(target=contextvars.copy_context().run,
+                                        args=(self._make, spec, game, player),
                                         daemon=True, name="duel opponent")
         if game.info.public_information:
             self._thread.start()

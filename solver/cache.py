@@ -24,8 +24,9 @@ of a duel from the whole duel's solution when it is known (``solver.solve``).
 
 ``caching(store)`` makes ``store`` the one every whole-duel solution inside the
 block reads and writes (the ``duel`` command's, for the equilibria that ``odds``
-and ``play`` ask for through names); ``solve_game(game, cache=...)`` names one
-explicitly.
+and ``play`` ask for through names), in this context: each thread's blocks are its
+own, and a thread started in a copy of a context has that context's store.
+``solve_game(game, cache=...)`` names one explicitly.
 """
 
 from __future__ import annotations
@@ -64,8 +65,9 @@ class AnswerCache(Protocol):
         back the copy it kept, as ``get`` would give it (None: ask ``get``)."""
 
 
-#: the store ``caching`` names for the block it covers
-_AMBIENT: list[AnswerCache | None] = []
+#: the store ``caching`` names for the block it covers, in this context (a thread's
+#: blocks are its own: two threads' blocks may end in any order)
+_AMBIENT: ContextVar[AnswerCache | None] = ContextVar("answer store", default=None)
 #: answers already read or computed in this process, per game and question
 _MEMO: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -77,16 +79,18 @@ def caching(store: AnswerCache | None) -> Iterator[None]:
     if store is not None and not isinstance(store, AnswerCache):
         raise TypeError(f"an answer store needs get(key) and put(key, payload), got "
                         f"{type(store).__name__}")
-    _AMBIENT.append(store)
+    token = _AMBIENT.set(store)
     try:
         yield
     finally:
-        _AMBIENT.pop()
+        _AMBIENT.reset(token)
 
 
 def ambient() -> AnswerCache | None:
-    """The store of the innermost ``caching`` block, if any."""
-    return _AMBIENT[-1] if _AMBIENT else None
+    """The store of the innermost ``caching`` block of this context, if any (a thread
+    started in a copy of a context, ``contextvars.copy_context().run``, has its
+    blocks)."""
+    return _AMBIENT.get()
 
 
 def key_of(game: Game, question: str) -> str | None:

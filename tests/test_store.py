@@ -356,6 +356,43 @@ def test_two_threads_computing_at_once_each_keep_their_own_warnings(tmp_path):
         assert [str(w.message) for w in caught] == [said]
 
 
+def test_each_thread_reads_and_keeps_through_its_own_store(tmp_path):
+    """Thread A names store SA, then B names SB, and A's block ends first: B still has
+    SB (a list of the process's blocks handed it SA). An opponent made on a thread of
+    its own (``duel play``'s) keeps its solution in the store of the block it is made in."""
+    import threading
+
+    from agents.opponents import PreparedOpponent
+    from solver.cache import ambient
+    store_a, store_b = Counting(None), Counting(None)
+    a_named, b_named, a_left = threading.Event(), threading.Event(), threading.Event()
+    seen = {}
+
+    def thread_a():
+        with caching(store_a):
+            a_named.set()
+            b_named.wait(30)
+        a_left.set()
+
+    def thread_b():
+        a_named.wait(30)
+        with caching(store_b):
+            b_named.set()
+            a_left.wait(30)
+            seen["b"] = ambient()
+
+    threads = [threading.Thread(target=thread_a), threading.Thread(target=thread_b)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert seen["b"] is store_b and ambient() is None
+    kept = Counting(AnswerStore(tmp_path))
+    with caching(kept):
+        PreparedOpponent("equilibrium", falkenstein(), "b").policy()
+    assert kept.puts == 1 and len(list(tmp_path.glob("*.answer"))) == 1
+
+
 def test_a_question_asked_side_by_side_is_heard_by_the_computation_that_asked_it():
     from solver.cache import _hearing
     from solver.counters.play import answered_side_by_side
