@@ -293,9 +293,11 @@ class AnswerStore:
     def _short_of_room(self, nbytes: int) -> str | None:
         """Why ``nbytes`` of answers are not written here (None: they fit). A cache
         never takes a disk's last ``ROOM_LEFT`` bytes: they are the user's other work's."""
+        where = self.directory   # or the folder it will be made in
+        while not where.exists() and where != where.parent:
+            where = where.parent
         try:
-            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-            free = shutil.disk_usage(self.directory).free
+            free = shutil.disk_usage(where).free
         except OSError:
             return None   # the write itself says what stands in the way
         if nbytes + ROOM_LEFT <= free:

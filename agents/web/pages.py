@@ -109,7 +109,7 @@ def _system_picker(documents: dict, system: str) -> str:
 
 def _sheet(document: dict, spec, side: str, example: str) -> str:
     given = spec.sheet.parse(example) if example else {}
-    sheets = document["reference_sheet_fields"]
+    sheets = shown_values(document)["references"]
     chosen = sheets.get(given.get("sheet"), {})
     reference = ""
     if sheets:
@@ -117,7 +117,7 @@ def _sheet(document: dict, spec, side: str, example: str) -> str:
         choices = "".join(
             f'<option data-fields="{escape(json.dumps(fields))}"'
             f'{" selected" * (key == given.get("sheet"))}>{escape(key)}</option>'
-            for key, fields in shown_values(document)["references"].items())
+            for key, fields in sheets.items())
         reference = (f'<label class="field">Reference sheet<select name="{side}.sheet">'
                      f'<option value="">none</option>{choices}</select>'
                      '<small>its fields, then the ones below over them</small>'

@@ -161,11 +161,12 @@ def _mapping(key: str, value: Mapping, as_text: bool = False) -> dict | str:
         return kept
     # the reference sheet first, a flag as its bare word, then FIELD=VALUE; a flag
     # turned off is said only over a reference sheet (which may have it on)
-    words = [_text(kept.pop("sheet"), f"{key}.sheet")] if "sheet" in kept else []
+    over_sheet = "sheet" in kept
+    words = [_text(kept.pop("sheet"), f"{key}.sheet")] if over_sheet else []
     for name, given in kept.items():
         if given is True:
             words.append(name)
-        elif given is not False or words:
+        elif given is not False or over_sheet:
             words.append(f"{name}={_text(given, f'{key}.{name}')}")
     return ",".join(words)
 
