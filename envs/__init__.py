@@ -134,9 +134,12 @@ def make(system: str, **options):
 def footprint(game) -> Footprint | None:
     """What the exact solution of ``game`` (built by ``make``) will take, estimated by its
     system from its sheets and options before any state is explored
-    (``SystemSpec.footprint``); None where the system cannot say."""
+    (``SystemSpec.footprint``); None where the system cannot say, and for hidden sheets
+    (the estimate is of the public duel's tables; the hidden solver counts its own)."""
     estimate = spec(game.info.system).footprint
-    return None if estimate is None else estimate(game)
+    if estimate is None or not game.info.public_information:
+        return None
+    return estimate(game)
 
 
 def _own_priors(entry: SystemSpec, options: dict, priors: dict):

@@ -14,6 +14,7 @@ import pytest
 
 import envs
 from agents.cli import main
+from agents.cli.hidden import render_hidden
 from agents.hidden_learner import HiddenConfig, train_hidden
 from solver import solve_game
 from solver.errors import InputError
@@ -173,6 +174,21 @@ def test_duel_solve_reports_value_exploitability_and_the_types(capsys):
     assert sorted(p for p, _ in payoffs.values()) == pytest.approx([0.25, 0.75])
     assert math.fsum(p * v for p, v in payoffs.values()) == pytest.approx(-report["value"],
                                                                           abs=1e-9)
+
+
+def test_a_hidden_blooded_sheet_is_solved_and_its_play_said_in_words(capsys):
+    # Blooded's size estimate reads the public duel's sheets: a prior has none, and the
+    # hidden solver counts its own size instead
+    assert main(["solve", "blooded", "--a", "duellist", "--b-prior", "novice@1;duellist@1",
+                 "-o", "max_beats=1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    game = envs.make("blooded", a="duellist", max_beats=1,
+                     b_prior=[("novice", 1), ("duellist", 1)])
+    assert report["value"] == pytest.approx(solve_hidden(game).value, abs=1e-9)
+    opening = report["types"][0]["plays"][0]
+    assert opening["situation"].startswith("strike bid")
+    assert all(opening["words"][name] == f"bid {name}" for name in opening["mix"])
+    assert "strike bid" in render_hidden(game, report)
 
 
 def test_duel_solve_refuses_a_duel_too_long_with_the_horizon_that_fits(capsys):
