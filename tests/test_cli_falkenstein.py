@@ -20,7 +20,8 @@ def test_solve_prints_the_opening_exchange(capsys):
     assert main(["solve", "falkenstein", "--a", "fencing=GR,physique=AV", "--b",
                  "fencing=GD"]) == 0
     out = capsys.readouterr().out
-    for text in ("AA", "RR", "you win", "How duels end", "least predictable safe play"):
+    for text in ("two Attacks", "two Rests", "you win", "How duels end",
+                 "least predictable safe play"):
         assert text in out
     for jargon in ("Value of the duel", "Continuation", "maximum entropy", "NashConv"):
         assert jargon.lower() not in out.lower()

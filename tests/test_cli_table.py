@@ -91,7 +91,7 @@ def test_a_decided_duel_says_nothing_matters_instead_of_a_uniform_mix(capsys):
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "nothing either of you chooses here changes the odds" in out
-    assert "AA 17%" not in out.split("Then,")[0]
+    assert "two Attacks 17%" not in out.split("Then,")[0]
     report = run_json(capsys, *argv)
     assert report["indifferent"] == {"a": True, "b": True}
     assert report["mix_a"]["AA"] == pytest.approx(1 / 6)  # the mix itself is unchanged
@@ -174,7 +174,8 @@ def test_a_situation_where_every_choice_is_worth_the_same_says_so(capsys, fencin
     first = report["plan"][0]
     assert first["reach"] == pytest.approx(1.0) and first["all_equal"] == equal
     assert main(["odds", "falkenstein", *sheets, "--vs", "uniform", "--no-cache"]) == 0
-    said = "any choice (AA, AD, AR, DD, DR, RR): all are equally good against it"
+    said = ("any choice (two Attacks, Attack+Defense, Attack+Rest, two Defenses, "
+            "Defense+Rest, two Rests): all are equally good against it")
     assert (said in capsys.readouterr().out) == equal
 
 

@@ -608,6 +608,16 @@ def test_state_from_rejects_bad_values(values):
         duel("AV", "AV").state_from(values)
 
 
+def test_each_card_pair_is_said_in_words():
+    spec = envs.spec("falkenstein")
+    game = envs.make("falkenstein", disarm="attacker_chooses", convention="surrender")
+    start = game.initial_outcomes()[0][1]
+    said = {name: spec.action_words(game, start, name) for name in game.info.action_names}
+    assert said == {"AA": "two Attacks", "AD": "Attack+Defense", "AR": "Attack+Rest",
+                    "DD": "two Defenses", "DR": "Defense+Rest", "RR": "two Rests",
+                    "wound": "wound", "disarm": "disarm", "wait": "wait"}
+
+
 def test_describe_and_narrate():
     game = duel({"fencing": "GD", "name": "Baron"}, "GD")
     state = start(game)
@@ -617,7 +627,7 @@ def test_describe_and_narrate():
         assert part in text
     nxt = play(game, state, "AD", "RR")
     story = game.narrate(state, 1, 5, nxt)
-    assert story.startswith("A plays AD, B plays RR: ")
+    assert story.startswith("A plays Attack+Defense, B plays two Rests: ")
     assert "single touch (R)" in story and "B retreats 2 m toward the wall" in story
     end = play(game, state, "AA", "RR")
     assert "A wins: first blood" in game.narrate(state, 0, 5, end)

@@ -193,19 +193,24 @@ def _plays(game, solution: HiddenSolution, player: str, kind) -> list[dict]:
     reach = solution.node_reach()
     weights: dict = defaultdict(float)
     mixes: dict = defaultdict(lambda: np.zeros(len(game.info.action_names)))
+    met: dict = {}      # a state of each situation, to say its actions in words
     for node, state in enumerate(tree.node_state):
         if not roots[tree.node_root[node]] or reach[node] <= 0:
             continue
         key = (tree.node_depth[node], game.situation(state, player))
         weights[key] += reach[node]
         mixes[key] += reach[node] * solution.mixes[player][tree.node_infoset[player][node]]
+        met.setdefault(key, state)
     names = game.info.action_names
+    words = envs.spec(game.info.system).action_words
     plays = []
     for key in sorted(weights, key=lambda k: (k[0], -weights[k])):
         mix = mixes[key] / weights[key]
+        played = {names[k]: float(p) for k, p in enumerate(mix) if p > SHOWN_PLAY}
         plays.append({"situation": key[1], "reach": weights[key] / kind.prior,
-                      "mix": {names[k]: float(p) for k, p in enumerate(mix)
-                              if p > SHOWN_PLAY}})
+                      "mix": played,
+                      "words": {name: name if words is None else words(game, met[key], name)
+                                for name in played}})
     return plays
 
 
@@ -239,7 +244,8 @@ def _play_lines(plays: list[dict], detail: bool) -> list[str]:
     hidden = len(plays) - (len(shown) if detail else min(len(shown), SHOWN_SITUATIONS))
     if not detail:
         shown = shown[:SHOWN_SITUATIONS]
-    lines = [f"  {percent(p['reach']):>7}  {p['situation']}: {_play_text(p['mix'])}"
+    lines = [f"  {percent(p['reach']):>7}  {p['situation']}: "
+             f"{_play_text({p['words'][name]: q for name, q in p['mix'].items()})}"
              for p in shown]
     if hidden:
         lines.append(f"  ... and {hidden} rarer situations (all with --detail)")
@@ -247,7 +253,8 @@ def _play_lines(plays: list[dict], detail: bool) -> list[str]:
 
 
 def _play_text(play: dict[str, float]) -> str:
-    """``AA``, or ``AA 60% / DR 40%`` for a mix (as ``duel odds`` prints it)."""
+    """``two Attacks``, or ``two Defenses 60% / two Attacks 40%`` for a mix, each action
+    in words (as ``duel odds`` prints it)."""
     if len(play) == 1:
         return next(iter(play))
     return " / ".join(f"{action} {100 * p:.0f}%" for action, p in

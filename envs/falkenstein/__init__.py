@@ -52,7 +52,7 @@ from .ruleset import (
     MAX_ROUNDS,
     MOVEMENTS,
 )
-from .state import ACTIONS, ENDINGS, State
+from .state import ACTIONS, ENDINGS, State, pair_words
 
 _DEFAULTS = tomllib.loads(
     resources.files("envs").joinpath("rulesets", "falkenstein.toml").read_text("utf-8"))
@@ -112,6 +112,7 @@ SYSTEM = SystemSpec(
         example="fencing=GD,physique=AV",
     ),
     build=build,
+    action_words=lambda game, state, name: pair_words(name),
     examples=Examples(sheet_a="fencing=GR,physique=AV", sheet_b="fencing=GD",
                       state="round=2,exchange=1,owed_a=1", mix="AA:0.5,DR:0.5",
                       quick={"max_rounds": 2},

@@ -14,10 +14,21 @@ DD = ACTIONS.index("DD")
 ATTACKS = tuple(name.count("A") for name in ACTIONS)
 DEFENSES = tuple(name.count("D") for name in ACTIONS)
 RESTS = tuple(name.count("R") for name in ACTIONS)
+#: what each card's letter stands for, to say a pair in words
+CARD_WORDS = {"A": "Attack", "D": "Defense", "R": "Rest"}
 INDEX = (int, np.integer)
 # Rests still owed after an action, by Rests owed before it (at most 2 a card pair for
 # 3 exchanges a round)
 OWED_AFTER = tuple(tuple(max(0, owed - rests) for rests in RESTS) for owed in range(7))
+
+
+def pair_words(name: str) -> str:
+    """A card pair in words ("two Attacks", "Defense+Rest"); the choices of a step
+    ("wound", "circle") read as they are."""
+    if name not in ACTIONS:
+        return name
+    first, second = (CARD_WORDS[letter] for letter in name)
+    return f"two {first}s" if first == second else f"{first}+{second}"
 
 # What one exchange does to one duellist (beyond the grid letter it receives):
 # "retreat" 2 m, "wall" (an R turned into BP), "fall", a wound letter, "push" (lost a

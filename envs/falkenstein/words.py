@@ -21,6 +21,7 @@ from .state import (
     Exchange,
     State,
     checked_player,
+    pair_words,
 )
 from .steps import MOVE, PARTIAL, choosers, circle_chance, pending_cards
 
@@ -185,11 +186,13 @@ class FalkensteinWords:
         if state.step:
             cards = pending_cards(state.step)
             head = (f"A {self._choice_text(action_a)}, B {self._choice_text(action_b)} "
-                    f"(after {ACTIONS[cards[0]]} against {ACTIONS[cards[1]]}): ")
+                    f"(after {pair_words(ACTIONS[cards[0]])} against "
+                    f"{pair_words(ACTIONS[cards[1]])}): ")
             state = state._replace(step=0)
             action_a, action_b = cards
         else:
-            head = f"A plays {ACTIONS[action_a]}, B plays {ACTIONS[action_b]}: "
+            head = (f"A plays {pair_words(ACTIONS[action_a])}, B plays "
+                    f"{pair_words(ACTIONS[action_b])}: ")
         if ex.hits_a or ex.hits_b:
             parts = [self._touch_text(attacker, defender, ex, state, next_state)
                      for attacker, defender in (("a", "b"), ("b", "a"))
