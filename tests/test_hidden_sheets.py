@@ -196,7 +196,7 @@ def test_duel_solve_refuses_a_duel_too_long_with_the_horizon_that_fits(capsys):
                  "-o", "victory=first_blood", "-o", "max_rounds=2"])
     assert code == 2
     error = capsys.readouterr().err
-    assert "fits up to max_rounds=1" in error and "beyond the 2000000" in error
+    assert "fits up to -o max_rounds=1" in error and "beyond the 2000000" in error
 
 
 @pytest.mark.parametrize("argv, needle", [

@@ -103,9 +103,9 @@ def fitting_horizons(args, game) -> str:
                 break
             fits = (horizon, size)
         if fits is None:
-            said.append(f"even {option.name}={int(option.low or 1)} is beyond it")
+            said.append(f"even -o {option.name}={int(option.low or 1)} is beyond it")
         else:
-            said.append(f"with these sheets it fits up to {option.name}={fits[0]} (about "
+            said.append(f"with these sheets it fits up to -o {option.name}={fits[0]} (about "
                         f"{fits[1]:.2g} points)")
     return "; ".join(said).capitalize() if said else ""
 

@@ -105,7 +105,7 @@ def _too_large(game: Game, size: float, max_nodes: int) -> InputError:
     return InputError(
         f"{game.info.system} with these options unrolls into {size:.3g} decisions and ends "
         f"or more, beyond the {max_nodes} the exact hidden-information solver can take; shorten "
-        "the duel (e.g. -o max_rounds=1) or learn it with the self-play trainer (duel train)")
+        "the duel (a lower horizon) or learn it with the self-play trainer (duel train)")
 
 
 def estimate_size(game: Game, probes: int = PROBES, seed: int = 0) -> float:
