@@ -71,6 +71,21 @@ def test_a_state_graph_solve_counts_its_states_then_its_mixes():
     assert said[-1].done == said[-1].total == 2 * live   # no cycle: each stage once
 
 
+def test_the_report_counts_its_walk_to_the_next_moments_and_those_given_in_full():
+    # a knockout's walk takes tens of seconds at level 10: it is shown as it goes
+    from agents.cli.solve import NEXT_STEPS, solution_report
+    game = envs.make("falkenstein", a="fencing=GD", b="fencing=GR", max_rounds=2)
+    solution = solver.solve_game(game)
+    found = []
+    said = reports_of(lambda: found.append(solution_report(game, solution)))
+    walked = [r for r in said if r.tasks == ("the next moments",)]
+    # both choose at every exchange: one step reaches every next moment
+    assert walked[-1].finished and (walked[-1].done, walked[-1].total) == (1, NEXT_STEPS)
+    in_full = [r for r in said if r.tasks == ("the next moments in full",)]
+    assert in_full[-1].finished and in_full[-1].done == in_full[-1].total == len(
+        found[0]["next"]) > 1
+
+
 def test_the_time_left_scales_the_time_taken(monkeypatch):
     clock = iter([0.0, 10.0, 10.0, 30.0, 40.0])
     monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 import envs
-from solver import solve_game, solve_moment, stage_equilibria, write_efg
+from solver import progress, solve_game, solve_moment, stage_equilibria, write_efg
 from solver.cache import ambient, remembered
 
 from . import checks
@@ -137,10 +137,16 @@ def solution_report(game, solution, start=None, full: int = NEXT_IN_JSON) -> dic
 def _next_report(game, solution, state, full: int) -> dict:
     """The next moments in full, the ``full`` most likely; the others counted (a
     knockout duel has thousands: each in full would cost more than the solution)."""
-    moments = next_moments(game, solution, state)
+    # a knockout's walk and its moments in full take seconds (level 10: tens): shown
+    with progress.task("the next moments", NEXT_STEPS, "steps"):
+        moments = next_moments(game, solution, state)
     others = moments[full:]
-    return {"next": [{"chance": chance, **_moment(game, solution, later)}
-                     for later, chance in moments[:full]],
+    shown = []
+    with progress.task("the next moments in full", len(moments[:full]), "moments"):
+        for later, chance in moments[:full]:
+            shown.append({"chance": chance, **_moment(game, solution, later)})
+            progress.advance(1)
+    return {"next": shown,
             "next_others": {"moments": len(others),
                             "chance": float(sum(chance for _, chance in others))}}
 
@@ -221,6 +227,7 @@ def next_moments(game, solution, state) -> list[tuple[object, float]]:
                 p = weight * mix_a[i] * mix_b[j]
                 for q, after in game.outcomes(here, int(i), int(j)):
                     following[after] = following.get(after, 0.0) + p * q
+        progress.advance(1)
         weights = {}
         for after, weight in following.items():
             if game.is_terminal(after):
