@@ -70,22 +70,29 @@ BETA_RANGE = (1e-6, 1e6)
 class _Point:
     beta: float
     exploitability: float
-    solution: RegularizedSolution | None
 
 
 class Calibration:
     """Exploitability as a function of beta for one temperament on one side of one game,
-    from exact solves; ``beta(s)`` inverts it by a safeguarded bisection on log beta."""
+    from exact solves; ``beta(s)`` inverts it by a safeguarded bisection on log beta.
 
-    def __init__(self, game: Game, side: str, prior: TemperamentPolicy):
+    Each exploitability found (the temperament's, and the personality's at each beta the
+    search tries) is kept in the answer store under ``asked`` (the temperament, its
+    side and data): the search is the same at every strength until it narrows, so
+    another strength of the same NPC reads its first steps back instead of solving."""
+
+    def __init__(self, game: Game, side: str, prior: TemperamentPolicy, asked: str):
         # the solver is imported here, not with the module: reading the temperaments
         # (the CLI checking --vs or --personality) needs none of it
         from solver.markov.evaluate import require_public
         require_public(game, "the exact personality")
-        self.game, self.side, self.prior = game, side, prior
+        self.game, self.side, self.prior, self.asked = game, side, prior, asked
         self.points: list[_Point] = []
         self.solutions: dict[float, RegularizedSolution] = {}
-        self.solves = 0
+
+    def _remembered(self, question: str, compute):
+        from solver.cache import ambient, remembered
+        return remembered(self.game, f"{self.asked}|{question}", compute, ambient())
 
     @cached_property
     def game_value(self) -> float:
@@ -98,7 +105,8 @@ class Calibration:
     def full(self) -> float:
         """What the temperament itself gives away (asked only when a beta is searched:
         a beta read from the answer store needs no search)."""
-        return self.exploitability_of(self.read_prior)
+        return self._remembered("exploitability of the temperament",
+                                lambda: self.exploitability_of(self.read_prior))
 
     @cached_property
     def read_prior(self):
@@ -118,16 +126,16 @@ class Calibration:
         if beta not in self.solutions:
             from solver import solve_regularized
             self.solutions[beta] = solve_regularized(self.game, self.side, self.read_prior, beta)
-            self.solves += 1
         return self.solutions[beta]
 
     def point(self, beta: float) -> _Point:
-        """The exact personality at ``beta`` (solved once, then cached)."""
+        """What the exact personality at ``beta`` gives away (solved once, then kept)."""
         for known in self.points:
             if known.beta == beta:
                 return known
-        solution = self.solution(beta)
-        found = _Point(beta, self.exploitability_of(solution.policy()), solution)
+        found = _Point(beta, self._remembered(
+            f"exploitability at beta={beta!r}",
+            lambda: self.exploitability_of(self.solution(beta).policy())))
         self.points.append(found)
         self.points.sort(key=lambda p: p.beta)
         return found
@@ -297,22 +305,28 @@ def calibration(game: Game, name: str, side: str) -> Calibration:
            side)
     if key not in _CALIBRATIONS:
         prior = temperament(game.info.system, name).policy(game)
-        _CALIBRATIONS[key] = Calibration(game, side, prior)
+        _CALIBRATIONS[key] = Calibration(game, side, prior,
+                                         f"personality curve|{name}|{side}|"
+                                         f"temperament={_temperament_digest(game, name)}")
     return _CALIBRATIONS[key]
+
+
+def _temperament_digest(game: Game, name: str) -> str:
+    """The temperament's data, in a few characters: a changed TOML is another question."""
+    return hashlib.sha256(repr(temperament(game.info.system, name)).encode()).hexdigest()[:16]
 
 
 def _calibration_question(game: Game, name: str, side: str, strength: float) -> str:
     """The answer store's question of a calibrated beta: the personality, its side and
-    strength, and its temperament's data (a changed TOML is another question)."""
-    data = hashlib.sha256(repr(temperament(game.info.system, name)).encode()).hexdigest()
-    return f"personality beta|{name}|{side}|strength={strength!r}|temperament={data[:16]}"
+    strength, and its temperament's data."""
+    return (f"personality beta|{name}|{side}|strength={strength!r}|"
+            f"temperament={_temperament_digest(game, name)}")
 
 
 def _win_question(game: Game, name: str, side: str, rate: float, against: str) -> str:
     """The answer store's question of a beta calibrated on the chance to win."""
-    data = hashlib.sha256(repr(temperament(game.info.system, name)).encode()).hexdigest()
     return (f"personality beta|{name}|{side}|win={rate!r}|against={against}|"
-            f"temperament={data[:16]}")
+            f"temperament={_temperament_digest(game, name)}")
 
 
 def _options_key(options: Mapping) -> str:
@@ -349,8 +363,7 @@ class Personality:
 
 
 def _play_at(found: Calibration, beta: float) -> tuple[RegularizedSolution, float]:
-    point = found.point(beta)
-    return point.solution, point.exploitability
+    return found.solution(beta), found.point(beta).exploitability
 
 
 def personality(game: Game, name: str, strength: float | None = None, side: str = "a", *,
@@ -378,9 +391,9 @@ def personality(game: Game, name: str, strength: float | None = None, side: str 
     found = calibration(game, name, side)
     question = _calibration_question(game, name, side, strength)
     beta = remembered(game, question, lambda: found.beta(strength), ambient())
-    # the play at that beta and what it gives away, kept too: a personality asked again
-    # (odds, then play, against it) is read back without a solve
-    solution, exploitability = remembered(game, f"{question}|play beta={beta!r}",
+    # the play at that beta and what it gives away, kept too (by beta: another strength
+    # may land on it): a personality asked again (odds, then play) is read back
+    solution, exploitability = remembered(game, f"{found.asked}|play beta={beta!r}",
                                           lambda: _play_at(found, beta), ambient())
     return Personality(name, strength, side, found.prior, solution, exploitability)
 
@@ -393,7 +406,7 @@ def _personality_at_win(game: Game, name: str, side: str, rate: float,
                       lambda: search.beta(rate, name), ambient())
     base = search.base
     solution = base.solution(beta)
-    lost = base.exploitability_of(solution.policy())
+    lost = base.point(beta).exploitability
     strength = (min(lost / base.full, 1.0) if base.full > _NOTHING_TO_CALIBRATE
                 else beta / (1.0 + beta))
     return Personality(name, 1.0 if np.isinf(beta) else strength, side, base.prior, solution,

@@ -431,6 +431,31 @@ def test_a_kept_personality_strength_needs_no_search_and_plays_the_same(tmp_path
                                    rtol=0, atol=1e-12)
 
 
+def test_another_strength_reads_back_the_steps_its_search_shares(tmp_path, monkeypatch):
+    import solver as facade
+    from agents import personalities
+
+    solved = []
+    real = facade.solve_regularized
+    monkeypatch.setattr(facade, "solve_regularized",
+                        lambda *args: solved.append(args[-1]) or real(*args))
+
+    def strength(value: float, store=None):
+        monkeypatch.setattr(personalities, "_CALIBRATIONS", {})   # as in a new process
+        solved.clear()
+        with caching(store):
+            found = personalities.personality(falkenstein(), "aggressive", value, "b")
+        return found, list(solved)
+
+    alone, tried = strength(0.3)    # no store: every step of the search solved
+    store = AnswerStore(tmp_path)
+    strength(0.6, store)
+    again, solved_again = strength(0.3, store)
+    # the same search, so the same beta and play; the steps 0.6 took are not solved again
+    assert again.beta == alone.beta and again.exploitability == alone.exploitability
+    assert len(solved_again) < len(tried) and set(solved_again) < set(tried)
+
+
 def test_a_solve_asked_again_is_read_back_whole(capsys, monkeypatch):
     """The report of a solved moment is kept: asked again (text or --json), no solution
     is read or computed, and it says the same; another moment is its own question."""
