@@ -410,7 +410,9 @@ def test_falkenstein_episodes_repeat_and_pay_at_the_end(falkenstein):
     assert infos["a"]["result"] == falkenstein.result(trace[-1])
     text = env.render()
     last = env.exchanges[-1]
-    assert f"A plays {falkenstein.action_names[last[1]]}" in text
+    said = envs.spec("falkenstein").action_words(falkenstein, trace[-1],
+                                                  falkenstein.action_names[last[1]])
+    assert f"A plays {said}" in text
 
 
 def test_falkenstein_gymnasium_make(falkenstein):
