@@ -245,11 +245,18 @@ def _play_lines(plays: list[dict], detail: bool) -> list[str]:
     if not detail:
         shown = shown[:SHOWN_SITUATIONS]
     lines = [f"  {percent(p['reach']):>7}  {p['situation']}: "
-             f"{_play_text({p['words'][name]: q for name, q in p['mix'].items()})}"
-             for p in shown]
+             f"{_play_text(_in_words(p['mix'], p['words']))}" for p in shown]
     if hidden:
         lines.append(f"  ... and {hidden} rarer situations (all with --detail)")
     return lines
+
+
+def _in_words(play: dict[str, float], words: dict[str, str]) -> dict[str, float]:
+    """A mix by the words of its actions (actions said alike add up)."""
+    said: dict[str, float] = {}
+    for name, p in play.items():
+        said[words[name]] = said.get(words[name], 0.0) + p
+    return said
 
 
 def _play_text(play: dict[str, float]) -> str:
