@@ -190,3 +190,19 @@ def plain(value) -> str:
         return ",".join(f"{k}:{v:.3g}" if isinstance(v, float) else f"{k}:{v}"
                         for k, v in value.items() if v)
     return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def in_words(play: dict[str, float], words: dict[str, str]) -> dict[str, float]:
+    """A mix by the words of its actions (actions said alike add up)."""
+    said: dict[str, float] = {}
+    for name, p in play.items():
+        said[words[name]] = said.get(words[name], 0.0) + p
+    return said
+
+
+def play_text(play: dict[str, float]) -> str:
+    """``two Attacks``, or ``two Defenses 60% / two Attacks 40%`` for a mix."""
+    if len(play) == 1:
+        return next(iter(play))
+    return " / ".join(f"{action} {100 * p:.0f}%" for action, p in
+                      sorted(play.items(), key=lambda item: -item[1]))

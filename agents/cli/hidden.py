@@ -25,7 +25,15 @@ from solver.hidden.sequence import (
 )
 
 from ..opponents import opponent_policy
-from .common import emit_json, format_table, game_header, game_options, percent
+from .common import (
+    emit_json,
+    format_table,
+    game_header,
+    game_options,
+    in_words,
+    percent,
+    play_text,
+)
 
 #: a situation is listed when the type reaches it at least this often (all with --detail)
 SHOWN_REACH = 0.01
@@ -245,24 +253,7 @@ def _play_lines(plays: list[dict], detail: bool) -> list[str]:
     if not detail:
         shown = shown[:SHOWN_SITUATIONS]
     lines = [f"  {percent(p['reach']):>7}  {p['situation']}: "
-             f"{_play_text(_in_words(p['mix'], p['words']))}" for p in shown]
+             f"{play_text(in_words(p['mix'], p['words']))}" for p in shown]
     if hidden:
         lines.append(f"  ... and {hidden} rarer situations (all with --detail)")
     return lines
-
-
-def _in_words(play: dict[str, float], words: dict[str, str]) -> dict[str, float]:
-    """A mix by the words of its actions (actions said alike add up)."""
-    said: dict[str, float] = {}
-    for name, p in play.items():
-        said[words[name]] = said.get(words[name], 0.0) + p
-    return said
-
-
-def _play_text(play: dict[str, float]) -> str:
-    """``two Attacks``, or ``two Defenses 60% / two Attacks 40%`` for a mix, each action
-    in words (as ``duel odds`` prints it)."""
-    if len(play) == 1:
-        return next(iter(play))
-    return " / ".join(f"{action} {100 * p:.0f}%" for action, p in
-                      sorted(play.items(), key=lambda item: -item[1]))

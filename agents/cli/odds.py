@@ -24,7 +24,9 @@ from .common import (
     emit_json,
     format_table,
     game_header,
+    in_words,
     percent,
+    play_text,
 )
 from .situations import MomentGame, moment_key
 
@@ -177,14 +179,6 @@ def _fallback(response, mix: MixPolicy, them: str) -> dict:
     return {"steps_per_duel": expected, "share_of_steps": expected / total if total else 0}
 
 
-def play_text(play: dict[str, float]) -> str:
-    """``AA``, or ``AA 60% / DR 40%`` for a mix."""
-    if len(play) == 1:
-        return next(iter(play))
-    return " / ".join(f"{action} {100 * p:.0f}%" for action, p in
-                      sorted(play.items(), key=lambda item: -item[1]))
-
-
 def _times(reach: float, from_moment: bool = False) -> str:
     """How often a situation comes up: its expected visits, which can pass one where a
     round can come back to the same situation (nobody hurt), so not "in x% of duels"."""
@@ -229,8 +223,7 @@ def _render(game, report: dict, limit: int, detail: bool) -> str:
                   f"most likely of {len(plan)}; of equally good plays, the one least likely "
                   "to lose, then the closest to the equilibrium):"]
     for row in plan[:limit]:
-        said = {row["words"][action]: p for action, p in row["play"].items()}
-        shown = play_text(said)
+        shown = play_text(in_words(row["play"], row["words"]))
         if row.get("all_equal"):
             listed = ", ".join(row["choices"])
             shown = (f"any choice ({listed}): all are equally good against it"

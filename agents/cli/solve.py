@@ -15,9 +15,9 @@ from .common import (
     format_table,
     game_header,
     percent,
+    play_text,
 )
 from .hidden import hidden_report, run_hidden, solve_exactly
-from .odds import play_text
 from .situations import check_state_field, moment_key, single_start
 
 
