@@ -362,6 +362,15 @@ class Personality:
         return self.solution.policy(name=f"{self.name} {label}")
 
 
+def calibrated_beta(game: Game, name: str, side: str, strength: float) -> float:
+    """The beta of personality ``name`` at ``strength`` on ``side`` of a public game, read
+    from the answer store when asked before, else calibrated and kept."""
+    from solver.cache import ambient, remembered
+    found = calibration(game, name, side)
+    return remembered(game, _calibration_question(game, name, side, strength),
+                      lambda: found.beta(strength), ambient())
+
+
 def _play_at(found: Calibration, beta: float) -> tuple[RegularizedSolution, float]:
     return found.solution(beta), found.point(beta).exploitability
 
@@ -389,8 +398,7 @@ def personality(game: Game, name: str, strength: float | None = None, side: str 
     strength = check_strength(strength)
     from solver.cache import ambient, remembered
     found = calibration(game, name, side)
-    question = _calibration_question(game, name, side, strength)
-    beta = remembered(game, question, lambda: found.beta(strength), ambient())
+    beta = calibrated_beta(game, name, side, strength)
     # the play at that beta and what it gives away, kept too (by beta: another strength
     # may land on it): a personality asked again (odds, then play) is read back
     solution, exploitability = remembered(game, f"{found.asked}|play beta={beta!r}",

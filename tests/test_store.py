@@ -456,6 +456,26 @@ def test_another_strength_reads_back_the_steps_its_search_shares(tmp_path, monke
     assert len(solved_again) < len(tried) and set(solved_again) < set(tried)
 
 
+def test_training_a_personality_asked_before_reads_its_kept_beta(capsys, tmp_path,
+                                                                    monkeypatch):
+    from agents import personalities
+
+    duel = ["falkenstein", "-o", "max_rounds=1", "--a", "fencing=AV", "--b", "fencing=GD"]
+    run_json(["odds", *duel, "--vs", "cautious:0.5"], capsys)   # keeps B's beta
+    game = envs.make("falkenstein", max_rounds=1, a={"fencing": "AV"}, b={"fencing": "GD"})
+    with caching(None):
+        searched = personalities.calibration(game, "cautious", "b").beta(0.5)
+    monkeypatch.setattr(personalities, "_CALIBRATIONS", {})   # as in a new process
+    monkeypatch.setattr(personalities.Calibration, "beta",
+                        lambda self, strength: pytest.fail("searched again"))
+    out = tmp_path / "npc.json"
+    assert main(["train", *duel, "--personality", "cautious", "--strength", "0.5",
+                 "--out", str(out)]) == 0
+    capsys.readouterr()
+    document = json.loads(out.read_text())
+    assert document["training"]["regularization"] == searched
+
+
 def test_a_solve_asked_again_is_read_back_whole(capsys, monkeypatch):
     """The report of a solved moment is kept: asked again (text or --json), no solution
     is read or computed, and it says the same; another moment is its own question."""

@@ -23,7 +23,7 @@ from solver.game import other
 from solver.markov.regularized import regularized_value, strength_to_beta
 
 from ..metrics import profile_metrics
-from ..personalities import calibration, personality
+from ..personalities import calibrated_beta, personality
 from ..profiles import build_profile, file_stem, save_profile
 from ..temperaments import temperament
 from . import checks
@@ -89,7 +89,7 @@ def _beta(game, args, settings: dict) -> float | None:
     if settings["win"] is not None:
         beta = _personality(game, args, settings).beta
     else:
-        beta = (calibration(game, args.personality, args.npc).beta(strength)
+        beta = (calibrated_beta(game, args.personality, args.npc, strength)
                 if game.info.public_information else strength_to_beta(strength))
     return None if math.isinf(beta) else beta
 
