@@ -30,7 +30,8 @@ HUGE_BLOODED = ["blooded", "--a", "master", "--b", "master", "-o", "max_beats=20
 @pytest.mark.parametrize("duel", [HUGE_PATHFINDER, HUGER_PATHFINDER, HUGE_BLOODED],
                          ids=["pathfinder-200", "pathfinder-999", "blooded-200-beats"])
 @pytest.mark.parametrize("command", [["solve"], ["odds", "--vs", "uniform"],
-                                     ["play", "--vs", "uniform"]])
+                                     ["play", "--vs", "uniform"],
+                                     ["train", "--out", "never-written.json"]])
 def test_a_duel_too_large_is_refused_before_any_state_is_explored(monkeypatch, capsys,
                                                                    duel, command):
     def never(*_, **__):
@@ -41,6 +42,22 @@ def test_a_duel_too_large_is_refused_before_any_state_is_explored(monkeypatch, c
                                 capsys)
     assert "GiB of memory" in err and "of solving" in err and "--allow-large" in err
     assert "situations at each of" in err
+
+
+def test_train_says_the_size_of_the_npc_it_would_solve(monkeypatch, capsys, tmp_path):
+    # the master's sheets at the default 30 beats: a solve needs about 8.9 GiB, and a
+    # personality's calibration solves the duel again and again
+    monkeypatch.setattr("solver.counters.explore", None)   # any exploring would fail
+    duel = ["blooded", "--a", "master", "--b", "master", "--out", str(tmp_path / "npc.json")]
+    solve = assert_one_line_error(["solve", *duel[:-2]], "too large to solve", capsys)
+    said = {name: assert_one_line_error(["train", *duel, *extra], "too large to solve",
+                                        capsys)
+            for name, extra in (("equilibrium", []), ("reckless", ["--personality",
+                                                                   "reckless"]))}
+    gib = {name: float(re.search(r"about ([0-9.]+) GiB", err)[1])
+           for name, err in [("solve", solve), *said.items()]}
+    assert gib["equilibrium"] == gib["solve"] < gib["reckless"]
+    assert not (tmp_path / "npc.json").exists()
 
 
 LEVEL_5 = ["pathfinder", "--a", "hp=68,ac=23,attack=15,damage=2d8+4", "--b",
@@ -98,7 +115,7 @@ def test_the_blooded_estimate_counts_the_cores_of_a_reference_sheet(sheet):
     assert envs.footprint(game).states == pytest.approx(len(graph.cores) * 3, rel=0.01)
 
 
-def test_allow_large_says_the_size_and_goes_ahead(monkeypatch, capsys):
+def test_allow_large_says_the_size_and_goes_ahead(monkeypatch, capsys, tmp_path):
     # a ceiling of one byte: every duel is too large, the solver's own check included
     monkeypatch.setattr(checks, "MEMORY_CEILING", 1)
     monkeypatch.setattr(solver.limits, "MEMORY_CEILING", 1)
@@ -109,6 +126,11 @@ def test_allow_large_says_the_size_and_goes_ahead(monkeypatch, capsys):
     assert "going ahead (--allow-large)" in err and "GiB of memory" in err
     assert err.count("going ahead") == 1   # said once, though the input is checked twice
     assert "win" in out
+    npc = ["train", *duel, "--out", str(tmp_path / "npc.json")]
+    assert_one_line_error(npc, "too large to solve", capsys)
+    code, _, err = run_cli([*npc, "--allow-large"], capsys)
+    assert code == 0 and "going ahead (--allow-large)" in err, err
+    assert (tmp_path / "npc.json").exists()
 
 
 # -- the command's numeric flags: ASCII digits, as every number typed ---------------------

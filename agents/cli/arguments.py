@@ -221,6 +221,7 @@ def train(subparsers) -> None:
                         help="hidden information: measure exploitability exactly, an error "
                              "where the exact solver cannot unroll the game (beyond one "
                              "round); without it, it is estimated there by a trained exploiter")
+    add_allow_large(parser)
     add_cache(parser)
     add_json(parser)
 

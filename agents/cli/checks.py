@@ -114,8 +114,7 @@ def require_fits(game, args: argparse.Namespace) -> None:
     size = envs.footprint(game)
     if size is None:
         return
-    memory, seconds = question_cost(size, args.command, getattr(args, "vs", None),
-                                    game.info.system)
+    memory, seconds = question_cost(size, args.command, _opponent(args), game.info.system)
     if memory <= MEMORY_CEILING:
         return
     states = size.states_in_words or f"{size.states:,} states"
@@ -141,6 +140,11 @@ def question_cost(size, command: str, vs: str | None, system: str) -> tuple[floa
     return size.memory + tables * size.tables, size.seconds * solves
 
 
+def _opponent(args: argparse.Namespace) -> str | None:
+    """The opponent a question's cost depends on: ``--vs``, or the NPC ``train`` makes."""
+    return getattr(args, "vs", None) or getattr(args, "personality", None)
+
+
 def _is_personality(vs: str | None, system: str) -> bool:
     from ..temperaments import personality_names  # data files only: no solver
     if not isinstance(vs, str):
@@ -158,6 +162,8 @@ def train(args: argparse.Namespace):
     game = make_game(args)
     if args.personality:
         temperament(game.info.system, args.personality)
+    # a public duel's NPC is solved exactly (its personality calibrated by whole solves)
+    require_fits(game, args)
     if settings["win"] is not None and not game.info.public_information:
         from solver.markov.evaluate import require_public  # only to say why it is refused
         require_public(game, "an NPC calibrated on its exact chance to win (--win)")

@@ -31,14 +31,13 @@ log = logging.getLogger("duel.web")
 def document_text(kind: str, args, on_progress=None) -> str:
     """The JSON text of ``kind``'s document, as ``duel ... --json`` prints it (a sweep's:
     ``sweep_document``'s; ``on_progress(done, planned)`` hears of its cells)."""
-    if kind == "train":
-        return _printed(train.run, args)
     if kind == "sweep":
         return json_text(sweep_document(args, on_progress))
     uses_store = not getattr(args, "no_cache", True)
     with _store() if uses_store else contextlib.nullcontext():
-        document = DOCUMENTS[kind](args)
-    return json_text(document)
+        if kind == "train":
+            return _printed(train.run, args)
+        return json_text(DOCUMENTS[kind](args))
 
 
 def sweep_document(args, on_progress=None) -> dict:
