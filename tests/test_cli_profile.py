@@ -72,6 +72,16 @@ def test_train_without_personality_stores_the_equilibrium(tmp_path, capsys):
     assert metrics["exploitability"] == pytest.approx(0, abs=1e-9)
 
 
+def test_a_sure_draw_summed_past_one_is_still_a_profile(tmp_path, capsys):
+    # two average fencers over one round: neither can touch twice, so every duel is a
+    # draw; its chances summed to 1 + 2^-52, which the profile's own check refused
+    out = tmp_path / "even.json"
+    assert main(["train", "falkenstein", "-o", "max_rounds=1", "--out", str(out)]) == 0
+    capsys.readouterr()
+    against = validate_profile(out)["metrics"]["against_equilibrium"]
+    assert (against["win"], against["draw"], against["loss"]) == (0.0, 1.0, 0.0)
+
+
 def test_profile_show_and_validate(trained, capsys):
     assert main(["profile", "show", str(trained)]) == 0
     shown = capsys.readouterr().out

@@ -71,3 +71,13 @@ def test_a_broken_sequence_form_response_raises(monkeypatch):
     game.public_information = False
     with pytest.raises(WorseResponseError):
         solver.hidden.sequence.solve_hidden(game)
+
+
+def test_chances_rounded_past_their_bounds_are_put_back_and_nothing_further():
+    from solver.markov.evaluate import ROUNDING, Evaluation
+    ulp = 2.0 ** -52
+    found = Evaluation(0.0, -ulp, 1.0 + ulp, 0.0, 1.0, {"draw": 1.0 + 2 * ulp})
+    assert (found.win, found.draw, found.loss, found.endings) == (0.0, 1.0, 0.0,
+                                                                  {"draw": 1.0})
+    wrong = Evaluation(0.0, 1.0 + 10 * ROUNDING, -10 * ROUNDING, 0.0, 1.0)
+    assert (wrong.win, wrong.draw) == (1.0 + 10 * ROUNDING, -10 * ROUNDING)

@@ -27,9 +27,30 @@ class Evaluation:
     expected_length: float    # in the game's ``info.length_unit``
     endings: dict[str, float] = field(default_factory=dict)
 
+    def __post_init__(self):
+        # sums of chances that total 1 may pass it by an ulp or two (a sure draw read
+        # 1.0000000000000002, which a profile's check then refused)
+        self.win, self.draw, self.loss = (_chance(self.win), _chance(self.draw),
+                                          _chance(self.loss))
+        self.endings = {label: _chance(p) for label, p in self.endings.items()}
+
     def as_dict(self) -> dict:
         return {"value": self.value, "win": self.win, "draw": self.draw, "loss": self.loss,
                 "expected_length": self.expected_length, "endings": dict(self.endings)}
+
+
+#: how far rounding may take a sum of chances past 0 or 1 (a few ulps of a sum of many)
+ROUNDING = 1e-12
+
+
+def _chance(p: float) -> float:
+    """``p`` back into [0, 1] where rounding took it just out; anything further out is
+    left as it is, for the checks downstream to refuse."""
+    if 1.0 < p <= 1.0 + ROUNDING:
+        return 1.0
+    if -ROUNDING <= p < 0.0:
+        return 0.0
+    return p
 
 
 #: where the exact answers about a game with hidden information are
