@@ -314,7 +314,10 @@ async def play_start(request: Request) -> Response:
 
 async def play_choose(request: Request) -> Response:
     server: Server = request.app.state.server
-    session = server.sessions.get(request.path_params["session"])
+    try:
+        session = server.sessions.get(request.path_params["session"])
+    except InputError as error:   # an unknown duel, as an unknown job: not found
+        raise HTTPException(404, str(error)) from None
     body = await read_json(request)
     if not isinstance(body, dict) or "action" not in body:
         raise RequestError('give {"action": NAME or NUMBER} (or "quit")', "action")

@@ -19,10 +19,11 @@ from collections.abc import Callable, Mapping
 from solver.errors import InputError
 
 from ..cli.arguments import COMMANDS
+from ..profiles import is_profile_path
 
 #: what a request may not set: the server decides where files go and how it answers
 SERVER_SET = frozenset({"json", "no_cache", "out", "resume", "file", "help", "command",
-                        "action"})
+                        "action", "export_efg", "horizon"})
 #: what a request may not set for one command: a sweep runs in the server's worker, with
 #: the server's limit of cells, and writes no report file and no NPC library
 SERVER_SET_FOR = {"sweep": frozenset({"max_cells", "backend", "address", "workers",
@@ -87,6 +88,10 @@ def parse_request(command: str, request: object, uploads: Callable[[str, str], s
                 positional.append(kept[dest])
         elif key == "vs" and isinstance(value, Mapping) and "vs" in actions:
             argv.append("--vs=" + _uploaded(uploads, "profile", value.get("profile"), "vs"))
+        elif key == "vs" and is_profile_path(value):
+            raise RequestError('a profile opponent is the id its upload returned, '
+                               '{"vs": {"profile": ID}}; the server reads no path a '
+                               'request names', key)
         elif key not in actions:
             allowed = ", ".join(sorted(set(actions) | {k for k, (_, d) in UPLOADED.items()
                                                        if d in dests}))

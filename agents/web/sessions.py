@@ -78,6 +78,8 @@ class Session:
         if action == "quit":
             self.quit = True
             return ["You leave the field."]
+        if isinstance(action, bool) or not isinstance(action, str | int):
+            raise InputError(f"an action is its name or its number, got {action!r:.40}")
         choices = self._choices()
         picked = next((c for c in choices if action in (c["action"], c["number"],
                                                           str(c["number"]))), None)

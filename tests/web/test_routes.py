@@ -157,6 +157,22 @@ def test_a_request_cannot_set_what_the_server_decides(client, field):
     assert response.json()["field"] == field
 
 
+def test_a_request_names_no_path_on_the_server(client, tmp_path):
+    """Neither a file written (an EFG export) nor a file read (a profile by its path):
+    a request names an upload by its id, and the server keeps its files to itself."""
+    path = tmp_path / "npc.json"
+    cli_json(["train", *small_argv("falkenstein"), "--out", str(path)])
+    before = path.read_bytes()
+    written = client.post("/api/solve", json=dict(FALKENSTEIN, export_efg=str(path),
+                                                  horizon=1))
+    assert written.status_code == 400 and written.json()["field"] == "export_efg"
+    assert path.read_bytes() == before
+    for named in (str(path), str(tmp_path / "absent.json")):
+        read = client.post("/api/odds", json=dict(FALKENSTEIN, vs=named))
+        assert read.status_code == 400 and read.json()["field"] == "vs"
+        assert "upload" in read.json()["error"] and "not found" not in read.json()["error"]
+
+
 def test_request_over_the_limit_is_refused(client):
     response = client.post("/api/solve", content=b" " * (2**20 + 1))
     assert response.status_code == 400
@@ -217,7 +233,11 @@ def test_play_bad_choices(client):
     wrong = client.post(f"/api/play/{view['session']}", json={"action": "XYZ"})
     assert wrong.status_code == 400 and "legal" in wrong.json()["error"]
     assert client.post(f"/api/play/{view['session']}", json={}).json()["field"] == "action"
-    assert client.post("/api/play/s999", json={"action": 1}).status_code == 400
+    # an unknown duel is not found, as the API's docs say of an unknown job or page
+    assert client.post("/api/play/s999", json={"action": 1}).status_code == 404
+    for neither in (True, None, 1.0, ["AA"]):   # true is not choice number 1
+        refused = client.post(f"/api/play/{view['session']}", json={"action": neither})
+        assert refused.status_code == 400 and "name or its number" in refused.json()["error"]
     left = client.post(f"/api/play/{view['session']}", json={"action": "quit"}).json()
     assert left["over"] and left["document"]["result"] == "abandoned"
 
