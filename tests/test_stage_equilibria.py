@@ -49,6 +49,32 @@ def test_a_degenerate_game_has_the_four_hand_derived_extreme_equilibria():
     assert "4 extreme equilibria" in repr(found)
 
 
+@pytest.mark.parametrize("matrix, pairs", [
+    # one action each: the one pair
+    ([[0.5]], [([1.0], [1.0])]),
+    # A has one action; B's best replies to it are his first and third (worth 1 to A)
+    ([[1.0, 2.0, 1.0]], [([1.0], [1.0, 0.0, 0.0]), ([1.0], [0.0, 0.0, 1.0])]),
+    # B has one action; A's best replies are his second and third
+    ([[1.0], [3.0], [3.0]], [([0.0, 1.0, 0.0], [1.0]), ([0.0, 0.0, 1.0], [1.0])]),
+], ids=["1x1", "1x3", "3x1"])
+def test_a_side_with_one_action_has_its_best_replies_as_extreme_equilibria(matrix, pairs):
+    matrix = np.array(matrix)
+    rows, columns = matrix.shape
+    entropy = tuple(sum(np.array(pair[side]) for pair in pairs) / len(pairs)
+                    for side in (0, 1))
+    found = extreme_equilibria(matrix, "xyz"[:rows], "xyz"[:columns], entropy)
+    assert [(x.tolist(), y.tolist()) for x, y in found.pairs] == pairs
+    np.testing.assert_allclose(found.weights, np.full(len(pairs), 1 / len(pairs)))
+
+
+def test_an_exchange_where_each_owes_its_rests_lists_its_one_equilibrium(capsys):
+    # the last exchange of a round with two Rests owed: each side's only card pair
+    assert main(["solve", "falkenstein", "-o", "max_rounds=1", "--all-equilibria",
+                 "--state", "exchange=3"]) == 0
+    said = capsys.readouterr().out
+    assert "1 extreme equilibrium" in said and "A plays two Rests; B plays two Rests" in said
+
+
 def test_a_stage_of_a_duel_through_the_facade():
     """ConstantStage (tests/solver_games.py): Z for A against X loses, all else draws.
     A's optimal mixes avoid Z: vertices X and Y; every mix of B is optimal: vertices X,

@@ -14,6 +14,7 @@ from .common import (
     emit_json,
     format_table,
     game_header,
+    in_words,
     percent,
     play_text,
 )
@@ -89,13 +90,16 @@ def _run_equilibria(args, game, start) -> int:
              f"{'um' if report['count'] == 1 else 'a'} (every equilibrium is a mix of "
              f"them; value to A {report['value']:+.4f}):"]
     used = []
+
+    def said(play: dict) -> str:
+        return play_text(in_words(play, report["words"]))
     for n, entry in enumerate(report["equilibria"], 1):
-        lines.append(f"  {n}. A plays {play_text(entry['a'])}; B plays {play_text(entry['b'])}")
+        lines.append(f"  {n}. A plays {said(entry['a'])}; B plays {said(entry['b'])}")
         if entry["weight_in_maximum_entropy"] > 0:
             used.append(f"{n} ({percent(entry['weight_in_maximum_entropy'])})")
     safe = report["maximum_entropy"]
-    lines += ["", f"The least predictable safe play (A {play_text(safe['a'])}; B "
-                  f"{play_text(safe['b'])}) mixes equilibria {', '.join(used)}."]
+    lines += ["", f"The least predictable safe play (A {said(safe['a'])}; B "
+                  f"{said(safe['b'])}) mixes equilibria {', '.join(used)}."]
     print("\n".join(lines))
     return 0
 
@@ -103,8 +107,11 @@ def _run_equilibria(args, game, start) -> int:
 def _equilibria_report(game, start) -> dict:
     state = start if start is not None else single_start(game)
     found = stage_equilibria(game, state)
+    words = envs.spec(game.info.system).action_words
     return {"system": game.info.system, "options": game.info.options,
-            "state": game.state_fields(state), **found.as_dict()}
+            "state": game.state_fields(state), **found.as_dict(),
+            "words": {name: name if words is None else words(game, state, name)
+                      for name in (*found.rows, *found.columns)}}
 
 
 #: the next moments where both choose at once shown by ``duel solve`` (all in --json)

@@ -78,6 +78,8 @@ def extreme_equilibria(matrix: np.ndarray, rows, columns,
 
 
 def _enumerate(matrix: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    if min(matrix.shape) == 1:
+        return _against_one_action(matrix)
     import nashpy  # imported here: only this question needs it
 
     row_payoff = matrix - matrix.min() + 1.0
@@ -92,6 +94,18 @@ def _enumerate(matrix: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
                 found.append((x, y))
     found.sort(key=lambda pair: (tuple(-pair[0]), tuple(-pair[1])))
     return found
+
+
+def _against_one_action(matrix: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """A side with one action plays it; the other's optimal mixes are those over its best
+    replies to it, whose extreme points are the pure best replies (vertex enumeration
+    needs two actions a side: its polytopes are flat here)."""
+    rows, columns = matrix.shape
+    if rows == 1:
+        best = np.flatnonzero(matrix[0] == matrix[0].min())
+        return [(np.ones(1), np.eye(columns)[j]) for j in best]
+    best = np.flatnonzero(matrix[:, 0] == matrix[:, 0].max())
+    return [(np.eye(rows)[i], np.ones(1)) for i in best]
 
 
 def _clean(mix: np.ndarray) -> np.ndarray:
