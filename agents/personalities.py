@@ -249,9 +249,10 @@ class WinCalibration:
         whom = "the equilibrium" if self.against == "equilibrium" else "the best reply"
         raise InputError(
             f"no {name} NPC of {self.base.game.info.system} wins {100 * rate:.1f}% against "
-            f"{whom} in this duel: from the equilibrium (strength 0) to the temperament "
-            f"itself (strength 1) it wins {100 * min(wins):.1f}% to {100 * max(wins):.1f}%; "
-            "ask a rate in that range")
+            f"{whom} in this duel: it wins {100 * wins[-1]:.1f}% at the equilibrium "
+            f"(strength 0) and {100 * wins[0]:.1f}% as the temperament itself (strength 1), "
+            f"{100 * min(wins):.1f}% to {100 * max(wins):.1f}% in all; ask a rate in that "
+            "range")
 
     def _bisect(self, high: float, low: float, rate: float) -> float:
         # the ends 0 and inf have no log: the gaps next to them are searched from the

@@ -8,13 +8,14 @@ found is kept in the answer store."""
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 
 import numpy as np
 import pytest
 
 import envs
-from agents import load_profile, personalities
+from agents import load_profile, personalities, temperament
 from agents.cli import main
 from agents.personalities import WIN_TOLERANCE, personality
 from agents.store import AnswerStore
@@ -86,11 +87,18 @@ def test_an_unreachable_rate_is_refused_with_the_range():
     game = _game("falkenstein")
     _, side, name = DUELS["falkenstein"]
     equilibrium_win = solve_game(game).loss  # B's chance to win at the equilibrium
-    with pytest.raises(InputError, match=r"wins 99\.0% against the equilibrium.*"
-                                         r"it wins \d+\.\d% to (\d+\.\d)%") as refused:
+    with pytest.raises(InputError, match=r"wins 99\.0% against the equilibrium") as refused:
         personality(game, name, side=side, win=0.99)
-    top = float(str(refused.value).split(" to ")[-1].split("%")[0])
-    assert top == pytest.approx(100 * equilibrium_win, abs=0.05)
+    said = str(refused.value)
+    found = re.search(r"it wins (\d+\.\d)% at the equilibrium \(strength 0\) and "
+                      r"(\d+\.\d)% as the temperament itself \(strength 1\), "
+                      r"(\d+\.\d)% to (\d+\.\d)% in all", said)
+    at_equilibrium, as_itself, low, high = map(float, found.groups())
+    assert at_equilibrium == pytest.approx(100 * equilibrium_win, abs=0.05)
+    itself = _win_of(game, temperament(game.info.system, name).policy(game), side,
+                     "equilibrium")
+    assert as_itself == pytest.approx(100 * itself, abs=0.05)
+    assert low <= min(at_equilibrium, as_itself) and high >= max(at_equilibrium, as_itself)
 
 
 @pytest.mark.parametrize("bad,match", [(1.5, "win must be a chance"), (-0.1, "win must be"),
