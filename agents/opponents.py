@@ -136,9 +136,9 @@ def _read(spec, game, player: str) -> tuple[str, object]:
     name, at, asked = spec.partition("@")
     if at and name in personality_names_or_none(game.info.system):
         return "personality at win", (name, *_win(asked, spec))
-    name, _, strength = spec.partition(":")
+    name, colon, strength = spec.partition(":")
     if name in personality_names_or_none(game.info.system):
-        level = check_strength(_number(strength)) if strength else DEFAULT_STRENGTH
+        level = check_strength(_number(strength)) if colon else DEFAULT_STRENGTH
         return "personality", (name, level)
     if spec == "equilibrium":
         return "policy", spec

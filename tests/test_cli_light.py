@@ -77,6 +77,7 @@ BAD = [
     (["odds", "falkenstein", "--vs", "mix=ZZ:1"], "unknown action 'ZZ'"),
     (["odds", "uchronia", "--vs", "hothead:2"], "strength must be a number in [0, 1]"),
     (["odds", "pathfinder", "--vs", "bully:x"], "got 'x'"),
+    (["odds", "pathfinder", "--vs", "bully:"], "strength must be a number in [0, 1], got ''"),
     (["odds", "falkenstein", "--vs", "{garbage}"], "not JSON"),
     (["odds", "falkenstein", "--vs", "{missing}"], "not found"),
     (["odds", "falkenstein", "--vs", "uniform", "--limit", "-1"], "--limit must be 0 or more"),

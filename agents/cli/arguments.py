@@ -74,7 +74,9 @@ def add_game_args(parser: argparse.ArgumentParser) -> None:
                             metavar="SHEET@WEIGHT;...",
                             help=f"--{'a' if alias == 'me' else 'b'}-prior of "
                             f"{'your side (--side)' if alias == 'me' else 'the other side'}")
-    parser.add_argument("--ruleset", metavar="FILE", help="TOML file overriding [default] rules")
+    parser.add_argument("--ruleset", metavar="FILE",
+                        help="TOML file replacing any of the rules' defaults, with the "
+                             "keys of envs/rulesets/SYSTEM.toml")
     parser.add_argument("-o", "--option", dest="options", action="append", default=[],
                         type=_argparse_type(parse_option), metavar="KEY=VALUE",
                         help="a system option, e.g. -o convention=surrender (repeatable)")
@@ -273,7 +275,9 @@ def sweep(subparsers) -> None:
                         help="A's sheet, which a.FIELD axes change (default: the "
                              "system's default sheet)")
     parser.add_argument("--b", default="", metavar="SHEET", help="B's sheet")
-    parser.add_argument("--ruleset", metavar="FILE", help="TOML file overriding [default] rules")
+    parser.add_argument("--ruleset", metavar="FILE",
+                        help="TOML file replacing any of the rules' defaults, with the "
+                             "keys of envs/rulesets/SYSTEM.toml")
     parser.add_argument("-o", "--option", dest="options", action="append", default=[],
                         type=_argparse_type(parse_option), metavar="KEY=VALUE",
                         help="a system option for every cell (repeatable)")
