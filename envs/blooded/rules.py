@@ -334,7 +334,8 @@ class BloodedGame(BloodedWords, BeatsLeft):
 
     def result(self, state: State) -> str:
         if state.ending == DRAW:
-            return f"draw: the seconds stop the duel after {self.max_beats} beats"
+            beats = "1 beat" if self.max_beats == 1 else f"{self.max_beats} beats"
+            return f"draw: the seconds stop the duel after {beats}"
         return ENDINGS[state.ending]
 
     def legal_mask(self, state: State, player: str) -> np.ndarray:
