@@ -198,6 +198,19 @@ def test_play_reveals_hidden_levels_when_the_duel_ends(capsys):
     answers = iter(["RR"] * 3)
     assert play.run(args, read=lambda prompt: next(answers)) == 0
     out = capsys.readouterr().out
-    during, _, after = out.rpartition("Round 1 of 1")
+    during, _, after = out.rpartition("The duel is over.")
     assert "B: Fencing unknown" in during
-    assert "B: Fencing GR" in after
+    assert "B: Fencing GR." in after
+
+
+def test_the_last_board_of_a_duel_won_shows_no_health_from_before_the_touch(capsys):
+    from agents.cli import build_parser, play
+    # B plays two Rests, then A's two Attacks land a double touch: first blood
+    args = build_parser().parse_args(["play", "falkenstein", "-o", "max_rounds=1",
+                                      "--vs", "mix=RR:1"])
+    answers = iter(["AA"] * 3)
+    assert play.run(args, read=lambda prompt: next(answers)) == 0
+    out = capsys.readouterr().out
+    said, _, after = out.rpartition("The duel is over.")
+    assert "B is wounded" in said and "A wins: first blood" in said
+    assert after.split() == ["A:", "Fencing", "AV.", "B:", "Fencing", "AV."]

@@ -144,6 +144,8 @@ class FalkensteinWords:
         whose foe's level is hidden (``foe_hidden``: ``envs.hidden``) sees neither that
         level nor the Rests it owes."""
         view = self.state_fields(state)
+        if state.ending:
+            return self._described_end(view)
         lines = [f"Round {state.round} of {self.max_rounds}, exchange {state.exchange} of "
                  f"{EXCHANGES_PER_ROUND} ({self.discipline_name}, "
                  f"{self.convention.replace('_', ' ')})."]
@@ -170,6 +172,14 @@ class FalkensteinWords:
                          f"Health {view[f'health_{side}']}, owes {owed} "
                          f"Rest{'s' if owed != 1 else ''} this round.")
         return "\n".join(lines)
+
+    def _described_end(self, view: dict) -> str:
+        """A finished duel: both sheets' levels (its board is not kept: an ended duel's
+        state holds the moment before the last touch; ``result`` says how it ended)."""
+        ability = self.discipline.ability.capitalize()
+        return "\n".join(["The duel is over."] + [
+            f"{self._name(side)}: {ability} {self.rules.ladder[view[f'level_{side}']]}."
+            for side in "ab"])
 
     def _lost(self, state: State, side: str) -> int:
         return self.sheets[side]["health"] - getattr(state, f"health_{side}")
