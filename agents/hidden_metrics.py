@@ -25,6 +25,7 @@ from solver.hidden.sequence import (
     realisation,
     solve_hidden,
 )
+from solver.progress import advance, task
 
 from .hidden_learner import (
     ESTIMATED_METHOD,
@@ -44,11 +45,16 @@ def hidden_metrics(game: Game, policy: Policy, side: str, opponent: Policy | Non
     ``config.measure="exact"`` on a game the exact measure cannot take is an InputError
     saying so."""
     config = config or HiddenConfig()
-    tree = exact_tree(game, config)
-    if tree is None:
-        return estimated_metrics(game, policy, side, opponent, config), None
-    solution = solve_hidden(game, config.max_nodes)
-    return exact_metrics(game, solution, policy, side), solution
+    with task("measuring it exactly", 3, "steps"):
+        tree = exact_tree(game, config)
+        if tree is None:
+            return estimated_metrics(game, policy, side, opponent, config), None
+        advance(1, "the duel unrolled")
+        solution = solve_hidden(game, config.max_nodes)
+        advance(1, "its equilibrium")
+        metrics = exact_metrics(game, solution, policy, side)
+        advance(1, "the best reply to the NPC")
+    return metrics, solution
 
 
 def exact_metrics(game: Game, solution: HiddenSolution, policy: Policy, side: str) -> dict:

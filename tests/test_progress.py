@@ -86,6 +86,24 @@ def test_the_report_counts_its_walk_to_the_next_moments_and_those_given_in_full(
         found[0]["next"]) > 1
 
 
+def test_a_hidden_npc_measured_exactly_shows_its_steps_and_unrolls_the_duel_once(
+        monkeypatch):
+    # the measure after a training: the duel unrolled, its equilibrium, the NPC's
+    # best reply; the equilibrium reads the tree the measure unrolled
+    import solver.hidden.sequence as sequence
+    from agents.hidden_metrics import hidden_metrics
+    unrolled = []
+    real = sequence._unrolled
+    monkeypatch.setattr(sequence, "_unrolled", lambda *a: unrolled.append(a) or real(*a))
+    game = envs.make("falkenstein", max_rounds=1, hidden_levels=True)
+    said = reports_of(lambda: hidden_metrics(game, solver.UniformPolicy(), "b"))
+    steps = [(r.done, r.stage, r.finished) for r in said if r.tasks == (
+        "measuring it exactly",)]
+    assert steps[-1] == (3, "the best reply to the NPC", True)
+    assert (1, "the duel unrolled", False) in steps and (2, "its equilibrium", False) in steps
+    assert len(unrolled) == 1
+
+
 def test_the_time_left_scales_the_time_taken(monkeypatch):
     clock = iter([0.0, 10.0, 10.0, 30.0, 40.0])
     monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))

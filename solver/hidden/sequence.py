@@ -16,6 +16,7 @@ identifies the information set (the observation has perfect recall), which is ch
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -128,9 +129,23 @@ def estimate_size(game: Game, probes: int = PROBES, seed: int = 0) -> float:
     return total / probes
 
 
+#: the trees unrolled in this process, by game and node limit: a training, its metrics
+#: and the equilibrium they are measured against each asked for the same one (a third
+#: of a small training's time went to unrolling it three times)
+_TREES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def build_tree(game: Game, max_nodes: int = MAX_NODES) -> Tree:
-    """Unroll ``game`` from its initial outcomes; an InputError beyond ``max_nodes``
-    points (refused at once when a quick estimate is far beyond it)."""
+    """Unroll ``game`` from its initial outcomes (once per game and limit); an
+    InputError beyond ``max_nodes`` points (refused at once when a quick estimate is far
+    beyond it)."""
+    known = _TREES.setdefault(game, {})
+    if max_nodes not in known:
+        known[max_nodes] = _unrolled(game, max_nodes)
+    return known[max_nodes]
+
+
+def _unrolled(game: Game, max_nodes: int) -> Tree:
     estimate = estimate_size(game)
     if estimate > 4 * max_nodes:
         raise _too_large(game, estimate, max_nodes)
