@@ -204,6 +204,21 @@ def test_bad_grids_are_refused_in_one_line_before_any_work(tmp_path, capsys, mon
     assert not out.exists() and not (tmp_path / "r.parquet.parts").exists()
 
 
+def test_a_profile_library_named_by_a_file_is_refused_before_any_work(tmp_path, capsys,
+                                                                      monkeypatch):
+    def no_solving(*args):
+        raise AssertionError("a cell was solved")
+    monkeypatch.setattr("agents.sweep.backends.solve_cell", no_solving)
+    taken = tmp_path / "npcs.json"
+    taken.write_text("{}")
+    out = tmp_path / "r.parquet"
+    assert main(["sweep", "falkenstein", "--grid", "a.fencing=GD,GR", "--out", str(out),
+                 "--personalities", str(taken), "--workers", "1"]) == 2
+    error = capsys.readouterr().err
+    assert "give a folder" in error and error.count("\n") == 1
+    assert not out.exists() and taken.read_text() == "{}"
+
+
 def test_a_grid_with_hidden_information_is_refused_before_any_work():
     grid = Grid("falkenstein", [parse_axis("o.hidden_levels=false,true")])
     with pytest.raises(InputError, match="cell 1 .* has hidden information"):

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from solver.errors import InputError
+
 from .common import emit_json
 
 
@@ -21,6 +25,9 @@ def run(args) -> int:
         names = check_library_request(args.system, [n.strip() for n in (
             args.temperaments or "").split(",") if n.strip()])
         check_strength(args.strength)
+        folder = Path(args.personalities)
+        if folder.exists() and not folder.is_dir():
+            raise InputError(f"--personalities {folder}: give a folder (that is a file)")
     backend = make_backend(args.backend, args.workers, args.address,
                            int(args.task_memory * 1024**3))
     summary = run_sweep(grid, args.out, backend, max_cells, cells=cells, batch=args.batch,
