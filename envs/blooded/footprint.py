@@ -6,19 +6,18 @@ the same at every beat once the invokes are spent, and their number grows with e
 side's Prowess and The Sword (the dice of the wagers) and with the maneuvers known (the
 steps after the dice). ``cores`` is a log-linear fit through the cores that
 ``solver.counters.explore`` counts for the reference sheets (novice 693, shara 4,647,
-duellist 15,247, master 1,656,661: exact at those four), times one more copy for every
-beat with an invoke beyond the first, and for a strike bid on every beat the factor
-measured on the novice. The peak memory is the process, what exploring the cores takes
-and the solution's tables (the kept values and both sides' mixes at every beat left,
-``solver.counters.solution.solution_bytes``). docs/performance.md records the
-measurements (``/usr/bin/time -v``) the constants come from.
+duellist 15,247, master 1,656,661: exact at those four). The peak memory is the
+process, what exploring the cores takes and the solution's tables (the kept values and
+both sides' mixes at every beat left, ``solver.counters.solution.solution_bytes``).
+docs/performance.md records the measurements (``/usr/bin/time -v``) the constants come
+from.
 
 Three options multiply the cores, and each of their cores costs more to explore (more
 joint actions): a strike bid on every beat, invokes beyond one, and one dice pool for the
 whole duel. Their factors are fits through ``explore``'s counts at one beat (default
-sheets, novices, a duellist against a novice; invokes 5 to 50), kept above every count
-measured: the estimate may refuse a duel that would just fit, never let one through that
-does not.
+sheets, novices, a duellist against a novice; invokes 2 to 50), kept above every count
+measured (by 4% to 72%): a duel near the ceiling may be refused though it would fit,
+rather than let through though it does not.
 """
 
 from __future__ import annotations
