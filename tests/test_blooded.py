@@ -536,6 +536,17 @@ def test_state_from_round_trip():
     assert math.isclose(sum(p for p, _ in game.outcomes(s, 0, 0)), 1.0)
 
 
+@pytest.mark.parametrize("field", ["bid_a", "bid_b", "aggressor", "victor", "wv", "wd"])
+def test_a_moment_at_the_bid_holds_nothing_the_bid_sets(field):
+    # the bid decides the bids, the roles and what follows them: asked at the bid with
+    # one of them set, the moment said "4 dice to play" and then "you have 9 dice"
+    game = envs.make("blooded", max_beats=2)
+    with pytest.raises(InputError, match=f"state field {field} comes from the strike bid"):
+        game.state_from({"phase": "bid", field: 1})
+    risk = game.state_from({"phase": "risk", "bid_a": 5, "bid_b": 3})
+    assert (risk.bid_a, risk.bid_b) == (5, 3)
+
+
 def test_ruleset_variants_of_bids_and_ties():
     # bids_spent = "loser": the winner keeps his dice, the loser's bid burns.
     game = envs.make("blooded", a="prowess=3,sword=3", b="prowess=2,sword=4",

@@ -33,6 +33,9 @@ from .state import (
     State,
 )
 
+#: the fields the strike bid and what follows it set: a moment at the bid holds none
+BID_SETS = ("bid_a", "bid_b", "aggressor", "victor", "wv", "wd")
+
 
 class Rolls(NamedTuple):
     """The dice of a risk, a Bash or a Riposte (``rolls``): what each side rolled."""
@@ -138,6 +141,11 @@ class BloodedWords:
             if not low <= value <= high:
                 raise InputError(f"state field {key} must be {low}..{high} for a live duel, "
                                  f"got {value}")
+        if s.phase == BID:
+            for key in BID_SETS:
+                if getattr(s, key):
+                    raise InputError(f"state field {key} comes from the strike bid: at "
+                                     f"phase bid it is 0, got {getattr(s, key)}")
         if s.phase in (BID, RISK) and any(self.dice_left(s, x) < 0 for x in (0, 1)):
             raise InputError("a bid exceeds the dice gathered this beat")
         if s.phase in (BLIND, CANCEL, DBIND, VICTOR, RCANCEL) and s.wv == 0 and s.phase != VICTOR:
