@@ -371,7 +371,8 @@ async def _upload(request: Request, kind: str, what: str, keep) -> Response:
 
 async def input_error(request: Request, error: Exception) -> Response:
     field = getattr(error, "field", None)
-    return JSONResponse({"error": str(error), "field": field}, status_code=400)
+    said = request.app.state.server.uploads.public(str(error))
+    return JSONResponse({"error": said, "field": field}, status_code=400)
 
 
 async def http_error(request: Request, error: HTTPException) -> Response:

@@ -12,6 +12,7 @@ and then read by the commands exactly as a file named on the command line is
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import tempfile
 from pathlib import Path
@@ -38,6 +39,11 @@ class Uploads:
     def __init__(self, directory: Path | None = None):
         self.directory = Path(directory or tempfile.mkdtemp(prefix="duel-serve-"))
         self.directory.mkdir(parents=True, exist_ok=True)
+
+    def public(self, text: str) -> str:
+        """``text`` (an error) without this server's folder: a client names its uploads by
+        their ids, and learns nothing of where the server keeps them."""
+        return text.replace(f"{self.directory}{os.sep}", "")
 
     def path(self, kind: str, upload_id: str) -> str:
         """The file of upload ``upload_id``; InputError for an id never returned."""

@@ -173,6 +173,13 @@ def test_a_request_names_no_path_on_the_server(client, tmp_path):
         assert "upload" in read.json()["error"] and "not found" not in read.json()["error"]
 
 
+def test_an_upload_refused_never_names_where_the_server_keeps_it(client):
+    folder = str(client.app.state.server.uploads.directory)
+    refused = client.post("/api/upload/profile", content=b'{"schema": "duel-profile/1"}')
+    said = refused.json()["error"]
+    assert refused.status_code == 400 and "missing field" in said and folder not in said
+
+
 def test_request_over_the_limit_is_refused(client):
     response = client.post("/api/solve", content=b" " * (2**20 + 1))
     assert response.status_code == 400
