@@ -107,11 +107,16 @@ def _run_equilibria(args, game, start) -> int:
 def _equilibria_report(game, start) -> dict:
     state = start if start is not None else single_start(game)
     found = stage_equilibria(game, state)
-    words = envs.spec(game.info.system).action_words
     return {"system": game.info.system, "options": game.info.options,
             "state": game.state_fields(state), **found.as_dict(),
-            "words": {name: name if words is None else words(game, state, name)
-                      for name in (*found.rows, *found.columns)}}
+            "words": _words(game, state, (*found.rows, *found.columns))}
+
+
+def _words(game, state, names) -> dict[str, str]:
+    """Each action of ``names`` as the system says it at ``state`` (its name where the
+    system has no words of its own)."""
+    words = envs.spec(game.info.system).action_words
+    return {name: name if words is None else words(game, state, name) for name in names}
 
 
 #: the next moments where both choose at once shown by ``duel solve`` (all in --json)
@@ -163,7 +168,6 @@ def _moment(game, solution, state) -> dict:
     mixes and each action in words."""
     mix_a, mix_b = solution.policy(state)
     names = game.info.action_names
-    words = envs.spec(game.info.system).action_words
     matrix = solution.stage_matrix(state)
     return {
         "state": game.state_fields(state),
@@ -172,8 +176,7 @@ def _moment(game, solution, state) -> dict:
         "stage_matrix": [[None if v != v else float(v) for v in row] for row in matrix],
         "mix_a": dict(zip(names, map(float, mix_a), strict=True)),
         "mix_b": dict(zip(names, map(float, mix_b), strict=True)),
-        "words": {name: name if words is None else words(game, state, name)
-                  for name in names},
+        "words": _words(game, state, names),
         **_indifference(matrix, mix_a, mix_b),
     }
 
