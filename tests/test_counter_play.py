@@ -129,6 +129,22 @@ def test_the_best_response_agrees_with_the_state_graph_at_every_state(small, res
             getattr(on_graph.evaluation, key), abs=AGREE)
 
 
+def test_a_safest_best_response_frees_the_tables_nobody_reads(small):
+    """With the safest tie-break, the best reply's own mixes (the safest play's stand
+    for them) and the safest play's values (the responder's chances of losing) are
+    freed: a level-5 Pathfinder question held them, 1 GB, through its plan's solves.
+    What the answers read is kept: the test above reads it at every state."""
+    game, graph, live = small
+    response = counter_best_response(game, "uniform", "a",
+                                     safest=solve_game(game).policy_for("a"))
+    with pytest.raises(RuntimeError, match="released"):
+        response.play.value_at(graph.states[live[0]])
+    choosing = int(np.flatnonzero(response.values.cores.mask_a.sum(axis=1) > 1)[0])
+    with pytest.raises(RuntimeError, match="released"):
+        response.values.mix_at("a", choosing, 0)
+    assert len(response.decisions(chances=True)) > 0
+
+
 def test_evaluation_and_chances_from_every_state_agree_with_the_state_graph(small):
     game, graph, live = small
     prior = temperament("pathfinder", "bully").policy(game)

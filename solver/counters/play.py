@@ -26,6 +26,7 @@ import numpy as np
 from .. import progress
 from ..errors import InputError
 from ..game import BatchPolicy, Game, Policy, State, renormalise
+from ..limits import give_back_freed
 from ..markov.evaluate import Evaluation
 from ..markov.stages import MAX_SWEEPS, TOLERANCE, Convergence
 from ..policy import TabularPolicy, named_policy
@@ -145,8 +146,10 @@ def pushed_forward(game: Game, policy_a: Policy | str, policy_b: Policy | str,
     mixes = pair_mixes(game, policy_a, policy_b, start)
     graph, grid, roots = explore(game, None if start is None else [(1.0, start)])
     with progress.task("the play pushed forward", grid.size, "counter values"):
-        return forward_statistics(game, graph, grid, roots, None, mixes, tolerance,
-                                  max_sweeps, visits=visits)
+        pushed = forward_statistics(game, graph, grid, roots, None, mixes, tolerance,
+                                    max_sweeps, visits=visits)
+    give_back_freed()
+    return pushed
 
 
 def counter_mixes(game: Game, policy: Policy | str, player: str,
@@ -429,10 +432,12 @@ def counter_best_response(game: Game, policy: Policy | str, responder: str,
     values = solve_counters(game, tolerance, max_sweeps, rule=best, statistics=False)
     play = None
     if safest is not None:
+        values.release(mixes_of=responder)   # the safest play's mixes stand for them
         reference = counter_mixes(game, safest, responder)
         play = solve_counters(game, tolerance, max_sweeps, rule=BestReply(
             responder, fixed, slots, allowed=best.tied, reference=reference,
             scores=_signed_loss(responder)))
+        play.release(values=True)   # the responder's chances of losing: read by nobody
     sign = 1.0 if responder == "a" else -1.0
     return CounterResponse(responder, sign * values.value, values, values.convergence,
                            tolerance, max_sweeps, play)

@@ -13,7 +13,7 @@ import numpy as np
 from .. import progress
 from ..errors import InputError
 from ..game import Game, State
-from ..limits import MEMORY_CEILING, ceiling
+from ..limits import MEMORY_CEILING, ceiling, give_back_freed
 from ..markov.evaluate import Evaluation, StateTable, state_table
 from ..markov.graph import build_graph
 from ..markov.stages import MAX_SWEEPS, TOLERANCE, Convergence
@@ -176,6 +176,16 @@ class CounterSolution:
         return CounterSolution(self.game, self.cores, self.grid, (self._kept, self.held),
                                self.mixes, evaluation, self.convergence, visits, self.start)
 
+    def release(self, values: bool = False, mixes_of: str | None = None) -> None:
+        """Free tables that nobody will read (a best response's: its safest play's
+        values are the responder's chances of losing, and that play's mixes stand for
+        the best reply's): a level-5 Pathfinder question held four tables of 700 MB
+        where it needs two. Reading a released table afterwards is an error."""
+        if values:
+            self.held = None
+        if mixes_of is not None:
+            self.mixes[mixes_of] = None
+
     def _locate(self, state: State) -> tuple[int, int]:
         try:
             return self.cores.index[self.game.core(state)], self.grid.flat(
@@ -201,6 +211,8 @@ class CounterSolution:
 
     def _values_at(self, cores: np.ndarray, point: int) -> np.ndarray:
         """The values of ``cores`` at one flat point (past grid.size: depleted)."""
+        if self.held is None:
+            raise RuntimeError("this play's values were released (CounterSolution.release)")
         column = self.grid.column[point]
         if point >= self.grid.size:
             return np.full(len(cores), self.held[0, column])
@@ -246,6 +258,8 @@ class CounterSolution:
         mask = (self.cores.mask_a if player == "a" else self.cores.mask_b)[core]
         if mask.sum() == 1:
             return mask.astype(float)
+        if self.mixes[player] is None:
+            raise RuntimeError(f"the mixes of {player} were released (CounterSolution.release)")
         first, last = self.cores.slots[player][core:core + 2]
         full = np.zeros(len(mask))
         full[mask] = self.mixes[player][point, first:last]
@@ -396,6 +410,7 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
                           for p, core, point in roots))
         evaluation, visits = forward_statistics(game, graph, grid, roots, value, mixes,
                                                 tolerance, max_sweeps, now)
+    give_back_freed()   # the layers' working arrays, before the caller's next tables
     return CounterSolution(game, graph, grid, (kept, held), mixes, evaluation,
                            record.convergence(), visits, start,
                            (roots, tolerance, max_sweeps) if statistics and later else None)
