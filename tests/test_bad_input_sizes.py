@@ -65,8 +65,10 @@ LEVEL_5 = ["pathfinder", "--a", "hp=68,ac=23,attack=15,damage=2d8+4", "--b",
 
 
 def test_odds_says_its_own_size_where_a_solve_of_the_duel_fits(monkeypatch, capsys):
-    # level 5: the solve fits under the ceiling (3.4 GB measured), odds holds the best
-    # response's two solutions beside it (6.0 GB measured) and is refused up front
+    # level 5: the solve fits under the ceiling (3.2 GB measured); odds holds the best
+    # response's tables beside it and a plan whose size the estimate takes at the most
+    # a duel of its size reaches (4.0 GB measured here, 3.9 GB at 50 x 50 HP with level-1
+    # sheets): refused up front
     game = envs.make("pathfinder", a=LEVEL_5[2], b=LEVEL_5[4])
     solve_args = argparse.Namespace(command="solve")
     checks.require_fits(game, solve_args)           # not refused

@@ -137,7 +137,7 @@ def test_a_safest_best_response_frees_the_tables_nobody_reads(small):
     game, graph, live = small
     response = counter_best_response(game, "uniform", "a",
                                      safest=solve_game(game).policy_for("a"))
-    with pytest.raises(RuntimeError, match="released"):
+    with pytest.raises(RuntimeError, match="not kept"):
         response.play.value_at(graph.states[live[0]])
     choosing = int(np.flatnonzero(response.values.cores.mask_a.sum(axis=1) > 1)[0])
     with pytest.raises(RuntimeError, match="released"):
@@ -403,6 +403,25 @@ def test_a_fixed_pair_takes_one_policy_evaluation_step_and_the_same_values(monke
     np.testing.assert_array_equal(once, repeated)
 
 
+def test_the_chances_read_layer_by_layer_are_those_of_the_whole_table(small):
+    """A plan's chances are read from each layer as it is solved, keeping only what the
+    layers above read: the same values as the whole duel's table of chances (which
+    agrees with the state graph's, test above), at every decision, reached or not."""
+    import solver.counters.play as play
+    from solver.counters.solution import values_at
+
+    game, _, _ = small
+    response = counter_best_response(game, "uniform", "b")
+    found = play._find_decisions(game)
+    for sign in (1.0, -1.0):
+        whole = play._chance(response.play, sign, 1e-12, 10_000).values_of(
+            found.core, found.point)
+        read = values_at(game, play._indicator(response.play, sign), found.core,
+                         found.point, 1e-12, 10_000)
+        assert len(read) == len(found.core) > 100
+        assert np.abs(read - whole).max() <= 1e-12
+
+
 def test_the_chances_solved_side_by_side_are_those_solved_one_after_the_other(
         small, monkeypatch):
     import threading
@@ -412,12 +431,12 @@ def test_the_chances_solved_side_by_side_are_those_solved_one_after_the_other(
     game, _, _ = small
     response = counter_best_response(game, "uniform", "b")
     found = play._find_decisions(game)
-    threads, real = {}, play._chance
+    threads, real = {}, play._indicator
 
-    def chance(solution, sign, *rest):
+    def chance(solution, sign):
         threads[sign] = threading.current_thread()
-        return real(solution, sign, *rest)
-    monkeypatch.setattr(play, "_chance", chance)
+        return real(solution, sign)
+    monkeypatch.setattr(play, "_indicator", chance)
 
     def chances(together: bool) -> list:
         threads.clear()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import envs
 from envs.schema import MAX_SEED, integer_text, number_text
@@ -93,18 +94,35 @@ def play(args: argparse.Namespace):
     return game
 
 
-#: what a question costs beyond one solve of its duel: the solutions' tables it holds
-#: beside the solve's peak, and its time in solves. ``odds`` evaluates the equilibrium
-#: against the opponent, then solves the best response twice (its values, its safest
-#: play) and the chances of that play beside it. Pathfinder, ``odds --vs equilibrium``
-#: over ``solve`` measured: 1.59 / 1.29 GB at 20 x 17 HP (tables 142 MB), 5.91 / 3.60 GB
-#: and 250 / 86 s at 68 x 53 HP (tables 1.51 GB); docs/performance.md
-QUESTION_COST = {"odds": (2.2, 3.5)}
+class Cost(NamedTuple):
+    """What a question costs beyond one solve of its duel: peak bytes beside the solve's,
+    and per state of the duel (a plan's situations), the solutions' tables it holds
+    besides (as a share of them), and its time in solves."""
+
+    bytes: float
+    per_state: float
+    tables: float
+    solves: float
+
+    def __add__(self, other: Cost) -> Cost:
+        return Cost(*(mine + theirs for mine, theirs in zip(self, other, strict=True)))
+
+
+#: ``odds`` evaluates the equilibrium against the opponent, then solves the best
+#: response twice (its values, its safest play) and the chances of its plan one after
+#: the other, each freeing what the next does not read, and holds the plan: every
+#: situation the best play reaches (679,000 at 50 x 50 HP, 640 MB of JSON). Pathfinder
+#: ``odds --vs equilibrium``, measured / said (GB): 20 x 17 HP 1.43 / 1.92, 35 x 35 HP
+#: 2.49 / 2.79, 50 x 50 HP 3.90 / 4.05, 68 x 53 HP 4.00 / 5.14 (94 / 221 s);
+#: docs/performance.md
+QUESTION_COST = {"odds": Cost(0.3e9, 3.5, 0.0, 3.5)}
 #: a personality's calibration before any of it: regularized solves of the whole duel
 #: and best responses to them, one after another, and the personality's solution held
 #: as the opponent. Pathfinder ``odds --vs bully:0.5`` measured / said: 2.42 / 2.48 GB
 #: and 150 / 94 s at 20 x 17 HP, 5.42 / 6.17 GB and 235 / 231 s at 35 x 35 HP
-CALIBRATION_COST = (6.0, 6.0)
+CALIBRATION_COST = Cost(0.0, 0.0, 6.0, 6.0)
+#: a question that solves the duel once
+ONE_SOLVE = Cost(0.0, 0.0, 0.0, 1.0)
 
 
 def require_fits(game, args: argparse.Namespace) -> None:
@@ -134,10 +152,11 @@ def require_fits(game, args: argparse.Namespace) -> None:
 def question_cost(size, command: str, vs: str | None, system: str) -> tuple[float, float]:
     """The peak bytes and the seconds of ``command`` on a duel of ``size``, against the
     opponent ``vs`` (a personality is calibrated first)."""
-    tables, solves = QUESTION_COST.get(command, (0.0, 1.0))
+    cost = QUESTION_COST.get(command, ONE_SOLVE)
     if _is_personality(vs, system):
-        tables, solves = tables + CALIBRATION_COST[0], solves + CALIBRATION_COST[1]
-    return size.memory + tables * size.tables, size.seconds * solves
+        cost += CALIBRATION_COST
+    memory = size.memory + cost.bytes + cost.per_state * size.states + cost.tables * size.tables
+    return memory, size.seconds * cost.solves
 
 
 def _opponent(args: argparse.Namespace) -> str | None:

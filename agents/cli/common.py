@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 
 import envs
 from envs.rulesets import load_ruleset
@@ -73,29 +74,50 @@ def make_game(args: argparse.Namespace, mine: str | None = None):
 
 
 def emit_json(document) -> None:
-    # one write: json.dump writes each token apart (a second for a knockout's report)
-    sys.stdout.write(json_text(document) + "\n")
+    # a batch of lines a write (json.dump writes each token apart: a second for a
+    # knockout's report), never the whole text at once: a level-1 Pathfinder duel at 50
+    # HP a side has a plan of 640 MB, which the whole text held three times over
+    batch: list[str] = []
+    for piece in json_pieces(document):
+        batch.append(piece)
+        if len(batch) >= WRITTEN_AT_ONCE:
+            sys.stdout.write("".join(batch))
+            batch.clear()
+    sys.stdout.write("".join(batch) + "\n")
 
 
+#: the pieces of a JSON document written together
+WRITTEN_AT_ONCE = 4096
 #: how deep objects and lists are laid out one entry a line (below, each entry is one line)
 LAID_OUT = 2
 
 
-def json_text(document, depth: int = 0) -> str:
-    """A document as JSON: its objects and lists to ``LAID_OUT`` levels one entry a line,
-    indented, and each entry below on one line (a plan's situation is one line). Each
-    line is written by the json module's C encoder, which an ``indent`` turns off: an
-    indented level-1 knockout's odds took 6 s in the pure-Python one."""
+def json_text(document) -> str:
+    """A document as JSON (``json_pieces``), in one string."""
+    return "".join(json_pieces(document))
+
+
+def json_pieces(document, depth: int = 0) -> Iterator[str]:
+    """A document as JSON, piece by piece: its objects and lists to ``LAID_OUT`` levels
+    one entry a line, indented, and each entry below on one line (a plan's situation is
+    one line). Each line is written by the json module's C encoder, which an ``indent``
+    turns off: an indented level-1 knockout's odds took 6 s in the pure-Python one."""
     pad, inner = "  " * depth, "  " * (depth + 1)
     if depth < LAID_OUT and isinstance(document, dict) and document and all(
             isinstance(key, str) for key in document):
-        lines = [f"{inner}{json.dumps(key)}: {json_text(item, depth + 1)}"
-                 for key, item in document.items()]
-        return "{\n" + ",\n".join(lines) + f"\n{pad}}}"
-    if depth < LAID_OUT and isinstance(document, list | tuple) and document:
-        lines = [inner + json_text(item, depth + 1) for item in document]
-        return "[\n" + ",\n".join(lines) + f"\n{pad}]"
-    return json.dumps(document, default=_jsonable)
+        yield "{\n"
+        for n, (key, item) in enumerate(document.items()):
+            yield (",\n" if n else "") + f"{inner}{json.dumps(key)}: "
+            yield from json_pieces(item, depth + 1)
+        yield f"\n{pad}}}"
+    elif depth < LAID_OUT and isinstance(document, list | tuple) and document:
+        yield "[\n"
+        for n, item in enumerate(document):
+            yield (",\n" if n else "") + inner
+            yield from json_pieces(item, depth + 1)
+        yield f"\n{pad}]"
+    else:
+        yield json.dumps(document, default=_jsonable)
 
 
 def _jsonable(value):

@@ -84,9 +84,11 @@ def _answer(game, vs: str, me: str, moment=None) -> dict:
     played = game if moment is None else MomentGame(game, moment)
     fixed = read_policy(played, opponent, them)   # once for both questions below
     pair = (equilibrium, fixed) if me == "a" else (fixed, equilibrium)
-    response, against_it = together(
-        played, lambda: best_response(played, fixed, me, safest=equilibrium),
-        lambda: evaluate(played, *pair).as_dict())
+    # the evaluation first: where the two run one after the other, its push forward is
+    # done before the best response's tables are built
+    against_it, response = together(
+        played, lambda: evaluate(played, *pair).as_dict(),
+        lambda: best_response(played, fixed, me, safest=equilibrium))
     answer = {
         "best_response": _mine(response.evaluation.as_dict(), me),
         "equilibrium_against_it": _mine(against_it, me),

@@ -33,14 +33,15 @@ MEASURED_EACH_STRIKE = {0: (355_301, 355_301, 733_216), 1: (563_253, 563_253, 1_
 IMPORTS_BYTES = 150 * 2**20
 #: peak bytes per core while exploring them (538 MB peak for 108,659 cores at hp 3)
 BYTES_PER_CORE = 3_600
-#: a layer's working arrays, bounded (``solver.counters.flow``'s ``FLOW_ENTRIES``): they
-#: reach it from about 20 x 20 hit points on
-WORKING_BYTES = 480 * 2**20
+#: a layer's working arrays, bounded (``solver.counters``' ``FLOW_ENTRIES`` and
+#: ``STAGE_ENTRIES``): they reach it from about 20 x 20 hit points on
+WORKING_BYTES = 700 * 2**20
 #: the peak beside the tables, as a share of them: the chance of arriving at each
 #: landing core pushed forward, what exploring left at large hit points. ``solve --json``
-#: with the answer kept, measured / said: 20 x 17 HP 1.29 / 1.31 GB, 20 x 20 HP (no
-#: store) 1.20 / 1.36 GB, 68 x 53 HP 3.60 / 3.76 GB
-TABLE_OVERHEAD = 1.8
+#: with the answer kept, measured / said (GB): 20 x 17 HP 1.07 / 1.49, 35 x 35 HP
+#: 1.96 / 2.02, 50 x 50 HP 2.71 / 2.80, 68 x 53 HP 3.24 / 3.47 (20 x 20 HP, no store:
+#: 1.15 / 1.53); docs/performance.md
+TABLE_OVERHEAD = 1.45
 #: seconds per core to explore, and per core and counter value to solve
 SECONDS_PER_CORE = 4e-5
 SECONDS_PER_CORE_VALUE = 1.5e-7

@@ -40,6 +40,7 @@ from .solution import (
     kept_cores,
     solution_bytes,
     solve_counters,
+    values_at,
 )
 from .stage_rules import BestReply, FixedPair, Regularized
 
@@ -432,12 +433,12 @@ def counter_best_response(game: Game, policy: Policy | str, responder: str,
     values = solve_counters(game, tolerance, max_sweeps, rule=best, statistics=False)
     play = None
     if safest is not None:
-        values.release(mixes_of=responder)   # the safest play's mixes stand for them
+        values.release_mixes(responder)   # the safest play's mixes stand for them
         reference = counter_mixes(game, safest, responder)
+        # its values are the responder's chances of losing: nobody reads them
         play = solve_counters(game, tolerance, max_sweeps, rule=BestReply(
             responder, fixed, slots, allowed=best.tied, reference=reference,
-            scores=_signed_loss(responder)))
-        play.release(values=True)   # the responder's chances of losing: read by nobody
+            scores=_signed_loss(responder)), values=False)
     sign = 1.0 if responder == "a" else -1.0
     return CounterResponse(responder, sign * values.value, values, values.convergence,
                            tolerance, max_sweeps, play)
@@ -492,8 +493,14 @@ def _chance(solution: CounterSolution, sign: float, tolerance: float,
     """Under the mixes of ``solution``, the chance of A's win (``sign`` 1) or loss (-1)
     from every state: an evaluation whose payoff is its indicator."""
     return solve_counters(solution.game, tolerance, max_sweeps, statistics=False,
-                          rule=FixedPair(solution.mixes, scores=lambda payoff: (
-                              sign * np.asarray(payoff) > 0).astype(float)))
+                          rule=_indicator(solution, sign))
+
+
+def _indicator(solution: CounterSolution, sign: float) -> FixedPair:
+    """Play under the mixes of ``solution``, scored 1 where A wins (``sign`` 1) or loses
+    (-1), else 0."""
+    return FixedPair(solution.mixes, scores=lambda payoff: (
+        sign * np.asarray(payoff) > 0).astype(float))
 
 
 #: the largest tables (bytes, ``solution_bytes``) of two solves run at once, on two
@@ -533,9 +540,10 @@ def chances_of(solution: CounterSolution, cores: np.ndarray, points: np.ndarray,
     mixes of ``solution``: the loss's pass on a second thread while this one solves the
     win's where they fit (``_tables_fit``); otherwise the win's table is freed
     before the loss's is solved (a large duel's plan holds one at a time). Each pass
-    gives the same values either way."""
+    gives the same values either way, read as its layers are solved (``values_at``)."""
     def chances(sign: float) -> np.ndarray:
-        return _chance(solution, sign, tolerance, max_sweeps).values_of(cores, points)
+        return values_at(solution.game, _indicator(solution, sign), cores, points,
+                         tolerance, max_sweeps)
 
     if _tables_fit(solution.cores, solution.grid, len(solution._kept)):
         wins, losses = answered_side_by_side(lambda: chances(1.0), lambda: chances(-1.0))

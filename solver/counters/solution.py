@@ -176,15 +176,10 @@ class CounterSolution:
         return CounterSolution(self.game, self.cores, self.grid, (self._kept, self.held),
                                self.mixes, evaluation, self.convergence, visits, self.start)
 
-    def release(self, values: bool = False, mixes_of: str | None = None) -> None:
-        """Free tables that nobody will read (a best response's: its safest play's
-        values are the responder's chances of losing, and that play's mixes stand for
-        the best reply's): a level-5 Pathfinder question held four tables of 700 MB
-        where it needs two. Reading a released table afterwards is an error."""
-        if values:
-            self.held = None
-        if mixes_of is not None:
-            self.mixes[mixes_of] = None
+    def release_mixes(self, player: str) -> None:
+        """Free ``player``'s mixes, which nobody will read (a best response's, where its
+        safest play's stand for them); reading them afterwards is an error."""
+        self.mixes[player] = None
 
     def _locate(self, state: State) -> tuple[int, int]:
         try:
@@ -212,7 +207,7 @@ class CounterSolution:
     def _values_at(self, cores: np.ndarray, point: int) -> np.ndarray:
         """The values of ``cores`` at one flat point (past grid.size: depleted)."""
         if self.held is None:
-            raise RuntimeError("this play's values were released (CounterSolution.release)")
+            raise RuntimeError("this play's values were not kept (solve_counters' values)")
         column = self.grid.column[point]
         if point >= self.grid.size:
             return np.full(len(cores), self.held[0, column])
@@ -259,7 +254,7 @@ class CounterSolution:
         if mask.sum() == 1:
             return mask.astype(float)
         if self.mixes[player] is None:
-            raise RuntimeError(f"the mixes of {player} were released (CounterSolution.release)")
+            raise RuntimeError(f"the mixes of {player} were released (release_mixes)")
         first, last = self.cores.slots[player][core:core + 2]
         full = np.zeros(len(mask))
         full[mask] = self.mixes[player][point, first:last]
@@ -358,7 +353,8 @@ def require_room(graph: CoreGraph, grid: Grid, kept: int) -> None:
 def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
                    stage_values: Callable[[np.ndarray], np.ndarray] | None = None,
                    start: State | None = None, rule: StageRule | None = None,
-                   statistics: bool = True, later: bool = False) -> CounterSolution:
+                   statistics: bool = True, later: bool = False,
+                   values: bool = True) -> CounterSolution:
     """Solve a game that declares the ``counters`` fast path (see the module), from its
     initial outcomes or from the live state ``start`` (every state reachable from it).
     ``rule`` settles each stage (``solver.counters.stage_rules``: the maximum-entropy
@@ -367,53 +363,139 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
     player). Without ``statistics`` the play is not pushed forward (win, loss, length
     and ``visits`` are left at 0); with ``later`` it is, when they are first asked (an
     equilibrium asked only for its mixes and values, an opponent's, never pays for the
-    push)."""
-    from .layers import Record, read_lowered, solve_layer
+    push). Without ``values`` the values are freed once the start's is known, before
+    the push: a play wanted for its mixes and statistics only (a best response's safest
+    play, whose values are the responder's chances of losing); reading them is then an
+    error."""
+    from .layers import Record
     from .stage_rules import Equilibrium
     graph, grid, roots = explore(game, None if start is None else [(1.0, start)])
     rule = Equilibrium(stage_values, grid) if rule is None else rule
-    counters = len(grid.top)
-    ends = [game.depleted(k) for k in range(counters)]
-    payoffs = np.array([float(game.payoff(s)) for s in ends])
-    scored = payoffs if rule.scores is None else rule.scores(payoffs)
-    finals = graph.payoff[graph.terminal]
-    finals = finals if rule.scores is None else rule.scores(finals)
     # the values kept by hit points first: the landing cores (those a decrement
     # reaches, what a layer reads) first, then those a state's value cannot be
     # rebuilt from in one step (see CounterSolution); the others are never stored
     kept = kept_cores(graph, [core for _, core, _ in roots])
     require_room(graph, grid, len(kept))
-    held = np.zeros((len(kept), grid.columns))
-    held[:, grid.column[grid.size:]] = scored
-    landed = held[:len(graph.landing)]
-    mixes = {p: rule.fixed[p] if p in rule.fixed else np.zeros((grid.size, int(
-        graph.slots[p][-1]))) for p in ("a", "b")}
+    held, finals, mixes = _stage_tables(game, graph, grid, kept, rule)
     record = Record(tolerance)
     # each counter value counted twice when the play is pushed now: its stage games, then
     # the play pushed through it
     now = statistics and not later
     with progress.task("solving", grid.size * (2 if now else 1), "counter values"):
-        for first, last in grid.reads:
-            together, starts = grid.together(first, last)
-            known = read_lowered(graph, grid, together, landed)
-            for points, at in zip(grid.layers[first:last], starts, strict=True):
-                reading = (np.ascontiguousarray(known[:, at:at + len(points)]), landed,
-                           finals)
-                layer = solve_layer(graph, grid, points, reading, mixes, record, tolerance,
-                                    max_sweeps, rule)
-                # straight into the table (``layer[kept]`` would copy it first: about a
-                # second of level 5's solve)
-                np.take(layer, kept, axis=0, out=held[:, grid.span(points)], mode="clip")
-                progress.advance(len(points), "stage games")
+        _solve_stages(graph, grid, (kept, held), finals, mixes, record, tolerance,
+                      max_sweeps, rule)
         position = {core: at for at, core in enumerate(kept.tolist())}
         value = float(sum(p * held[position[core], grid.column[point]]
                           for p, core, point in roots))
+        if not values:
+            held = None   # freed before the push, which needs the start's value only
+            give_back_freed()
         evaluation, visits = forward_statistics(game, graph, grid, roots, value, mixes,
                                                 tolerance, max_sweeps, now)
     give_back_freed()   # the layers' working arrays, before the caller's next tables
     return CounterSolution(game, graph, grid, (kept, held), mixes, evaluation,
                            record.convergence(), visits, start,
                            (roots, tolerance, max_sweeps) if statistics and later else None)
+
+
+def values_at(game: Game, rule: StageRule, cores: np.ndarray, points: np.ndarray,
+              tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS) -> np.ndarray:
+    """The values under ``rule`` of the states at ``cores`` and flat ``points``
+    (pairwise), from the game's start, as ``solve_counters(...).values_of`` gives them:
+    each read from its layer as it is solved, and only the landing cores' values kept
+    for the layers above (a solution keeps twice as many rows: a level-5 plan's chances
+    read 40,000 values of a 760 MB table)."""
+    from .layers import Record
+    graph, grid, _ = explore(game)
+    landing = np.asarray(graph.landing, np.int64)
+    held, finals, mixes = _stage_tables(game, graph, grid, landing, rule)
+    cores, points = np.asarray(cores, np.int64), np.asarray(points, np.int64)
+    found = np.empty(len(cores))
+    depleted = points >= grid.size
+    found[depleted] = held[0, grid.column[points[depleted]]] if len(held) else 0.0
+    where = np.full(grid.size, -1)
+
+    def read(solved: np.ndarray, layer: np.ndarray) -> None:
+        where[solved] = np.arange(len(solved))
+        at = np.flatnonzero(~depleted)
+        at = at[where[points[at]] >= 0]
+        found[at] = layer[cores[at], where[points[at]]]
+        where[solved] = -1
+
+    with progress.task("solving", grid.size, "counter values"):
+        _solve_stages(graph, grid, (landing, held), finals, mixes, Record(tolerance),
+                      tolerance, max_sweeps, rule, read)
+    give_back_freed()
+    return found
+
+
+def _stage_tables(game: Game, graph: CoreGraph, grid: Grid, kept: np.ndarray,
+                  rule: StageRule) -> tuple[np.ndarray, np.ndarray, dict]:
+    """What a solve over the counters fills: the values of the ``kept`` cores by column
+    (the depleted counters' columns already hold their payoffs, as the rule scores
+    them), the terminal cores' payoffs so scored, and the mixes (the rule's fixed
+    ones, zeros to be solved for the others)."""
+    ends = [game.depleted(k) for k in range(len(grid.top))]
+    payoffs = np.array([float(game.payoff(s)) for s in ends])
+    finals = graph.payoff[graph.terminal]
+    if rule.scores is not None:
+        payoffs, finals = rule.scores(payoffs), rule.scores(finals)
+    held = np.zeros((len(kept), grid.columns))
+    held[:, grid.column[grid.size:]] = payoffs
+    mixes = {p: rule.fixed[p] if p in rule.fixed else np.zeros((grid.size, int(
+        graph.slots[p][-1]))) for p in ("a", "b")}
+    return held, finals, mixes
+
+
+def _solve_stages(graph: CoreGraph, grid: Grid, table: tuple, finals: np.ndarray,
+                  mixes: dict, record, tolerance: float, max_sweeps: int,
+                  rule: StageRule,
+                  read: Callable[[np.ndarray, np.ndarray], None] | None = None) -> None:
+    """Every layer's stage games settled by ``rule``, in order: the kept cores' values
+    written into ``table`` (kept cores, their values by column; the landing cores
+    first, which the layers above read), the mixes into ``mixes``; ``read(points,
+    values)`` sees every core's values at each slice of points solved."""
+    from .layers import read_lowered, solve_layer
+    kept, held = table
+    landed = held[:len(graph.landing)]
+    at_once = points_at_once(graph)
+    for first, last in grid.reads:
+        together, starts = grid.together(first, last)
+        known = read_lowered(graph, grid, together, landed)
+        for points, at in _slices(grid.layers[first:last], starts, at_once):
+            reading = (np.ascontiguousarray(known[:, at:at + len(points)]), landed, finals)
+            layer = solve_layer(graph, grid, points, reading, mixes, record, tolerance,
+                                max_sweeps, rule)
+            # straight into the table (``layer[kept]`` would copy it first: about a
+            # second of level 5's solve)
+            np.take(layer, kept, axis=0, out=held[:, grid.span(points)], mode="clip")
+            if read is not None:
+                read(points, layer)
+            progress.advance(len(points), "stage games")
+
+
+#: the entries of the largest working array of a layer's stage solve (a value for each
+#: core, or each joint action of a block's part, at each point solved together): 64 MB.
+#: A layer of more points is solved a slice at a time: a level-5 Pathfinder duel's
+#: layers of 250 points took a gigabyte of working arrays on top of the tables
+STAGE_ENTRIES = 2**23
+
+
+def points_at_once(graph: CoreGraph) -> int:
+    """How many points of a layer are solved together (``STAGE_ENTRIES``)."""
+    widest = max([graph.size, *(len(part.pairs) for block in graph.blocks
+                                for part in block.parts)])
+    return max(1, STAGE_ENTRIES // widest)
+
+
+def _slices(layers: list[np.ndarray], starts: np.ndarray, at_once: int):
+    """Each layer's points ``at_once`` at a time, with where each slice starts among the
+    layers' points read together. A layer's points depend on earlier layers and each
+    on itself only: a slice's values are the whole layer's (a cyclic block's sweeps
+    stop when the slice's points, not the layer's, are within the tolerance)."""
+    for points, at in zip(layers, starts.tolist(), strict=True):
+        for begin in range(0, len(points), at_once):
+            yield points[begin:begin + at_once], at + begin
 
 
 def forward_statistics(game: Game, graph: CoreGraph, grid: Grid, roots: list,

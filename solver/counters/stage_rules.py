@@ -84,32 +84,53 @@ def _stacked(games: np.ndarray) -> np.ndarray:
 class WarmStarts:
     """Where a group's next stage solve starts (``start``, by group ``key``): a layer
     solves nearly the same games several times (policy-evaluation steps, sweeps, the
-    final mixes), so from the group's last answers at this layer; its first solve of
+    final mixes), so from the group's last answers at these points; its first solve of
     a layer from, at each point, the answer at its neighbour just below the layer
     (``solver.counters.Grid.lowered``), solved at the layer before (NaN where there is
-    none; nothing without a ``grid``). ``keep`` records a solve's answers (k cores *
-    points, ...)."""
+    none; nothing without a ``grid``). A large layer is solved a slice of its points at
+    a time (``solver.counters.solution.points_at_once``): the layer before is read
+    whole, all its slices. ``keep`` records a solve's answers (k cores * points,
+    ...)."""
 
     def __init__(self, grid=None):
-        self.grid, self.last, self.below = grid, {}, {}
+        self.grid, self.last = grid, {}
+        #: key -> (layer, {first point: (points, answers (k, points, ...))}): the group's
+        #: last answers at each slice of the layer it was last solved at (``solved``),
+        #: and of the one before it (``below``)
+        self.solved, self.below = {}, {}
 
     def start(self, key, points: np.ndarray, k: int) -> np.ndarray | None:
-        layer = (int(points[0]), len(points))
-        if self.last.get("layer") != layer:
-            self.last = {"layer": layer}   # only this layer's answers come back
+        at = (int(points[0]), len(points))
+        if self.last.get("points") != at:
+            self.last = {"points": at}   # only these points' answers come back
         known = self.last.get(key)
         return known if known is not None else self._from_below(key, points, k)
 
     def keep(self, key, points: np.ndarray, answers: np.ndarray, k: int) -> None:
         self.last[key] = answers
-        self.below[key] = (points, answers.reshape(k, len(points), -1))
+        if self.grid is None:
+            return
+        layer = int(self.grid.floor[points[0]])
+        known = self.solved.get(key)
+        if known is None or known[0] != layer:
+            if known is not None:
+                self.below[key] = known   # the layer before, every slice of it solved
+            known = self.solved[key] = (layer, {})
+        known[1][int(points[0])] = (points, answers.reshape(k, len(points), -1))
 
     def _from_below(self, key, points: np.ndarray, k: int) -> np.ndarray | None:
-        if self.grid is None or key not in self.below:
+        if self.grid is None:
             return None
-        below, answers = self.below[key]
+        known = self.solved.get(key)
+        layer = int(self.grid.floor[points[0]])
+        below = known if known is not None and known[0] != layer else self.below.get(key)
+        if below is None:
+            return None
+        slices = list(below[1].values())
+        lower = np.concatenate([at for at, _ in slices])
+        answers = np.concatenate([found for _, found in slices], axis=1)
         where = np.full(self.grid.size, -1)
-        where[below] = np.arange(len(below))
+        where[lower] = np.arange(len(lower))
         flat = self.grid.lowered(points)
         at = np.where(flat >= 0, where[np.maximum(flat, 0)], -1)
         start = np.where((at >= 0)[None, :, None], answers[:, np.maximum(at, 0)], np.nan)
