@@ -10,7 +10,6 @@ ceiling for a block with ``beyond_ceiling``.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import sys
 from collections.abc import Iterator
@@ -50,6 +49,7 @@ def give_back_freed() -> None:
 def _malloc_trim():
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes  # here: reading the ceiling (the CLI's checks) imports nothing more
     try:
         return ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):

@@ -113,7 +113,7 @@ class Cost(NamedTuple):
 #: the other, each freeing what the next does not read, and holds the plan: every
 #: situation the best play reaches (679,000 at 50 x 50 HP, 640 MB of JSON). Pathfinder
 #: ``odds --vs equilibrium``, measured / said (GB): 20 x 17 HP 1.43 / 1.92, 35 x 35 HP
-#: 2.49 / 2.79, 50 x 50 HP 3.90 / 4.05, 68 x 53 HP 4.00 / 5.14 (94 / 221 s);
+#: 2.49 / 2.79, 50 x 50 HP 3.90 / 4.05, 68 x 53 HP 4.00 / 5.14 (84 / 221 s);
 #: docs/performance.md
 QUESTION_COST = {"odds": Cost(0.3e9, 3.5, 0.0, 3.5)}
 #: a personality's calibration before any of it: regularized solves of the whole duel
