@@ -79,7 +79,10 @@ class MixPolicy:
             except ValueError:
                 raise InputError(f"bad mix weight {weight!r} in {text!r}; "
                                  "expected ACTION:WEIGHT,...") from None
-            weights[name.strip()] = weights.get(name.strip(), 0.0) + _weight(name, number)
+            if name.strip() in weights:   # "AA:1,AA:2" added up to 3 without a word
+                raise InputError(f"{name.strip()} is named twice in the mix {text!r}; "
+                                 "give each action once, with its whole weight")
+            weights[name.strip()] = _weight(name, number)
         return cls(weights, action_names)
 
 

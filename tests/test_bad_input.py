@@ -544,3 +544,11 @@ def test_huge_mix_weights_on_the_command_line(capsys):
                     capsys)
     assert huge[0] == plain[0] == 0
     assert json.loads(huge[1])["best_response"] == json.loads(plain[1])["best_response"]
+
+
+def test_an_action_named_twice_in_a_mix_is_refused(small_game, capsys):
+    # it added up ("AA:1,AA:2" weighed AA 3) without a word
+    with pytest.raises(InputError, match="AA is named twice"):
+        MixPolicy.parse("mix=AA:1,DD:1,AA:2", small_game.info.action_names)
+    assert_one_line_error(["odds", "falkenstein", *SMALL, "--vs", "mix=AA,AA"],
+                          "named twice", capsys)

@@ -288,3 +288,10 @@ def test_what_is_typed_at_the_prompt_is_never_a_traceback_on_every_system(capsys
     assert run(args, read=lambda prompt="": next(answers)) == 0
     out = capsys.readouterr().out
     assert "is not a legal choice here" in out
+
+
+@pytest.mark.parametrize("out", ["x.csv", "cells", "x.parquet.json"])
+def test_a_sweep_names_its_parquet_file_so(capsys, out):
+    # x.csv was written, as Parquet, after the whole grid was solved
+    assert_one_line_error(["sweep", "blooded", "--grid", "a.prowess=1..2", "--out", out],
+                          "FILE.parquet", capsys)

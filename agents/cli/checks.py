@@ -242,6 +242,9 @@ def sweep_grid(args: argparse.Namespace):
     from ..sweep import MAX_CELLS, Grid, parse_axis
     if not args.grid:
         raise InputError("give at least one --grid AXIS=VALUES")
+    if Path(args.out).suffix.lower() != ".parquet":   # x.csv was written as Parquet
+        raise InputError(f"--out {args.out}: a sweep writes Parquet; name the file "
+                         "FILE.parquet (pandas, polars and DuckDB read it)")
     options = dict(args.options)
     for name in options:
         if name in ("a", "b", "ruleset"):
