@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import re
 
+import numpy as np
 import pytest
 from test_bad_input import SMALL, assert_one_line_error, run_cli
 
@@ -65,24 +66,25 @@ LEVEL_5 = ["pathfinder", "--a", "hp=68,ac=23,attack=15,damage=2d8+4", "--b",
 
 
 def test_odds_says_its_own_size_where_a_solve_of_the_duel_fits(monkeypatch, capsys):
-    # level 5: the solve fits under the ceiling (3.2 GB measured); odds holds the best
-    # response's tables beside it and a plan whose size the estimate takes at the most
-    # a duel of its size reaches (4.0 GB measured here, 3.9 GB at 50 x 50 HP with level-1
-    # sheets): refused up front
+    # level 5: the solve (3.2 GB measured) and the odds against the equilibrium (4.0 GB:
+    # each of their solves frees what the next does not read, the plan's rows are made
+    # as they are written) fit under the ceiling; the odds against a personality,
+    # calibrated by solves of the whole duel first, with its solution then held as the
+    # opponent, do not and are refused up front
     game = envs.make("pathfinder", a=LEVEL_5[2], b=LEVEL_5[4])
-    solve_args = argparse.Namespace(command="solve")
-    checks.require_fits(game, solve_args)           # not refused
+    for command in ("solve", "odds"):   # not refused
+        checks.require_fits(game, argparse.Namespace(command=command, vs="equilibrium"))
     monkeypatch.setattr("solver.counters.explore", None)   # any exploring would fail
-    said = {vs: assert_one_line_error(["odds", *LEVEL_5, "--vs", vs], "too large", capsys)
-            for vs in ("equilibrium", "bully:0.5")}
-    gib = {vs: float(re.search(r"about ([0-9.]+) GiB", err)[1]) for vs, err in said.items()}
-    assert gib["equilibrium"] > solver.limits.MEMORY_CEILING / 2**30
-    # a personality is calibrated by solves of the duel first, its solution then held as
-    # the opponent: more memory and more time are said
-    assert gib["bully:0.5"] > gib["equilibrium"]
-    minutes = {vs: re.search(r"GiB of memory and about (.+?) of solving", err)[1]
-               for vs, err in said.items()}
-    assert minutes["equilibrium"] != minutes["bully:0.5"]
+    err = assert_one_line_error(["odds", *LEVEL_5, "--vs", "bully:0.5"], "too large", capsys)
+    said = float(re.search(r"about ([0-9.]+) GiB", err)[1])
+    assert said > solver.limits.MEMORY_CEILING / 2**30
+    size = envs.footprint(game)
+    against = {vs: checks.question_cost(size, "odds", vs, "pathfinder")
+               for vs in ("equilibrium", "bully:0.5")}
+    assert said == round(against["bully:0.5"][0] / 2**30, 1)
+    # more memory and more time than against the equilibrium, which is more than a solve
+    assert all(np.greater(against["bully:0.5"], against["equilibrium"]))
+    assert against["equilibrium"][0] > size.memory
 
 
 def test_the_states_said_are_the_counter_values_times_the_situations(capsys):

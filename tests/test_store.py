@@ -505,6 +505,28 @@ def test_odds_asked_again_are_read_back_the_same(capsys, monkeypatch):
     assert "Your opponent plays uniform." in capsys.readouterr().out
 
 
+def test_a_plan_makes_its_rows_as_read_and_keeps_them_through_the_store():
+    """A plan's rows are made when read (level 1's sheets at 50 HP a side held 1.85 KB a
+    row as dicts): read twice they are the same rows, written as JSON as a list of them
+    is, and the plan read back from an answer's bytes makes them again."""
+    import importlib
+
+    from agents.cli.common import json_text
+    from solver.cache import read_answer, write_answer
+    odds = importlib.import_module("agents.cli.odds")
+    game = envs.make("falkenstein", a="fencing=GD", b="fencing=GR")
+    plan = odds._answer(game, "uniform", "b")["plan"]
+    rows = list(plan)
+    assert isinstance(plan, odds.Plan) and len(rows) > 10
+    assert plan == rows and plan[:] == rows and plan[-1] == rows[-1] != rows[0]
+    with pytest.raises(IndexError):
+        plan[len(rows)]
+    assert json_text({"plan": plan}) == json_text({"plan": rows})
+    payload = b"".join(bytes(piece) for piece in write_answer({"answer": plan}, game))
+    read = read_answer(payload, game)["answer"]
+    assert read is not plan and read == rows
+
+
 def test_odds_against_a_profile_are_kept_by_its_contents(capsys, tmp_path, monkeypatch):
     duel = ["falkenstein", "--a", "fencing=GD", "--b", "fencing=GR", "-o", "max_rounds=2"]
     profile = tmp_path / "npc.json"

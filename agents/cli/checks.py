@@ -111,11 +111,11 @@ class Cost(NamedTuple):
 #: ``odds`` evaluates the equilibrium against the opponent, then solves the best
 #: response twice (its values, its safest play) and the chances of its plan one after
 #: the other, each freeing what the next does not read, and holds the plan: every
-#: situation the best play reaches (679,000 at 50 x 50 HP, 640 MB of JSON). Pathfinder
-#: ``odds --vs equilibrium``, measured / said (GB): 20 x 17 HP 1.43 / 1.92, 35 x 35 HP
-#: 2.49 / 2.79, 50 x 50 HP 3.90 / 4.05, 68 x 53 HP 4.00 / 5.14 (84 / 221 s);
-#: docs/performance.md
-QUESTION_COST = {"odds": Cost(0.3e9, 3.5, 0.0, 3.5)}
+#: situation the best play reaches (679,000 at 50 x 50 HP, 640 MB of JSON, about 0.5 KB
+#: each held, ``odds.Plan``). Pathfinder ``odds --vs equilibrium --json``, measured /
+#: said (GB): 20 x 17 HP 1.49 / 1.88, 35 x 35 HP 2.16 / 2.51, 50 x 50 HP 3.34 / 3.42,
+#: 68 x 53 HP 3.99 / 4.21 (90 / 221 s); docs/performance.md
+QUESTION_COST = {"odds": Cost(0.35e9, 1.0, 0.0, 3.5)}
 #: a personality's calibration before any of it: regularized solves of the whole duel
 #: and best responses to them, one after another, and the personality's solution held
 #: as the opponent. Pathfinder ``odds --vs bully:0.5`` measured / said: 2.42 / 2.48 GB

@@ -8,6 +8,8 @@ chance of losing, then the closest to the equilibrium) is recommended.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -125,32 +127,76 @@ def _mine(evaluation: dict, me: str) -> dict:
 CHECKED_ROWS = 50
 
 
-def _plan(game, response, me: str) -> list[dict]:
+def _plan(game, response, me: str) -> Plan:
     """What to play in every situation the best response reaches where there is a choice,
     most likely first; the ``CHECKED_ROWS`` likeliest say whether every choice there is
     worth the same against the opponent (``all_equal``)."""
     found = sorted(_decisions(response, me), key=lambda item: -item[1])
     words = envs.spec(game.info.system).action_words
-    names = game.info.action_names
-    plan = []
-    for state, reach, mix, value, (win, draw, loss) in found:
-        played = np.flatnonzero(mix).tolist()
-        plan.append({
-            "reach": reach,
-            "situation": game.situation(state, me),
-            "state": game.state_fields(state),
-            "play": {names[i]: float(mix[i]) for i in played},
-            "words": {names[i]: _said(game, state, names[i], words, "play ") for i in played},
-            "win": win, "draw": draw, "loss": loss, "value": value,
-        })
     checked = [state for state, *_ in found[:CHECKED_ROWS]]
-    for row, state, values in zip(plan[:len(checked)], checked,
-                                  response.action_values_of(checked), strict=True):
+    checks = {}
+    for row, (state, values) in enumerate(zip(checked, response.action_values_of(checked),
+                                              strict=True)):
         worths = _worths(game, values)
-        row["all_equal"] = bool(np.ptp(list(worths.values())) <= SAME_WORTH)
-        if row["all_equal"]:
-            row["choices"] = [_said(game, state, name, words) for name in worths]
-    return plan
+        checks[row] = {"all_equal": bool(np.ptp(list(worths.values())) <= SAME_WORTH)}
+        if checks[row]["all_equal"]:
+            checks[row]["choices"] = [_said(game, state, name, words) for name in worths]
+    return Plan(game, me, found, checks)
+
+
+class Plan(Sequence):
+    """A plan's rows, each made as it is read (printed, or written as JSON): level 1's
+    sheets at 50 HP a side have 679,000 of them, 1.85 KB each as dicts, more than the
+    best response's tables; here a state, a mix and five numbers. Equal to any sequence
+    of the same rows."""
+
+    def __init__(self, game, me: str, found: list[tuple], checks: dict[int, dict]):
+        self.game, self.me, self.checks = game, me, checks
+        self.states = [state for state, *_ in found]
+        self.reach = np.array([item[1] for item in found], dtype=float)
+        self.mixes = np.array([item[2] for item in found], dtype=float).reshape(
+            len(found), len(game.info.action_names))
+        self.values = np.array([item[3] for item in found], dtype=float)
+        self.chances = np.array([item[4] for item in found], dtype=float).reshape(-1, 3)
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+    @cached_property
+    def _words(self):
+        return envs.spec(self.game.info.system).action_words
+
+    def __getstate__(self) -> dict:
+        # the system's words are looked up again once read back (a lambda, at times)
+        return {key: value for key, value in self.__dict__.items() if key != "_words"}
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self._row(i) for i in range(*index.indices(len(self)))]
+        at = range(len(self))[index]   # an IndexError past either end
+        return self._row(at)
+
+    def _row(self, i: int) -> dict:
+        game, state, mix = self.game, self.states[i], self.mixes[i].tolist()
+        words, names = self._words, game.info.action_names
+        played = [k for k, p in enumerate(mix) if p]
+        win, draw, loss = self.chances[i].tolist()
+        return {
+            "reach": float(self.reach[i]),
+            "situation": game.situation(state, self.me),
+            "state": game.state_fields(state),
+            "play": {names[k]: mix[k] for k in played},
+            "words": {names[k]: _said(game, state, names[k], words, "play ") for k in played},
+            "win": win, "draw": draw, "loss": loss, "value": float(self.values[i]),
+            **self.checks.get(i, {}),
+        }
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, Sequence) and not isinstance(other, str)
+                and len(self) == len(other)
+                and all(a == b for a, b in zip(self, other, strict=True)))
+
+    __hash__ = None
 
 
 def _said(game, state, name: str, words, plain: str = "") -> str:
