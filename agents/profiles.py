@@ -217,7 +217,6 @@ def validate_document(document: Any, where: str) -> dict:
     if schema != SCHEMA:
         raise InputError(f"{where}: unsupported profile schema {schema!r}; allowed: {SCHEMA}")
     _check_keys(document, where)
-    _check_system(document["system"], where)
     if document["side"] not in ("a", "b"):
         raise InputError(f"{where}: side must be 'a' or 'b', got {document['side']!r}")
     _check_names(document["action_names"], "action_names", where)
@@ -226,14 +225,6 @@ def validate_document(document: Any, where: str) -> dict:
     _check_policy(document["policy"], document, where)
     _check_metrics(document["metrics"], document["action_names"], where)
     return document
-
-
-def _check_system(system: str, where: str) -> None:
-    import envs  # the systems' modules: only once a profile is read
-    known = envs.systems()
-    if system not in known:
-        raise InputError(f"{where}: unknown system {system!r:.40}; allowed: "
-                         f"{', '.join(known)}")
 
 
 def _check_keys(document: dict, where: str) -> None:

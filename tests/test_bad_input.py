@@ -228,14 +228,6 @@ def test_profile_validate_refuses_what_show_could_not_print(tmp_path, capsys,
         assert_one_line_error(["profile", action, path], word, capsys)
 
 
-@pytest.mark.parametrize("system", ["chess", "Falkenstein", ""])
-def test_a_profile_of_a_system_that_is_not_registered_is_refused(tmp_path, capsys,
-                                                                  profile_document, system):
-    path = _write(tmp_path, dict(profile_document, system=system))
-    for action in ("validate", "show"):
-        assert_one_line_error(["profile", action, path], "unknown system", capsys)
-
-
 @pytest.mark.parametrize("metrics", [{"exact": True}, {"exact": True, "game_value": 0.5},
                                      {}, {"exact": False}])
 def test_profile_show_prints_a_missing_metric_as_not_measured(tmp_path, capsys,
