@@ -113,9 +113,9 @@ class Cost(NamedTuple):
 #: the other, each freeing what the next does not read, and holds the plan: every
 #: situation the best play reaches (679,000 at 50 x 50 HP, 640 MB of JSON, about 0.5 KB
 #: each held, ``odds.Plan``). Pathfinder ``odds --vs equilibrium --json``, measured /
-#: said (GB): 20 x 17 HP 1.49 / 1.88, 35 x 35 HP 2.16 / 2.51, 50 x 50 HP 3.34 / 3.42,
-#: 68 x 53 HP 3.99 / 4.21 (90 / 221 s); docs/performance.md
-QUESTION_COST = {"odds": Cost(0.35e9, 1.0, 0.0, 3.5)}
+#: said (GB): 20 x 17 HP 1.49 / 1.92, 35 x 35 HP 2.16 / 2.55, 50 x 50 HP 3.34 / 3.46,
+#: 68 x 53 HP 3.99 / 4.24 (90 / 221 s); docs/performance.md
+QUESTION_COST = {"odds": Cost(0.4e9, 0.5, 0.0, 3.5)}
 #: a personality's calibration before any of it: regularized solves of the whole duel
 #: and best responses to them, one after another, and the personality's solution held
 #: as the opponent. Pathfinder ``odds --vs bully:0.5`` measured / said: 2.42 / 2.48 GB
