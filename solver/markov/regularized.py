@@ -51,6 +51,11 @@ _MAX_NEWTON = 1000
 #: cold start's centring path takes about 44 (Pathfinder's regularised duels)
 _WARM_MU = 1e-15
 _MAX_HALVINGS = 60
+#: a start whose duality gap is below this (relative to the payoff scale) takes no
+#: Newton step: it is where the steps would end (the same game solved a moment before).
+#: The gap tolerance would do for the value, but a step still moves the mix's last
+#: certified digits: with this, every answer is the same to 1e-15 as with the steps
+_SETTLED = 1e-16
 
 
 def strength_to_beta(strength: float) -> float:
@@ -103,10 +108,7 @@ def regularized_maxmin(matrices: np.ndarray, beta: float, priors: np.ndarray,
         return StageSolutions(solved.row, solved.col, solved.value, np.zeros(count))
     if np.isinf(beta):
         return _prior_play(Q, p, cols)
-    y = _barrier_newton(Q, p, cols, beta, start)
-    x = _gibbs(Q, p, y, beta)
-    value = _guaranteed(Q, x, p, cols, beta)
-    return StageSolutions(x, y, value, _dual(Q, p, y, beta) - value)
+    return _barrier_newton(Q, p, cols, beta, start)
 
 
 def _prior_play(Q: np.ndarray, p: np.ndarray, cols: np.ndarray) -> StageSolutions:
@@ -117,41 +119,20 @@ def _prior_play(Q: np.ndarray, p: np.ndarray, cols: np.ndarray) -> StageSolution
                           np.zeros(len(Q)))
 
 
-def _log_weights(Q, p, y, beta):
-    with np.errstate(divide="ignore"):
-        return np.log(p) + np.einsum("bij,bj->bi", Q, y) / beta
-
-
-def _gibbs(Q, p, y, beta) -> np.ndarray:
-    z = _log_weights(Q, p, y, beta)
-    z = np.exp(z - z.max(axis=1, keepdims=True))
-    return z / z.sum(axis=1, keepdims=True)
-
-
-def _dual(Q, p, y, beta) -> np.ndarray:
-    """beta * log sum_i p_i exp((Q y)_i / beta): the value of best-answering y."""
-    z = _log_weights(Q, p, y, beta)
-    top = z.max(axis=1)
-    return beta * (top + np.log(np.exp(z - top[:, None]).sum(axis=1)))
-
-
 def _kl(x, p) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(x > 0, x * np.log(x / p), 0.0)
     return terms.sum(axis=1)
 
 
-def _guaranteed(Q, x, p, cols, beta) -> np.ndarray:
-    payoff = np.where(cols, np.einsum("bi,bij->bj", x, Q), np.inf)
-    return payoff.min(axis=1) - beta * _kl(x, p)
-
-
-def _barrier_newton(Q, p, cols, beta, start=None) -> np.ndarray:
+def _barrier_newton(Q, p, cols, beta, start=None) -> StageSolutions:
     """The opponent mix minimising the dual, by a barrier method: for a shrinking
     weight mu, Newton steps on dual(y) - mu * sum log y_j over the simplex. At the
     barrier optimum the duality gap is at most (legal columns) * mu; each game stops
     once its gap is below GAP_TOLERANCE (or mu reaches rounding level). The steps are
-    compiled loops, game by game (``solver.matrix.barrier``)."""
+    compiled loops, game by game (``solver.matrix.barrier``), which also give the Gibbs
+    mix against the opponent's (the regularised player's best answer), what it
+    guarantees and the gap."""
     legal = cols.astype(float)
     y = legal / legal.sum(axis=1, keepdims=True)
     scale = max(float(np.abs(Q).max(initial=0.0)), 1e-3)
@@ -163,12 +144,13 @@ def _barrier_newton(Q, p, cols, beta, start=None) -> np.ndarray:
         y[warm] = (inside / inside.sum(axis=1, keepdims=True))[warm]
         mu[warm] = _WARM_MU * scale
     constants = np.array([GAP_TOLERANCE, _MU_FLOOR, _MU_SHRINK, _CENTRED, _FULL_STEP,
-                          _MAX_NEWTON, _MAX_HALVINGS], dtype=float)
+                          _MAX_NEWTON, _MAX_HALVINGS, _SETTLED], dtype=float)
+    x, value, gap = np.empty(p.shape), np.empty(len(Q)), np.empty(len(Q))
     barrier.barrier_newton(np.ascontiguousarray(Q, dtype=float),
                            np.ascontiguousarray(p, dtype=float),
                            np.ascontiguousarray(cols, dtype=bool), float(beta), y, mu,
-                           scale, constants)
-    return y
+                           scale, constants, x, value, gap)
+    return StageSolutions(x, y, value, gap)
 
 
 @dataclass

@@ -3,9 +3,11 @@
 Each stage problem is solved on its own (the games of a batch in parallel): Newton
 steps on ``dual(y) - mu * sum log y_j`` over the opponent's simplex, the equality kept
 in a KKT system, an Armijo line search strictly inside the simplex, ``mu`` shrunk once a
-step is centred, until the duality gap certifies the answer. The rules and constants
-are ``solver.markov.regularized``'s, which passes them in; only the arithmetic moved here (a
-numpy batch spent most of its time building small arrays).
+step is centred, until the duality gap certifies the answer. A game whose start is
+already settled (a warm start from the same game solved a moment before) takes no step.
+The rules and constants are ``solver.markov.regularized``'s, which passes them
+in; only the arithmetic moved here (a numpy batch spent most of its time building small
+arrays).
 """
 
 from __future__ import annotations
@@ -17,41 +19,52 @@ import numpy as np
 PARALLEL_GAMES = 64
 
 
-def barrier_newton(Q, p, cols, beta, y, mu, scale, constants) -> None:
+def barrier_newton(Q, p, cols, beta, y, mu, scale, constants, x, value, gap) -> None:
     """Minimise the dual of each game ``Q[b]`` (n, m) from ``y[b]`` (in place) at barrier
     weight ``mu[b]``; ``constants`` are (gap tolerance, mu floor, mu shrink, centred,
-    full step, Newton steps, halvings), the first two relative to ``scale``."""
+    full step, Newton steps, halvings, settled), the first two and the last relative to
+    ``scale``: a start whose gap is already below the last takes no step. Writes the
+    Gibbs mix ``x[b]`` against the final ``y[b]``, what it guarantees (``value[b]``) and
+    the duality gap (``gap[b]``)."""
     run = _in_parallel if len(Q) >= PARALLEL_GAMES else _in_turn
-    run(Q, p, cols, beta, y, mu, scale, constants)
+    run(Q, p, cols, beta, y, mu, scale, constants, x, value, gap)
 
 
 @numba.njit(parallel=True, cache=True)
-def _in_parallel(Q, p, cols, beta, y, mu, scale, constants):
+def _in_parallel(Q, p, cols, beta, y, mu, scale, constants, x, value, gap):
     for b in numba.prange(Q.shape[0]):
-        _solve_one(Q[b], p[b], cols[b], beta, y[b], mu[b], scale, constants)
+        value[b], gap[b] = _solve_one(Q[b], p[b], cols[b], beta, y[b], mu[b], scale,
+                                      constants, x[b])
 
 
 @numba.njit(cache=True)
-def _in_turn(Q, p, cols, beta, y, mu, scale, constants):
+def _in_turn(Q, p, cols, beta, y, mu, scale, constants, x, value, gap):
     for b in range(Q.shape[0]):
-        _solve_one(Q[b], p[b], cols[b], beta, y[b], mu[b], scale, constants)
+        value[b], gap[b] = _solve_one(Q[b], p[b], cols[b], beta, y[b], mu[b], scale,
+                                      constants, x[b])
 
 
 @numba.njit(cache=True)
-def _solve_one(Q, p, cols, beta, y, mu, scale, constants):
+def _solve_one(Q, p, cols, beta, y, mu, scale, constants, x):
+    """(value, duality gap) of the Gibbs mix ``x`` (written) against ``y`` once it is
+    certified (or mu has reached rounding level, or the steps ran out)."""
     gap_tolerance, floor, shrink, centring = constants[0], constants[1], constants[2], constants[3]
     newton_steps = int(constants[5])
-    x = np.empty(Q.shape[0])
+    dual = _gibbs(Q, p, y, beta, x)
+    value = _guaranteed(Q, x, p, cols, beta)
+    if dual - value <= constants[7] * scale:
+        return value, dual - value
     for _ in range(newton_steps):
         step, decrement = _newton_step(Q, p, cols, beta, y, mu)
         stalled = _line_search(Q, p, cols, beta, y, mu, step, decrement, constants)
         centred = decrement <= centring * mu or stalled
         dual = _gibbs(Q, p, y, beta, x)
-        if dual - _guaranteed(Q, x, p, cols, beta) <= gap_tolerance * scale or (
-                centred and mu <= floor * scale):
-            return
+        value = _guaranteed(Q, x, p, cols, beta)
+        if dual - value <= gap_tolerance * scale or (centred and mu <= floor * scale):
+            break
         if centred:
             mu /= shrink
+    return value, dual - value
 
 
 @numba.njit(cache=True)
