@@ -156,8 +156,9 @@ def odds(subparsers) -> None:
     parser.add_argument("--state", metavar="FIELD=VALUE,...",
                         help="ask from any moment of the duel, against the same opponent "
                              "(fields as for duel solve --state)")
-    parser.add_argument("--limit", type=integer, default=12,
-                        help="situations to list (all of them in --json)")
+    parser.add_argument("--limit", type=integer, metavar="N",
+                        help="situations to list: the N most frequent (12 in words, all of "
+                             "them in --json unless given)")
     parser.add_argument("--detail", action="store_true",
                         help="also print values and the technical terms")
     add_allow_large(parser)

@@ -68,7 +68,7 @@ def _export(args: argparse.Namespace) -> None:
 
 
 def odds(args: argparse.Namespace):
-    if args.limit < 0:
+    if args.limit is not None and args.limit < 0:
         raise InputError(f"--limit must be 0 or more, got {args.limit}")
     game = make_game(args)
     require_fits(game, args)

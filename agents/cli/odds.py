@@ -32,6 +32,9 @@ from .common import (
 )
 from .situations import MomentGame, moment_key
 
+#: the situations a plan lists in words, unless --limit says
+LISTED = 12
+
 
 def run(args) -> int:
     if args.json:
@@ -41,18 +44,25 @@ def run(args) -> int:
     if not game.info.public_information:
         from .hidden import run_hidden_odds  # hidden.py imports this module's neighbours
         return run_hidden_odds(args, game)
-    print(_render(game, _report(args, game), args.limit, args.detail))
+    limit = LISTED if args.limit is None else args.limit
+    print(_render(game, _report(args, game), limit, args.detail))
     return 0
 
 
 def document(args) -> dict:
     """The one document ``duel odds --json`` prints, from the parsed arguments (the
-    web's ``POST /api/odds`` answers with it too)."""
+    web's ``POST /api/odds`` answers with it too): the plan's ``--limit`` most frequent
+    situations if given (the web screen shows 12 of level 1's 40,000), all of them
+    otherwise; ``situations`` says how many there are in all."""
     game = checks.odds(args)
     if not game.info.public_information:
         from .hidden import hidden_odds_report
         return hidden_odds_report(args, game)
-    return _report(args, game)
+    report = _report(args, game)
+    report["situations"] = len(report["plan"])
+    if args.limit is not None:
+        report["plan"] = report["plan"][:args.limit]
+    return report
 
 
 def _report(args, game) -> dict:

@@ -221,6 +221,9 @@ def test_opponent_page_against_an_uploaded_profile(server, page, tmp_path):
     second = shown_bars(page, "#answer .steady")
     assert first["A wins"] == percent(expected["best_response"]["win"])
     assert second["A wins"] == percent(expected["equilibrium_against_it"]["win"])
+    # the plan's most frequent rows only were sent; the page still says how many in all
+    assert page.locator("#answer table.plan tbody tr").count() == min(12, len(expected["plan"]))
+    assert f"most frequent of {len(expected['plan'])})" in page.inner_text("#answer")
     screenshots(page, tmp_path, "opponent-profile")
 
 

@@ -87,6 +87,22 @@ def test_odds_is_duel_odds_json(client):
     assert response.json() == expected
 
 
+def test_odds_sends_the_plans_most_frequent_situations_when_asked(client):
+    # the Opponent page asks for the 12 rows it shows: the rest are not sent
+    request = dict(FALKENSTEIN, vs="cautious:0.5", limit=2)
+    response = client.post("/api/odds", json=request)
+    assert response.status_code == 200, response.text
+    every = cli_json(["odds", *small_argv("falkenstein"), "--vs", "cautious:0.5"])
+    document = response.json()
+    assert document["plan"] == every["plan"][:2]
+    assert len(every["plan"]) > 2
+    assert document["situations"] == every["situations"] == len(every["plan"])
+    assert {k: v for k, v in document.items() if k != "plan"} == \
+        {k: v for k, v in every.items() if k != "plan"}
+    assert document == cli_json(["odds", *small_argv("falkenstein"), "--vs", "cautious:0.5",
+                                 "--limit", "2"])
+
+
 def test_dice_numbers_by_hand(client):
     # 2d6: 21 of the 36 rolls make 7 or more, 6 of them exactly 7
     response = client.post("/api/dice", json={"expression": "2d6", "at_least": [7]})

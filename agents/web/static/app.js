@@ -368,8 +368,12 @@ function whatIf(doc, request) {
 
 // ---------- the Opponent page
 
+// the situations of a plan the Opponent page lists (the server sends no more of them)
+const PLAN_ROWS = 12;
+
 async function oddsPage(request) {
   request.vs = await opponent();
+  request.limit = PLAN_ROWS;
   const { document: doc } = await work("odds", request);
   show(renderOdds(doc));
 }
@@ -386,11 +390,11 @@ function renderOdds(doc) {
       ? `Playing your best against it, you win ${pct(best.win)} instead of ${pct(steady.win)} with the safe play (the play no opponent can do better against).`
       : "Against this opponent the safe play already does as well as any: there is nothing more to exploit." }))];
   if (doc.hidden) return parts;
-  const plan = doc.plan.slice(0, 12).map((row) => [
+  const plan = doc.plan.map((row) => [
     row.situation, Object.entries(row.play).sort((x, y) => y[1] - x[1])
       .map(([a, p]) => `${row.words[a]}${Object.keys(row.play).length > 1 ? " " + short(p) : ""}`).join(" / "),
     pct(row.win), pct(row.loss), (100 * row.reach).toPrecision(3)]);
-  parts.push(section(`Where it can be exploited: your best play, situation by situation (${Math.min(12, doc.plan.length)} most frequent of ${doc.plan.length})`,
+  parts.push(section(`Where it can be exploited: your best play, situation by situation (${doc.plan.length} most frequent of ${doc.situations})`,
     el("div", { class: "scroll" }, table(["situation", "play", "you win", "you lose", "times in 100 duels"], plan, "plan"))));
   if (doc.mix_fallback) parts.push(el("p", { class: "hint", text: `The mix had no legal action in ${doc.mix_fallback.steps_per_duel.toFixed(3)} steps per duel and played uniformly there.` }));
   return parts;
