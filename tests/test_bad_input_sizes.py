@@ -299,3 +299,64 @@ def test_a_sweep_names_its_parquet_file_so(capsys, out):
     # x.csv was written, as Parquet, after the whole grid was solved
     assert_one_line_error(["sweep", "blooded", "--grid", "a.prowess=1..2", "--out", out],
                           "FILE.parquet", capsys)
+
+
+# -- Uchronia: states grow with the turns (rounds), counted from the sheets and rules ------
+
+REVOLVERS = {"a": "tireur,adresse,sang-froid,weapon=revolver",
+             "b": "tireur,adresse,sang-froid,weapon=revolver", "start_band": "grande"}
+
+
+def test_the_pistol_estimate_by_hand():
+    # two revolvers (6 shots) from grande (band 3 of 0..3), both aiming weapons: a turn
+    # holds at most 4 bands x 3 x 3 healths x 7 x 7 loads x 2 x 2 aims = 7,056 situations
+    game = envs.make("uchronia", **REVOLVERS, max_turns=10)
+    assert envs.footprint(game).states == 11 * 7_056
+    # duel pistols (1 shot) from moyenne: 3 x 9 x 2 x 2 x 4 = 432 a turn
+    assert envs.footprint(envs.make("uchronia", max_turns=10)).states == 11 * 432
+
+
+@pytest.mark.parametrize("options", [
+    {}, dict(REVOLVERS, max_turns=10), {"mode": "melee", "max_rounds": 30},
+    {"mode": "melee", "a": "pugiliste,athlete,colosse,adresse",
+     "b": "pugiliste,athlete,colosse,adresse", "max_rounds": 30},
+    {"mode": "melee", "a": "pugiliste,athlete", "b": "weapon=epee", "max_rounds": 30},
+    {"mode": "melee", "a": "weapon=hache", "b": "weapon=epee", "max_rounds": 30},
+], ids=["pistol", "revolvers", "melee", "melee-pools-7", "melee-one-armed", "melee-armed"])
+def test_the_uchronia_estimate_covers_the_states_explored(options):
+    from solver.markov.graph import build_graph
+    game = envs.make("uchronia", **options)
+    explored = build_graph(game).size
+    assert explored <= envs.footprint(game).states <= 3 * explored
+
+
+def test_the_pistol_estimate_covers_a_duel_without_reloading():
+    # both guns are soon empty and the duel over: far fewer states than counted
+    from solver.markov.graph import build_graph
+    empty = envs.make("uchronia", ruleset={"pistol": {"reload_per_turn": 0}})
+    assert build_graph(empty).size <= envs.footprint(empty).states
+
+
+@pytest.mark.parametrize("duel", [
+    ["-o", "max_turns=200", "--a", REVOLVERS["a"], "--b", REVOLVERS["b"], "-o",
+     "start_band=grande"],
+    ["-o", "mode=melee", "-o", "max_rounds=200", "--ruleset", "BASE_12"],
+], ids=["revolvers-200-turns", "melee-pools-of-12"])
+@pytest.mark.parametrize("command", [["solve"], ["odds", "--vs", "uniform"]])
+def test_a_long_uchronia_duel_is_refused_before_any_state_is_explored(monkeypatch, capsys,
+                                                                      tmp_path, duel,
+                                                                      command):
+    # 200 turns with two revolvers from grande: 6.6 GB measured (/usr/bin/time); a
+    # melee with 12 dice a side: grapple penalties up to 12 each
+    from envs.uchronia import MeleeGame, PistolGame
+    rules = tmp_path / "base.toml"
+    rules.write_text("[dice]\nbase = 12\n")
+    duel = [str(rules) if word == "BASE_12" else word for word in duel]
+
+    def never(*_, **__):
+        raise AssertionError("the duel was explored before its size was said")
+    monkeypatch.setattr(PistolGame, "initial_outcomes", never)
+    monkeypatch.setattr(MeleeGame, "initial_outcomes", never)
+    err = assert_one_line_error([command[0], "uchronia", *duel, *command[1:]],
+                                "too large to solve", capsys)
+    assert re.search(r"situations over 200 (turns|rounds)", err)

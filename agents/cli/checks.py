@@ -146,7 +146,8 @@ def require_fits(game, args: argparse.Namespace) -> None:
         return
     raise InputError(f"this duel is too large to solve here: it needs {needs}; the "
                      f"ceiling is {MEMORY_CEILING / 2**30:.0f} GiB. A shorter duel fits "
-                     "(lower hit points, fewer beats), or --allow-large goes ahead anyway")
+                     "(fewer hit points, beats, turns or rounds), or --allow-large goes "
+                     "ahead anyway")
 
 
 def question_cost(size, command: str, vs: str | None, system: str) -> tuple[float, float]:

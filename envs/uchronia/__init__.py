@@ -38,6 +38,7 @@ from __future__ import annotations
 from ..rulesets import default_ruleset
 from ..schema import Examples, Field, SheetSpec, SystemSpec
 from .dice import at_least, margin_class, pool, resistance
+from .footprint import footprint
 from .rules import Blade, Firearm, MeleeGame, PistolGame, build
 from .state import (
     ACTIONS,
@@ -99,6 +100,7 @@ SYSTEM = SystemSpec(
         reference_key="sheets",
         example="adresse,tireur,weapon=revolver"),
     build=build,
+    footprint=footprint,
     examples=Examples(sheet_a="adresse,tireur", sheet_b="sang-froid",
                       state="band=1,aim_a=1", mix="fire:1,aim:2",
                       quick={"max_turns": 6},
