@@ -81,6 +81,31 @@ def test_batch_respects_masks_and_certifies():
         assert np.all(solved.row[~rows] == 0)
         assert solved.row.sum(axis=1) == pytest.approx(np.ones(300))
         assert solved.gap.max() <= 1e-10
+        # the certificate recomputed here: what the row mix guarantees, and what
+        # best-answering the column mix is worth (the dual), beside the prior's weights
+        masked = np.where(rows[:, :, None] & cols[:, None, :], Q, 0.0)
+        p = np.where(rows, priors, 0.0)
+        p /= p.sum(axis=1, keepdims=True)
+        payoff = np.where(cols, np.einsum("bi,bij->bj", solved.row, masked), np.inf)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kl = np.where(solved.row > 0, solved.row * np.log(solved.row / p), 0.0)
+        guaranteed = payoff.min(axis=1) - beta * kl.sum(axis=1)
+        with np.errstate(divide="ignore"):
+            z = np.log(p) + np.einsum("bij,bj->bi", masked, solved.col) / beta
+        dual = beta * np.log(np.exp(z).sum(axis=1))
+        assert solved.value == pytest.approx(guaranteed, abs=1e-13)
+        assert solved.gap == pytest.approx(dual - guaranteed, abs=1e-13)
+        # started from its own answers, each game stays certified; one that was
+        # settled (its gap at rounding level) takes no step and comes back as it was,
+        # to the start's rounding (a step moves a mix by up to 3e-11 here)
+        again = regularized_maxmin(Q, beta, priors, rows, cols, start=solved.col)
+        assert again.gap.max() <= 1e-10
+        assert np.abs(again.value - solved.value).max() <= 1e-12
+        settled = again.gap <= 1e-14 * np.abs(masked).max()
+        assert settled.sum() >= 10
+        third = regularized_maxmin(Q, beta, priors, rows, cols, start=again.col)
+        assert np.abs(third.row - again.row)[settled].max() <= 1e-14
+        assert np.abs(third.value - again.value)[settled].max() <= 1e-14
 
 
 def test_strength_to_beta():

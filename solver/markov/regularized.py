@@ -52,10 +52,13 @@ _MAX_NEWTON = 1000
 _WARM_MU = 1e-15
 _MAX_HALVINGS = 60
 #: a start whose duality gap is below this (relative to the payoff scale) takes no
-#: Newton step: it is where the steps would end (the same game solved a moment before).
-#: The gap tolerance would do for the value, but a step still moves the mix's last
-#: certified digits: with this, every answer is the same to 1e-15 as with the steps
-_SETTLED = 1e-16
+#: Newton step: it is where the steps would end (the same game solved a moment before:
+#: 201,684 of the 534,012 stage games of a level-1 Pathfinder personality's solve, 12%
+#: of its Newton steps; below 1e-15 the gap's own rounding keeps almost all of them
+#: out). The gap tolerance would do for the value, but a step still moves the mix's
+#: last certified digits (an exploitability by 8e-12 on Blooded); with this, four
+#: systems' personalities (beta, exploitability) stayed within 1.3e-13 of the steps'
+_SETTLED = 1e-14
 
 
 def strength_to_beta(strength: float) -> float:
