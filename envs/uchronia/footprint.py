@@ -16,7 +16,7 @@ Both modes are solved over their state graph, whose states grow linearly with th
   MELEE_GROWTH``, a fit through the states ``solver.markov.graph`` adds a round between
   10 and 30 rounds (72 a round with no penalty possible; 808 with two pools of 3
   unarmed, 1,535 for 5 and 3, 2,327 for 7 and 3, 6,451 for 7 and 7 (6,608 from 30 to
-  60); 276 and 360 with one side armed), kept above each (by 0% to 31%).
+  60); 276 and 360 with one side armed), kept above each (by 0% to 32%).
 
 The peak memory is the process and, per state, the graph (its outcomes: about 58 a
 state in a pistol duel, 17 in a melee) with the solution's arrays; the constants are fits
