@@ -360,3 +360,47 @@ def test_a_long_uchronia_duel_is_refused_before_any_state_is_explored(monkeypatc
     err = assert_one_line_error([command[0], "uchronia", *duel, *command[1:]],
                                 "too large to solve", capsys)
     assert re.search(r"situations over 200 (turns|rounds)", err)
+
+
+# -- a duel no system estimates: refused as its exploration outgrows the ceiling ----------
+
+TO_THE_DEATH = {"convention": "to_the_death", "max_rounds": 3, "a": "fencing=GR,health=6",
+                "b": "fencing=GD,health=6"}
+
+
+def test_an_exploration_past_the_ceiling_stops_in_words(monkeypatch):
+    # Falkenstein has no estimate (its first-blood duels hold 72 states a round); a
+    # duel to the death with health grows with it. Its states and outcomes, counted by
+    # an exploration with no ceiling, decide where a lower ceiling stops the next one
+    from solver.markov import graph as state_graph
+    with solver.limits.beyond_ceiling():
+        whole = state_graph.explore(envs.make("falkenstein", **TO_THE_DEATH))
+    needed = (state_graph.STATE_BYTES * whole.size
+              + state_graph.OUTCOME_BYTES * whole.transitions.nnz)
+    monkeypatch.setattr(solver.limits, "MEMORY_CEILING", needed)
+    assert state_graph.explore(envs.make("falkenstein", **TO_THE_DEATH)).size == whole.size
+    monkeypatch.setattr(solver.limits, "MEMORY_CEILING", needed - 1)
+    with pytest.raises(InputError, match=f"reached {whole.size:,} situations"):
+        state_graph.explore(envs.make("falkenstein", **TO_THE_DEATH))
+    # checked along the way too: at half the room it stops before the end
+    monkeypatch.setattr(solver.limits, "MEMORY_CEILING", needed // 2)
+    monkeypatch.setattr(state_graph, "CHECK_EVERY", 50)
+    with pytest.raises(InputError, match="too large to solve here") as refused:
+        state_graph.explore(envs.make("falkenstein", **TO_THE_DEATH))
+    reached = int(re.search(r"reached ([0-9,]+) situations", str(refused.value))[1]
+                  .replace(",", ""))
+    assert reached < whole.size
+    with solver.limits.beyond_ceiling():
+        assert state_graph.explore(envs.make("falkenstein", **TO_THE_DEATH)).size == \
+            whole.size
+
+
+def test_a_duel_refused_while_explored_says_so_in_one_line(monkeypatch, capsys):
+    monkeypatch.setattr(solver.limits, "MEMORY_CEILING", 2**20)
+    duel = ["falkenstein", "-o", "convention=to_the_death", "-o", "max_rounds=3", "--a",
+            "fencing=GR,health=6", "--b", "fencing=GD,health=6", "--no-cache"]
+    err = assert_one_line_error(["solve", *duel], "too large to solve here", capsys)
+    assert "--allow-large" in err
+    code, out, err = run_cli(["solve", *duel, "--allow-large"], capsys)
+    assert code == 0, err
+    assert "win" in out

@@ -10,10 +10,21 @@ from functools import cached_property
 import numpy as np
 
 from .. import state_table
+from ..errors import InputError
 from ..game import Game, State, joint_outcomes
+from ..limits import MEMORY_CEILING, ceiling
 from ..sparse import sp
 
 _GRAPHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+#: what a state and an outcome (a next state of a joint action) take at a solve's peak,
+#: at least: a Falkenstein duel to the death explored to 1.66 million states and 39
+#: million outcomes held 5.6 GB, Uchronia's longest pistol duel (1.19 million states,
+#: about 69 million outcomes) 7.0 GB at its solve's peak. An exploration whose states
+#: and outcomes found so far already need more than the ceiling stops there, in words
+STATE_BYTES, OUTCOME_BYTES = 1_100, 80
+#: the exploration checks what it has found each time this many more states are done
+CHECK_EVERY = 2**14
 
 
 @dataclass
@@ -89,9 +100,10 @@ def build_graph(game: Game, roots: list[tuple[float, State]] | None = None) -> S
     """Explore ``game`` from ``roots`` (its initial outcomes by default).
 
     The graph of the initial outcomes is cached per game object, since training
-    evaluates many policies on the same game. Nothing here checks the size: a counter
-    game too large to hold state by state is refused by ``solver.state_graph`` (the
-    facade), which callers outside ``solver`` use.
+    evaluates many policies on the same game. A counter game too large to hold state by
+    state is refused by ``solver.state_graph`` (the facade), which callers outside
+    ``solver`` use; any exploration stops once what it has found passes the memory
+    ceiling (``require_room``).
     """
     if roots is None:
         cached = _GRAPHS.get(game)
@@ -152,7 +164,10 @@ def explore(game: Game, roots: list[tuple[float, State]] | None = None) -> State
                     probs.append(p)
         slices.append(len(pair_state))
         cursor += 1
+        if cursor % CHECK_EVERY == 0:
+            require_room(len(states), len(rows))
 
+    require_room(len(states), len(rows))
     size = len(states)
     start = np.zeros(size)
     for s, p in start_items:
@@ -162,6 +177,21 @@ def explore(game: Game, roots: list[tuple[float, State]] | None = None) -> State
                     np.asarray(masks_b), np.asarray(pair_state, dtype=np.int64),
                     np.asarray(pair_a, dtype=np.int64), np.asarray(pair_b, dtype=np.int64),
                     transitions, start, index)
+
+
+def require_room(states: int, outcomes: int) -> None:
+    """Refuse a duel whose exploration has found more states and outcomes than a solve
+    can hold under the memory ceiling (``solver.limits``; lifted by ``beyond_ceiling``):
+    the systems' own estimates refuse most such duels before any state is explored."""
+    needed = STATE_BYTES * states + OUTCOME_BYTES * outcomes
+    if needed <= ceiling():
+        return
+    raise InputError(
+        f"this duel is too large to solve here: its exploration reached {states:,} "
+        f"situations and {outcomes:,} ways on from them, which already need about "
+        f"{needed / 2**30:.1f} GiB of memory to solve, more than the "
+        f"{MEMORY_CEILING / 2**30:.0f} GiB allowed. A shorter duel fits (fewer hit "
+        "points, turns or rounds), or --allow-large goes ahead anyway")
 
 
 def assemble(states: list[State], terminal: np.ndarray, payoff: np.ndarray,
