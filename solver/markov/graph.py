@@ -188,10 +188,9 @@ def require_room(states: int, outcomes: int) -> None:
         return
     raise InputError(
         f"this duel is too large to solve here: its exploration reached {states:,} "
-        f"situations and {outcomes:,} ways on from them, which already need about "
-        f"{needed / 2**30:.1f} GiB of memory to solve, more than the "
-        f"{MEMORY_CEILING / 2**30:.0f} GiB allowed. A shorter duel fits (fewer hit "
-        "points, turns or rounds), or --allow-large goes ahead anyway")
+        f"situations and {outcomes:,} ways on from them, and solving those alone needs "
+        f"more than the {MEMORY_CEILING / 2**30:.0f} GiB of memory allowed. A shorter "
+        "duel fits (fewer hit points, turns or rounds), or --allow-large goes ahead anyway")
 
 
 def assemble(states: list[State], terminal: np.ndarray, payoff: np.ndarray,
