@@ -9,7 +9,8 @@ The solution's tables hold, at each of the ``hp_a * hp_b`` counter values, the v
 of the kept cores and both sides' mixes (``solver.counters.solution.solution_bytes``);
 the peak memory adds what exploring the cores takes. The constants are calibrated from
 ``/usr/bin/time -v`` runs recorded in docs/performance.md. A duel with a round limit is
-solved over its state graph and has no estimate here (None).
+solved over its state graph and has no estimate here (None): its exploration stops once it
+outgrows the memory ceiling (``solver.markov.graph.require_room``).
 """
 
 from __future__ import annotations
