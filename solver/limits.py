@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 MEMORY_CEILING = 4 * 2**30
+#: what a refusal past the ceiling suggests, whichever estimate or count refused
+SHORTER_DUEL = "a shorter duel fits (fewer hit points, beats, turns or rounds)"
 _lifted: list[bool] = []
 
 

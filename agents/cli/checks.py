@@ -16,7 +16,7 @@ import envs
 from envs.schema import MAX_SEED, integer_text, number_text
 from solver.errors import InputError
 from solver.game import other
-from solver.limits import MEMORY_CEILING
+from solver.limits import MEMORY_CEILING, SHORTER_DUEL
 
 from ..files import check_writable_target
 from ..personalities import check_strength, check_win
@@ -145,9 +145,8 @@ def require_fits(game, args: argparse.Namespace) -> None:
             args.size_said = True
         return
     raise InputError(f"this duel is too large to solve here: it needs {needs}; the "
-                     f"ceiling is {MEMORY_CEILING / 2**30:.0f} GiB. A shorter duel fits "
-                     "(fewer hit points, beats, turns or rounds), or --allow-large goes "
-                     "ahead anyway")
+                     f"ceiling is {MEMORY_CEILING / 2**30:.0f} GiB. {SHORTER_DUEL.capitalize()}, "
+                     "or --allow-large goes ahead anyway")
 
 
 def question_cost(size, command: str, vs: str | None, system: str) -> tuple[float, float]:

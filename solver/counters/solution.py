@@ -13,7 +13,7 @@ import numpy as np
 from .. import progress
 from ..errors import InputError
 from ..game import Game, State
-from ..limits import MEMORY_CEILING, ceiling, give_back_freed
+from ..limits import MEMORY_CEILING, SHORTER_DUEL, ceiling, give_back_freed
 from ..markov.evaluate import Evaluation, StateTable, state_table
 from ..markov.graph import build_graph
 from ..markov.stages import MAX_SWEEPS, TOLERANCE, Convergence
@@ -346,8 +346,7 @@ def require_room(graph: CoreGraph, grid: Grid, kept: int) -> None:
         f"this duel is too large to solve here: with its counters at {held} it has "
         f"{len(graph.cores):,} situations at each of {grid.size:,} counter values, whose "
         f"tables need about {needed / 2**30:.1f} GiB, more than the "
-        f"{MEMORY_CEILING / 2**30:.0f} GiB allowed (and hours of solving); a "
-        f"shorter duel fits (lower hit points, fewer beats)")
+        f"{MEMORY_CEILING / 2**30:.0f} GiB allowed (and hours of solving); {SHORTER_DUEL}")
 
 
 def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,

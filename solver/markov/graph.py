@@ -12,7 +12,7 @@ import numpy as np
 from .. import state_table
 from ..errors import InputError
 from ..game import Game, State, joint_outcomes
-from ..limits import MEMORY_CEILING, ceiling
+from ..limits import MEMORY_CEILING, SHORTER_DUEL, ceiling
 from ..sparse import sp
 
 _GRAPHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -189,8 +189,8 @@ def require_room(states: int, outcomes: int) -> None:
     raise InputError(
         f"this duel is too large to solve here: its exploration reached {states:,} "
         f"situations and {outcomes:,} ways on from them, and solving those alone needs "
-        f"more than the {MEMORY_CEILING / 2**30:.0f} GiB of memory allowed. A shorter "
-        "duel fits (fewer hit points, turns or rounds), or --allow-large goes ahead anyway")
+        f"more than the {MEMORY_CEILING / 2**30:.0f} GiB of memory allowed. "
+        f"{SHORTER_DUEL.capitalize()}, or --allow-large goes ahead anyway")
 
 
 def assemble(states: list[State], terminal: np.ndarray, payoff: np.ndarray,
