@@ -258,9 +258,7 @@ class DiceExpression:
         return self.dice == ((1, 20),)
 
     def __str__(self) -> str:
-        terms = [f"{'' if count == 1 else count}d{sides}" for count, sides in self.dice]
-        # no dice left (every group was 0dS): "0d1" still parses back, a bare "0" does not
-        text = "+".join(terms) or "0d1"
+        text = "+".join(f"{'' if count == 1 else count}d{sides}" for count, sides in self.dice)
         if self.modifier:
             text += f"{self.modifier:+d}"
         return text
@@ -305,7 +303,9 @@ def parse_expression(text: str) -> DiceExpression:
         position = match.end()
     if not saw_dice:
         raise _bad_expression(text)
-    dice = tuple((count, sides) for sides, count in groups.items() if count)
+    # every group of none (0d6) is kept as typed: a bare "0" would not parse back
+    dice = tuple((count, sides) for sides, count in groups.items() if count) or tuple(
+        (count, sides) for sides, count in groups.items())
     return DiceExpression(dice, modifier)
 
 

@@ -228,6 +228,13 @@ def test_parse_expression_structure():
     assert dict(parse_dice("0d6+4")) == {4: 1}
 
 
+@pytest.mark.parametrize("text, said", [("0d6", "0d6"), ("0d6+4", "0d6+4"),
+                                        ("0d6+0d4-1", "0d6+0d4-1"), ("0d6+2d4", "2d4")])
+def test_a_pool_of_no_dice_is_named_as_typed(text, said):
+    assert str(parse_expression(text)) == said
+    assert parse_expression(said) == parse_expression(text)
+
+
 @pytest.mark.parametrize(
     "text", ["4x6", "-3d6", "", "d", "4d6 6", "4d6+", "d20-1d4", "5", "abc", "4d6++2"]
 )
