@@ -199,8 +199,9 @@ def test_a_pathfinder_turn_tells_each_check_and_the_damage_dealt(seed):
 
 @pytest.mark.parametrize("name", sorted(DUELS) + ["falkenstein"])
 def test_each_prompt_number_picks_the_choice_it_shows(name):
-    """At every decision of a seeded duel, typing k picks the k-th choice shown, and
-    typing the words shown or the action's name picks the same."""
+    """At every decision of a seeded duel, typing the number shown for a choice picks it
+    (its place from 1, or its amount where every choice is a bid or a wager), and typing
+    the words shown or the action's name picks the same."""
     game = envs.make(_system(name), **DUELS.get(name, {}))
     rng = np.random.default_rng(7)
     state = sample_outcome(game.initial_outcomes(), rng)
@@ -209,14 +210,17 @@ def test_each_prompt_number_picks_the_choice_it_shows(name):
         legal = np.flatnonzero(game.legal_mask(state, "a")).tolist()
         shown = choices(game, state, "a")
         assert [action for action, _ in shown] == legal
-        for number, (action, words) in enumerate(shown, 1):
+        amounts = [int(words.split()[-1]) for _, words in shown] if all(
+            words.split()[0] in ("bid", "wager", "cancel") for _, words in shown) else None
+        numbers = amounts or range(1, len(shown) + 1)
+        for number, (action, words) in zip(numbers, shown, strict=True):
             assert pick(game, shown, str(number)) == action
             assert pick(game, shown, words.upper()) == action
             name = game.info.action_names[action]
-            if not name.isdigit():  # a number typed is the number shown (Blooded's "2")
-                assert pick(game, shown, name) == action
-        assert pick(game, shown, str(len(shown) + 1)) is None
-        assert pick(game, shown, "0") is None
+            assert pick(game, shown, name) == action
+        assert pick(game, shown, str(max(numbers) + 1)) is None
+        if amounts is None:
+            assert pick(game, shown, "0") is None
         asked += len(shown) > 1
         a, b = (int(rng.choice(np.flatnonzero(game.legal_mask(state, p)))) for p in "ab")
         state = sample_step(game, state, a, b, rng)

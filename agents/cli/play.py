@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import numpy as np
@@ -102,10 +103,11 @@ def _ask(game, state, me: str, read, out) -> int | None:
     shown = choices(game, state, me)
     if len(shown) == 1:
         return shown[0][0]
-    inline = "  ".join(f"{n}:{words}" for n, (_, words) in enumerate(shown, 1))
+    inline, numbers = _menu(shown), typed_numbers(shown)
     if len(inline) > INLINE_PROMPT:
-        print("\n".join(f"  {n}. {words}" for n, (_, words) in enumerate(shown, 1)), file=out)
-        inline = f"1..{len(shown)}"
+        print("\n".join(f"  {n}. {words}" for n, (_, words) in zip(
+            numbers, shown, strict=True)), file=out)
+        inline = f"{numbers[0]}..{numbers[-1]}"
     while True:
         try:
             # the prompt goes where the narration goes, so --json keeps stdout clean
@@ -118,17 +120,49 @@ def _ask(game, state, me: str, read, out) -> int | None:
         picked = pick(game, shown, answer)
         if picked is not None:
             return picked
-        print(f"  {answer!r:.40} is not a legal choice here; type a number 1..{len(shown)}, "
-              f"or one of: {', '.join(words for _, words in shown)}", file=out)
+        print(f"  {answer!r:.40} is not a legal choice here; type a number "
+              f"{numbers[0]}..{numbers[-1]}, or one of: "
+              f"{', '.join(words for _, words in shown)}", file=out)
+
+
+#: choices that are one word and an amount ("bid 3", "wager 0")
+_AMOUNT = re.compile(r"^(\D+?) (\d+)$")
+
+
+def typed_numbers(shown: list[tuple[int, str]]) -> list[int]:
+    """The number typed for each choice: its amount where the choices are amounts
+    (``_amounts``: typing 3 bids 3, not the third choice), else its place from 1."""
+    amounts = _amounts(shown)
+    return amounts[1] if amounts else list(range(1, len(shown) + 1))
+
+
+def _amounts(shown: list[tuple[int, str]]) -> tuple[str, list[int]] | None:
+    """The word and the amounts where every choice is that word and an amount of its
+    own ("bid 0" to "bid 9"), else None."""
+    found = [_AMOUNT.match(words) for _, words in shown]
+    if not all(found) or len({match.group(1) for match in found}) > 1:
+        return None
+    amounts = [int(match.group(2)) for match in found]
+    return (found[0].group(1), amounts) if len(set(amounts)) == len(amounts) else None
+
+
+def _menu(shown: list[tuple[int, str]]) -> str:
+    """The choices as the prompt offers them: "bid 0..9" for amounts in a row, else
+    each number with its words."""
+    amounts = _amounts(shown)
+    if amounts and amounts[1] == list(range(amounts[1][0], amounts[1][-1] + 1)):
+        return f"{amounts[0]} {amounts[1][0]}..{amounts[1][-1]}"
+    return "  ".join(f"{n}:{words}" for n, (_, words) in zip(
+        typed_numbers(shown), shown, strict=True))
 
 
 def pick(game, shown: list[tuple[int, str]], answer: str) -> int | None:
-    """The action ``answer`` names among ``shown``: its number in the list, its name,
-    or the words shown for it (case and spaces aside); None if it names none."""
+    """The action ``answer`` names among ``shown``: its number (``typed_numbers``), its
+    name, or the words shown for it (case and spaces aside); None if it names none."""
     if answer.isascii() and answer.isdigit():
         number = integer_text(answer)
-        return shown[number - 1][0] if number is not None and 1 <= number <= len(shown) \
-            else None
+        numbers = typed_numbers(shown)
+        return shown[numbers.index(number)][0] if number in numbers else None
     typed = " ".join(answer.lower().split())
     for action, words in shown:
         if typed in (game.info.action_names[action].lower(), " ".join(words.lower().split())):

@@ -16,14 +16,13 @@ from collections import OrderedDict
 
 import numpy as np
 
-import envs
 from envs.opponents import play
 from solver.errors import InputError
 from solver.game import other, sample_outcome, sample_step
 
 from ..cli import checks
 from ..cli.common import game_header
-from ..cli.play import play_document
+from ..cli.play import choices, pick, play_document, typed_numbers
 from ..opponents import opponent_label, opponent_policy
 
 #: sessions kept (the oldest is forgotten first)
@@ -63,12 +62,10 @@ class Session:
         return shown
 
     def _choices(self) -> list[dict]:
-        words = envs.spec(self.game.info.system).action_words
+        shown = choices(self.game, self.state, self.me)
         names = self.game.info.action_names
-        mask = self.game.legal_mask(self.state, self.me)
-        return [{"action": names[i], "number": n + 1,
-                 "words": names[i] if words is None else words(self.game, self.state, names[i])}
-                for n, i in enumerate(np.flatnonzero(mask))]
+        return [{"action": names[action], "number": number, "words": words}
+                for number, (action, words) in zip(typed_numbers(shown), shown, strict=True)]
 
     def choose(self, action: object) -> list[str]:
         """Play the player's ``action`` (its name or its number among the choices), then
@@ -80,13 +77,13 @@ class Session:
             return ["You leave the field."]
         if isinstance(action, bool) or not isinstance(action, str | int):
             raise InputError(f"an action is its name or its number, got {action!r:.40}")
-        choices = self._choices()
-        picked = next((c for c in choices if action in (c["action"], c["number"],
-                                                          str(c["number"]))), None)
+        shown = choices(self.game, self.state, self.me)
+        picked = pick(self.game, shown, str(action).strip())
         if picked is None:
+            names = self.game.info.action_names
             raise InputError(f"{action!r:.40} is not a legal choice here; legal: "
-                             f"{', '.join(c['action'] for c in choices)}")
-        said = [self._step(self.game.info.action_names.index(picked["action"]))]
+                             f"{', '.join(names[a] for a, _ in shown)}")
+        said = [self._step(picked)]
         return said + self._advance()
 
     def _step(self, mine: int) -> str:

@@ -204,7 +204,8 @@ class BloodedWords:
         s, n = state, next_state
         names = self.action_names
         if s.phase == BID:
-            text = (f"A bids {names[action_a]} dice, B bids {names[action_b]}; "
+            dice = "die" if names[action_a] == "1" else "dice"
+            text = (f"A bids {names[action_a]} {dice}, B bids {names[action_b]}; "
                     f"{self._name(n.victor)} chooses the role"
                     f"{self._tie_text(action_a, action_b)}.")
         elif s.phase == SPEND:

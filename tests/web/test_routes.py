@@ -251,6 +251,17 @@ def test_play_to_the_end_is_duel_play_json(client, monkeypatch):
     assert over.status_code == 400
 
 
+def test_a_bid_is_typed_as_its_amount(client):
+    """Blooded's bids are numbered by the dice bid, in the terminal as on the page:
+    choosing 1 bids one die, not the first choice (bid 0)."""
+    view = client.post("/api/play", json=dict(small_duel("blooded"), seed=1)).json()
+    bids = [choice for choice in view["choices"] if choice["words"].startswith("bid ")]
+    assert bids == view["choices"] and len(bids) > 2
+    assert [choice["number"] for choice in bids] == list(range(len(bids)))
+    said = client.post(f"/api/play/{view['session']}", json={"action": 1}).json()
+    assert any(line.startswith("A bids 1 die,") for line in said["narration"]), said
+
+
 def test_play_bad_choices(client):
     view = client.post("/api/play", json=FALKENSTEIN).json()
     wrong = client.post(f"/api/play/{view['session']}", json={"action": "XYZ"})
