@@ -63,11 +63,20 @@ def _roll_text(roll: Roll, result: str) -> str:
             f"{roll.what.replace('_', '-')}: {sum_text(roll.dice)}{against}{told}")
 
 
+#: the fields counted from 1 in words, as the duel tells them ("Turn 1 of 12") and as the
+#: other systems count their rounds and beats; the state counts from 0
+COUNTED_FROM_ONE = ("turn", "round")
+
+
 class UchroniaWords:
     """What both modes say alike (a mixin of the games in ``rules.py``)."""
 
     def state_fields(self, state) -> dict[str, int]:
-        return dict(state._asdict())
+        fields = dict(state._asdict())
+        for name in COUNTED_FROM_ONE:
+            if name in fields:
+                fields[name] += 1
+        return fields
 
     state_dict = state_fields
 
@@ -82,7 +91,7 @@ class UchroniaWords:
             if name not in fields:
                 allowed = ", ".join(f for f in fields if f != "ending")
                 raise InputError(f"unknown state field {key!r}; allowed: {allowed}")
-            fields[name] = self._field_value(name, value)
+            fields[name] = self._field_value(name, value) - (name in COUNTED_FROM_ONE)
         state = self.state_type(**fields)
         self._check_state(state)
         return state
@@ -137,7 +146,7 @@ class PistolWords(UchroniaWords):
     """The pistol duel in words."""
 
     def state_ranges(self) -> dict[str, tuple[int, int]]:
-        return {"turn": (0, self.max_turns - 1), "band": (0, len(self.bands) - 1),
+        return {"turn": (1, self.max_turns), "band": (0, len(self.bands) - 1),
                 "health_a": (0, 2), "health_b": (0, 2),
                 "ammo_a": (0, self.weapon["a"].shots), "ammo_b": (0, self.weapon["b"].shots),
                 "aim_a": (0, 1), "aim_b": (0, 1), "ending": (0, 0)}
@@ -296,7 +305,7 @@ class MeleeWords(UchroniaWords):
     """The melee in words."""
 
     def state_ranges(self) -> dict[str, tuple[int, int]]:
-        return {"round": (0, self.max_rounds - 1), "health_a": (0, 2), "health_b": (0, 2),
+        return {"round": (1, self.max_rounds), "health_a": (0, 2), "health_b": (0, 2),
                 "grip_a": (0, self.full_pool["a"] - 1), "grip_b": (0, self.full_pool["b"] - 1),
                 "fumble_a": (0, 1), "fumble_b": (0, 1), "chooser": (0, 2), "intent": (0, 1),
                 "margin": (0, 2), "ending": (0, 0)}
