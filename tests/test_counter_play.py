@@ -164,6 +164,23 @@ def test_evaluation_and_chances_from_every_state_agree_with_the_state_graph(smal
     assert np.abs(found - expected[live]).max() < AGREE
 
 
+@pytest.mark.parametrize("exact", [True, False])
+def test_a_solutions_own_pair_is_evaluated_by_its_own_push_only_if_exact(monkeypatch, exact):
+    # a solution whose cycles stopped short of their fixed point gives a value the push
+    # of the ends would not: its pair is pushed forward as any pair, and the solution's
+    # own play, not pushed yet, stays so (pushing it too took a level-5 duel 7 s)
+    game = envs.make("pathfinder", a="fighter,hp=4", b="rogue,hp=4")
+    solution = solve_game(game)
+    assert solution.later is not None
+    monkeypatch.setattr(type(solution), "exact", property(lambda self: exact))
+    evaluation = counter_evaluate(game, solution.policy_for("a"), solution.policy_for("b"))
+    assert (solution.later is None) == exact
+    pushed = facade.evaluate(game, TabularPolicy(solution.policy_for("a").table),
+                             TabularPolicy(solution.policy_for("b").table))
+    assert evaluation.value == pytest.approx(pushed.value, abs=1e-12)
+    assert evaluation.win == pytest.approx(pushed.win, abs=1e-12)
+
+
 def test_exploitability_over_counters_agrees_with_the_state_graph(small):
     game, _, _ = small
     prior = temperament("pathfinder", "bully").policy(game)

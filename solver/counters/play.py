@@ -456,12 +456,14 @@ def counter_evaluate(game: Game, policy_a: Policy | str, policy_b: Policy | str,
     """``solver.evaluate`` over counters: the fixed pair's play pushed forward from the
     start, the value its expected payoff (the two sides of one solution from the game's
     start: its own evaluation, already pushed forward). No values are solved state by
-    state: an evaluation needs only the start's."""
+    state: an evaluation needs only the start's. Its exactness is asked first: asking
+    its visits pushes a play not pushed yet, for nothing where its value could not be
+    given as the push's (a level-5 duel's 7 s)."""
     solution = getattr(policy_a, "solution", None)
     if (start is None and isinstance(policy_a, CounterPolicy) and policy_a.player == "a"
             and isinstance(policy_b, CounterPolicy) and policy_b.player == "b"
             and policy_b.solution is solution and solution.game is game
-            and solution.start is None and solution.visits is not None and solution.exact):
+            and solution.start is None and solution.exact and solution.visits is not None):
         return solution.evaluation
     return pushed_forward(game, policy_a, policy_b, tolerance, max_sweeps, start,
                           visits=False)[0]
