@@ -44,6 +44,8 @@ class Job:
     finished: threading.Event = field(default_factory=threading.Event)
     #: (done, planned) as the work last said, for work that reports it
     progress: tuple[int, int] | None = None
+    #: the solver's last line on what it is doing (``work.SolverWords``)
+    work: str | None = None
 
     def status(self) -> dict:
         elapsed = (self.ended or time.monotonic()) - self.started
@@ -56,6 +58,7 @@ class Job:
                 "estimate": None if estimate is None else round(estimate, 2),
                 "progress": None if self.progress is None else dict(
                     zip(("done", "planned"), self.progress, strict=True)),
+                "work": self.work if self.state == "running" else None,
                 "error": self.error}
 
 
@@ -157,16 +160,19 @@ class Jobs:
 
 def _receive(receiver, process, job: Job):
     """The worker's answer, or None if it ended without one; its progress messages
-    (``("progress", done, planned)``) before it are kept on ``job``."""
+    before it (``("progress", done, planned)``, ``("work", text)``) are kept on ``job``."""
     while True:
         if receiver.poll(0.05):
             try:
                 message = receiver.recv()
             except EOFError:
                 return None
-            if message[0] != "progress":
+            if message[0] == "work":
+                job.work = message[1]
+            elif message[0] == "progress":
+                job.progress = tuple(message[1:])
+            else:
                 return message
-            job.progress = tuple(message[1:])
             continue
         if not process.is_alive() and not receiver.poll(0):
             return None

@@ -13,12 +13,15 @@ import contextlib
 import io
 import logging
 import os
+import time
 import traceback
 
 from solver.errors import InputError
+from solver.progress import listening
 
 from ..cli import dice, odds, profile, solve, systems, train
 from ..cli.common import json_text
+from ..progress import work_text
 
 #: the command whose document each kind of work builds
 DOCUMENTS = {"solve": solve.document, "odds": odds.document, "dice": dice.document,
@@ -79,16 +82,40 @@ def _store():
     return caching(AnswerStore())
 
 
+#: the least time between two of the solver's progress lines sent to the server
+WORK_SECONDS = 0.5
+
+
+class SolverWords:
+    """The solver's progress (``solver.progress``) sent to the server as the line the
+    terminal shows (``("work", text)``, at most every ``WORK_SECONDS``), so that a page
+    waiting on a long question says what is being done and how long that will take."""
+
+    def __init__(self, connection):
+        self.connection, self.last = connection, float("-inf")
+
+    def __call__(self, report) -> None:
+        now = time.monotonic()
+        if report.finished or now - self.last < WORK_SECONDS:
+            return
+        self.last = now
+        self.connection.send(("work", work_text(report)))
+
+
 def work(connection, kind: str, args, store: str | None = None) -> None:
-    """Run in the worker: send ("done", json text) or ("error", one line); ``store``:
-    the answer store's directory (``DUEL_CACHE_DIR``) of the server that asked."""
+    """Run in the worker: send ("done", json text) or ("error", one line), and before it
+    the work's progress (``SolverWords``; a sweep's cells as ("progress", done,
+    planned)); ``store``: the answer store's directory (``DUEL_CACHE_DIR``) of the
+    server that asked."""
     if store is not None:
         os.environ["DUEL_CACHE_DIR"] = store
     def progress(done: int, planned: int) -> None:
         connection.send(("progress", done, planned))
 
     try:
-        connection.send(("done", document_text(kind, args, progress)))
+        with listening(SolverWords(connection)):
+            text = document_text(kind, args, progress)
+        connection.send(("done", text))
     except (InputError, OSError) as error:
         connection.send(("error", str(error)))
     except Exception as error:  # noqa: BLE001 - said in one line; the log has the trace

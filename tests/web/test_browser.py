@@ -8,6 +8,7 @@ test's temporary directory. Without the browser they fail, saying how to install
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import threading
@@ -350,6 +351,11 @@ def test_long_work_shows_progress_and_is_cancelled(server, page, tmp_path):
     page.wait_for_selector("#progress:not([hidden])")
     said = page.inner_text("#progress .said")
     assert "working for" in said
+    # then the solver's own line on its step: what it solves, how far, the time left
+    page.wait_for_function("document.querySelector('#progress .said').textContent"
+                           ".includes('. Now solving: stage games')")
+    assert re.search(r"\. Now solving: stage games \d+% \([\d,]+ of [\d,]+ counter values\)",
+                     page.inner_text("#progress .said"))
     screenshots(page, tmp_path, "duel-progress")
     page.click("#cancel")
     page.wait_for_selector("#problem:not([hidden])")

@@ -226,6 +226,22 @@ def test_a_job_is_cancelled_and_the_server_goes_on(client):
     client.delete(f"/api/jobs/{again['job']}")
 
 
+def test_a_running_job_says_what_the_solver_does(client):
+    """A long question's status carries the solver's own progress line (the one the
+    terminal draws): its step and its share done, while it runs; none once done."""
+    big = {"system": "pathfinder", "a": "fighter", "b": "rogue"}   # hp 20 each: seconds
+    job = client.post("/api/jobs/solve", json=big).json()
+    said = set()
+    while (status := client.get(f"/api/jobs/{job['job']}").json())["state"] in (
+            "waiting", "running"):
+        if status["work"]:
+            said.add(status["work"])
+    assert status["state"] == "done" and status["work"] is None
+    steps = re.compile(r"[a-z ]+(: [a-z ]+)? \d+% \([\d,]+ of [\d,]+ [a-z ]+\)")
+    assert not [line for line in said if not steps.match(line)]
+    assert any(line.startswith("solving: stage games") for line in said), said
+
+
 def test_unknown_job_and_work(client):
     assert client.get("/api/jobs/j999").status_code == 404
     assert client.delete("/api/jobs/j999").status_code == 404

@@ -214,12 +214,18 @@ function showProgress(status) {
     const left = Math.max(0, status.estimate - status.elapsed);
     said.textContent = `${waiting}working for ${status.elapsed.toFixed(1)} s; about ` +
       `${left.toFixed(0)} s left (estimated from the last questions like it)`;
+  } else if (status.work) {
+    fill.style.width = "100%";
+    fill.classList.add("unknown");
+    said.textContent = `${cells}working for ${status.elapsed.toFixed(1)} s`;
   } else {
     fill.style.width = "100%";
     fill.classList.add("unknown");
     said.textContent = `${waiting}${cells}working for ${status.elapsed.toFixed(1)} s (no estimate yet: ` +
       (status.kind === "sweep" ? "no cell solved so far)" : "the first question of this kind)");
   }
+  // the solver's own words on the step it is at, and that step's time left
+  if (status.work) said.textContent += `. Now ${status.work}`;
 }
 
 // ---------- drawing
