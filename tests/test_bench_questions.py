@@ -29,12 +29,15 @@ def test_a_question_against_a_trained_profile_is_timed_cold_and_warm():
 
 
 def test_the_table_has_every_question_and_the_percentiles():
-    text = bench("--only", "uchronia: solve").stdout
-    lines = text.splitlines()
+    questions, *_, met = bench("--only", "uchronia: solve").stdout.strip().split("\n\n")
+    lines = questions.splitlines()
     assert lines[0].split() == ["question", "cold", "s", "warm", "s", "cold", "MB", "warm",
                                 "MB", "status"]
     assert any(line.startswith("uchronia: solve") and line.endswith("ok") for line in lines)
     assert [line.split()[0] for line in lines[-3:]] == ["p50", "p95", "max"]
+    # then the issue's targets that these questions measure
+    assert met.splitlines()[0].split() == ["target", "measured", "limit", "met"]
+    assert any(line.startswith("warm: max s") for line in met.splitlines())
 
 
 def test_the_full_list_asks_every_kind_of_question_on_every_system():
@@ -116,3 +119,33 @@ def test_a_failed_run_is_shown_whatever_the_others_took():
     shown = bench_module.median_run([dict(ok, seconds=3.0), failed, ok])
     assert (shown["status"], shown["error"], shown["runs"]) == ("exit 1", "boom", [3.0, 0.2, 1.0])
     assert bench_module.median_run([dict(ok, seconds=2.0), ok])["seconds"] == 2.0
+
+
+def test_the_issues_targets_are_judged_on_their_own_questions():
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import bench_questions as bench_module
+
+    def row(question, cold, warm=0.2, peak=100.0, status="ok"):
+        return {"question": question, "cold": {"seconds": cold, "peak_mb": peak,
+                                               "status": status},
+                "warm": {"seconds": warm, "peak_mb": peak, "status": status}}
+    # 21 questions on reference sheets, 1..21 s: numpy's p95 (linear) is 1 + 0.95 * 20 = 20
+    rows = [row(f"falkenstein: q{k}", float(k)) for k in range(1, 22)]
+    rows += [row("blooded maneuvers: solve", 50.0, peak=5000.0),   # only in max and memory
+             row("pathfinder 5: solve", 25.0, warm=1.5),
+             row("pathfinder 5: odds vs bully:0.5", 0.3, status="exit 2"),
+             row("pathfinder 10: solve", 0.3, status="exit 2")]
+    at_once = [{"seconds": 0.3}, {"seconds": 0.45}]
+    found = {t["target"]: t for t in bench_module.targets(rows, at_once)}
+    assert found["bad input, help and dice: max s"]["measured"] == 0.45
+    assert found["warm: max s"]["measured"] == 1.5 and not found["warm: max s"]["met"]
+    reference = found["cold, default or reference sheets: p95 s"]
+    assert (reference["measured"], reference["questions"], reference["met"]) == (20.0, 21, False)
+    level5 = found["cold, pathfinder 5: max s"]
+    assert (level5["measured"], level5["met"], level5["refused"]) == (25.0, True, 1)
+    level10 = found["cold, pathfinder 10: max s"]   # refused: nothing timed
+    assert (level10["measured"], level10["met"], level10["refused"]) == (None, None, 1)
+    memory = found["peak memory: max MB"]
+    assert (memory["measured"], memory["met"], memory["refused"]) == (5000.0, False, 2)
+    said = bench_module.targets_table(list(found.values())).splitlines()
+    assert said[5].endswith("yes (1 refused up front)") and said[6].endswith("refused up front")
