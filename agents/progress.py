@@ -94,9 +94,12 @@ class WorkLine:
 
 
 def work_text(report) -> str:
-    """``solving: stage games 45% (1,234 of 2,742 counter values), about 20 s left``."""
+    """``solving: stage games 45% (1,234 of 2,742 counter values), about 20 s left``;
+    of work whose total is not known, ``exploring the duel: 49,152 situations so far``."""
     what = " > ".join(report.tasks)
     stage = f": {report.stage}" if report.stage else ""
+    if report.total is None:
+        return f"{what}{stage or ':'} {report.done:,.0f} {report.unit} so far"
     left = ("" if report.remaining is None else
             f", about {duration_text(report.remaining)} left")
     return (f"{what}{stage} {report.fraction:.0%} ({report.done:,.0f} of "

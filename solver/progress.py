@@ -4,7 +4,9 @@ business (the ``duel`` command draws one line on stderr, ``agents.progress``).
 
 A piece of work is a ``Task`` with a total in some unit (counter values, states):
 ``task(what, total)`` opens it for a block, ``advance(amount, stage)`` moves the
-innermost open task on. Nothing is measured or said unless someone listens
+innermost open task on. A task whose total is not known beforehand (an exploration
+finds its states as it goes) has none: its reports say how much is done, not what is
+left. Nothing is measured or said unless someone listens
 (``listening``), so the hooks cost nothing in a solve nobody watches.
 
 The time left is the time the task has taken so far, scaled by what is left of its
@@ -31,27 +33,29 @@ class Report:
     """One task's state as it moves on: ``tasks`` names it and the tasks around it
     (outermost first), ``stage`` what it does now, ``done`` of ``total`` units,
     ``elapsed`` seconds since it began, ``remaining`` the estimate of the seconds left
-    (None until ``ESTIMATE_AFTER`` of it is done) and ``finished`` whether it has just
-    ended."""
+    (None until ``ESTIMATE_AFTER`` of it is done, or when its total is not known) and
+    ``finished`` whether it has just ended."""
 
     tasks: tuple[str, ...]
     stage: str
     done: float
-    total: float
+    total: float | None
     unit: str
     elapsed: float
     remaining: float | None
     finished: bool = False
 
     @property
-    def fraction(self) -> float:
+    def fraction(self) -> float | None:
+        if self.total is None:
+            return None
         return min(1.0, self.done / self.total) if self.total > 0 else 0.0
 
 
 @dataclass
 class Task:
     what: str
-    total: float
+    total: float | None
     unit: str
     started: float
     done: float = 0.0
@@ -85,13 +89,13 @@ def listening(listener: Listener) -> Iterator[None]:
 
 
 @contextmanager
-def task(what: str, total: float, unit: str = "steps") -> Iterator[Task | None]:
-    """Open a task of ``total`` units for the block (None, and nothing kept, when
-    nobody listens)."""
+def task(what: str, total: float | None, unit: str = "steps") -> Iterator[Task | None]:
+    """Open a task of ``total`` units (None: not known beforehand) for the block (None,
+    and nothing kept, when nobody listens)."""
     if not _HERE.listeners:
         yield None
         return
-    opened = Task(what, float(total), unit, time.monotonic())
+    opened = Task(what, None if total is None else float(total), unit, time.monotonic())
     _HERE.open.append(opened)
     try:
         yield opened
@@ -114,12 +118,15 @@ def advance(amount: float, stage: str = "") -> None:
 
 
 def _notify(current: Task, finished: bool = False) -> None:
-    # a total that was an estimate (a search's solves) grows with the work done
-    current.total = max(current.total, current.done)
     elapsed = time.monotonic() - current.started
-    share = current.done / current.total if current.total > 0 else 0.0
-    remaining = 0.0 if finished else (
-        elapsed * (1.0 - share) / share if share >= ESTIMATE_AFTER else None)
+    if current.total is None:
+        remaining = 0.0 if finished else None
+    else:
+        # a total that was an estimate (a search's solves) grows with the work done
+        current.total = max(current.total, current.done)
+        share = current.done / current.total if current.total > 0 else 0.0
+        remaining = 0.0 if finished else (
+            elapsed * (1.0 - share) / share if share >= ESTIMATE_AFTER else None)
     relay(Report(tuple(t.what for t in _HERE.open), current.stage, current.done,
                  current.total, current.unit, elapsed, remaining, finished))
 

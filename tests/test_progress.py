@@ -127,6 +127,21 @@ def test_an_estimated_total_grows_with_the_work():
     assert [(r.done, r.total) for r in said] == [(1, 2), (2, 2), (3, 3), (3, 3)]
 
 
+def test_an_exploration_says_the_states_found_so_far(monkeypatch):
+    # how many states a duel has is not known before it is explored: no share, no time
+    from solver.markov import graph
+    monkeypatch.setattr(graph, "CHECK_EVERY", 50)
+    game = envs.make("falkenstein", max_rounds=2)
+    found = []
+    said = reports_of(lambda: found.append(graph.explore(game)))
+    assert said and {r.tasks for r in said} == {("exploring the duel",)}
+    assert all(r.total is None and r.remaining in (None, 0.0) for r in said)
+    done = [r.done for r in said]
+    assert done == sorted(done) and len(done) >= 3
+    assert said[-1].finished and said[-1].done == len(found[0].states)
+    assert shown.work_text(said[0]) == f"exploring the duel: {said[0].done:,.0f} situations so far"
+
+
 def report(elapsed, finished=False, tasks=("solving",)):
     return progress.Report(tasks, "stage games", 5, 10, "counter values", elapsed,
                            None if finished else 7.0, finished)

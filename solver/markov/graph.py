@@ -9,7 +9,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .. import state_table
+from .. import progress, state_table
 from ..errors import InputError
 from ..game import Game, State, joint_outcomes
 from ..limits import MEMORY_CEILING, SHORTER_DUEL, ceiling
@@ -116,9 +116,15 @@ def build_graph(game: Game, roots: list[tuple[float, State]] | None = None) -> S
 
 def explore(game: Game, roots: list[tuple[float, State]] | None = None) -> StateGraph:
     """The generic exploration, state by state through the game protocol (the
-    reference a declared ``graph`` fast path is checked against)."""
+    reference a declared ``graph`` fast path is checked against); the states found are
+    reported as it goes (``solver.progress``: how many there will be is not known)."""
     if roots is None:
         roots = game.initial_outcomes()
+    with progress.task("exploring the duel", None, "situations"):
+        return _explored(game, roots)
+
+
+def _explored(game: Game, roots: list[tuple[float, State]]) -> StateGraph:
     n_actions = len(game.info.action_names)
     states: list[State] = []
     index: dict[State, int] = {}
@@ -135,7 +141,7 @@ def explore(game: Game, roots: list[tuple[float, State]] | None = None) -> State
     rows, cols, probs = [], [], []
     pair_state, pair_a, pair_b, masks_a, masks_b, terminal, payoff = [], [], [], [], [], [], []
     slices = [0]
-    cursor = 0
+    cursor = reported = 0
     while cursor < len(states):
         state = states[cursor]
         done = bool(game.is_terminal(state))
@@ -166,8 +172,11 @@ def explore(game: Game, roots: list[tuple[float, State]] | None = None) -> State
         cursor += 1
         if cursor % CHECK_EVERY == 0:
             require_room(len(states), len(rows))
+            progress.advance(len(states) - reported)
+            reported = len(states)
 
     require_room(len(states), len(rows))
+    progress.advance(len(states) - reported)
     size = len(states)
     start = np.zeros(size)
     for s, p in start_items:
