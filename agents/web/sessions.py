@@ -68,8 +68,9 @@ class Session:
                 for number, (action, words) in zip(typed_numbers(shown), shown, strict=True)]
 
     def choose(self, action: object) -> list[str]:
-        """Play the player's ``action`` (its name or its number among the choices), then
-        every step until the next decision; the narration of them all."""
+        """Play the player's ``action`` (its name, its number among the choices or the
+        words shown, as ``duel play`` reads them), then every step until the next
+        decision; the narration of them all."""
         if self.game.is_terminal(self.state) or self.quit:
             raise InputError("this duel is over; start another")
         if action == "quit":

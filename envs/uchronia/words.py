@@ -91,7 +91,8 @@ class UchroniaWords:
             if name not in fields:
                 allowed = ", ".join(f for f in fields if f != "ending")
                 raise InputError(f"unknown state field {key!r}; allowed: {allowed}")
-            fields[name] = self._field_value(name, value) - (name in COUNTED_FROM_ONE)
+            shift = 1 if name in COUNTED_FROM_ONE else 0
+            fields[name] = self._field_value(name, value) - shift
         state = self.state_type(**fields)
         self._check_state(state)
         return state
