@@ -467,7 +467,8 @@ def write_docs(rows: list[dict], totals: dict, at_once: list[dict], repeats: int
             [("target", "target"), ("measured", _measured), ("limit", "limit"),
              ("met", _met), ("questions", "questions"),
              ("refused up front", "refused")], met,
-            notes="From the same run as the tables below, this tree's side: a question "
+            notes="From the run of the questions' and the refusals' tables, this tree's side: a "
+                  "question "
                   "refused up front (it says the memory and time it needs, and stops) is "
                   "counted, not timed. The p95 is over the cold questions on default or "
                   "reference sheets (Falkenstein, Blooded, Pathfinder level 1 and both "
