@@ -433,8 +433,8 @@ def test_the_chances_read_layer_by_layer_are_those_of_the_whole_table(small):
     for sign in (1.0, -1.0):
         whole = play._chance(response.play, sign, 1e-12, 10_000).values_of(
             found.core, found.point)
-        read = values_at(game, play._indicator(response.play, sign), found.core,
-                         found.point, 1e-12, 10_000)
+        read, _ = values_at(game, play._indicator(response.play, sign), found.core,
+                            found.point, 1e-12, 10_000)
         assert len(read) == len(found.core) > 100
         assert np.abs(read - whole).max() <= 1e-12
 
@@ -449,6 +449,7 @@ def test_the_chances_solved_side_by_side_are_those_solved_one_after_the_other(
     response = counter_best_response(game, "uniform", "b")
     found = play._find_decisions(game)
     threads, real = {}, play._indicator
+    monkeypatch.setattr(play, "decided", lambda game: False)   # a pass each, as with draws
 
     def chance(solution, sign):
         threads[sign] = threading.current_thread()
@@ -466,6 +467,38 @@ def test_the_chances_solved_side_by_side_are_those_solved_one_after_the_other(
     monkeypatch.setattr(play, "SIDE_BY_SIDE_BYTES", response.play.held.nbytes - 1)
     assert chances(True) == apart
     assert threads[-1.0] is threading.current_thread()   # too large: one at a time
+
+
+def test_where_every_duel_is_won_or_lost_the_loss_is_what_the_win_leaves(small, monkeypatch):
+    """A knockout without a round limit ends in a win or a loss whatever is played: the
+    plan's chances take one pass (the win's), and agree with the loss's own pass and
+    with the state graph's chances at every decision. Blooded's duels may end drawn
+    when the beats run out: two passes there."""
+    import solver.counters.play as play
+    from solver.counters.solution import values_at
+    from solver.markov.evaluate import state_chances
+
+    game, graph, _ = small
+    assert play.decided(game)
+    assert not play.decided(envs.make("blooded", **envs.spec("blooded").examples.duel()))
+    response = counter_best_response(game, "uniform", "b")
+    found = play._find_decisions(game)
+    passes, real = [], play._indicator
+    monkeypatch.setattr(play, "_indicator", lambda solution, sign: (
+        passes.append(sign), real(solution, sign))[1])
+    said = np.array(play.chances_of(response.play, found.core, found.point))
+    assert passes == [1.0]
+    loss, _ = values_at(game, real(response.play, -1.0), found.core, found.point)
+    assert np.abs(said[:, 2] - loss).max() <= 1e-13
+    assert np.abs(said[:, 1]).max() <= 1e-13   # no draw
+    with facade.forcing("states"):
+        on_graph = best_response(game, "uniform", "b")
+    expected = state_chances(graph, on_graph.opponent_mixes, on_graph.mixes)
+    # the decisions the graph reaches from the start (the counters' hold every value)
+    known = [k for k, state in enumerate(found.states) if state in graph.index]
+    rows = [graph.index[found.states[k]] for k in known]
+    assert len(known) > 100
+    assert np.abs(said[known] - expected[rows]).max() < AGREE
 
 
 @pytest.mark.parametrize(("layer", "allowed"), [("omp", True), ("tbb", True),

@@ -40,6 +40,7 @@ from .solution import (
     kept_cores,
     solution_bytes,
     solve_counters,
+    solved_exactly,
     values_at,
 )
 from .stage_rules import BestReply, FixedPair, Regularized
@@ -539,20 +540,41 @@ def chances_of(solution: CounterSolution, cores: np.ndarray, points: np.ndarray,
                tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS
                ) -> list[tuple[float, float, float]]:
     """A's (win, draw, loss) from the states at ``cores`` and flat ``points`` under the
-    mixes of ``solution``: the loss's pass on a second thread while this one solves the
-    win's where they fit (``_tables_fit``); otherwise the win's table is freed
-    before the loss's is solved (a large duel's plan holds one at a time). Each pass
-    gives the same values either way, read as its layers are solved (``values_at``)."""
-    def chances(sign: float) -> np.ndarray:
+    mixes of ``solution``. Where every play ends in a win or a loss (``decided``) and the
+    win's pass solves its cycles exactly, the loss is 1 - the win, to rounding: one pass
+    (a level-5 plan's 8 s). Otherwise a pass each: the loss's on a second thread while
+    this one solves the win's where they fit (``_tables_fit``), else the win's table is
+    freed before the loss's is solved (a large duel's plan holds one at a time). Each
+    pass gives the same values either way, read as its layers are solved
+    (``values_at``)."""
+    def chances(sign: float) -> tuple[np.ndarray, Convergence]:
         return values_at(solution.game, _indicator(solution, sign), cores, points,
                          tolerance, max_sweeps)
 
-    if _tables_fit(solution.cores, solution.grid, len(solution._kept)):
-        wins, losses = answered_side_by_side(lambda: chances(1.0), lambda: chances(-1.0))
+    if decided(solution.game):
+        wins, convergence = chances(1.0)
+        losses = 1.0 - wins if solved_exactly(convergence) else chances(-1.0)[0]
+    elif _tables_fit(solution.cores, solution.grid, len(solution._kept)):
+        (wins, _), (losses, _) = answered_side_by_side(lambda: chances(1.0),
+                                                       lambda: chances(-1.0))
     else:
-        wins, losses = chances(1.0), chances(-1.0)
+        (wins, _), (losses, _) = chances(1.0), chances(-1.0)
     return [(win, max(0.0, 1.0 - win - loss), loss)
             for win, loss in zip(wins.tolist(), losses.tolist(), strict=True)]
+
+
+def decided(game: Game) -> bool:
+    """Whether every play of ``game`` ends, in a win or a loss, whatever the players
+    choose: no end pays 0 (no terminal situation, no counter run out), and every cycle
+    of situations is left with a positive chance at each step (each cyclic block of its
+    counters contracts, ``Reduced.contracting``; the layers of counter values are
+    finite)."""
+    graph, grid, _ = explore(game)
+    ends = [float(game.payoff(game.depleted(k))) for k in range(len(grid.top))]
+    if np.any(graph.payoff[graph.terminal] == 0) or 0.0 in ends:
+        return False
+    return all(not block.cyclic or (block.reduced is not None and block.reduced.contracting)
+               for block in graph.blocks)
 
 
 @dataclass

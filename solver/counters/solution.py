@@ -36,6 +36,14 @@ if TYPE_CHECKING:
 EXACT_RESIDUAL = 1e-14
 
 
+def solved_exactly(convergence: Convergence) -> bool:
+    """Whether values so solved are the game's to rounding: no cycles, or cycles whose
+    value iteration reached its fixed point (``EXACT_RESIDUAL``); otherwise their last
+    digits depend on the tolerance solved with."""
+    return not convergence.cyclic or (convergence.converged
+                                      and convergence.residual <= EXACT_RESIDUAL)
+
+
 class CounterSolution:
     """The value and maximum-entropy equilibrium of a counter game at every state
     reachable from its start, with the interface of ``solver.markov.backward.Solution``."""
@@ -133,12 +141,8 @@ class CounterSolution:
 
     @property
     def exact(self) -> bool:
-        """Whether its values are those of the game to rounding: no cycles, or cycles
-        whose value iteration reached its fixed point (``EXACT_RESIDUAL``); otherwise
-        their last digits depend on the tolerance solved with."""
-        convergence = self.convergence
-        return not convergence.cyclic or (convergence.converged
-                                          and convergence.residual <= EXACT_RESIDUAL)
+        """Whether its values are those of the game to rounding (``solved_exactly``)."""
+        return solved_exactly(self.convergence)
 
     def at_moment(self, state: State, tolerance: float = TOLERANCE,
                   max_sweeps: int = MAX_SWEEPS) -> CounterSolution | None:
@@ -398,12 +402,13 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
 
 
 def values_at(game: Game, rule: StageRule, cores: np.ndarray, points: np.ndarray,
-              tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS) -> np.ndarray:
+              tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS
+              ) -> tuple[np.ndarray, Convergence]:
     """The values under ``rule`` of the states at ``cores`` and flat ``points``
-    (pairwise), from the game's start, as ``solve_counters(...).values_of`` gives them:
-    each read from its layer as it is solved, and only the landing cores' values kept
-    for the layers above (a solution keeps twice as many rows: a level-5 plan's chances
-    read 309,000 values of a 760 MB table)."""
+    (pairwise), from the game's start, as ``solve_counters(...).values_of`` gives them,
+    and how their cycles converged: each read from its layer as it is solved, and only
+    the landing cores' values kept for the layers above (a solution keeps twice as many
+    rows: a level-5 plan's chances read 309,000 values of a 760 MB table)."""
     from .layers import Record
     graph, grid, _ = explore(game)
     landing = np.asarray(graph.landing, np.int64)
@@ -421,11 +426,12 @@ def values_at(game: Game, rule: StageRule, cores: np.ndarray, points: np.ndarray
         found[at] = layer[cores[at], where[points[at]]]
         where[solved] = -1
 
+    record = Record(tolerance)
     with progress.task("solving", grid.size, "counter values"):
-        _solve_stages(graph, grid, (landing, held), finals, mixes, Record(tolerance),
+        _solve_stages(graph, grid, (landing, held), finals, mixes, record,
                       tolerance, max_sweeps, rule, read)
     give_back_freed()
-    return found
+    return found, record.convergence()
 
 
 def _stage_tables(game: Game, graph: CoreGraph, grid: Grid, kept: np.ndarray,
