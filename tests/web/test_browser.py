@@ -244,7 +244,7 @@ def test_opponent_page_personality_with_strength(server, page, tmp_path):
     screenshots(page, tmp_path, "opponent-personality")
 
 
-@pytest.mark.parametrize("system", ["falkenstein", "pathfinder"])
+@pytest.mark.parametrize("system", ["falkenstein", "pathfinder", "blooded"])
 def test_play_a_duel_to_the_end(server, page, tmp_path, system):
     page.goto(f"{server}/play?system={system}")
     page.click("form#ask button[type=submit]")
