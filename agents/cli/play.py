@@ -150,10 +150,13 @@ def _menu(shown: list[tuple[int, str]]) -> str:
     """The choices as the prompt offers them: "bid 0..9" for amounts in a row, else
     each number with its words."""
     amounts = _amounts(shown)
-    if amounts and amounts[1] == list(range(amounts[1][0], amounts[1][-1] + 1)):
-        return f"{amounts[0]} {amounts[1][0]}..{amounts[1][-1]}"
-    return "  ".join(f"{n}:{words}" for n, (_, words) in zip(
-        typed_numbers(shown), shown, strict=True))
+    if amounts:
+        word, numbers = amounts
+        if numbers == list(range(numbers[0], numbers[-1] + 1)):
+            return f"{word} {numbers[0]}..{numbers[-1]}"
+    else:
+        numbers = list(range(1, len(shown) + 1))
+    return "  ".join(f"{n}:{words}" for n, (_, words) in zip(numbers, shown, strict=True))
 
 
 def pick(game, shown: list[tuple[int, str]], answer: str) -> int | None:
