@@ -10,7 +10,7 @@ import json
 
 import numpy as np
 import pytest
-from test_counters import LANDS, Duel, HitPennies, RolledPennies
+from test_counters import LANDS, Duel, HitPennies, HitTriples, RolledPennies
 
 import envs
 import solver.solve as facade
@@ -27,6 +27,7 @@ from solver import (
     solve_moment,
     solve_regularized,
 )
+from solver.counters import play
 from solver.counters.cores import fits_state_graph
 from solver.counters.play import (
     CounterResponse,
@@ -37,6 +38,7 @@ from solver.counters.play import (
     counter_evaluate,
     counter_mixes,
     counter_regularized,
+    losses_follow_value,
 )
 from solver.counters.solution import solve_counters
 from solver.game import policy_mix
@@ -45,13 +47,24 @@ from solver.policy import MixPolicy, TabularPolicy, UniformPolicy
 
 AGREE = 1e-8
 SMALL = {"a": "fighter,hp=3", "b": "rogue,hp=3"}
+#: a Blooded duel on counters, drawn when its two beats run out
+DRAWN = {"a": "prowess=2,sword=2,invokes=0", "b": "prowess=1,sword=2,invokes=0",
+         "max_beats": 2}
+
+
+def _with_graph(game):
+    graph = build_graph(game)
+    return game, graph, np.flatnonzero(~graph.terminal)
 
 
 @pytest.fixture(scope="module")
 def small():
-    game = envs.make("pathfinder", **SMALL)
-    graph = build_graph(game)
-    return game, graph, np.flatnonzero(~graph.terminal)
+    return _with_graph(envs.make("pathfinder", **SMALL))
+
+
+@pytest.fixture(scope="module")
+def drawn():
+    return _with_graph(envs.make("blooded", **DRAWN))
 
 
 def test_a_play_solved_from_a_moment_is_read_at_the_whole_duels_points(small):
@@ -107,11 +120,14 @@ def _responder_values(response, live):
     return np.nanmax(response.action_values[live], axis=1)
 
 
+@pytest.mark.parametrize("duel", ["small", "drawn"])
 @pytest.mark.parametrize("responder", ["a", "b"])
 @pytest.mark.parametrize("opponent", ["uniform", "equilibrium"])
-def test_the_best_response_agrees_with_the_state_graph_at_every_state(small, responder,
-                                                                      opponent):
-    game, graph, live = small
+def test_the_best_response_agrees_with_the_state_graph_at_every_state(duel, responder,
+                                                                      opponent, request):
+    # the safest play of a knockout takes one solve over the counters, of a duel with
+    # draws two (``losses_follow_value``); the state graph's always two passes
+    game, graph, live = request.getfixturevalue(duel)
     safest = solve_game(game).policy_for(responder) if opponent == "equilibrium" else None
     with facade.forcing("states"):
         on_graph = best_response(game, opponent, responder, safest=safest)
@@ -129,12 +145,12 @@ def test_the_best_response_agrees_with_the_state_graph_at_every_state(small, res
             getattr(on_graph.evaluation, key), abs=AGREE)
 
 
-def test_a_safest_best_response_frees_the_tables_nobody_reads(small):
-    """With the safest tie-break, the best reply's own mixes (the safest play's stand
-    for them) and the safest play's values (the responder's chances of losing) are
-    freed: a level-5 Pathfinder question held them, 1 GB, through its plan's solves.
-    What the answers read is kept: the test above reads it at every state."""
-    game, graph, live = small
+def test_a_safest_best_response_frees_the_tables_nobody_reads(drawn):
+    """With the safest tie-break solved apart, the best reply's own mixes (the safest
+    play's stand for them) and the safest play's values (the responder's chances of
+    losing) are freed: a level-5 Pathfinder question held them, 1 GB, through its plan's
+    solves. What the answers read is kept: the test above reads it at every state."""
+    game, graph, live = drawn
     response = counter_best_response(game, "uniform", "a",
                                      safest=solve_game(game).policy_for("a"))
     with pytest.raises(RuntimeError, match="not kept"):
@@ -143,6 +159,75 @@ def test_a_safest_best_response_frees_the_tables_nobody_reads(small):
     with pytest.raises(RuntimeError, match="released"):
         response.values.mix_at("a", choosing, 0)
     assert len(response.decisions(chances=True)) > 0
+
+
+class ScaledPennies(RolledPennies):
+    """RolledPennies (every cycle left for sure) whose ends pay ``scale`` times as much."""
+
+    def __init__(self, scale: float):
+        super().__init__(3, 2)
+        self.scale = scale
+
+    def payoff(self, state):
+        return self.scale * super().payoff(state)
+
+
+@pytest.mark.parametrize("game, follows", [
+    (envs.make("pathfinder", **SMALL), True),   # a knockout: wins pay 1, losses -1
+    (ScaledPennies(3.0), True),                 # 3 and -3
+    (ScaledPennies(0.25), False),               # 1/4 and -1/4: less than 1 apart
+    (HitTriples(2, 3, 2), False),               # two wins, paying 1 and 1/2
+    (envs.make("blooded", **DRAWN), False),     # draws
+], ids=["knockout", "three", "quarter", "two wins", "draws"])
+def test_the_chance_of_losing_follows_the_value_where_wins_and_losses_pay_one_amount_each(
+        game, follows):
+    assert losses_follow_value(game) is follows
+
+
+@pytest.mark.parametrize("responder", ["a", "b"])
+@pytest.mark.parametrize("opponent", ["uniform", "equilibrium", "bully"])
+def test_a_knockouts_safest_play_takes_one_solve_and_plays_as_two_would(
+        small, responder, opponent, monkeypatch):
+    """The safest tie-break's own solve (least chance of losing among the tied actions)
+    keeps every tied action where the chance of losing follows the value: the best
+    reply's solve, given the reference, plays them as it would. Compared with the two
+    solves forced, at every state (the two solves agree with the state graph above)."""
+    game, graph, live = small
+    them = "b" if responder == "a" else "a"
+    fixed = read_policy(game, _opponent(game, opponent, them), them)
+    safest = solve_game(game).policy_for(responder)
+    solves = []
+
+    def counted(*args, **kwargs):
+        solves.append(kwargs.get("rule"))
+        return solve_counters(*args, **kwargs)
+
+    monkeypatch.setattr(play, "solve_counters", counted)
+    one = counter_best_response(game, fixed, responder, safest=safest)
+    monkeypatch.setattr(play, "losses_follow_value", lambda _: False)
+    two = counter_best_response(game, fixed, responder, safest=safest)
+    assert len(solves) == 3   # one, then two
+    # every counter value's mixes and values, in the one layout both solves share
+    assert np.abs(one.play.mixes[responder] - two.play.mixes[responder]).max() <= 1e-12
+    assert np.abs(one.values.held - two.values.held).max() <= 1e-12
+    for key in ("value", "win", "draw", "loss", "expected_length"):
+        assert getattr(one.evaluation, key) == pytest.approx(getattr(two.evaluation, key),
+                                                             abs=1e-12)
+    rows = {state: rest for state, *rest in two.decisions(chances=True)}
+    found = one.decisions(chances=True)
+    assert len(found) == len(rows) > 0
+    for state, reach, mix, value, chances in found:
+        expected = rows[state]
+        assert reach == pytest.approx(expected[0], abs=1e-12)
+        assert np.abs(mix - expected[1]).max() <= 1e-12
+        assert value == pytest.approx(expected[2], abs=1e-12)
+        assert np.allclose(chances, expected[3], rtol=0, atol=1e-12)
+
+
+def _opponent(game, name, side):
+    if name == "bully":
+        return temperament("pathfinder", "bully").policy(game)
+    return resolve_policy(name, game, side)
 
 
 def test_evaluation_and_chances_from_every_state_agree_with_the_state_graph(small):

@@ -425,11 +425,20 @@ def counter_best_response(game: Game, policy: Policy | str, responder: str,
     """``solver.markov.response.best_response`` over counters: one solve with the best reply
     as the stage rule; with ``safest`` a second one among the tied actions only, with
     the responder's chance of losing as the payoff, whose ties are then played as
-    ``safest`` plays them (evenly where it plays none)."""
+    ``safest`` plays them (evenly where it plays none). Where the chance of losing
+    follows the value (``losses_follow_value``) the second would keep every tied action:
+    the first solve then plays them as ``safest`` does (a level-5 duel's 10 s)."""
     graph, _, _ = explore(game)
     other = "b" if responder == "a" else "a"
     fixed = counter_mixes(game, policy, other)
     slots = int(graph.slots[responder][-1])
+    sign = 1.0 if responder == "a" else -1.0
+    if safest is not None and losses_follow_value(game):
+        reference = counter_mixes(game, safest, responder)
+        play = solve_counters(game, tolerance, max_sweeps, rule=BestReply(
+            responder, fixed, slots, reference=reference))
+        return CounterResponse(responder, sign * play.value, play, play.convergence,
+                               tolerance, max_sweeps, play)
     best = BestReply(responder, fixed, slots)
     values = solve_counters(game, tolerance, max_sweeps, rule=best, statistics=False)
     play = None
@@ -440,7 +449,6 @@ def counter_best_response(game: Game, policy: Policy | str, responder: str,
         play = solve_counters(game, tolerance, max_sweeps, rule=BestReply(
             responder, fixed, slots, allowed=best.tied, reference=reference,
             scores=_signed_loss(responder)), values=False)
-    sign = 1.0 if responder == "a" else -1.0
     return CounterResponse(responder, sign * values.value, values, values.convergence,
                            tolerance, max_sweeps, play)
 
@@ -569,12 +577,32 @@ def decided(game: Game) -> bool:
     of situations is left with a positive chance at each step (each cyclic block of its
     counters contracts, ``Reduced.contracting``; the layers of counter values are
     finite)."""
-    graph, grid, _ = explore(game)
-    ends = [float(game.payoff(game.depleted(k))) for k in range(len(grid.top))]
-    if np.any(graph.payoff[graph.terminal] == 0) or 0.0 in ends:
+    graph, _, _ = explore(game)
+    if np.any(_end_pays(game) == 0):
         return False
     return all(not block.cyclic or (block.reduced is not None and block.reduced.contracting)
                for block in graph.blocks)
+
+
+def losses_follow_value(game: Game) -> bool:
+    """Whether a play's chance of losing is given by its expected payoff, the same way
+    from every situation: every duel ends (``decided``) and all its wins pay one amount,
+    all its losses another, at least 1 apart. Then the chance of losing is
+    (win's pay - value) / (win's pay - loss's pay): actions tied for the best value are
+    tied for the least chance of losing, by a gap no larger."""
+    if not decided(game):
+        return False
+    pays = np.unique(_end_pays(game))
+    wins, losses = pays[pays > 0], pays[pays < 0]
+    return len(wins) <= 1 and len(losses) <= 1 and (
+        len(wins) == 0 or len(losses) == 0 or bool(wins[0] - losses[0] >= 1.0))
+
+
+def _end_pays(game: Game) -> np.ndarray:
+    """What each way a duel ends pays A: its terminal situations, its counters run out."""
+    graph, grid, _ = explore(game)
+    ran_out = [float(game.payoff(game.depleted(k))) for k in range(len(grid.top))]
+    return np.concatenate([graph.payoff[graph.terminal], ran_out])
 
 
 @dataclass
