@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 from typing import TYPE_CHECKING, TextIO
@@ -53,7 +54,7 @@ def progress_bar(config: TrainConfig, wanted: bool) -> Progress | None:
 
 # -- the solver's long work, as the `duel` command shows it
 
-#: seconds of a piece of work before anything is drawn (a quick answer draws nothing)
+#: seconds of a question before anything is drawn (a quick answer draws nothing)
 QUIET_SECONDS = 2.0
 #: seconds between two lines where the stream is not a terminal (no redraw in place)
 LOG_SECONDS = 10.0
@@ -61,12 +62,14 @@ LOG_SECONDS = 10.0
 
 class WorkLine:
     """The solver's progress (``solver.progress``) as one line on a stream: redrawn
-    in place on a terminal (at most four times a second, wiped when the work ends),
-    a line every ``LOG_SECONDS`` elsewhere; nothing for work shorter than
-    ``QUIET_SECONDS``."""
+    in place on a terminal (at most four times a second, cut to the terminal's width,
+    wiped when the work ends), a line every ``LOG_SECONDS`` elsewhere; nothing in the
+    question's first ``QUIET_SECONDS``, counted from the line's making (a question of
+    several short solves is shown once it has taken that long, whichever solve runs)."""
 
     def __init__(self, stream: TextIO, terminal: bool):
         self.stream, self.terminal = stream, terminal
+        self.began = time.monotonic()
         self.last, self.width = 0.0, 0
 
     def __call__(self, report) -> None:
@@ -75,16 +78,16 @@ class WorkLine:
                 self._wipe()
             return
         now = time.monotonic()
-        if report.elapsed < QUIET_SECONDS or now - self.last < (
+        if now - self.began < QUIET_SECONDS or now - self.last < (
                 0.25 if self.terminal else LOG_SECONDS):
             return
         self.last = now
-        text = "duel: " + work_text(report)
         if self.terminal:
-            self.stream.write("\r" + text.ljust(self.width))
-            self.width = len(text)
+            text = fitted(report, shutil.get_terminal_size().columns - 1 - len(PREFIX))
+            self.stream.write("\r" + (PREFIX + text).ljust(self.width))
+            self.width = len(PREFIX + text)
         else:
-            self.stream.write(text + "\n")
+            self.stream.write(PREFIX + work_text(report) + "\n")
         self.stream.flush()
 
     def _wipe(self) -> None:
@@ -93,17 +96,37 @@ class WorkLine:
         self.width = 0
 
 
-def work_text(report) -> str:
+PREFIX = "duel: "
+
+
+def work_text(report, counts: bool = True, tasks: slice = slice(None)) -> str:
     """``solving: stage games 45% (1,234 of 2,742 counter values), about 20 s left``;
-    of work whose total is not known, ``exploring the duel: 49,152 situations so far``."""
-    what = " > ".join(report.tasks)
+    of work whose total is not known, ``exploring the duel: 49,152 situations so far``.
+    Tasks made of parts say which runs (``the odds (step 3 of 5) > solving: ...``), and
+    the time left is the whole work's (``solver.progress.Report.left``). ``counts``
+    False leaves out the units done, ``tasks`` keeps some of the tasks' names."""
+    steps = report.steps or ("",) * len(report.tasks)
+    what = " > ".join(f"{name} ({step})" if step else name
+                      for name, step in list(zip(report.tasks, steps, strict=True))[tasks])
     stage = f": {report.stage}" if report.stage else ""
     if report.total is None:
         return f"{what}{stage or ':'} {report.done:,.0f} {report.unit} so far"
-    left = ("" if report.remaining is None else
-            f", about {duration_text(report.remaining)} left")
-    return (f"{what}{stage} {report.fraction:.0%} ({report.done:,.0f} of "
-            f"{report.total:,.0f} {report.unit}){left}")
+    left = ("" if report.left is None else f", about {duration_text(report.left)} left")
+    counted = (f" ({report.done:,.0f} of {report.total:,.0f} {report.unit})"
+               if counts else "")
+    return f"{what}{stage} {report.fraction:.0%}{counted}{left}"
+
+
+def fitted(report, width: int) -> str:
+    """``work_text`` in at most ``width`` characters: without the units done, then with
+    the outermost and innermost tasks' names only, then cut (a line longer than the
+    terminal wraps, and each redraw would leave a line behind)."""
+    for counts, tasks in ((True, slice(None)), (False, slice(None)),
+                          (False, slice(0, len(report.tasks), max(1, len(report.tasks) - 1)))):
+        text = work_text(report, counts, tasks)
+        if len(text) <= width:
+            return text
+    return text[:max(0, width - 3)] + "..."
 
 
 def duration_text(seconds: float) -> str:

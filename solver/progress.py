@@ -14,6 +14,11 @@ total over what is done (work per unit is taken as even; a task's total weighs i
 stages, e.g. a counter solve counts each counter value twice: its stage games, then the
 play pushed forward through it). It is said once a little of the work is done
 (``ESTIMATE_AFTER``): before, there is nothing to scale.
+
+A task made of ``parts`` counts the tasks opened inside it as its units (a question's
+steps, a calibration's tries): the share of the part running counts as that share of
+one unit, so what a report says is left (``left``) is the whole work's, its outermost
+task's, not only the step's now running.
 """
 
 from __future__ import annotations
@@ -34,7 +39,10 @@ class Report:
     (outermost first), ``stage`` what it does now, ``done`` of ``total`` units,
     ``elapsed`` seconds since it began, ``remaining`` the estimate of the seconds left
     (None until ``ESTIMATE_AFTER`` of it is done, or when its total is not known) and
-    ``finished`` whether it has just ended."""
+    ``finished`` whether it has just ended. ``steps`` says, for each task of ``tasks``,
+    which of its parts runs ("step 2 of 5"; "" for a task not made of parts), and
+    ``left`` the seconds left of all the work, the outermost task's with a total
+    (``remaining`` when one task is open)."""
 
     tasks: tuple[str, ...]
     stage: str
@@ -44,6 +52,8 @@ class Report:
     elapsed: float
     remaining: float | None
     finished: bool = False
+    steps: tuple[str, ...] = ()
+    left: float | None = None
 
     @property
     def fraction(self) -> float | None:
@@ -60,6 +70,31 @@ class Task:
     started: float
     done: float = 0.0
     stage: str = ""
+    parts: bool = False
+    #: what each part weighs in the task's time, for a task made of parts whose parts
+    #: differ (empty: each weighs the same)
+    weights: tuple[float, ...] = ()
+
+    def share(self, running: float = 0.0) -> float | None:
+        """The share of the task done (None when its total is not known), ``running``
+        of the part now running counted (a task made of parts)."""
+        if self.total is None:
+            return None
+        if not self.weights:
+            return min(1.0, (self.done + running) / self.total) if self.total > 0 else 0.0
+        parts = int(self.done)
+        now = self.weights[parts] if parts < len(self.weights) else 0.0
+        weighed = sum(self.weights[:parts]) + running * now
+        return min(1.0, weighed / sum(self.weights)) if sum(self.weights) > 0 else 0.0
+
+    def step(self) -> str:
+        """Which part runs: "step 2 of 5" (the unit made singular)."""
+        if not self.parts or self.total is None:
+            return ""
+        running = min(self.done + 1, self.total)
+        one = (self.unit[:-3] + "y" if self.unit.endswith("ies")
+               else self.unit.removesuffix("s"))
+        return f"{one} {running:.0f} of {self.total:.0f}"
 
 
 Listener = Callable[[Report], None]
@@ -89,13 +124,17 @@ def listening(listener: Listener) -> Iterator[None]:
 
 
 @contextmanager
-def task(what: str, total: float | None, unit: str = "steps") -> Iterator[Task | None]:
+def task(what: str, total: float | None, unit: str = "steps", parts: bool = False,
+         weights: tuple[float, ...] = ()) -> Iterator[Task | None]:
     """Open a task of ``total`` units (None: not known beforehand) for the block (None,
-    and nothing kept, when nobody listens)."""
+    and nothing kept, when nobody listens); with ``parts`` its units are the tasks
+    opened inside it (see the module), each ``advance``d when it is done, and
+    ``weights`` (one per unit) what each weighs in its time where they differ."""
     if not _HERE.listeners:
         yield None
         return
-    opened = Task(what, None if total is None else float(total), unit, time.monotonic())
+    opened = Task(what, None if total is None else float(total), unit, time.monotonic(),
+                  parts=parts, weights=tuple(weights))
     _HERE.open.append(opened)
     try:
         yield opened
@@ -118,17 +157,34 @@ def advance(amount: float, stage: str = "") -> None:
 
 
 def _notify(current: Task, finished: bool = False) -> None:
-    elapsed = time.monotonic() - current.started
-    if current.total is None:
-        remaining = 0.0 if finished else None
-    else:
-        # a total that was an estimate (a search's solves) grows with the work done
+    now = time.monotonic()
+    if current.total is not None:
+        # a total that was an estimate (a search's tries) grows with the work done
         current.total = max(current.total, current.done)
-        share = current.done / current.total if current.total > 0 else 0.0
-        remaining = 0.0 if finished else (
-            elapsed * (1.0 - share) / share if share >= ESTIMATE_AFTER else None)
-    relay(Report(tuple(t.what for t in _HERE.open), current.stage, current.done,
-                 current.total, current.unit, elapsed, remaining, finished))
+    opened = _HERE.open   # ``current`` is the innermost
+    remaining = 0.0 if finished else _time_left(current, current.share(), now)
+    outermost = next((t for t in opened if t.total is not None), None)
+    left = remaining if outermost in (None, current) else _time_left(
+        outermost, _share_through_parts(opened[opened.index(outermost):]), now)
+    relay(Report(tuple(t.what for t in opened), current.stage, current.done,
+                 current.total, current.unit, now - current.started, remaining, finished,
+                 tuple(t.step() for t in opened), left))
+
+
+def _time_left(task: Task, share: float | None, now: float) -> float | None:
+    """The time ``task`` has taken, scaled by what is left of it over what is done."""
+    if share is None or share < ESTIMATE_AFTER:
+        return None
+    return (now - task.started) * (1.0 - share) / share
+
+
+def _share_through_parts(opened: list[Task]) -> float | None:
+    """The share of ``opened[0]`` done, the part running inside each task made of parts
+    counted as its share of one unit."""
+    outer, *inner = opened
+    if not (outer.parts and inner):
+        return outer.share()
+    return outer.share(running=_share_through_parts(inner) or 0.0)
 
 
 def relay(report: Report) -> None:

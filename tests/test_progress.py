@@ -4,6 +4,7 @@ estimate of the time left, and the one line the ``duel`` command draws on stderr
 
 import io
 import json
+import os
 
 import pytest
 
@@ -144,7 +145,8 @@ def test_an_exploration_says_the_states_found_so_far(monkeypatch):
 
 def report(elapsed, finished=False, tasks=("solving",)):
     return progress.Report(tasks, "stage games", 5, 10, "counter values", elapsed,
-                           None if finished else 7.0, finished)
+                           None if finished else 7.0, finished, ("",) * len(tasks),
+                           None if finished else 7.0)
 
 
 class Clock:
@@ -156,12 +158,14 @@ class Clock:
 
 
 def test_the_line_is_quiet_at_first_redrawn_in_place_and_wiped(monkeypatch):
+    monkeypatch.setattr(shown.shutil, "get_terminal_size", lambda: os.terminal_size((200, 24)))
     clock = Clock()
     monkeypatch.setattr(shown.time, "monotonic", clock)
     stream = io.StringIO()
     line = shown.WorkLine(stream, terminal=True)
     line(report(1.0))
     assert stream.getvalue() == ""   # a quick answer draws nothing
+    clock.now += 3
     line(report(3.0))
     drawn = stream.getvalue()
     assert drawn.startswith("\rduel: solving: stage games 50% (5 of 10 counter values)")
@@ -175,6 +179,64 @@ def test_the_line_is_quiet_at_first_redrawn_in_place_and_wiped(monkeypatch):
     line(report(6.0, finished=True))
     assert stream.getvalue().endswith("\r" + " " * len(line_text(report(4.0, tasks=(
         "calibrating", "solving")))) + "\r")
+
+
+def test_a_question_of_short_solves_is_shown_once_it_has_taken_long(monkeypatch):
+    # four solves of 1.5 s each: none alone is long, the question is
+    clock = Clock()
+    monkeypatch.setattr(shown.time, "monotonic", clock)
+    stream = io.StringIO()
+    line = shown.WorkLine(stream, terminal=True)
+    for _ in range(4):
+        clock.now += 1.0
+        line(report(1.0))
+        clock.now += 0.5
+        line(report(1.5, finished=True))
+    # drawn from 2.5 s on: the second solve, the third and the fourth
+    assert stream.getvalue().count("duel: solving") == 3
+
+
+def test_a_line_longer_than_the_terminal_is_shortened_to_fit(monkeypatch):
+    monkeypatch.setattr(shown.shutil, "get_terminal_size", lambda: os.terminal_size((80, 24)))
+    clock = Clock()
+    monkeypatch.setattr(shown.time, "monotonic", clock)
+    stream = io.StringIO()
+    line = shown.WorkLine(stream, terminal=True)
+    clock.now += 3
+    tasks = ("the odds", "calibrating strength 0.5", "solving")
+    line(progress.Report(tasks, "stage games", 5, 10, "counter values", 3.0, 7.0, False,
+                         ("step 1 of 4", "solve 2 of 12", ""), 70.0))
+    drawn = stream.getvalue()
+    assert drawn == "\rduel: the odds (step 1 of 4) > solving: stage games 50%, about 70 s left"
+    assert len(drawn) - 1 <= 79
+    narrow = progress.Report(("solving",), "stage games", 5, 10, "counter values", 3.0, 7.0,
+                             False, ("",), 7.0)
+    assert shown.fitted(narrow, 20) == "solving: stage ga..."
+
+
+def test_the_time_left_is_the_whole_questions_through_its_parts(monkeypatch):
+    # a question of two parts, the second weighing three times the first: 10 s for
+    # half the first is 1/8 of the question (70 s left); then half the second, 30 s in,
+    # is 5/8 of it at 50 s (30 s left)
+    clock = iter([0.0, 0.0, 10.0, 20.0, 20.0, 20.0, 20.0, 50.0, 60.0, 60.0, 60.0])
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
+    said = []
+    with progress.listening(said.append):
+        with progress.task("the odds", 2, "steps", parts=True, weights=(1.0, 3.0)):
+            with progress.task("solving", 100, "counter values"):
+                progress.advance(50, "stage games")
+            progress.advance(1, "the equilibrium")
+            with progress.task("solving", 100, "counter values"):
+                progress.advance(50, "stage games")
+            progress.advance(1)
+    half_first, first_done, the_step, _, half_second = said[:5]
+    assert half_first.remaining == pytest.approx(10.0) and half_first.left == pytest.approx(70.0)
+    assert half_first.steps == ("step 1 of 2", "")
+    assert the_step.tasks == ("the odds",) and the_step.left == pytest.approx(60.0)
+    assert half_second.left == pytest.approx(30.0) and half_second.steps == ("step 2 of 2", "")
+    assert shown.work_text(half_second) == ("the odds (step 2 of 2) > solving: stage games 50% "
+                                            "(50 of 100 counter values), about 30 s left")
+    assert said[-1].finished and said[-1].left == 0.0
 
 
 def line_text(r):
@@ -249,3 +311,24 @@ def test_an_opponent_no_longer_wanted_stops_at_its_next_step(tmp_path):
     assert not prepared._thread.is_alive()
     assert prepared._policy is None and prepared._error is None
     assert not list(tmp_path.glob("*.answer"))   # stopped before its answer was kept
+
+
+def test_the_odds_say_their_step_and_the_whole_questions_time_left(capsys, monkeypatch):
+    # the equilibrium, the opponent, the best response, the plan's chances: each step's
+    # solves are shown inside it (the time left, the question's: tested above)
+    monkeypatch.setenv("DUEL_PROGRESS", "1")
+    monkeypatch.setattr(shown, "QUIET_SECONDS", 0.0)
+    monkeypatch.setattr(shown, "LOG_SECONDS", 0.0)
+    heard = []
+    real = shown.work_text
+    monkeypatch.setattr(shown, "work_text", lambda r, *a: heard.append(r) or real(r, *a))
+    assert main(["odds", "pathfinder", "--a", "fighter,hp=8", "--b", "rogue,hp=8",
+                 "--vs", "bully:0.5", "--json", "--no-cache"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["vs"] == "bully:0.5"
+    inside = [r for r in heard if r.tasks[0] == "the odds" and len(r.tasks) > 1]
+    assert {r.steps[0] for r in inside} == {"step 1 of 4", "step 2 of 4", "step 3 of 4",
+                                            "step 4 of 4"}
+    assert any(r.tasks[1].startswith("calibrating") and r.steps[1].startswith("try ")
+               for r in inside)
+    assert "duel: the odds (step 1 of 4) > solving: stage games" in err

@@ -154,7 +154,7 @@ def question_cost(size, command: str, vs: str | None, system: str) -> tuple[floa
     """The peak bytes and the seconds of ``command`` on a duel of ``size``, against the
     opponent ``vs`` (a personality is calibrated first)."""
     cost = QUESTION_COST.get(command, ONE_SOLVE)
-    if _is_personality(vs, system):
+    if is_personality(vs, system):
         cost += CALIBRATION_COST
     memory = size.memory + cost.bytes + cost.per_state * size.states + cost.tables * size.tables
     return memory, size.seconds * cost.solves
@@ -165,7 +165,8 @@ def _opponent(args: argparse.Namespace) -> str | None:
     return getattr(args, "vs", None) or getattr(args, "personality", None)
 
 
-def _is_personality(vs: str | None, system: str) -> bool:
+def is_personality(vs: str | None, system: str) -> bool:
+    """Whether ``vs`` names one of ``system``'s personalities (its data, not the solver)."""
     from ..temperaments import personality_names  # data files only: no solver
     if not isinstance(vs, str):
         return False

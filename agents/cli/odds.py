@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 import envs
-from solver import best_response, evaluate, read_policy, solve_game, together
+from solver import best_response, evaluate, progress, read_policy, solve_game, together
 from solver.cache import ambient, remembered
 from solver.policy import MixPolicy
 
@@ -91,26 +91,49 @@ def _answer(game, vs: str, me: str, moment=None) -> dict:
     situation by situation; from ``moment`` on if given (the opponent and the
     equilibrium are the whole duel's, played from there)."""
     them = "b" if me == "a" else "a"
-    opponent = opponent_policy(vs, game, them)
-    equilibrium = solve_game(game).policy_for(me)
-    played = game if moment is None else MomentGame(game, moment)
-    fixed = read_policy(played, opponent, them)   # once for both questions below
-    pair = (equilibrium, fixed) if me == "a" else (fixed, equilibrium)
-    # the evaluation first: where the two run one after the other, its push forward is
-    # done before the best response's tables are built
-    against_it, response = together(
-        played, lambda: evaluate(played, *pair).as_dict(),
-        lambda: best_response(played, fixed, me, safest=equilibrium))
+    with progress.task("the odds", len(STEPS), "steps", parts=True,
+                       weights=_step_weights(game, vs)):
+        equilibrium = solve_game(game).policy_for(me)
+        progress.advance(1, STEPS[1])
+        opponent = opponent_policy(vs, game, them)   # the equilibrium's other side: read
+        progress.advance(1, STEPS[2])
+        played = game if moment is None else MomentGame(game, moment)
+        fixed = read_policy(played, opponent, them)   # once for both questions below
+        pair = (equilibrium, fixed) if me == "a" else (fixed, equilibrium)
+        # the evaluation first: where the two run one after the other, its push forward
+        # is done before the best response's tables are built
+        against_it, response = together(
+            played, lambda: evaluate(played, *pair).as_dict(),
+            lambda: best_response(played, fixed, me, safest=equilibrium))
+        progress.advance(1, STEPS[3])
+        plan = _plan(game, response, me)
+        progress.advance(1)
     answer = {
         "best_response": _mine(response.evaluation.as_dict(), me),
         "equilibrium_against_it": _mine(against_it, me),
-        "plan": _plan(game, response, me),
+        "plan": plan,
         "tie_break": "among equally good plays: least chance of losing, then closest to "
                      "the equilibrium",
     }
     if isinstance(opponent, MixPolicy):
         answer["mix_fallback"] = _fallback(response, opponent, them)
     return answer
+
+
+#: the odds' steps, as the progress line names them
+STEPS = ("the equilibrium", "the opponent", "the best response", "the plan's chances")
+#: what each step weighs in the odds' time, in solves of the duel, for the time left
+#: said (level 5 against the equilibrium, measured: the equilibrium 18 s, the evaluation
+#: and the best response 24 s, the plan's chances 8.5 s); the opponent's step weighs
+#: next to nothing but for a personality (``checks.CALIBRATION_COST``)
+STEP_WEIGHTS = (1.0, 0.05, 1.3, 0.5)
+
+
+def _step_weights(game, vs: str) -> tuple[float, ...]:
+    weights = list(STEP_WEIGHTS)
+    if checks.is_personality(vs, game.info.system):
+        weights[1] = checks.CALIBRATION_COST.solves
+    return tuple(weights)
 
 
 def _question(vs: str, me: str) -> str | None:
