@@ -62,7 +62,7 @@ class Report:
         return min(1.0, self.done / self.total) if self.total > 0 else 0.0
 
 
-@dataclass
+@dataclass(eq=False)   # two tasks are told apart by identity, not by their fields
 class Task:
     what: str
     total: float | None
@@ -163,9 +163,9 @@ def _notify(current: Task, finished: bool = False) -> None:
         current.total = max(current.total, current.done)
     opened = _HERE.open   # ``current`` is the innermost
     remaining = 0.0 if finished else _time_left(current, current.share(), now)
-    outermost = next((t for t in opened if t.total is not None), None)
-    left = remaining if outermost in (None, current) else _time_left(
-        outermost, _share_through_parts(opened[opened.index(outermost):]), now)
+    outermost = next((k for k, t in enumerate(opened) if t.total is not None), None)
+    left = remaining if outermost is None or opened[outermost] is current else _time_left(
+        opened[outermost], _share_through_parts(opened[outermost:]), now)
     relay(Report(tuple(t.what for t in opened), current.stage, current.done,
                  current.total, current.unit, now - current.started, remaining, finished,
                  tuple(t.step() for t in opened), left))
