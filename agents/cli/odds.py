@@ -105,11 +105,12 @@ def _answer(game, vs: str, me: str, moment=None) -> dict:
         against_it, response = together(
             played, lambda: evaluate(played, *pair).as_dict(),
             lambda: best_response(played, fixed, me, safest=equilibrium))
+        best = _mine(response.evaluation.as_dict(), me)
         progress.advance(1, STEPS[3])
         plan = _plan(game, response, me)
         progress.advance(1)
     answer = {
-        "best_response": _mine(response.evaluation.as_dict(), me),
+        "best_response": best,
         "equilibrium_against_it": _mine(against_it, me),
         "plan": plan,
         "tie_break": "among equally good plays: least chance of losing, then closest to "

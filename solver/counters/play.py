@@ -435,8 +435,9 @@ def counter_best_response(game: Game, policy: Policy | str, responder: str,
     sign = 1.0 if responder == "a" else -1.0
     if safest is not None and losses_follow_value(game):
         reference = counter_mixes(game, safest, responder)
+        # its play pushed when first asked: beside an evaluation (``together``), after it
         play = solve_counters(game, tolerance, max_sweeps, rule=BestReply(
-            responder, fixed, slots, reference=reference))
+            responder, fixed, slots, reference=reference), later=True)
         return CounterResponse(responder, sign * play.value, play, play.convergence,
                                tolerance, max_sweeps, play)
     best = BestReply(responder, fixed, slots)
