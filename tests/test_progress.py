@@ -157,12 +157,17 @@ class Clock:
         return self.now
 
 
-def test_the_line_is_quiet_at_first_redrawn_in_place_and_wiped(monkeypatch):
-    monkeypatch.setattr(shown.shutil, "get_terminal_size", lambda: os.terminal_size((200, 24)))
+def line_on_a_clock(monkeypatch, terminal):
+    """A progress line on a string, made now on a clock the test moves."""
     clock = Clock()
     monkeypatch.setattr(shown.time, "monotonic", clock)
     stream = io.StringIO()
-    line = shown.WorkLine(stream, terminal=True)
+    return shown.WorkLine(stream, terminal), stream, clock
+
+
+def test_the_line_is_quiet_at_first_redrawn_in_place_and_wiped(monkeypatch):
+    monkeypatch.setattr(shown.shutil, "get_terminal_size", lambda: os.terminal_size((200, 24)))
+    line, stream, clock = line_on_a_clock(monkeypatch, terminal=True)
     line(report(1.0))
     assert stream.getvalue() == ""   # a quick answer draws nothing
     clock.now += 3
@@ -183,10 +188,7 @@ def test_the_line_is_quiet_at_first_redrawn_in_place_and_wiped(monkeypatch):
 
 def test_a_question_of_short_solves_is_shown_once_it_has_taken_long(monkeypatch):
     # four solves of 1.5 s each: none alone is long, the question is
-    clock = Clock()
-    monkeypatch.setattr(shown.time, "monotonic", clock)
-    stream = io.StringIO()
-    line = shown.WorkLine(stream, terminal=True)
+    line, stream, clock = line_on_a_clock(monkeypatch, terminal=True)
     for _ in range(4):
         clock.now += 1.0
         line(report(1.0))
@@ -198,10 +200,7 @@ def test_a_question_of_short_solves_is_shown_once_it_has_taken_long(monkeypatch)
 
 def test_a_line_longer_than_the_terminal_is_shortened_to_fit(monkeypatch):
     monkeypatch.setattr(shown.shutil, "get_terminal_size", lambda: os.terminal_size((80, 24)))
-    clock = Clock()
-    monkeypatch.setattr(shown.time, "monotonic", clock)
-    stream = io.StringIO()
-    line = shown.WorkLine(stream, terminal=True)
+    line, stream, clock = line_on_a_clock(monkeypatch, terminal=True)
     clock.now += 3
     tasks = ("the odds", "calibrating strength 0.5", "solving")
     line(progress.Report(tasks, "stage games", 5, 10, "counter values", 3.0, 7.0, False,
@@ -244,10 +243,7 @@ def line_text(r):
 
 
 def test_a_log_gets_a_line_now_and_then(monkeypatch):
-    clock = Clock()
-    monkeypatch.setattr(shown.time, "monotonic", clock)
-    stream = io.StringIO()
-    line = shown.WorkLine(stream, terminal=False)
+    line, stream, clock = line_on_a_clock(monkeypatch, terminal=False)
     for step in range(30):
         clock.now += 1
         line(report(3.0 + step))
