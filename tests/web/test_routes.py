@@ -242,6 +242,23 @@ def test_a_running_job_says_what_the_solver_does(client):
     assert any(line.startswith("solving: stage games") for line in said), said
 
 
+def test_a_running_odds_job_says_its_step_and_the_questions_time_left(client):
+    """``duel odds``'s four steps (the equilibrium, the opponent, the best response, the
+    plan's chances) are said with the solve running inside each."""
+    big = {"system": "pathfinder", "a": "fighter", "b": "rogue", "vs": "uniform"}
+    job = client.post("/api/jobs/odds", json=big).json()
+    said = set()
+    while (status := client.get(f"/api/jobs/{job['job']}").json())["state"] in (
+            "waiting", "running"):
+        if status["work"]:
+            said.add(status["work"])
+    assert status["state"] == "done"
+    steps = re.compile(r"the odds \(step [1-4] of 4\)( > [a-z ]+)?: [a-z' ]+ \d+%")
+    assert said and not [line for line in said if not steps.match(line)], said
+    assert any(line.startswith("the odds (step 1 of 4) > solving: stage games")
+               for line in said), said
+
+
 def test_unknown_job_and_work(client):
     assert client.get("/api/jobs/j999").status_code == 404
     assert client.delete("/api/jobs/j999").status_code == 404
