@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import time
@@ -83,7 +84,7 @@ class WorkLine:
             return
         self.last = now
         if self.terminal:
-            text = fitted(report, shutil.get_terminal_size().columns - 1 - len(PREFIX))
+            text = fitted(report, _columns(self.stream) - 1 - len(PREFIX))
             self.stream.write("\r" + (PREFIX + text).ljust(self.width))
             self.width = len(PREFIX + text)
         else:
@@ -97,6 +98,14 @@ class WorkLine:
 
 
 PREFIX = "duel: "
+
+
+def _columns(stream: TextIO) -> int:
+    """The width of the terminal ``stream`` writes to (stderr's: stdout may be a file)."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (OSError, ValueError):   # not a terminal, or no file behind it
+        return shutil.get_terminal_size().columns
 
 
 def work_text(report, counts: bool = True, tasks: slice = slice(None)) -> str:

@@ -17,8 +17,8 @@ play pushed forward through it). It is said once a little of the work is done
 
 A task made of ``parts`` counts the tasks opened inside it as its units (a question's
 steps, a calibration's tries): the share of the part running counts as that share of
-one unit, so what a report says is left (``left``) is the whole work's, its outermost
-task's, not only the step's now running.
+one unit (the most of it seen: a part may run several tasks in turn), so what a report
+says is left (``left``) is the whole work's, not only the step's now running.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ class Report:
     (None until ``ESTIMATE_AFTER`` of it is done, or when its total is not known) and
     ``finished`` whether it has just ended. ``steps`` says, for each task of ``tasks``,
     which of its parts runs ("step 2 of 5"; "" for a task not made of parts), and
-    ``left`` the seconds left of all the work, the outermost task's with a total
-    (``remaining`` when one task is open)."""
+    ``left`` the seconds left of all the work: of the tasks made of parts around the
+    reporting one, the outermost's (``remaining`` where there is none)."""
 
     tasks: tuple[str, ...]
     stage: str
@@ -74,12 +74,19 @@ class Task:
     #: what each part weighs in the task's time, for a task made of parts whose parts
     #: differ (empty: each weighs the same)
     weights: tuple[float, ...] = ()
+    #: the largest share of the running part seen, and which part it was: a part may
+    #: run several tasks one after the other, each from 0
+    most_of_part: tuple[float, float] = (-1.0, 0.0)
 
     def share(self, running: float = 0.0) -> float | None:
-        """The share of the task done (None when its total is not known), ``running``
-        of the part now running counted (a task made of parts)."""
+        """The share of the task done (None when its total is not known), ``running`` of
+        the part now running counted (the most of it seen so far)."""
         if self.total is None:
             return None
+        if self.parts:
+            seen = self.most_of_part[1] if self.most_of_part[0] == self.done else 0.0
+            running = max(running, seen)
+            self.most_of_part = (self.done, running)
         if not self.weights:
             return min(1.0, (self.done + running) / self.total) if self.total > 0 else 0.0
         parts = int(self.done)
@@ -88,13 +95,15 @@ class Task:
         return min(1.0, weighed / sum(self.weights)) if sum(self.weights) > 0 else 0.0
 
     def step(self) -> str:
-        """Which part runs: "step 2 of 5" (the unit made singular)."""
+        """Which part runs: "step 2 of 5" (the unit made singular); past the parts it
+        expected, "try 7" alone."""
         if not self.parts or self.total is None:
             return ""
-        running = min(self.done + 1, self.total)
         one = (self.unit[:-3] + "y" if self.unit.endswith("ies")
                else self.unit.removesuffix("s"))
-        return f"{one} {running:.0f} of {self.total:.0f}"
+        if self.done >= self.total:
+            return f"{one} {self.done + 1:.0f}"
+        return f"{one} {self.done + 1:.0f} of {self.total:.0f}"
 
 
 Listener = Callable[[Report], None]
@@ -130,6 +139,8 @@ def task(what: str, total: float | None, unit: str = "steps", parts: bool = Fals
     and nothing kept, when nobody listens); with ``parts`` its units are the tasks
     opened inside it (see the module), each ``advance``d when it is done, and
     ``weights`` (one per unit) what each weighs in its time where they differ."""
+    if weights and len(weights) != total:
+        raise ValueError(f"{len(weights)} weights for {total} parts")
     if not _HERE.listeners:
         yield None
         return
@@ -163,8 +174,12 @@ def _notify(current: Task, finished: bool = False) -> None:
         current.total = max(current.total, current.done)
     opened = _HERE.open   # ``current`` is the innermost
     remaining = 0.0 if finished else _time_left(current, current.share(), now)
-    outermost = next((k for k, t in enumerate(opened) if t.total is not None), None)
-    left = remaining if outermost is None or opened[outermost] is current else _time_left(
+    # the work whose time is left: the tasks made of parts around this one, each the
+    # part of the one around it
+    outermost = len(opened) - 1
+    while outermost > 0 and opened[outermost - 1].parts:
+        outermost -= 1
+    left = remaining if outermost == len(opened) - 1 else _time_left(
         opened[outermost], _share_through_parts(opened[outermost:]), now)
     relay(Report(tuple(t.what for t in opened), current.stage, current.done,
                  current.total, current.unit, now - current.started, remaining, finished,
@@ -184,6 +199,8 @@ def _share_through_parts(opened: list[Task]) -> float | None:
     outer, *inner = opened
     if not (outer.parts and inner):
         return outer.share()
+    if outer.total is not None and outer.done >= outer.total:
+        return None   # a part past those it expected runs: its share is not known
     return outer.share(running=_share_through_parts(inner) or 0.0)
 
 

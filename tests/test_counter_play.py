@@ -175,10 +175,10 @@ class ScaledPennies(RolledPennies):
 @pytest.mark.parametrize("game, follows", [
     (envs.make("pathfinder", **SMALL), True),   # a knockout: wins pay 1, losses -1
     (ScaledPennies(3.0), True),                 # 3 and -3
-    (ScaledPennies(0.25), False),               # 1/4 and -1/4: less than 1 apart
+    (ScaledPennies(0.5), False),                # 1/2 and -1/2: 1 apart, no more
     (HitTriples(2, 3, 2), False),               # two wins, paying 1 and 1/2
     (envs.make("blooded", **DRAWN), False),     # draws
-], ids=["knockout", "three", "quarter", "two wins", "draws"])
+], ids=["knockout", "three", "half", "two wins", "draws"])
 def test_the_chance_of_losing_follows_the_value_where_wins_and_losses_pay_one_amount_each(
         game, follows):
     assert losses_follow_value(game) is follows

@@ -204,7 +204,7 @@ def test_a_line_longer_than_the_terminal_is_shortened_to_fit(monkeypatch):
     clock.now += 3
     tasks = ("the odds", "calibrating strength 0.5", "solving")
     line(progress.Report(tasks, "stage games", 5, 10, "counter values", 3.0, 7.0, False,
-                         ("step 1 of 4", "solve 2 of 12", ""), 70.0))
+                         ("step 1 of 4", "try 2 of 6", ""), 70.0))
     drawn = stream.getvalue()
     assert drawn == "\rduel: the odds (step 1 of 4) > solving: stage games 50%, about 70 s left"
     assert len(drawn) - 1 <= 79
@@ -214,28 +214,73 @@ def test_a_line_longer_than_the_terminal_is_shortened_to_fit(monkeypatch):
 
 
 def test_the_time_left_is_the_whole_questions_through_its_parts(monkeypatch):
-    # a question of two parts, the second weighing three times the first: 10 s for
-    # half the first is 1/8 of the question (70 s left); then half the second, 30 s in,
-    # is 5/8 of it at 50 s (30 s left)
-    clock = iter([0.0, 0.0, 10.0, 20.0, 20.0, 20.0, 20.0, 50.0, 60.0, 60.0, 60.0])
-    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
+    # two parts, the second weighing three times the first: half the first in 10 s is
+    # 1/8 of the question (70 s left); half the second at 50 s is 5/8 of it (30 s left)
+    clock = Clock()
+    clock.now = 0.0
+    monkeypatch.setattr(progress.time, "monotonic", clock)
     said = []
     with progress.listening(said.append):
         with progress.task("the odds", 2, "steps", parts=True, weights=(1.0, 3.0)):
-            with progress.task("solving", 100, "counter values"):
-                progress.advance(50, "stage games")
+            solve_on(clock, 10.0, 20.0)
             progress.advance(1, "the equilibrium")
-            with progress.task("solving", 100, "counter values"):
-                progress.advance(50, "stage games")
+            solve_on(clock, 50.0, 80.0)
             progress.advance(1)
-    half_first, first_done, the_step, _, half_second = said[:5]
-    assert half_first.remaining == pytest.approx(10.0) and half_first.left == pytest.approx(70.0)
-    assert half_first.steps == ("step 1 of 2", "")
-    assert the_step.tasks == ("the odds",) and the_step.left == pytest.approx(60.0)
-    assert half_second.left == pytest.approx(30.0) and half_second.steps == ("step 2 of 2", "")
-    assert shown.work_text(half_second) == ("the odds (step 2 of 2) > solving: stage games 50% "
-                                            "(50 of 100 counter values), about 30 s left")
-    assert said[-1].finished and said[-1].left == 0.0
+    halves = [r for r in said if r.tasks == ("the odds", "solving") and r.done == 50]
+    assert [(r.remaining, r.left, r.steps) for r in halves] == [
+        (pytest.approx(10.0), pytest.approx(70.0), ("step 1 of 2", "")),
+        (pytest.approx(30.0), pytest.approx(30.0), ("step 2 of 2", ""))]
+    assert shown.work_text(halves[1]) == ("the odds (step 2 of 2) > solving: stage games 50% "
+                                          "(50 of 100 counter values), about 30 s left")
+    step = next(r for r in said if r.tasks == ("the odds",) and r.done == 1)
+    assert step.stage == "the equilibrium" and step.left == pytest.approx(60.0)
+    assert said[-1].finished and said[-1].tasks == ("the odds",) and said[-1].left == 0.0
+
+
+def solve_on(clock, half, end):
+    """A solve of 100 counter values, half done at ``half`` s, all at ``end``."""
+    with progress.task("solving", 100, "counter values"):
+        clock.now = half
+        progress.advance(50, "stage games")
+        clock.now = end
+        progress.advance(50)
+
+
+def test_a_part_that_runs_two_solves_keeps_the_most_of_it_seen(monkeypatch):
+    # a step that solves, then pushes: its share does not fall back to 0 with the push
+    clock = Clock()
+    clock.now = 0.0
+    monkeypatch.setattr(progress.time, "monotonic", clock)
+    said = []
+    with progress.listening(said.append):
+        with progress.task("the odds", 2, "steps", parts=True):
+            solve_on(clock, 10.0, 20.0)
+            solve_on(clock, 30.0, 40.0)
+    second_half = [r for r in said if r.tasks[-1] == "solving" and r.done == 50][1]
+    # the step counted done (1 of 2) at 30 s: 30 s left, not the 90 s of its new half
+    assert second_half.left == pytest.approx(30.0)
+
+
+def test_past_the_parts_it_expected_a_task_says_no_time_left(monkeypatch):
+    # a calibration's tries are an estimate: the seventh of six runs with no time said
+    said = []
+    with progress.listening(said.append):
+        with progress.task("calibrating", 2, "tries", parts=True):
+            progress.advance(1)
+            progress.advance(1)
+            with progress.task("solving", 100, "counter values"):
+                progress.advance(50)
+    third = said[-2]
+    assert third.tasks == ("calibrating", "solving") and third.steps == ("try 3", "")
+    assert third.left is None and third.remaining is not None
+    assert shown.work_text(third) == ("calibrating (try 3) > solving 50% (50 of 100 "
+                                      "counter values)")
+
+
+def test_a_task_of_weighed_parts_has_one_weight_a_part():
+    with pytest.raises(ValueError, match="2 weights for 3 parts"):
+        with progress.task("the odds", 3, "steps", parts=True, weights=(1.0, 2.0)):
+            pass
 
 
 def line_text(r):

@@ -335,7 +335,8 @@ class CounterResponse:
     convergence: Convergence
     tolerance: float
     max_sweeps: int
-    #: the safest tie-break's play, solved with its statistics (None: not asked)
+    #: the safest tie-break's play, its statistics pushed now or when first asked (None:
+    #: not asked)
     safest_play: CounterSolution | None = None
 
     @cached_property
@@ -588,15 +589,15 @@ def decided(game: Game) -> bool:
 def losses_follow_value(game: Game) -> bool:
     """Whether a play's chance of losing is given by its expected payoff, the same way
     from every situation: every duel ends (``decided``) and all its wins pay one amount,
-    all its losses another, at least 1 apart. Then the chance of losing is
+    all its losses another, more than 1 apart. Then the chance of losing is
     (win's pay - value) / (win's pay - loss's pay): actions tied for the best value are
-    tied for the least chance of losing, by a gap no larger."""
+    tied for the least chance of losing, by a smaller gap (a knockout's: half)."""
     if not decided(game):
         return False
     pays = np.unique(_end_pays(game))
     wins, losses = pays[pays > 0], pays[pays < 0]
     return len(wins) <= 1 and len(losses) <= 1 and (
-        len(wins) == 0 or len(losses) == 0 or bool(wins[0] - losses[0] >= 1.0))
+        len(wins) == 0 or len(losses) == 0 or bool(wins[0] - losses[0] > 1.0))
 
 
 def _end_pays(game: Game) -> np.ndarray:

@@ -209,22 +209,23 @@ function showProgress(status) {
     fill.style.width = `${Math.min(95, (100 * status.progress.done) / status.progress.planned)}%`;
     const left = Math.max(0, status.estimate - status.elapsed);
     said.textContent = `${cells}working for ${status.elapsed.toFixed(1)} s; about ${left.toFixed(0)} s left at this rate`;
+  } else if (status.work) {
+    // the solver's own time left (below) is this question's: no second estimate
+    fill.style.width = "100%";
+    fill.classList.add("unknown");
+    said.textContent = `${cells}working for ${status.elapsed.toFixed(1)} s`;
   } else if (status.estimate) {
     fill.style.width = `${Math.min(95, (100 * status.elapsed) / status.estimate)}%`;
     const left = Math.max(0, status.estimate - status.elapsed);
     said.textContent = `${waiting}working for ${status.elapsed.toFixed(1)} s; about ` +
       `${left.toFixed(0)} s left (estimated from the last questions like it)`;
-  } else if (status.work) {
-    fill.style.width = "100%";
-    fill.classList.add("unknown");
-    said.textContent = `${cells}working for ${status.elapsed.toFixed(1)} s`;
   } else {
     fill.style.width = "100%";
     fill.classList.add("unknown");
     said.textContent = `${waiting}${cells}working for ${status.elapsed.toFixed(1)} s (no estimate yet: ` +
       (status.kind === "sweep" ? "no cell solved so far)" : "the first question of this kind)");
   }
-  // the solver's own words on the step it is at, and that step's time left
+  // the solver's own words on the step it is at, and the question's time left
   if (status.work) said.textContent += `. Now ${status.work}`;
 }
 
