@@ -94,16 +94,19 @@ class Task:
         weighed = sum(self.weights[:parts]) + running * now
         return min(1.0, weighed / sum(self.weights)) if sum(self.weights) > 0 else 0.0
 
-    def step(self) -> str:
-        """Which part runs: "step 2 of 5" (the unit made singular); past the parts it
-        expected, "try 7" alone."""
+    def step(self, running: bool) -> str:
+        """Which part runs (``running``: a task inside it reports) or is next: "step 2
+        of 5" (the unit made singular); a part past those it expected, "try 7" alone;
+        after the last part, the last."""
         if not self.parts or self.total is None:
             return ""
         one = (self.unit[:-3] + "y" if self.unit.endswith("ies")
                else self.unit.removesuffix("s"))
-        if self.done >= self.total:
+        if self.done < self.total:
+            return f"{one} {self.done + 1:.0f} of {self.total:.0f}"
+        if running:
             return f"{one} {self.done + 1:.0f}"
-        return f"{one} {self.done + 1:.0f} of {self.total:.0f}"
+        return f"{one} {self.total:.0f} of {self.total:.0f}"
 
 
 Listener = Callable[[Report], None]
@@ -183,7 +186,7 @@ def _notify(current: Task, finished: bool = False) -> None:
         opened[outermost], _share_through_parts(opened[outermost:]), now)
     relay(Report(tuple(t.what for t in opened), current.stage, current.done,
                  current.total, current.unit, now - current.started, remaining, finished,
-                 tuple(t.step() for t in opened), left))
+                 tuple(t.step(t is not current) for t in opened), left))
 
 
 def _time_left(task: Task, share: float | None, now: float) -> float | None:

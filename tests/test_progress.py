@@ -234,6 +234,9 @@ def test_the_time_left_is_the_whole_questions_through_its_parts(monkeypatch):
                                           "(50 of 100 counter values), about 30 s left")
     step = next(r for r in said if r.tasks == ("the odds",) and r.done == 1)
     assert step.stage == "the equilibrium" and step.left == pytest.approx(60.0)
+    # the last part done: the last step, not a step past those expected
+    assert [r.steps for r in said if r.tasks == ("the odds",)][-2:] == [
+        ("step 2 of 2",), ("step 2 of 2",)]
     assert said[-1].finished and said[-1].tasks == ("the odds",) and said[-1].left == 0.0
 
 
@@ -363,7 +366,7 @@ def test_the_odds_say_their_step_and_the_whole_questions_time_left(capsys, monke
     heard = []
     real = shown.work_text
     monkeypatch.setattr(shown, "work_text", lambda r, *a: heard.append(r) or real(r, *a))
-    assert main(["odds", "pathfinder", "--a", "fighter,hp=8", "--b", "rogue,hp=8",
+    assert main(["odds", "pathfinder", "--a", "fighter,hp=6", "--b", "rogue,hp=6",
                  "--vs", "bully:0.5", "--json", "--no-cache"]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out)["vs"] == "bully:0.5"

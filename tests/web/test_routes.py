@@ -245,7 +245,7 @@ def test_a_running_job_says_what_the_solver_does(client):
 def test_a_running_odds_job_says_its_step_and_the_questions_time_left(client):
     """``duel odds``'s four steps (the equilibrium, the opponent, the best response, the
     plan's chances) are said with the solve running inside each."""
-    big = {"system": "pathfinder", "a": "fighter", "b": "rogue", "vs": "uniform"}
+    big = {"system": "pathfinder", "a": "fighter,hp=10", "b": "rogue,hp=10", "vs": "uniform"}
     job = client.post("/api/jobs/odds", json=big).json()
     said = set()
     while (status := client.get(f"/api/jobs/{job['job']}").json())["state"] in (
