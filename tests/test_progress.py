@@ -216,16 +216,13 @@ def test_a_line_longer_than_the_terminal_is_shortened_to_fit(monkeypatch):
 def test_the_time_left_is_the_whole_questions_through_its_parts(monkeypatch):
     # two parts, the second weighing three times the first: half the first in 10 s is
     # 1/8 of the question (70 s left); half the second at 50 s is 5/8 of it (30 s left)
-    clock = Clock()
-    clock.now = 0.0
-    monkeypatch.setattr(progress.time, "monotonic", clock)
-    said = []
-    with progress.listening(said.append):
+    def question(clock):
         with progress.task("the odds", 2, "steps", parts=True, weights=(1.0, 3.0)):
             solve_on(clock, 10.0, 20.0)
             progress.advance(1, "the equilibrium")
             solve_on(clock, 50.0, 80.0)
             progress.advance(1)
+    said = reports_on_a_clock(monkeypatch, question)
     halves = [r for r in said if r.tasks == ("the odds", "solving") and r.done == 50]
     assert [(r.remaining, r.left, r.steps) for r in halves] == [
         (pytest.approx(10.0), pytest.approx(70.0), ("step 1 of 2", "")),
@@ -240,6 +237,14 @@ def test_the_time_left_is_the_whole_questions_through_its_parts(monkeypatch):
     assert said[-1].finished and said[-1].tasks == ("the odds",) and said[-1].left == 0.0
 
 
+def reports_on_a_clock(monkeypatch, work):
+    """The reports of ``work(clock)``, timed by a clock at 0 s that it moves."""
+    clock = Clock()
+    clock.now = 0.0
+    monkeypatch.setattr(progress.time, "monotonic", clock)
+    return reports_of(lambda: work(clock))
+
+
 def solve_on(clock, half, end):
     """A solve of 100 counter values, half done at ``half`` s, all at ``end``."""
     with progress.task("solving", 100, "counter values"):
@@ -251,14 +256,11 @@ def solve_on(clock, half, end):
 
 def test_a_part_that_runs_two_solves_keeps_the_most_of_it_seen(monkeypatch):
     # a step that solves, then pushes: its share does not fall back to 0 with the push
-    clock = Clock()
-    clock.now = 0.0
-    monkeypatch.setattr(progress.time, "monotonic", clock)
-    said = []
-    with progress.listening(said.append):
+    def question(clock):
         with progress.task("the odds", 2, "steps", parts=True):
             solve_on(clock, 10.0, 20.0)
             solve_on(clock, 30.0, 40.0)
+    said = reports_on_a_clock(monkeypatch, question)
     second_half = [r for r in said if r.tasks[-1] == "solving" and r.done == 50][1]
     # the step counted done (1 of 2) at 30 s: 30 s left, not the 90 s of its new half
     assert second_half.left == pytest.approx(30.0)

@@ -230,12 +230,7 @@ def test_a_running_job_says_what_the_solver_does(client):
     """A long question's status carries the solver's own progress line (the one the
     terminal draws): its step and its share done, while it runs; none once done."""
     big = {"system": "pathfinder", "a": "fighter", "b": "rogue"}   # hp 20 each: seconds
-    job = client.post("/api/jobs/solve", json=big).json()
-    said = set()
-    while (status := client.get(f"/api/jobs/{job['job']}").json())["state"] in (
-            "waiting", "running"):
-        if status["work"]:
-            said.add(status["work"])
+    status, said = _work_said(client, "solve", big)
     assert status["state"] == "done" and status["work"] is None
     steps = re.compile(r"[a-z ]+(: [a-z ]+)? \d+% \([\d,]+ of [\d,]+ [a-z ]+\)")
     assert not [line for line in said if not steps.match(line)]
@@ -246,17 +241,24 @@ def test_a_running_odds_job_says_its_step_and_the_questions_time_left(client):
     """``duel odds``'s four steps (the equilibrium, the opponent, the best response, the
     plan's chances) are said with the solve running inside each."""
     big = {"system": "pathfinder", "a": "fighter,hp=10", "b": "rogue,hp=10", "vs": "uniform"}
-    job = client.post("/api/jobs/odds", json=big).json()
-    said = set()
-    while (status := client.get(f"/api/jobs/{job['job']}").json())["state"] in (
-            "waiting", "running"):
-        if status["work"]:
-            said.add(status["work"])
+    status, said = _work_said(client, "odds", big)
     assert status["state"] == "done"
     assert said and not [line for line in said if not re.match(r"the odds \(step [1-4] of 4\)",
                                                              line)], said
     assert any(line.startswith("the odds (step 1 of 4) > solving: stage games")
                for line in said), said
+
+
+def _work_said(client, kind: str, question: dict) -> tuple[dict, set[str]]:
+    """A job of ``kind`` followed to its end: its last status, and every solver line
+    (``work``) its status carried while it ran."""
+    job = client.post(f"/api/jobs/{kind}", json=question).json()
+    said = set()
+    while (status := client.get(f"/api/jobs/{job['job']}").json())["state"] in (
+            "waiting", "running"):
+        if status["work"]:
+            said.add(status["work"])
+    return status, said
 
 
 def test_unknown_job_and_work(client):
