@@ -360,8 +360,9 @@ def test_an_opponent_no_longer_wanted_stops_at_its_next_step(tmp_path):
 
 
 def test_the_odds_say_their_step_and_the_whole_questions_time_left(capsys, monkeypatch):
-    # the equilibrium, the opponent, the best response, the plan's chances: each step's
-    # solves are shown inside it (the time left, the question's: tested above)
+    # the equilibrium, the opponent, the odds against it, the best response, the plan's
+    # chances: each step's solves are shown inside it (the time left, the question's:
+    # tested above)
     monkeypatch.setenv("DUEL_PROGRESS", "1")
     monkeypatch.setattr(shown, "QUIET_SECONDS", 0.0)
     monkeypatch.setattr(shown, "LOG_SECONDS", 0.0)
@@ -373,8 +374,7 @@ def test_the_odds_say_their_step_and_the_whole_questions_time_left(capsys, monke
     out, err = capsys.readouterr()
     assert json.loads(out)["vs"] == "bully:0.5"
     inside = [r for r in heard if r.tasks[0] == "the odds" and len(r.tasks) > 1]
-    assert {r.steps[0] for r in inside} == {"step 1 of 4", "step 2 of 4", "step 3 of 4",
-                                            "step 4 of 4"}
+    assert {r.steps[0] for r in inside} == {f"step {n} of 5" for n in range(1, 6)}
     assert any(r.tasks[1].startswith("calibrating") and r.steps[1].startswith("try ")
                for r in inside)
-    assert "duel: the odds (step 1 of 4) > solving: stage games" in err
+    assert "duel: the odds (step 1 of 5) > solving: stage games" in err

@@ -98,15 +98,9 @@ def _answer(game, vs: str, me: str, moment=None) -> dict:
         opponent = opponent_policy(vs, game, them)   # the equilibrium's other side: read
         progress.advance(1, STEPS[2])
         played = game if moment is None else MomentGame(game, moment)
-        fixed = read_policy(played, opponent, them)   # once for both questions below
-        pair = (equilibrium, fixed) if me == "a" else (fixed, equilibrium)
-        # the evaluation first: where the two run one after the other, its push forward
-        # is done before the best response's tables are built
-        against_it, response = together(
-            played, lambda: evaluate(played, *pair).as_dict(),
-            lambda: best_response(played, fixed, me, safest=equilibrium))
-        best = _mine(response.evaluation.as_dict(), me)
-        progress.advance(1, STEPS[3])
+        against_it, response = _odds_and_best_response(played, equilibrium, opponent, me)
+        best = _mine(response.evaluation.as_dict(), me)   # its play pushed: this step's
+        progress.advance(1, STEPS[4])
         plan = _plan(game, response, me)
         progress.advance(1)
     answer = {
@@ -121,13 +115,31 @@ def _answer(game, vs: str, me: str, moment=None) -> dict:
     return answer
 
 
+def _odds_and_best_response(played, equilibrium, opponent, me: str) -> tuple:
+    """The equilibrium's odds against ``opponent`` and the best response to it, asked
+    together (``solver.together``): the odds first, on this thread, so that one after
+    the other its push forward is done before the best response's tables are built."""
+    them = "b" if me == "a" else "a"
+    fixed = read_policy(played, opponent, them)   # once for both questions
+    pair = (equilibrium, fixed) if me == "a" else (fixed, equilibrium)
+
+    def odds_against_it() -> dict:
+        odds = evaluate(played, *pair).as_dict()
+        progress.advance(1, STEPS[3])
+        return odds
+    return tuple(together(played, odds_against_it,
+                          lambda: best_response(played, fixed, me, safest=equilibrium)))
+
+
 #: the odds' steps, as the progress line names them
-STEPS = ("the equilibrium", "the opponent", "the best response", "the plan's chances")
+STEPS = ("the equilibrium", "the opponent", "the odds against it", "the best response",
+         "the plan's chances")
 #: what each step weighs in the odds' time, in solves of the duel, for the time left
-#: said (level 5 against the equilibrium, measured: the equilibrium 18 s, the evaluation
-#: and the best response 24 s, the plan's chances 8.5 s); the opponent's step weighs
-#: next to nothing but for a personality (``checks.CALIBRATION_COST``)
-STEP_WEIGHTS = (1.0, 0.05, 1.3, 0.5)
+#: said (level 5 against the equilibrium, measured: the equilibrium 18 s, its odds'
+#: push forward 7 s, the best response's solve and push 17 s, the plan's chances
+#: 8.5 s); the opponent's step weighs next to nothing but for a personality
+#: (``checks.CALIBRATION_COST``)
+STEP_WEIGHTS = (1.0, 0.05, 0.4, 0.95, 0.5)
 
 
 def _step_weights(game, vs: str) -> tuple[float, ...]:
