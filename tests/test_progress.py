@@ -359,10 +359,15 @@ def test_an_opponent_no_longer_wanted_stops_at_its_next_step(tmp_path):
     assert not list(tmp_path.glob("*.answer"))   # stopped before its answer was kept
 
 
-def test_the_odds_say_their_step_and_the_whole_questions_time_left(capsys, monkeypatch):
-    # the equilibrium, the opponent, the odds against it, the best response, the plan's
-    # chances: each step's solves are shown inside it (the time left, the question's:
-    # tested above)
+@pytest.mark.parametrize("side_by_side", [False, True])
+def test_the_odds_say_their_step_and_the_whole_questions_time_left(capsys, monkeypatch,
+                                                                   side_by_side):
+    # the equilibrium, the opponent, the odds against it, the best response, its odds,
+    # the plan's chances: each step's solves are shown inside it (the time left, the
+    # question's: tested above); side by side, the best response is solved on a thread
+    # of its own, unheard, while this one finds the odds against the opponent
+    import solver.counters.play
+    monkeypatch.setattr(solver.counters.play, "fits_side_by_side", lambda game: side_by_side)
     monkeypatch.setenv("DUEL_PROGRESS", "1")
     monkeypatch.setattr(shown, "QUIET_SECONDS", 0.0)
     monkeypatch.setattr(shown, "LOG_SECONDS", 0.0)
@@ -374,7 +379,8 @@ def test_the_odds_say_their_step_and_the_whole_questions_time_left(capsys, monke
     out, err = capsys.readouterr()
     assert json.loads(out)["vs"] == "bully:0.5"
     inside = [r for r in heard if r.tasks[0] == "the odds" and len(r.tasks) > 1]
-    assert {r.steps[0] for r in inside} == {f"step {n} of 5" for n in range(1, 6)}
+    heard_in = {1, 2, 3, 5, 6} if side_by_side else {1, 2, 3, 4, 5, 6}
+    assert {r.steps[0] for r in inside} == {f"step {n} of 6" for n in heard_in}
     assert any(r.tasks[1].startswith("calibrating") and r.steps[1].startswith("try ")
                for r in inside)
-    assert "duel: the odds (step 1 of 5) > solving: stage games" in err
+    assert "duel: the odds (step 1 of 6) > solving: stage games" in err

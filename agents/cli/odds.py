@@ -99,8 +99,9 @@ def _answer(game, vs: str, me: str, moment=None) -> dict:
         progress.advance(1, STEPS[2])
         played = game if moment is None else MomentGame(game, moment)
         against_it, response = _odds_and_best_response(played, equilibrium, opponent, me)
-        best = _mine(response.evaluation.as_dict(), me)   # its play pushed: this step's
         progress.advance(1, STEPS[4])
+        best = _mine(response.evaluation.as_dict(), me)   # its play pushed forward
+        progress.advance(1, STEPS[5])
         plan = _plan(game, response, me)
         progress.advance(1)
     answer = {
@@ -133,13 +134,13 @@ def _odds_and_best_response(played, equilibrium, opponent, me: str) -> tuple:
 
 #: the odds' steps, as the progress line names them
 STEPS = ("the equilibrium", "the opponent", "the odds against it", "the best response",
-         "the plan's chances")
+         "the best response's odds", "the plan's chances")
 #: what each step weighs in the odds' time, in solves of the duel, for the time left
-#: said (level 5 against the equilibrium, measured: the equilibrium 18 s, its odds'
-#: push forward 7 s, the best response's solve and push 17 s, the plan's chances
-#: 8.5 s); the opponent's step weighs next to nothing but for a personality
+#: said (level 5 against the equilibrium, measured: the equilibrium 32 s, its odds' push
+#: forward 7.5 s, the best response's solve 16.5 s and its push 12 s, the plan's
+#: chances 15 s); the opponent's step weighs next to nothing but for a personality
 #: (``checks.CALIBRATION_COST``)
-STEP_WEIGHTS = (1.0, 0.05, 0.4, 0.95, 0.5)
+STEP_WEIGHTS = (1.0, 0.05, 0.25, 0.5, 0.35, 0.45)
 
 
 def _step_weights(game, vs: str) -> tuple[float, ...]:

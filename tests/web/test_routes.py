@@ -238,15 +238,15 @@ def test_a_running_job_says_what_the_solver_does(client):
 
 
 def test_a_running_odds_job_says_its_step_and_the_questions_time_left(client):
-    """``duel odds``'s five steps (the equilibrium, the opponent, the odds against it,
-    the best response, the plan's chances) are said with the solve running inside
-    each."""
+    """``duel odds``'s six steps (the equilibrium, the opponent, the odds against it,
+    the best response, its odds, the plan's chances) are said with the solve running
+    inside each."""
     big = {"system": "pathfinder", "a": "fighter,hp=10", "b": "rogue,hp=10", "vs": "uniform"}
     status, said = _work_said(client, "odds", big)
     assert status["state"] == "done"
-    assert said and not [line for line in said if not re.match(r"the odds \(step [1-5] of 5\)",
+    assert said and not [line for line in said if not re.match(r"the odds \(step [1-6] of 6\)",
                                                              line)], said
-    assert any(line.startswith("the odds (step 1 of 5) > solving: stage games")
+    assert any(line.startswith("the odds (step 1 of 6) > solving: stage games")
                for line in said), said
 
 
