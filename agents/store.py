@@ -69,7 +69,7 @@ SUFFIX = ".answer"
 TEMPORARY = ".writing-"
 #: the lock a child writing an answer in the background holds (``write_pending``)
 KEEPING = ".keeping-"
-#: the room on its disk the store never takes (``AnswerStore._short_of_room``)
+#: the room on its disk the store never takes (``short_of_room``)
 ROOM_LEFT = 64 * 2**20
 #: the bytes of a payload hashed as one piece (``digest``)
 DIGEST_CHUNK = 32 * 2**20
@@ -291,20 +291,7 @@ class AnswerStore:
         return kept
 
     def _short_of_room(self, nbytes: int) -> str | None:
-        """Why ``nbytes`` of answers are not written here (None: they fit). A cache
-        never takes a disk's last ``ROOM_LEFT`` bytes: they are the user's other work's."""
-        where = self.directory   # or the folder it will be made in
-        while not where.exists() and where != where.parent:
-            where = where.parent
-        try:
-            free = shutil.disk_usage(where).free
-        except OSError:
-            return None   # the write itself says what stands in the way
-        if nbytes + ROOM_LEFT <= free:
-            return None
-        return (f"they take {size_text(nbytes)} and the disk has {size_text(free)} free "
-                f"(a cache leaves it {size_text(ROOM_LEFT)}); `duel cache clear` frees "
-                "what the store holds")
+        return short_of_room(self.directory, nbytes)
 
     def entries(self) -> list[dict]:
         """Every answer kept: its file, what it answers, its size, when it was made and
@@ -344,6 +331,64 @@ class AnswerStore:
         """Wait until every answer being written in the background is in place."""
         for lock in self.directory.glob(KEEPING + "*"):
             _wait_for(lock)
+
+
+def short_of_room(directory: Path, nbytes: int) -> str | None:
+    """Why ``nbytes`` of answers are not written in ``directory`` (None: they fit). A cache
+    never takes a disk's last ``ROOM_LEFT`` bytes: they are the user's other work's."""
+    where = _existing(directory)   # or the folder it will be made in
+    try:
+        free = shutil.disk_usage(where).free
+    except OSError:
+        return None   # the write itself says what stands in the way
+    if nbytes + ROOM_LEFT <= free:
+        return None
+    return (f"they take {size_text(nbytes)} and the disk has {size_text(free)} free "
+            f"(a cache leaves it {size_text(ROOM_LEFT)}); `duel cache clear` frees "
+            "what the store holds")
+
+
+class ScratchStore:
+    """The store of a question asked with ``--no-cache``: nothing is read, and nothing
+    outlives the process. An answer larger than ``spilled_bytes`` (what an
+    ``AnswerStore`` would keep waiting in memory) is still written out, to a file with
+    no name beside the store (on a disk, where a temporary directory may be memory
+    itself), and handed back as its memory map, as ``AnswerStore.put`` hands back what
+    it keeps: the answer's arrays are then the file's pages, read as they are touched,
+    and the computed copy is freed. Level 5's odds against the equilibrium hold its
+    tables, most of which they never touch again: they peaked at 4.27 GiB as computed,
+    3.58 GiB spilled. The file goes when the process lets go of its map; where it cannot
+    be written, the answer is kept as computed, unsaid."""
+
+    def __init__(self, directory: Path | str | None = None, spilled_bytes: float = 0):
+        self.directory = _existing(Path(directory) if directory is not None else store_dir())
+        self.spilled_bytes = spilled_bytes
+
+    def get(self, key: str) -> None:
+        return None
+
+    def put(self, key: str, payload: Payload) -> memoryview | None:
+        pieces = _pieces(payload)
+        size = sum(piece.nbytes for piece in pieces)
+        if size <= self.spilled_bytes or short_of_room(self.directory, size):
+            return None
+        try:
+            # no name from the start where the system allows it (Linux), else unlinked
+            # at once (or, on Windows, deleted with its last handle: the map's)
+            with tempfile.TemporaryFile(dir=self.directory) as file:
+                for piece in pieces:
+                    file.write(piece)
+                file.flush()
+                return _mapped(file, 0)
+        except (OSError, ValueError):
+            return None
+
+
+def _existing(directory: Path) -> Path:
+    """``directory``, or the nearest folder above it that exists."""
+    while not directory.exists() and directory != directory.parent:
+        directory = directory.parent
+    return directory
 
 
 def size_text(count: float) -> str:

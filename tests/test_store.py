@@ -253,6 +253,52 @@ def test_duel_cache_path_list_clear(capsys):
     assert "No answers kept" in capsys.readouterr().out
 
 
+
+def test_a_scratch_store_reads_nothing_and_leaves_nothing(tmp_path):
+    """``--no-cache``'s store: a large answer comes back as the pages of a file with no
+    name (the same bytes); a small one, and any ``get``, come back as nothing."""
+    from agents.store import ScratchStore
+    store = ScratchStore(tmp_path / "not made", spilled_bytes=10)
+    assert store.directory == tmp_path   # nothing is made for it
+    assert store.put("k", b"x" * 10) is None
+    pieces = [b"a" * 64, memoryview(b"b" * 100)]
+    kept = store.put("k", pieces)
+    assert isinstance(kept, memoryview) and bytes(kept) == b"a" * 64 + b"b" * 100
+    assert store.get("k") is None
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_scratch_store_without_room_keeps_the_answer_as_computed(tmp_path, monkeypatch):
+    from agents.store import ROOM_LEFT, ScratchStore
+    _free_on_disk(monkeypatch, ROOM_LEFT + 999)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # nothing said: the user kept nothing anyway
+        assert ScratchStore(tmp_path).put("k", b"x" * 1000) is None
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_odds_without_the_store_answer_the_same_from_spilled_answers(capsys, monkeypatch):
+    """``--no-cache`` odds whose every answer is spilled (the equilibrium, its
+    statistics, the odds) say what they say with each answer held as computed, and
+    leave the store empty."""
+    from agents import store
+    from agents.cli import KEPT_ON_LEAVING
+    spilled = []
+    real = store.ScratchStore.put
+    monkeypatch.setattr(store.ScratchStore, "put", lambda self, key, payload: spilled.append(
+        kept := real(self, key, payload)) or kept)
+    duel = ["odds", "pathfinder", "--a", "fighter,hp=8", "--b", "rogue,hp=8",
+            "--vs", "uniform", "--no-cache"]
+    monkeypatch.setitem(KEPT_ON_LEAVING, "odds", math.inf)
+    computed = run_json(duel, capsys)
+    assert spilled and not any(spilled)
+    monkeypatch.setitem(KEPT_ON_LEAVING, "odds", 0)
+    spilled.clear()
+    assert run_json(duel, capsys) == computed
+    assert len([kept for kept in spilled if kept is not None]) >= 2
+    assert not store_dir().exists()   # not even made
+
+
 def test_odds_and_play_read_the_solution_solve_kept(capsys, monkeypatch):
     duel = ["falkenstein", "--a", "fencing=GD", "--b", "fencing=GR"]
     run_json(["solve", *duel], capsys)
