@@ -77,6 +77,9 @@ OWN_TARGETS = {"pathfinder 5": 30.0, "pathfinder 10": 120.0}
 AT_ONCE_SECONDS, WARM_SECONDS, REFERENCE_P95_SECONDS, PEAK_MB = 0.5, 1.0, 10.0, 4096.0
 #: the duels on which every kind of question is asked (the others: solve and odds)
 EVERY_QUESTION = ("falkenstein", "blooded", "pathfinder 1", "uchronia pistol")
+#: the duels whose odds against the equilibrium are also asked with ``--no-cache``, the
+#: largest the 4 GB limit holds for: without the store, nothing is read back as pages
+WITHOUT_STORE = ("pathfinder 5",)
 #: the tiny duels of ``--quick``
 QUICK_DUELS = {"falkenstein": ("fencing=GR,physique=AV", "fencing=GD", ["max_rounds=2"],
                                "aggressive"),
@@ -122,6 +125,8 @@ class Question:
     label: str
     argv: list[str]
     stdin: str = ""
+    #: whether the question reads the store: one asked with --no-cache is never warm
+    stored: bool = True
 
 
 def system_of(duel: str) -> str:
@@ -135,8 +140,9 @@ def duel_args(duel: tuple) -> list[str]:
 
 def questions(duels: dict, every: tuple, profiles: dict[str, Path]) -> list[Question]:
     """The fixed list: on every duel a solve and odds against the equilibrium and a
-    personality; on the duels of ``every`` also odds against the trained profile, the
-    first step of play and the profile shown."""
+    personality; on the duels of ``WITHOUT_STORE`` the odds against the equilibrium
+    without the store too; on the duels of ``every`` also odds against the trained
+    profile, the first step of play and the profile shown."""
     listed = []
     for name, duel in duels.items():
         system, game = system_of(name), duel_args(duel)
@@ -145,6 +151,10 @@ def questions(duels: dict, every: tuple, profiles: dict[str, Path]) -> list[Ques
                             ["odds", system, *game, "--vs", "equilibrium"]),
                    Question(f"{name}: odds vs {duel[3]}:0.5",
                             ["odds", system, *game, "--vs", f"{duel[3]}:0.5"])]
+        if name in WITHOUT_STORE:
+            listed.append(Question(f"{name}: odds vs equilibrium, --no-cache",
+                                   ["odds", system, *game, "--vs", "equilibrium",
+                                    "--no-cache"], stored=False))
         if name in every:
             profile = str(profiles[system])
             listed += [Question(f"{name}: odds vs trained profile",
@@ -283,7 +293,8 @@ def measure(listed: list[Question], folder: Path, timeout: float,
     trees = {"now": ROOT, **({"baseline": baseline} if baseline is not None else {})}
     rows = []
     for n, question in enumerate(listed):
-        row = {"question": question.label, **({"baseline": {}} if baseline else {})}
+        row = {"question": question.label, "stored": question.stored,
+               **({"baseline": {}} if baseline else {})}
         colds: dict[str, list[dict]] = {side: [] for side in trees}
         for run in range(repeats):
             order = list(trees) if (n + run) % 2 == 0 else list(reversed(trees))
@@ -293,9 +304,12 @@ def measure(listed: list[Question], folder: Path, timeout: float,
                 env = environment(folder / f"store-{side}-{n}-{run}", trees[side])
                 colds[side].append(run_once(question.argv, env, question.stdin, timeout))
         for side in trees:
+            cold = median_run(colds[side])
             env = environment(folder / f"store-{side}-{n}-{repeats - 1}", trees[side])
-            warm = run_once(question.argv, env, question.stdin, timeout)
-            _side(row, side).update(cold=median_run(colds[side]), warm=warm)
+            # asked again without the store, it is asked cold: not asked again
+            warm = run_once(question.argv, env, question.stdin, timeout) if question.stored \
+                else cold
+            _side(row, side).update(cold=cold, warm=warm)
         rows.append(row)
         print(f"  {question.label}: {'; '.join(_said(_side(row, side), side) for side in trees)}",
               file=sys.stderr)
@@ -335,8 +349,10 @@ def summary(rows: list[dict]) -> dict:
             continue
         prefix = "" if side == "now" else f"{side} "
         for when in ("cold", "warm"):
+            # a question asked without the store is never warm: its cold is not counted
+            asked = [row for row in rows if when == "cold" or row.get("stored", True)] or rows
             for what in ("seconds", "peak_mb"):
-                values = np.array([_side(row, side)[when][what] for row in rows])
+                values = np.array([_side(row, side)[when][what] for row in asked])
                 out[f"{prefix}{when} {what}"] = {"p50": float(np.percentile(values, 50)),
                                                  "p95": float(np.percentile(values, 95)),
                                                  "max": float(values.max())}
@@ -364,7 +380,8 @@ def targets(rows: list[dict], at_once: list[dict]) -> list[dict]:
 
     add("bad input, help and dice: max s", [r["seconds"] for r in at_once], AT_ONCE_SECONDS,
         "max")
-    add("warm: max s", [r["warm"]["seconds"] for r in answered], WARM_SECONDS, "max")
+    add("warm: max s", [r["warm"]["seconds"] for r in answered if r.get("stored", True)],
+        WARM_SECONDS, "max")
     add("cold, default or reference sheets: p95 s",
         [r["cold"]["seconds"] for r in answered if duel(r) in REFERENCE_DUELS],
         REFERENCE_P95_SECONDS, "p95")
