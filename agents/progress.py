@@ -111,7 +111,7 @@ def _columns(stream: TextIO) -> int:
 def work_text(report, counts: bool = True, tasks: slice = slice(None)) -> str:
     """``solving: stage games 45% (1,234 of 2,742 counter values), about 20 s left``;
     of work whose total is not known, ``exploring the duel: 49,152 situations so far``.
-    Tasks made of parts say which runs (``the odds (step 3 of 5) > solving: ...``), and
+    Tasks made of parts say which runs (``the odds (step 4 of 6) > solving: ...``), and
     the time left is the whole work's (``solver.progress.Report.left``). ``counts``
     False leaves out the units done, ``tasks`` keeps some of the tasks' names."""
     steps = report.steps or ("",) * len(report.tasks)

@@ -349,20 +349,20 @@ def short_of_room(directory: Path, nbytes: int) -> str | None:
 
 
 class ScratchStore:
-    """The store of a question asked with ``--no-cache``: nothing is read, and nothing
-    outlives the process. An answer larger than ``spilled_bytes`` (what an
-    ``AnswerStore`` would keep waiting in memory) is still written out, to a file with
-    no name beside the store (on a disk, where a temporary directory may be memory
-    itself), and handed back as its memory map, as ``AnswerStore.put`` hands back what
-    it keeps: the answer's arrays are then the file's pages, read as they are touched,
-    and the computed copy is freed. Level 5's odds against the equilibrium hold its
-    tables, most of which they never touch again: they peaked at 4.27 GiB as computed,
-    3.58 GiB spilled. The file goes when the process lets go of its map; where it cannot
-    be written, the answer is kept as computed, unsaid."""
+    """The store of ``duel odds --no-cache``: nothing is read, and nothing outlives the
+    process. An answer larger than ``spilled_bytes`` (what an ``AnswerStore`` would keep
+    waiting in memory) is still written out, to a file with no name beside the store
+    (on a disk, where a temporary directory may be memory itself), and handed back as
+    its memory map, as ``AnswerStore.put`` hands back what it keeps: the answer's arrays
+    are then the file's pages, read as they are touched, and the computed copy is freed.
+    Level 5's odds against the equilibrium hold its tables, most of which they never
+    touch again: they peaked at 4.27 GiB as computed, 3.58 GiB spilled. The file goes
+    when the process lets go of its map; where it cannot be written (no room, no folder
+    that takes it), the answer is kept as computed, unsaid: the user asked for no store."""
 
-    def __init__(self, directory: Path | str | None = None, spilled_bytes: float = 0):
-        self.directory = _existing(Path(directory) if directory is not None else store_dir())
+    def __init__(self, spilled_bytes: float, directory: Path | str | None = None):
         self.spilled_bytes = spilled_bytes
+        self._directory = directory
 
     def get(self, key: str) -> None:
         return None
@@ -370,17 +370,21 @@ class ScratchStore:
     def put(self, key: str, payload: Payload) -> memoryview | None:
         pieces = _pieces(payload)
         size = sum(piece.nbytes for piece in pieces)
-        if size <= self.spilled_bytes or short_of_room(self.directory, size):
+        if size <= self.spilled_bytes:
             return None
-        try:
+        try:   # the folder looked for only now: a question that spills nothing needs none
+            directory = _existing(Path(self._directory) if self._directory is not None
+                                  else store_dir())
+            if short_of_room(directory, size):
+                return None
             # no name from the start where the system allows it (Linux), else unlinked
             # at once (or, on Windows, deleted with its last handle: the map's)
-            with tempfile.TemporaryFile(dir=self.directory) as file:
+            with tempfile.TemporaryFile(dir=directory) as file:
                 for piece in pieces:
                     file.write(piece)
                 file.flush()
                 return _mapped(file, 0)
-        except (OSError, ValueError):
+        except (OSError, ValueError, RuntimeError):   # RuntimeError: no home directory
             return None
 
 

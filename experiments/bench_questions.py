@@ -350,12 +350,13 @@ def summary(rows: list[dict]) -> dict:
         prefix = "" if side == "now" else f"{side} "
         for when in ("cold", "warm"):
             # a question asked without the store is never warm: its cold is not counted
-            asked = [row for row in rows if when == "cold" or row.get("stored", True)] or rows
+            asked = [row for row in rows if when == "cold" or row.get("stored", True)]
             for what in ("seconds", "peak_mb"):
                 values = np.array([_side(row, side)[when][what] for row in asked])
-                out[f"{prefix}{when} {what}"] = {"p50": float(np.percentile(values, 50)),
-                                                 "p95": float(np.percentile(values, 95)),
-                                                 "max": float(values.max())}
+                out[f"{prefix}{when} {what}"] = {
+                    "p50": float(np.percentile(values, 50)) if asked else None,
+                    "p95": float(np.percentile(values, 95)) if asked else None,
+                    "max": float(values.max()) if asked else None}
     return out
 
 
@@ -423,21 +424,33 @@ def _columns(compared: bool) -> list[tuple[str, object]]:
     """(header, cell of a row) of the table: this tree's seconds and peak memory, and
     with a baseline its seconds and how many times longer it took (baseline / now)."""
     columns = [("cold s", lambda r: r["cold"]["seconds"]),
-               ("warm s", lambda r: r["warm"]["seconds"])]
+               ("warm s", lambda r: _warm(r)["seconds"])]
     if compared:
         columns += [("base cold s", lambda r: r["baseline"]["cold"]["seconds"]),
-                    ("base warm s", lambda r: r["baseline"]["warm"]["seconds"]),
+                    ("base warm s", lambda r: _warm(r["baseline"], r)["seconds"]),
                     ("cold x", lambda r: _ratio(r, "cold")),
                     ("warm x", lambda r: _ratio(r, "warm"))]
     columns += [("cold MB", lambda r: r["cold"]["peak_mb"]),
-                ("warm MB", lambda r: r["warm"]["peak_mb"])]
+                ("warm MB", lambda r: _warm(r)["peak_mb"])]
     if compared:
         columns.append(("base cold MB", lambda r: r["baseline"]["cold"]["peak_mb"]))
     return columns
 
 
-def _ratio(row: dict, when: str) -> float:
-    return row["baseline"][when]["seconds"] / max(row[when]["seconds"], 1e-9)
+def _warm(times: dict, row: dict | None = None) -> dict:
+    """A tree's warm times in a row; none (None each) for a question asked without the
+    store, which is never warm, or where no question was (a total over none)."""
+    if not (row or times).get("stored", True) or times["warm"]["seconds"] is None:
+        return {"seconds": None, "peak_mb": None}
+    return times["warm"]
+
+
+def _ratio(row: dict, when: str) -> float | None:
+    now = row["cold"] if when == "cold" else _warm(row)
+    then = row["baseline"]["cold"] if when == "cold" else _warm(row["baseline"], row)
+    if now["seconds"] is None or then["seconds"] is None:
+        return None
+    return then["seconds"] / max(now["seconds"], 1e-9)
 
 
 def _totals(totals: dict, stat: str, compared: bool) -> dict:
@@ -462,8 +475,9 @@ def table(rows: list[dict], totals: dict) -> str:
     lines.append("-" * len(lines[0]))
 
     def line(row: dict, status: str = "") -> str:
-        values = [f"{read(row):{w}.{0 if 'MB' in h else 2}f}" for (h, read), w in
-                  zip(columns, cells, strict=True)]
+        values = [f"{'-':>{w}}" if read(row) is None else
+                  f"{read(row):{w}.{0 if 'MB' in h else 2}f}"
+                  for (h, read), w in zip(columns, cells, strict=True)]
         return "  ".join([f"{row['question']:<{width}}", *values, status]).rstrip()
     lines += [line(row, _status(row)) for row in rows]
     lines.append("-" * len(lines[0]))

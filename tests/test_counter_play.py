@@ -161,6 +161,22 @@ def test_a_safest_best_response_frees_the_tables_nobody_reads(drawn):
     assert len(response.decisions(chances=True)) > 0
 
 
+
+def test_a_safest_best_response_solved_twice_says_each_solve_as_a_part(drawn):
+    """Where the safest tie-break takes a solve of its own, the two solves are the two
+    parts of one task: the time left said during the first counts the second."""
+    from solver import progress
+    game, _, _ = drawn
+    equilibrium = solve_game(game).policy_for("a")
+    said = []
+    with progress.listening(said.append):
+        counter_best_response(game, "uniform", "a", safest=equilibrium)
+    inside = [r for r in said if r.tasks[:2] == ("the safest best response", "solving")]
+    assert {r.steps[0] for r in inside} == {"solve 1 of 2", "solve 2 of 2"}
+    last = said[-1]
+    assert last.tasks == ("the safest best response",) and last.finished
+    assert (last.done, last.total) == (2, 2)
+
 class ScaledPennies(RolledPennies):
     """RolledPennies (every cycle left for sure) whose ends pay ``scale`` times as much."""
 

@@ -253,50 +253,66 @@ def test_duel_cache_path_list_clear(capsys):
     assert "No answers kept" in capsys.readouterr().out
 
 
-
 def test_a_scratch_store_reads_nothing_and_leaves_nothing(tmp_path):
     """``--no-cache``'s store: a large answer comes back as the pages of a file with no
     name (the same bytes); a small one, and any ``get``, come back as nothing."""
     from agents.store import ScratchStore
-    store = ScratchStore(tmp_path / "not made", spilled_bytes=10)
-    assert store.directory == tmp_path   # nothing is made for it
+    store = ScratchStore(10, tmp_path / "not made")
     assert store.put("k", b"x" * 10) is None
     pieces = [b"a" * 64, memoryview(b"b" * 100)]
     kept = store.put("k", pieces)
     assert isinstance(kept, memoryview) and bytes(kept) == b"a" * 64 + b"b" * 100
     assert store.get("k") is None
-    assert list(tmp_path.iterdir()) == []
+    assert list(tmp_path.iterdir()) == []   # the folder is not made, the file has no name
 
 
-def test_a_scratch_store_without_room_keeps_the_answer_as_computed(tmp_path, monkeypatch):
-    from agents.store import ROOM_LEFT, ScratchStore
-    _free_on_disk(monkeypatch, ROOM_LEFT + 999)
+@pytest.mark.parametrize("obstacle", ["no room", "no folder"])
+def test_a_scratch_store_that_cannot_write_keeps_the_answer_as_computed(tmp_path, monkeypatch,
+                                                                        obstacle):
+    from agents import store
+    def homeless():
+        raise RuntimeError("Could not determine home directory.")   # as Path.home() says
+
+    if obstacle == "no room":
+        _free_on_disk(monkeypatch, store.ROOM_LEFT + 999)
+    else:
+        monkeypatch.setattr(store, "store_dir", homeless)
     with warnings.catch_warnings():
         warnings.simplefilter("error")   # nothing said: the user kept nothing anyway
-        assert ScratchStore(tmp_path).put("k", b"x" * 1000) is None
+        scratch = store.ScratchStore(0, tmp_path if obstacle == "no room" else None)
+        assert scratch.put("k", b"x" * 1000) is None
     assert list(tmp_path.iterdir()) == []
 
 
 def test_odds_without_the_store_answer_the_same_from_spilled_answers(capsys, monkeypatch):
     """``--no-cache`` odds whose every answer is spilled (the equilibrium, its
-    statistics, the odds) say what they say with each answer held as computed, and
-    leave the store empty."""
+    statistics, the odds) and read back from the file say what they say with each
+    answer held as computed, and leave the store empty; ``solve``, whose answer ends
+    it, spills nothing."""
+    import solver.cache
     from agents import store
     from agents.cli import KEPT_ON_LEAVING
-    spilled = []
-    real = store.ScratchStore.put
+    spilled, adopted = [], []
+    real_put, real_adopted = store.ScratchStore.put, solver.cache._adopted
     monkeypatch.setattr(store.ScratchStore, "put", lambda self, key, payload: spilled.append(
-        kept := real(self, key, payload)) or kept)
-    duel = ["odds", "pathfinder", "--a", "fighter,hp=8", "--b", "rogue,hp=8",
-            "--vs", "uniform", "--no-cache"]
-    monkeypatch.setitem(KEPT_ON_LEAVING, "odds", math.inf)
-    computed = run_json(duel, capsys)
-    assert spilled and not any(spilled)
-    monkeypatch.setitem(KEPT_ON_LEAVING, "odds", 0)
+        kept := real_put(self, key, payload)) or kept)
+    monkeypatch.setattr(solver.cache, "_adopted", lambda *a: adopted.append(
+        found := real_adopted(*a)) or found)
+    duel = ["pathfinder", "--a", "fighter,hp=8", "--b", "rogue,hp=8", "--no-cache"]
+    odds = ["odds", *duel, "--vs", "uniform"]
+    monkeypatch.setitem(KEPT_ON_LEAVING, "odds", 2**40)
+    computed = run_json(odds, capsys)
+    assert spilled and all(kept is None for kept in spilled)
+    assert all(found is None for found in adopted)
+    monkeypatch.setitem(KEPT_ON_LEAVING, "odds", 1)
     spilled.clear()
-    assert run_json(duel, capsys) == computed
+    assert run_json(odds, capsys) == computed
     assert len([kept for kept in spilled if kept is not None]) >= 2
+    assert len([found for found in adopted if found is not None]) >= 2   # read back
     assert not store_dir().exists()   # not even made
+    spilled.clear()
+    run_json(["solve", *duel], capsys)
+    assert spilled == []
 
 
 def test_odds_and_play_read_the_solution_solve_kept(capsys, monkeypatch):

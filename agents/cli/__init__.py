@@ -125,17 +125,18 @@ _LEAVING: list | None = None
 
 def _answer_store(args: argparse.Namespace):
     """The answer store (``agents.store``) the whole-duel answers of a command that takes
-    ``--no-cache`` are read from and kept in; given ``--no-cache``, a scratch store
-    that keeps nothing (a large answer still held as a file's pages,
-    ``ScratchStore``); no store elsewhere."""
+    ``--no-cache`` are read from and kept in, unless it is given; no store elsewhere.
+    Given ``--no-cache``, a command that goes on working after a large answer (``odds``)
+    still spills it to a file with no name (``ScratchStore``), so that it weighs what
+    is touched of it, as read back from the store."""
     no_cache = getattr(args, "no_cache", None)
-    if no_cache is None:
+    waiting = KEPT_ON_LEAVING.get(args.command, 0)
+    if no_cache is None or (no_cache and not 0 < waiting < math.inf):
         return contextlib.nullcontext()   # nothing imported: `duel dice` stays light
     from ..store import AnswerStore, ScratchStore
-    waiting = KEPT_ON_LEAVING.get(args.command, 0)
     if no_cache:
         from solver.cache import caching
-        return caching(ScratchStore(spilled_bytes=waiting))
+        return caching(ScratchStore(waiting))
     return _keeping(AnswerStore(deferred_bytes=waiting))
 
 

@@ -442,15 +442,21 @@ def counter_best_response(game: Game, policy: Policy | str, responder: str,
         return CounterResponse(responder, sign * play.value, play, play.convergence,
                                tolerance, max_sweeps, play)
     best = BestReply(responder, fixed, slots)
-    values = solve_counters(game, tolerance, max_sweeps, rule=best, statistics=False)
-    play = None
-    if safest is not None:
+    if safest is None:
+        values = solve_counters(game, tolerance, max_sweeps, rule=best, statistics=False)
+        return CounterResponse(responder, sign * values.value, values, values.convergence,
+                               tolerance, max_sweeps, None)
+    # two solves in turn, each a part of the task (the time left said counts both)
+    with progress.task("the safest best response", 2, "solves", parts=True):
+        values = solve_counters(game, tolerance, max_sweeps, rule=best, statistics=False)
+        progress.advance(1)
         values.release_mixes(responder)   # the safest play's mixes stand for them
         reference = counter_mixes(game, safest, responder)
         # its values are the responder's chances of losing: nobody reads them
         play = solve_counters(game, tolerance, max_sweeps, rule=BestReply(
             responder, fixed, slots, allowed=best.tied, reference=reference,
             scores=_signed_loss(responder)), values=False)
+        progress.advance(1)
     return CounterResponse(responder, sign * values.value, values, values.convergence,
                            tolerance, max_sweeps, play)
 
