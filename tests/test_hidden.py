@@ -260,7 +260,9 @@ def test_cli_hidden_odds_against_the_equilibrium_gain_nothing(capsys):
     odds = _cli_json(capsys, "odds", "falkenstein", *options, "--vs", "equilibrium")
     # a best response to an equilibrium earns the value and no more
     assert odds["best_response"]["value"] == pytest.approx(solved["value"], abs=1e-6)
+    assert odds["equally_good"] is True   # said so in the web's words
     uniform = _cli_json(capsys, "odds", "falkenstein", *options, "--vs", "uniform")
+    assert uniform["equally_good"] is False   # uniform play can be exploited
     assert uniform["best_response"]["value"] >= uniform["equilibrium_against_it"][
         "value"] - 1e-12
     assert uniform["equilibrium_against_it"]["value"] >= solved["value"] - 1e-9

@@ -148,6 +148,16 @@ def format_table(header: list[str], rows: list[list], align: str | None = None) 
     return "\n".join(lines)
 
 
+#: two values closer than this are the same worth
+SAME_WORTH = 1e-9
+
+
+def equally_good(best: dict, steady: dict) -> bool:
+    """Whether the best play against an opponent and the safe one (the equilibrium) are
+    worth the same to the player (``value``, to ``SAME_WORTH``)."""
+    return bool(abs(best["value"] - steady["value"]) <= SAME_WORTH)
+
+
 def percent(p: float) -> str:
     return f"{100 * p:.2f}%"
 

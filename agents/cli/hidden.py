@@ -27,6 +27,7 @@ from solver.hidden.sequence import (
 from ..opponents import opponent_policy
 from .common import (
     emit_json,
+    equally_good,
     format_table,
     game_header,
     game_options,
@@ -75,10 +76,11 @@ def hidden_odds_report(args, game) -> dict:
                      {me: mixes, them: behaviour(tree.players[them], fixed)})
     steady = _pair(game, solution, {me: solution.plans[me], them: fixed},
                    {me: solution.mixes[me], them: behaviour(tree.players[them], fixed)})
+    best, safe = _odds(response, me), _odds(steady, me)
     report = {"system": game.info.system, "options": game.info.options, "side": me,
               "vs": args.vs, "hidden": True,
-              "best_response": _odds(response, me),
-              "equilibrium_against_it": _odds(steady, me),
+              "best_response": best, "equilibrium_against_it": safe,
+              "equally_good": equally_good(best, safe),
               "types": [_type_entry(game, response, me, kind)
                         for kind in response.type_values(me)]}
     return report

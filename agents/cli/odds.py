@@ -23,7 +23,9 @@ from ..opponents import opponent_policy
 from ..profiles import is_profile_path
 from . import checks
 from .common import (
+    SAME_WORTH,
     emit_json,
+    equally_good,
     format_table,
     game_header,
     in_words,
@@ -78,8 +80,8 @@ def _report(args, game) -> dict:
     report = {"system": game.info.system, "options": game.info.options, "side": args.side,
               "vs": args.vs, **answer}
     # the two plays of the table worth the same: said in words, and here for --json
-    report["equally_good"] = bool(abs(answer["best_response"]["value"] - answer[
-        "equilibrium_against_it"]["value"]) <= SAME_WORTH)
+    report["equally_good"] = equally_good(answer["best_response"],
+                                          answer["equilibrium_against_it"])
     if moment is not None:
         report["state"] = game.state_fields(moment)
         report["description"] = game.describe(moment)
@@ -279,10 +281,6 @@ def _times(reach: float, from_moment: bool = False) -> str:
     round can come back to the same situation (nobody hurt), so not "in x% of duels"."""
     return (f"comes up {100 * reach:.3g} times in 100 duels"
             + (" played from this moment" if from_moment else ""))
-
-
-#: two values closer than this are the same worth
-SAME_WORTH = 1e-9
 
 
 def _render(game, report: dict, limit: int, detail: bool) -> str:

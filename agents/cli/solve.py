@@ -11,6 +11,7 @@ from solver.cache import ambient, remembered
 
 from . import checks
 from .common import (
+    SAME_WORTH,
     emit_json,
     format_table,
     game_header,
@@ -202,10 +203,6 @@ def _legal_rows(values: np.ndarray) -> np.ndarray:
 def _flat(worth: np.ndarray, legal: np.ndarray) -> bool:
     kept = worth[legal]
     return bool(kept.size and np.all(np.abs(kept - kept[0]) <= SAME_WORTH))
-
-
-#: two continuation values closer than this are the same worth
-SAME_WORTH = 1e-9
 
 
 def indifferent(matrix) -> dict[str, bool]:

@@ -225,6 +225,7 @@ def test_opponent_page_against_an_uploaded_profile(server, page, tmp_path):
     # the plan's most frequent rows only were sent; the page still says how many in all
     assert page.locator("#answer table.plan tbody tr").count() == min(12, len(expected["plan"]))
     assert f"most frequent of {len(expected['plan'])})" in page.inner_text("#answer")
+    said_as_the_cli(page.inner_text("#answer"), expected)
     screenshots(page, tmp_path, "opponent-profile")
 
 
@@ -241,7 +242,21 @@ def test_opponent_page_personality_with_strength(server, page, tmp_path):
         percent(expected["best_response"]["win"])
     assert shown_bars(page, "#answer .steady")["A wins"] == \
         percent(expected["equilibrium_against_it"]["win"])
+    said_as_the_cli(page.inner_text("#answer"), expected)
     screenshots(page, tmp_path, "opponent-personality")
+
+
+def said_as_the_cli(text: str, expected: dict) -> None:
+    """The Opponent page says there is something to exploit exactly when the CLI's
+    ``--json`` finds the best play worth more than the safe one."""
+    best, steady = expected["best_response"], expected["equilibrium_against_it"]
+    gain = best["value"] - steady["value"]
+    if gain > 1e-9:
+        assert "Where it can be exploited: your best play" in text
+        assert f"you win {percent(best['win'])}" in text
+    else:
+        assert "exploited" not in text and "nothing more to exploit" in text
+        assert "Your best play, situation by situation" in text
 
 
 @pytest.mark.parametrize("system", ["falkenstein", "pathfinder", "blooded"])

@@ -393,18 +393,35 @@ function renderOdds(doc) {
   const rows = [["your best play against it", best, "best"], ["the least predictable safe play", steady, "steady"]];
   const parts = [section(`Against ${typeof doc.vs === "string" && doc.vs.includes("/") ? "the profile" : doc.vs}`,
     ...rows.map(([label, r, kind]) => el("div", { class: kind }, el("h3", { text: label }), winBars(r, me, them))),
-    el("p", { text: best.win - steady.win > 5e-5
-      ? `Playing your best against it, you win ${pct(best.win)} instead of ${pct(steady.win)} with the safe play (the play no opponent can do better against).`
-      : "Against this opponent the safe play already does as well as any: there is nothing more to exploit." }))];
+    el("p", { text: gainSaid(doc) }))];
   if (doc.hidden) return parts;
   const plan = doc.plan.map((row) => [
     row.situation, Object.entries(row.play).sort((x, y) => y[1] - x[1])
       .map(([a, p]) => `${row.words[a]}${Object.keys(row.play).length > 1 ? " " + short(p) : ""}`).join(" / "),
     pct(row.win), pct(row.loss), (100 * row.reach).toPrecision(3)]);
-  parts.push(section(`Where it can be exploited: your best play, situation by situation (${doc.plan.length} most frequent of ${doc.situations})`,
+  const heading = doc.equally_good ? "Your best play" : "Where it can be exploited: your best play";
+  parts.push(section(`${heading}, situation by situation (${doc.plan.length} most frequent of ${doc.situations})`,
     el("div", { class: "scroll" }, table(["situation", "play", "you win", "you lose", "times in 100 duels"], plan, "plan"))));
   if (doc.mix_fallback) parts.push(el("p", { class: "hint", text: `The mix had no legal action in ${doc.mix_fallback.steps_per_duel.toFixed(3)} steps per duel and played uniformly there.` }));
   return parts;
+}
+
+// what the best play gains over the safe one, as the CLI says it (``equally_good``: the
+// two are worth the same, to 1e-9)
+function gainSaid(doc) {
+  const best = doc.best_response;
+  const steady = doc.equilibrium_against_it;
+  const shown = (p, q) => pct(p) !== pct(q);
+  if (!doc.equally_good) {
+    const odds = shown(best.win, steady.win)
+      ? `you win ${pct(best.win)} instead of ${pct(steady.win)}`
+      : `you win ${pct(best.win)} and lose ${pct(best.loss)} instead of ${pct(steady.win)} and ${pct(steady.loss)}`;
+    return `Playing your best against it, ${odds} with the safe play (the play no opponent can do better against).`;
+  }
+  if (shown(best.win, steady.win) || shown(best.loss, steady.loss)) {
+    return `Both plays are equally good against it, each worth ${best.value.toFixed(3)} to you, split differently between wins and draws: the best play shown is, of the equally good ones, the least likely to lose. There is nothing more to exploit.`;
+  }
+  return "Against this opponent the safe play already does as well as any: there is nothing more to exploit.";
 }
 
 // ---------- the Play page
