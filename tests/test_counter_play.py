@@ -240,6 +240,52 @@ def test_a_knockouts_safest_play_takes_one_solve_and_plays_as_two_would(
         assert np.allclose(chances, expected[3], rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("responder", ["a", "b"])
+def test_a_knockouts_best_response_to_the_equilibrium_is_its_play_pushed_once(
+        small, responder, monkeypatch):
+    """Against the equilibrium every action it plays is tied for the best, and the
+    safest tie-break plays them as it does: the best response's play is the
+    equilibrium's own, to the last bit, and its push forward is the one the odds against
+    the equilibrium already did. Its answers are the state graph's (the test above)."""
+    game, graph, live = small
+    them = "b" if responder == "a" else "a"
+    solution = solve_counters(game, later=True)
+    pushes = []
+    monkeypatch.setattr(solution, "pushed_forward", lambda: pushes.append(1) or
+                        type(solution).pushed_forward(solution))
+    fixed = read_policy(game, solution.policy_for(them), them)
+    response = counter_best_response(game, fixed, responder,
+                                     safest=solution.policy_for(responder))
+    assert response.play is solution and not pushes
+    assert response.values.mixes[responder] is solution.mixes[responder]   # one copy
+    assert response.evaluation.win == solution.evaluation.win and len(pushes) == 1
+    # against another opponent the best response plays its own mixes
+    other = counter_best_response(game, read_policy(game, "uniform", them), responder,
+                                  safest=solution.policy_for(responder))
+    assert other.play is other.values and other.play is not solution
+
+
+def test_a_best_reply_plays_the_reference_as_it_is_where_it_weighs_tied_actions_only():
+    """One stage game where A's first two actions are tied for the best against B's
+    single action: a reference on those two alone is played bit for bit (dividing by
+    its sum, 1 - 1e-14, would move its last bits); one with weight elsewhere, or one
+    that is no distribution to 1e-12, is renormalised over the tied actions."""
+    from solver.counters.stage_rules import BestReply
+    games = np.array([1.0, 1.0, 0.0]).reshape(1, 3, 1, 1)
+    places, points = {"a": np.array([[0, 1, 2]]), "b": None}, np.array([0])
+    for reference, expected in (([0.3, 0.7 - 1e-14, 0.0], [0.3, 0.7 - 1e-14, 0.0]),
+                                ([0.3, 0.6, 0.1], [1 / 3, 2 / 3, 0.0]),
+                                ([0.3, 0.7 - 1e-10, 0.0], [0.3 / (1 - 1e-10),
+                                                           (0.7 - 1e-10) / (1 - 1e-10), 0.0]),
+                                ([0.3, 0.6, 0.0], [1 / 3, 2 / 3, 0.0])):
+        rule = BestReply("a", np.zeros((1, 0)), 3, reference=np.array([reference]))
+        mixes = {"a": np.zeros((1, 3)), "b": np.zeros((1, 0))}
+        assert rule.settle(games, places, points, mixes).tolist() == [[1.0]]
+        assert mixes["a"][0].tolist() == pytest.approx(expected, abs=1e-15)
+        if reference == expected:
+            assert mixes["a"][0].tolist() == reference
+
+
 def _opponent(game, name, side):
     if name == "bully":
         return temperament("pathfinder", "bully").policy(game)
@@ -266,16 +312,17 @@ def test_evaluation_and_chances_from_every_state_agree_with_the_state_graph(smal
 
 
 @pytest.mark.parametrize("exact", [True, False])
-def test_a_solutions_own_pair_is_evaluated_by_its_own_push_only_if_exact(monkeypatch, exact):
-    # a solution whose cycles stopped short of their fixed point gives a value the push
-    # of the ends would not: its pair is pushed forward as any pair, and the solution's
-    # own play, not pushed yet, stays so (pushing it too took a level-5 duel 7 s)
+def test_a_solutions_own_pair_is_evaluated_by_its_own_push(monkeypatch, exact):
+    # the solution's own play is pushed forward once, and kept (a best response that
+    # plays it reads it again); a solution whose cycles stopped short of their fixed
+    # point has a value the push of the ends would not give: the push's is the pair's
     game = envs.make("pathfinder", a="fighter,hp=4", b="rogue,hp=4")
-    solution = solve_game(game)
-    assert solution.later is not None
+    solution = solve_counters(game, later=True)
     monkeypatch.setattr(type(solution), "exact", property(lambda self: exact))
     evaluation = counter_evaluate(game, solution.policy_for("a"), solution.policy_for("b"))
-    assert (solution.later is None) == exact
+    assert solution.later is None and solution.visits is not None
+    assert evaluation.value == (solution.value if exact else solution.worth)
+    # the pair read as tables, another policy: pushed forward as any pair is
     pushed = facade.evaluate(game, TabularPolicy(solution.policy_for("a").table),
                              TabularPolicy(solution.policy_for("b").table))
     assert evaluation.value == pytest.approx(pushed.value, abs=1e-12)

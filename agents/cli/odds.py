@@ -149,6 +149,10 @@ def _step_weights(game, vs: str) -> tuple[float, ...]:
     weights = list(STEP_WEIGHTS)
     if checks.is_personality(vs, game.info.system):
         weights[1] = checks.CALIBRATION_COST.solves
+    if vs.strip() == "equilibrium":
+        # the equilibrium's odds are its own play pushed forward, visits and all, which
+        # the best response to it replays in a knockout (the longest duels)
+        weights[2], weights[4] = weights[4], 0.0
     return tuple(weights)
 
 

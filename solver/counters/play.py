@@ -437,9 +437,10 @@ def counter_best_response(game: Game, policy: Policy | str, responder: str,
     if safest is not None and losses_follow_value(game):
         reference = counter_mixes(game, safest, responder)
         # its play pushed when first asked: beside an evaluation (``together``), after it
-        play = solve_counters(game, tolerance, max_sweeps, rule=BestReply(
+        values = solve_counters(game, tolerance, max_sweeps, rule=BestReply(
             responder, fixed, slots, reference=reference), later=True)
-        return CounterResponse(responder, sign * play.value, play, play.convergence,
+        play = _play_of(safest, values, responder) or values
+        return CounterResponse(responder, sign * values.value, values, values.convergence,
                                tolerance, max_sweeps, play)
     best = BestReply(responder, fixed, slots)
     if safest is None:
@@ -461,6 +462,25 @@ def counter_best_response(game: Game, policy: Policy | str, responder: str,
                            tolerance, max_sweeps, play)
 
 
+def _play_of(safest: Policy, response: CounterSolution, responder: str
+             ) -> CounterSolution | None:
+    """The solution of ``safest`` where ``response`` plays its very mixes, to the last
+    bit, against its own other side (a best response to the equilibrium, whose actions
+    are all tied for the best and played as it plays them): its push forward, done once
+    (the odds against the equilibrium), serves both, and the response's copy of the
+    mixes is let go. None where the two plays differ anywhere."""
+    solution = getattr(safest, "solution", None)
+    other = "b" if responder == "a" else "a"
+    if not (isinstance(safest, CounterPolicy) and safest.player == responder
+            and _same_layout(solution, response.game, response.cores, None)
+            and response.start is None and solution.plays_forward
+            and response.mixes[other] is solution.mixes[other]
+            and np.array_equal(response.mixes[responder], solution.mixes[responder])):
+        return None
+    response.mixes[responder] = solution.mixes[responder]
+    return solution
+
+
 def pair_mixes(game: Game, policy_a: Policy | str, policy_b: Policy | str,
                start: State | None = None) -> dict:
     return {"a": counter_mixes(game, policy_a, "a", start),
@@ -471,17 +491,22 @@ def counter_evaluate(game: Game, policy_a: Policy | str, policy_b: Policy | str,
                      tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
                      start: State | None = None) -> Evaluation:
     """``solver.evaluate`` over counters: the fixed pair's play pushed forward from the
-    start, the value its expected payoff (the two sides of one solution from the game's
-    start: its own evaluation, already pushed forward). No values are solved state by
-    state: an evaluation needs only the start's. Its exactness is asked first: asking
-    its visits pushes a play not pushed yet, for nothing where its value could not be
-    given as the push's (a level-5 duel's 7 s)."""
+    start, the value its expected payoff. No values are solved state by state: an
+    evaluation needs only the start's. The two sides of one solution from the game's
+    start are its own play: its push forward, done once and kept with it (with the
+    answer store's copy of its statistics), serves this evaluation and whatever else
+    asks it (a best response that plays it, a plan's visits). Its value is then the
+    solve's where the values are the game's to rounding, else the push's (``worth``)."""
     solution = getattr(policy_a, "solution", None)
     if (start is None and isinstance(policy_a, CounterPolicy) and policy_a.player == "a"
             and isinstance(policy_b, CounterPolicy) and policy_b.player == "b"
             and policy_b.solution is solution and solution.game is game
-            and solution.start is None and solution.exact and solution.visits is not None):
-        return solution.evaluation
+            and solution.start is None and solution.plays_forward):
+        evaluation = solution.evaluation
+        if solution.exact:
+            return evaluation
+        if solution.worth is not None:
+            return replace(evaluation, value=solution.worth)
     return pushed_forward(game, policy_a, policy_b, tolerance, max_sweeps, start,
                           visits=False)[0]
 

@@ -5,6 +5,7 @@ as a policy on observations (``CounterPolicy``)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -51,7 +52,8 @@ class CounterSolution:
     def __init__(self, game: Game, graph: CoreGraph, grid: Grid, kept: tuple,
                  mixes: dict[str, np.ndarray], evaluation: Evaluation,
                  convergence: Convergence, visits: tuple | None = None,
-                 start: State | None = None, later: tuple | None = None):
+                 start: State | None = None, later: tuple | None = None,
+                 worth: float | None = None):
         self.game, self.cores, self.grid = game, graph, grid
         #: the moment solved from (None: the game's initial outcomes)
         self.start = start
@@ -67,6 +69,10 @@ class CounterSolution:
         self._evaluation = evaluation
         self.convergence = convergence
         self._visits = visits
+        #: the expected payoff of the ends the play's push forward reaches (None: not
+        #: pushed here): its value as an evaluation, where the solve's values are not
+        #: the game's to rounding (``exact``)
+        self.worth = worth
         #: (roots, tolerance, max_sweeps) of a play not pushed forward yet: it is, when
         #: its statistics are first asked (``solve_counters``' ``later``)
         self.later = later
@@ -102,11 +108,18 @@ class CounterSolution:
         self._push_if_later()
         return None if self._visits is None else self._visits[1]
 
+    @property
+    def plays_forward(self) -> bool:
+        """Whether the play's statistics are known, or found when first asked."""
+        return self.later is not None or self._visits is not None
+
     def _push_if_later(self) -> None:
         if self.later is None:
             return
         source = self.statistics_source or self.pushed_forward
-        self._evaluation, self._visits = source()
+        pushed, self._visits = source()
+        self.worth, self._evaluation = pushed.value, replace(pushed,
+                                                             value=self._evaluation.value)
         self.later = None
 
     def pushed_forward(self) -> tuple[Evaluation, tuple]:
@@ -115,11 +128,11 @@ class CounterSolution:
 
     def _pushed(self, roots: list, tolerance: float, max_sweeps: int
                 ) -> tuple[Evaluation, tuple]:
-        """The play pushed forward from ``roots``, the value already known."""
+        """The play pushed forward from ``roots``: its evaluation, valued at the expected
+        payoff of the ends it reaches (``worth``), and its visits."""
         with progress.task("the play pushed forward", self.grid.size, "counter values"):
-            return forward_statistics(self.game, self.cores, self.grid, roots,
-                                      self._evaluation.value, self.mixes, tolerance,
-                                      max_sweeps)
+            return forward_statistics(self.game, self.cores, self.grid, roots, None,
+                                      self.mixes, tolerance, max_sweeps)
 
     value = property(lambda self: self._evaluation.value)
     win = property(lambda self: self.evaluation.win)
@@ -176,9 +189,10 @@ class CounterSolution:
         if self.visits is not None:
             return self
         _, _, roots = explore(self.game, None if self.start is None else [(1.0, self.start)])
-        evaluation, visits = self._pushed(roots, tolerance, max_sweeps)
+        pushed, visits = self._pushed(roots, tolerance, max_sweeps)
         return CounterSolution(self.game, self.cores, self.grid, (self._kept, self.held),
-                               self.mixes, evaluation, self.convergence, visits, self.start)
+                               self.mixes, replace(pushed, value=self._evaluation.value),
+                               self.convergence, visits, self.start, worth=pushed.value)
 
     def release_mixes(self, player: str) -> None:
         """Free ``player``'s mixes, which nobody will read (a best response's, where its
@@ -393,12 +407,13 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
         if not values:
             held = None   # freed before the push, which needs the start's value only
             give_back_freed()
-        evaluation, visits = forward_statistics(game, graph, grid, roots, value, mixes,
-                                                tolerance, max_sweeps, now)
+        pushed, visits = forward_statistics(game, graph, grid, roots, None if now else value,
+                                            mixes, tolerance, max_sweeps, now)
     give_back_freed()   # the layers' working arrays, before the caller's next tables
-    return CounterSolution(game, graph, grid, (kept, held), mixes, evaluation,
-                           record.convergence(), visits, start,
-                           (roots, tolerance, max_sweeps) if statistics and later else None)
+    return CounterSolution(game, graph, grid, (kept, held), mixes,
+                           replace(pushed, value=value), record.convergence(), visits, start,
+                           (roots, tolerance, max_sweeps) if statistics and later else None,
+                           pushed.value if now else None)
 
 
 def values_at(game: Game, rule: StageRule, cores: np.ndarray, points: np.ndarray,

@@ -262,14 +262,36 @@ class BestReply:
         tied = np.isfinite(own) & (own >= best - TIE_TOLERANCE)
         place = places[self.responder]
         weights = tied.astype(float)
+        kept = None
         if place is not None:
             scatter(self.tied, place, points, tied)
             if self.reference is not None:
-                preferred = np.where(tied, gather(self.reference, place, points, len(own)), 0.0)
+                reference = gather(self.reference, place, points, len(own))
+                preferred = np.where(tied, reference, 0.0)
                 weights = np.where(preferred.sum(axis=2, keepdims=True) > 0, preferred, tied)
+                kept = _kept_whole(reference, tied)
         reply = weights / weights.sum(axis=2, keepdims=True)
+        if kept is not None:
+            reply = np.where(kept, reference, reply)
         scatter(mixes[self.responder], place, points, reply)
         return self.sign * best[:, :, 0]
+
+
+#: how far from 1 a reference mix may sum and be played as it is: an equilibrium's
+#: mixes, from its stage solves, sum to 1 within 3e-13 (a level-5 Pathfinder duel's);
+#: played renormalised instead, none moves by more than this
+WHOLE = 1e-12
+
+
+def _kept_whole(reference: np.ndarray, tied: np.ndarray) -> np.ndarray:
+    """(k, points, 1) where a best reply plays ``reference``'s mix as it is: all its
+    weight on tied actions, summing to 1 within ``WHOLE``. Dividing it by its sum again
+    would move its last bits, and a best response to the equilibrium would no longer be the
+    equilibrium's very play, whose push forward is then done once
+    (``solver.counters.play.counter_best_response``)."""
+    total = reference.sum(axis=2, keepdims=True)
+    return (np.all(tied | (reference == 0), axis=2, keepdims=True)
+            & (np.abs(total - 1.0) <= WHOLE))
 
 
 class Regularized:
