@@ -378,6 +378,27 @@ def _odds(capsys, *extra):
     return json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.parametrize("vs, pushes", [("equilibrium", 1), ("uniform", 2)])
+def test_duel_odds_push_the_equilibriums_play_forward_once_in_a_knockout(
+        capsys, monkeypatch, vs, pushes):
+    """The best response to the equilibrium is its very play in a knockout: the odds
+    push it forward once, for both rows (a level-5 duel's 8 s); against another
+    opponent, the equilibrium's play against it and the best response's are two pushes.
+    The answers are the state graph's (the test below)."""
+    import solver.counters.solution as solution_module
+    real, made = solution_module.forward_statistics, []
+
+    def counted(*args, **kwargs):
+        if (args[8] if len(args) > 8 else kwargs.get("statistics", True)):
+            made.append(1)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(solution_module, "forward_statistics", counted)
+    monkeypatch.setattr(play, "forward_statistics", counted)
+    answer = _odds(capsys, "--vs", vs, "--no-cache")
+    assert len(made) == pushes
+    assert answer["equally_good"] is (vs == "equilibrium")
+
+
 @pytest.mark.parametrize("extra", [["--vs", "equilibrium"],
                                    ["--vs", "mix=intimidation-first-strike3:1", "--side", "b"]])
 def test_duel_odds_over_counters_answers_as_on_the_state_graph(capsys, extra):
