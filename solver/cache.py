@@ -46,7 +46,7 @@ from .errors import RefinementWarning
 from .game import Game
 
 #: what an answer's pickle holds; bump it when that changes, so older entries miss
-FORMAT = 5
+FORMAT = 6
 
 
 #: an answer's bytes: one buffer, or the pieces that, one after another, make it

@@ -258,11 +258,37 @@ def test_a_knockouts_best_response_to_the_equilibrium_is_its_play_pushed_once(
                                      safest=solution.policy_for(responder))
     assert response.play is solution and not pushes
     assert response.values.mixes[responder] is solution.mixes[responder]   # one copy
-    assert response.evaluation.win == solution.evaluation.win and len(pushes) == 1
+    borrowed, visits = response.evaluation, solution.visits
+    assert len(pushes) == 1
+    # the best response's own play pushed forward: the same numbers, to the last bit
+    own, (chances, expected) = response.values.pushed_forward()
+    for key in ("win", "draw", "loss", "expected_length", "endings"):
+        assert getattr(borrowed, key) == getattr(own, key)
+    assert np.array_equal(visits, chances) and np.array_equal(solution.core_visits, expected)
+    assert borrowed.value == response.values.value and own.value == solution.worth
     # against another opponent the best response plays its own mixes
     other = counter_best_response(game, read_policy(game, "uniform", them), responder,
                                   safest=solution.policy_for(responder))
     assert other.play is other.values and other.play is not solution
+
+
+def test_a_solution_kept_by_an_older_version_evaluates_its_own_pair_by_a_push():
+    """A solution whose cycles stopped short of their fixed point (a loose tolerance),
+    pushed forward and pickled before solutions kept the push's payoff (``worth``):
+    its own pair is pushed forward again, as any pair, and valued as that push finds."""
+    from solver.counters.solution import CounterSolution
+    game = envs.make("pathfinder", a="fighter,hp=8", b="rogue,hp=6")
+    solution = solve_counters(game, tolerance=1e-3, max_sweeps=3)
+    assert not solution.exact
+    state = solution.__getstate__()
+    del state["worth"], state["pushed_within"]
+    older = CounterSolution.__new__(CounterSolution)   # as unpickling makes it
+    older.__dict__.update(state)
+    found = counter_evaluate(game, older.policy_for("a"), older.policy_for("b"))
+    assert found.value == solution.worth != solution.value
+    fresh = counter_evaluate(game, solution.policy_for("a"), solution.policy_for("b"),
+                             tolerance=1e-3, max_sweeps=3)
+    assert fresh.value == solution.worth
 
 
 def test_a_best_reply_plays_the_reference_as_it_is_where_it_weighs_tied_actions_only():

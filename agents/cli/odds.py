@@ -94,7 +94,7 @@ def _answer(game, vs: str, me: str, moment=None) -> dict:
     equilibrium are the whole duel's, played from there)."""
     them = "b" if me == "a" else "a"
     with progress.task("the odds", len(STEPS), "steps", parts=True,
-                       weights=_step_weights(game, vs)):
+                       weights=_step_weights(game, vs, moment is None)):
         equilibrium = solve_game(game).policy_for(me)
         progress.advance(1, STEPS[1])
         opponent = opponent_policy(vs, game, them)   # the equilibrium's other side: read
@@ -145,11 +145,11 @@ STEPS = ("the equilibrium", "the opponent", "the odds against it", "the best res
 STEP_WEIGHTS = (1.0, 0.05, 0.25, 0.5, 0.35, 0.45)
 
 
-def _step_weights(game, vs: str) -> tuple[float, ...]:
+def _step_weights(game, vs: str, whole_duel: bool) -> tuple[float, ...]:
     weights = list(STEP_WEIGHTS)
     if checks.is_personality(vs, game.info.system):
         weights[1] = checks.CALIBRATION_COST.solves
-    if vs.strip() == "equilibrium":
+    if vs.strip() == "equilibrium" and whole_duel:
         # the equilibrium's odds are its own play pushed forward, visits and all, which
         # the best response to it replays in a knockout (the longest duels)
         weights[2], weights[4] = weights[4], 0.0

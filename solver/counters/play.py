@@ -496,17 +496,19 @@ def counter_evaluate(game: Game, policy_a: Policy | str, policy_b: Policy | str,
     start are its own play: its push forward, done once and kept with it (with the
     answer store's copy of its statistics), serves this evaluation and whatever else
     asks it (a best response that plays it, a plan's visits). Its value is then the
-    solve's where the values are the game's to rounding, else the push's (``worth``)."""
+    solve's where the values are the game's to rounding, else the push's (``worth``),
+    if it pushes within this ``tolerance`` and ``max_sweeps``."""
     solution = getattr(policy_a, "solution", None)
     if (start is None and isinstance(policy_a, CounterPolicy) and policy_a.player == "a"
             and isinstance(policy_b, CounterPolicy) and policy_b.player == "b"
             and policy_b.solution is solution and solution.game is game
             and solution.start is None and solution.plays_forward):
-        evaluation = solution.evaluation
         if solution.exact:
-            return evaluation
-        if solution.worth is not None:
-            return replace(evaluation, value=solution.worth)
+            return solution.evaluation
+        if solution.pushed_within == (tolerance, max_sweeps):
+            evaluation = solution.evaluation
+            if solution.worth is not None:   # None: kept by an older version
+                return replace(evaluation, value=solution.worth)
     return pushed_forward(game, policy_a, policy_b, tolerance, max_sweeps, start,
                           visits=False)[0]
 

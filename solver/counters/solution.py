@@ -49,6 +49,13 @@ class CounterSolution:
     """The value and maximum-entropy equilibrium of a counter game at every state
     reachable from its start, with the interface of ``solver.markov.backward.Solution``."""
 
+    #: the expected payoff of the ends the play's push forward reaches (None: not pushed
+    #: here, or kept by an older version): its value as an evaluation, where the solve's
+    #: values are not the game's to rounding (``exact``)
+    worth: float | None = None
+    #: the (tolerance, max_sweeps) its play is pushed forward with (None: not pushed)
+    pushed_within: tuple[float, int] | None = None
+
     def __init__(self, game: Game, graph: CoreGraph, grid: Grid, kept: tuple,
                  mixes: dict[str, np.ndarray], evaluation: Evaluation,
                  convergence: Convergence, visits: tuple | None = None,
@@ -69,10 +76,9 @@ class CounterSolution:
         self._evaluation = evaluation
         self.convergence = convergence
         self._visits = visits
-        #: the expected payoff of the ends the play's push forward reaches (None: not
-        #: pushed here): its value as an evaluation, where the solve's values are not
-        #: the game's to rounding (``exact``)
         self.worth = worth
+        if later is not None:
+            self.pushed_within = tuple(later[1:])
         #: (roots, tolerance, max_sweeps) of a play not pushed forward yet: it is, when
         #: its statistics are first asked (``solve_counters``' ``later``)
         self.later = later
@@ -190,9 +196,11 @@ class CounterSolution:
             return self
         _, _, roots = explore(self.game, None if self.start is None else [(1.0, self.start)])
         pushed, visits = self._pushed(roots, tolerance, max_sweeps)
-        return CounterSolution(self.game, self.cores, self.grid, (self._kept, self.held),
-                               self.mixes, replace(pushed, value=self._evaluation.value),
-                               self.convergence, visits, self.start, worth=pushed.value)
+        solution = CounterSolution(self.game, self.cores, self.grid, (self._kept, self.held),
+                                   self.mixes, replace(pushed, value=self._evaluation.value),
+                                   self.convergence, visits, self.start, worth=pushed.value)
+        solution.pushed_within = (tolerance, max_sweeps)
+        return solution
 
     def release_mixes(self, player: str) -> None:
         """Free ``player``'s mixes, which nobody will read (a best response's, where its
@@ -410,10 +418,13 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
         pushed, visits = forward_statistics(game, graph, grid, roots, None if now else value,
                                             mixes, tolerance, max_sweeps, now)
     give_back_freed()   # the layers' working arrays, before the caller's next tables
-    return CounterSolution(game, graph, grid, (kept, held), mixes,
-                           replace(pushed, value=value), record.convergence(), visits, start,
-                           (roots, tolerance, max_sweeps) if statistics and later else None,
-                           pushed.value if now else None)
+    solution = CounterSolution(game, graph, grid, (kept, held), mixes,
+                               replace(pushed, value=value), record.convergence(), visits,
+                               start, (roots, tolerance, max_sweeps) if statistics and later
+                               else None, pushed.value if now else None)
+    if now:
+        solution.pushed_within = (tolerance, max_sweeps)
+    return solution
 
 
 def values_at(game: Game, rule: StageRule, cores: np.ndarray, points: np.ndarray,
