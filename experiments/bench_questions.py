@@ -354,9 +354,10 @@ def summary(rows: list[dict]) -> dict:
             for what in ("seconds", "peak_mb"):
                 values = np.array([_side(row, side)[when][what] for row in asked])
                 out[f"{prefix}{when} {what}"] = {
-                    "p50": float(np.percentile(values, 50)) if asked else None,
-                    "p95": float(np.percentile(values, 95)) if asked else None,
-                    "max": float(values.max()) if asked else None}
+                    "p50": float(np.percentile(values, 50)),
+                    "p95": float(np.percentile(values, 95)),
+                    "max": float(values.max())} if asked else dict.fromkeys(("p50", "p95",
+                                                                            "max"))
     return out
 
 

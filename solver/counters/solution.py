@@ -60,7 +60,8 @@ class CounterSolution:
                  mixes: dict[str, np.ndarray], evaluation: Evaluation,
                  convergence: Convergence, visits: tuple | None = None,
                  start: State | None = None, later: tuple | None = None,
-                 worth: float | None = None):
+                 worth: float | None = None,
+                 pushed_within: tuple[float, int] | None = None):
         self.game, self.cores, self.grid = game, graph, grid
         #: the moment solved from (None: the game's initial outcomes)
         self.start = start
@@ -77,8 +78,7 @@ class CounterSolution:
         self.convergence = convergence
         self._visits = visits
         self.worth = worth
-        if later is not None:
-            self.pushed_within = tuple(later[1:])
+        self.pushed_within = tuple(later[1:]) if later is not None else pushed_within
         #: (roots, tolerance, max_sweeps) of a play not pushed forward yet: it is, when
         #: its statistics are first asked (``solve_counters``' ``later``)
         self.later = later
@@ -196,11 +196,10 @@ class CounterSolution:
             return self
         _, _, roots = explore(self.game, None if self.start is None else [(1.0, self.start)])
         pushed, visits = self._pushed(roots, tolerance, max_sweeps)
-        solution = CounterSolution(self.game, self.cores, self.grid, (self._kept, self.held),
-                                   self.mixes, replace(pushed, value=self._evaluation.value),
-                                   self.convergence, visits, self.start, worth=pushed.value)
-        solution.pushed_within = (tolerance, max_sweeps)
-        return solution
+        return CounterSolution(self.game, self.cores, self.grid, (self._kept, self.held),
+                               self.mixes, replace(pushed, value=self._evaluation.value),
+                               self.convergence, visits, self.start, worth=pushed.value,
+                               pushed_within=(tolerance, max_sweeps))
 
     def release_mixes(self, player: str) -> None:
         """Free ``player``'s mixes, which nobody will read (a best response's, where its
@@ -418,13 +417,11 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
         pushed, visits = forward_statistics(game, graph, grid, roots, None if now else value,
                                             mixes, tolerance, max_sweeps, now)
     give_back_freed()   # the layers' working arrays, before the caller's next tables
-    solution = CounterSolution(game, graph, grid, (kept, held), mixes,
-                               replace(pushed, value=value), record.convergence(), visits,
-                               start, (roots, tolerance, max_sweeps) if statistics and later
-                               else None, pushed.value if now else None)
-    if now:
-        solution.pushed_within = (tolerance, max_sweeps)
-    return solution
+    return CounterSolution(game, graph, grid, (kept, held), mixes,
+                           replace(pushed, value=value), record.convergence(), visits, start,
+                           (roots, tolerance, max_sweeps) if statistics and later else None,
+                           pushed.value if now else None,
+                           (tolerance, max_sweeps) if now else None)
 
 
 def values_at(game: Game, rule: StageRule, cores: np.ndarray, points: np.ndarray,
