@@ -7,6 +7,7 @@ when the state graph is refused."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -222,7 +223,8 @@ def test_a_knockouts_safest_play_takes_one_solve_and_plays_as_two_would(
     one = counter_best_response(game, fixed, responder, safest=safest)
     monkeypatch.setattr(play, "losses_follow_value", lambda _: False)
     two = counter_best_response(game, fixed, responder, safest=safest)
-    assert len(solves) == 3   # one, then two
+    # one, then two; against the equilibrium the one is the equilibrium itself
+    assert len(solves) == (2 if opponent == "equilibrium" else 3)
     # every counter value's mixes and values, in the one layout both solves share
     assert np.abs(one.play.mixes[responder] - two.play.mixes[responder]).max() <= 1e-12
     assert np.abs(one.values.held - two.values.held).max() <= 1e-12
@@ -250,6 +252,7 @@ def test_a_knockouts_best_response_to_the_equilibrium_is_its_play_pushed_once(
     game, graph, live = small
     them = "b" if responder == "a" else "a"
     solution = solve_counters(game, later=True)
+    solution.reply_gaps = None   # solved, not read off it (the test below)
     pushes = []
     monkeypatch.setattr(solution, "pushed_forward", lambda: pushes.append(1) or
                         type(solution).pushed_forward(solution))
@@ -270,6 +273,107 @@ def test_a_knockouts_best_response_to_the_equilibrium_is_its_play_pushed_once(
     other = counter_best_response(game, read_policy(game, "uniform", them), responder,
                                   safest=solution.policy_for(responder))
     assert other.play is other.values and other.play is not solution
+
+
+@pytest.mark.parametrize("responder", ["a", "b"])
+@pytest.mark.parametrize("duel", [SMALL, {"a": "fighter,hp=9", "b": "rogue,hp=8"}],
+                         ids=["small", "cycles"])
+def test_a_knockouts_best_response_to_the_equilibrium_is_read_off_it_without_a_solve(
+        duel, responder, monkeypatch):
+    """An equilibrium's mixes are best replies to each other within its ``ReplyGaps``:
+    the best response to one side is the other side's play, values and push, with no
+    solve. Against the best reply's own solve (the equilibrium told apart from
+    its gaps): the same play to the last bit, and values, action values and chances
+    within 1e-12 (the solve's values are the highest action's, its play's within the
+    spreads along it)."""
+    game = envs.make("pathfinder", **duel)
+    them = "b" if responder == "a" else "a"
+    solution = solve_counters(game, later=True)
+    assert solution.reply_gaps.spread < play.REPLAYED_SPREAD
+    fixed = read_policy(game, solution.policy_for(them), them)
+    solves = []
+
+    def counted(*args, **kwargs):
+        solves.append(kwargs.get("rule"))
+        return solve_counters(*args, **kwargs)
+    monkeypatch.setattr(play, "solve_counters", counted)
+    read = counter_best_response(game, fixed, responder, safest=solution.policy_for(responder))
+    assert not solves and read.values is read.play is solution
+    gaps, solution.reply_gaps = solution.reply_gaps, None
+    solved = counter_best_response(game, fixed, responder,
+                                   safest=solution.policy_for(responder))
+    solution.reply_gaps = gaps
+    assert len(solves) == 1 and solved.play is solution   # the same mixes, bit for bit
+    assert np.abs(read.values.held - solved.values.held).max() <= 1e-12
+    assert read.value == pytest.approx(solved.value, abs=1e-12)
+    found = read.decisions(chances=True)
+    expected = {state: rest for state, *rest in solved.decisions(chances=True)}
+    assert len(found) == len(expected) > 50
+    for state, reach, mix, value, chances in found:
+        assert (reach, mix.tolist()) == (expected[state][0], expected[state][1].tolist())
+        assert value == pytest.approx(expected[state][2], abs=1e-12)
+        assert np.allclose(chances, expected[state][3], rtol=0, atol=1e-12)
+    states = [row[0] for row in found[:50]]
+    for mine, theirs in zip(read.action_values_of(states), solved.action_values_of(states),
+                            strict=True):
+        assert np.allclose(mine, theirs, rtol=0, atol=1e-12, equal_nan=True)
+
+
+def test_a_best_reply_to_mixes_further_from_an_equilibrium_is_solved(small, monkeypatch):
+    """An equilibrium whose mixes a best reply could beat by more than
+    ``REPLAYED_SPREAD`` somewhere (or kept by an older version, without gaps) is not
+    read off: the best response is solved."""
+    from solver.counters.stage_rules import ReplyGaps
+    game, _, _ = small
+    solution = solve_counters(game, later=True)
+    fixed = read_policy(game, solution.policy_for("b"), "b")
+    for gaps in (ReplyGaps(play.REPLAYED_SPREAD * 1.01, 0.0), None):
+        solution.reply_gaps = gaps
+        response = counter_best_response(game, fixed, "a", safest=solution.policy_for("a"))
+        assert response.values is not solution
+
+
+def test_the_reply_gaps_of_stage_games_counted_by_hand():
+    """Matching pennies, A paid 1 on a match and -1 otherwise, values given. At the
+    equilibrium nothing beats anything: no gap. A playing (0.6, 0.4) against (0.5, 0.5):
+    A's actions pay 0 each against B's mix; B's pay A 0.2 and -0.2 against A's, B plays
+    both, so his best beats the worst he plays by 0.4; the mixes' payoff 0 is 0.1 from
+    a stated value 0.1. A mix summing to 1 - 1e-11 is no distribution: no tie trusted."""
+    from solver.counters.stage_rules import ReplyGaps, reply_gaps
+    games = np.array([[1.0, -1.0], [-1.0, 1.0]]).reshape(1, 2, 2, 1)
+
+    def gaps(row, col, value):
+        return reply_gaps(games, np.array([[row]]), np.array([[col]]), np.array([[value]]))
+    assert gaps([0.5, 0.5], [0.5, 0.5], 0.0) == ReplyGaps(0.0, 0.0)
+    found = gaps([0.6, 0.4], [0.5, 0.5], 0.1)
+    assert found.spread == pytest.approx(0.4, abs=1e-15)
+    assert found.payoff == pytest.approx(0.1, abs=1e-15)
+    # A's first row alone: B's columns pay A 1 and -1, and B plays both
+    assert gaps([1.0, 0.0], [0.5, 0.5], 0.0) == ReplyGaps(2.0, 0.0)
+    assert gaps([0.5, 0.5 - 1e-11], [0.5, 0.5], 0.0).spread == np.inf
+
+
+def test_a_plans_chances_are_read_off_an_equilibriums_values_where_close_enough(
+        small, drawn, monkeypatch):
+    """In a knockout (a win pays 1, a loss -1) the chance of winning under the
+    equilibrium is (value + 1) / 2 at every state: the same, within 1e-12, as the win's
+    own pass, which is taken where the values' error bound is wider than
+    ``CHANCES_IN_VALUES`` or a duel may be drawn."""
+    game, _, _ = small
+    solution = solve_counters(game)
+    found = play._find_decisions(game)
+    read = play._wins_in_values(solution, found.core, found.point)
+    passed, _ = play.values_at(game, play._indicator(solution, 1.0), found.core, found.point)
+    assert len(read) == len(found.core) > 100
+    assert np.abs(read - passed).max() <= 1e-12
+    assert np.abs(read - (solution.values_of(found.core, found.point) + 1) / 2).max() == 0
+    loose = replace(solution.convergence, error=2e-12)
+    monkeypatch.setattr(solution, "convergence", loose)
+    assert play._wins_in_values(solution, found.core, found.point) is None
+    drawn_game = drawn[0]
+    drawn_found = play._find_decisions(drawn_game)
+    assert play._wins_in_values(solve_counters(drawn_game), drawn_found.core,
+                                drawn_found.point) is None
 
 
 def test_a_solution_kept_by_an_older_version_evaluates_its_own_pair_by_a_push():

@@ -138,10 +138,10 @@ def _odds_and_best_response(played, equilibrium, opponent, me: str) -> tuple:
 STEPS = ("the equilibrium", "the opponent", "the odds against it", "the best response",
          "the best response's odds", "the plan's chances")
 #: what each step weighs in the odds' time, in solves of the duel, for the time left
-#: said (level 5 against the equilibrium, measured: the equilibrium 32 s, its odds' push
-#: forward 7.5 s, the best response's solve 16.5 s and its push 12 s, the plan's
-#: chances 15 s); the opponent's step weighs next to nothing but for a personality
-#: (``checks.CALIBRATION_COST``)
+#: said (level 5, measured where the best response was solved and pushed on its own: the
+#: equilibrium 32 s, its odds' push forward 7.5 s, the best response's solve 16.5 s and
+#: its push 12 s, the plan's chances 15 s); the opponent's step weighs next to nothing
+#: but for a personality (``checks.CALIBRATION_COST``)
 STEP_WEIGHTS = (1.0, 0.05, 0.25, 0.5, 0.35, 0.45)
 
 
@@ -150,9 +150,10 @@ def _step_weights(game, vs: str, whole_duel: bool) -> tuple[float, ...]:
     if checks.is_personality(vs, game.info.system):
         weights[1] = checks.CALIBRATION_COST.solves
     if vs.strip() == "equilibrium" and whole_duel:
-        # the equilibrium's odds are its own play pushed forward, visits and all, which
-        # the best response to it replays in a knockout (the longest duels)
-        weights[2], weights[4] = weights[4], 0.0
+        # the equilibrium's odds are its own play pushed forward, visits and all; in a
+        # knockout (the longest duels) the best response to it is that play, and its
+        # plan's chances are read off the equilibrium's values
+        weights[2:] = weights[4], 0.0, 0.0, 0.1
     return tuple(weights)
 
 

@@ -43,7 +43,7 @@ from .solution import (
     solved_exactly,
     values_at,
 )
-from .stage_rules import BestReply, FixedPair, Regularized
+from .stage_rules import TIE_TOLERANCE, BestReply, FixedPair, Regularized
 
 #: a decision reached less often than this is left out of a plan
 MIN_REACH = 1e-12
@@ -428,13 +428,20 @@ def counter_best_response(game: Game, policy: Policy | str, responder: str,
     the responder's chance of losing as the payoff, whose ties are then played as
     ``safest`` plays them (evenly where it plays none). Where the chance of losing
     follows the value (``losses_follow_value``) the second would keep every tied action:
-    the first solve then plays them as ``safest`` does (a level-5 duel's 10 s)."""
+    the first solve then plays them as ``safest`` does (a level-5 duel's 10 s). Against
+    the equilibrium ``safest`` comes from, it is that equilibrium (``_replayed``): no
+    solve at all."""
     graph, _, _ = explore(game)
     other = "b" if responder == "a" else "a"
     fixed = counter_mixes(game, policy, other)
     slots = int(graph.slots[responder][-1])
     sign = 1.0 if responder == "a" else -1.0
     if safest is not None and losses_follow_value(game):
+        equilibrium = _replayed(game, safest, fixed, (tolerance, max_sweeps))
+        if equilibrium is not None:
+            return CounterResponse(responder, sign * equilibrium.value, equilibrium,
+                                   equilibrium.convergence, tolerance, max_sweeps,
+                                   equilibrium)
         reference = counter_mixes(game, safest, responder)
         # its play pushed when first asked: beside an evaluation (``together``), after it
         values = solve_counters(game, tolerance, max_sweeps, rule=BestReply(
@@ -460,6 +467,31 @@ def counter_best_response(game: Game, policy: Policy | str, responder: str,
         progress.advance(1)
     return CounterResponse(responder, sign * values.value, values, values.convergence,
                            tolerance, max_sweeps, play)
+
+
+#: how far below ``TIE_TOLERANCE`` an equilibrium's ``ReplyGaps.spread`` must be for a best
+#: reply to it to be read off it: the reply's values differ from the equilibrium's by
+#: the spreads summed along the play (9e-13 at level 5), which must not untie an action
+REPLAYED_SPREAD = TIE_TOLERANCE / 2
+
+
+def _replayed(game: Game, safest: Policy, fixed: np.ndarray, within: tuple[float, int]
+              ) -> CounterSolution | None:
+    """The equilibrium ``safest`` is one side of, where ``fixed`` is its other side and
+    its mixes are best replies to each other within ``REPLAYED_SPREAD``: a best reply
+    then ties every action it plays, and the safest tie-break plays them as it does (a
+    knockout's losses follow the value). Its values are those of that play, which the
+    reply's solve would put higher by the spreads summed along it (9e-13 at level 5),
+    and its push forward serves the reply too. None otherwise."""
+    if not isinstance(safest, CounterPolicy) or safest.solution.reply_gaps is None:
+        return None
+    solution, other = safest.solution, "b" if safest.player == "a" else "a"
+    if (_same_layout(solution, game, explore(game)[0], None) and solution.start is None
+            and solution.mixes[other] is fixed and solution.held is not None
+            and solution.plays_forward and solution.pushed_within == within
+            and solution.reply_gaps.spread <= REPLAYED_SPREAD):
+        return solution
+    return None
 
 
 def _play_of(safest: Policy, response: CounterSolution, responder: str
@@ -589,7 +621,12 @@ def chances_of(solution: CounterSolution, cores: np.ndarray, points: np.ndarray,
     this one solves the win's where they fit (``_tables_fit``), else the win's table is
     freed before the loss's is solved (a large duel's plan holds one at a time). Each
     pass gives the same values either way, read as its layers are solved
-    (``values_at``)."""
+    (``values_at``). Where the values of ``solution`` are its play's, close enough, the
+    win is read off them (``_wins_in_values``): no pass."""
+    wins = _wins_in_values(solution, cores, points)
+    if wins is not None:
+        return [(win, 0.0, 1.0 - win) for win in wins.tolist()]
+
     def chances(sign: float) -> tuple[np.ndarray, Convergence]:
         return values_at(solution.game, _indicator(solution, sign), cores, points,
                          tolerance, max_sweeps)
@@ -604,6 +641,30 @@ def chances_of(solution: CounterSolution, cores: np.ndarray, points: np.ndarray,
         (wins, _), (losses, _) = chances(1.0), chances(-1.0)
     return [(win, max(0.0, 1.0 - win - loss), loss)
             for win, loss in zip(wins.tolist(), losses.tolist(), strict=True)]
+
+
+#: how far from its play's an equilibrium's values may be for the chance of winning to
+#: be read off them: their error bound and a stage's payoff gap, in chances
+CHANCES_IN_VALUES = 1e-12
+
+
+def _wins_in_values(solution: CounterSolution, cores: np.ndarray, points: np.ndarray
+                    ) -> np.ndarray | None:
+    """A's chance of winning from the states at ``cores`` and ``points`` where every play
+    ends in a win paying w or a loss paying l: (value - l) / (w - l), read off the
+    values of an equilibrium (its stage values are its mixes' expected payoffs, within
+    ``ReplyGaps.payoff``) whose cycles are solved within ``CHANCES_IN_VALUES`` of that;
+    None elsewhere."""
+    gaps = solution.reply_gaps
+    if gaps is None or solution.held is None or not decided(solution.game):
+        return None
+    pays = np.unique(_end_pays(solution.game))
+    if len(pays) != 2 or pays[0] >= 0 or pays[1] <= 0:
+        return None
+    loss, win = pays.tolist()
+    if solution.convergence.error + gaps.payoff > CHANCES_IN_VALUES * (win - loss):
+        return None
+    return (solution.values_of(cores, points) - loss) / (win - loss)
 
 
 def decided(game: Game) -> bool:

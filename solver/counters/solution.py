@@ -25,7 +25,7 @@ from .grid import Grid
 
 if TYPE_CHECKING:
     from ..sparse import sp
-    from .stage_rules import StageRule
+    from .stage_rules import ReplyGaps, StageRule
 
 # the solving modules (``flow``, ``layers``, ``stage_rules``: numba) are imported by
 # ``solve_counters``, so that a solution read back from the answer store loads without
@@ -55,13 +55,17 @@ class CounterSolution:
     worth: float | None = None
     #: the (tolerance, max_sweeps) its play is pushed forward with (None: not pushed)
     pushed_within: tuple[float, int] | None = None
+    #: an equilibrium's: how far its mixes are from best replies to each other, stage by
+    #: stage (None: another rule's play, or kept by an older version)
+    reply_gaps: ReplyGaps | None = None
 
     def __init__(self, game: Game, graph: CoreGraph, grid: Grid, kept: tuple,
                  mixes: dict[str, np.ndarray], evaluation: Evaluation,
                  convergence: Convergence, visits: tuple | None = None,
                  start: State | None = None, later: tuple | None = None,
                  worth: float | None = None,
-                 pushed_within: tuple[float, int] | None = None):
+                 pushed_within: tuple[float, int] | None = None,
+                 reply_gaps: ReplyGaps | None = None):
         self.game, self.cores, self.grid = game, graph, grid
         #: the moment solved from (None: the game's initial outcomes)
         self.start = start
@@ -79,6 +83,7 @@ class CounterSolution:
         self._visits = visits
         self.worth = worth
         self.pushed_within = tuple(later[1:]) if later is not None else pushed_within
+        self.reply_gaps = reply_gaps
         #: (roots, tolerance, max_sweeps) of a play not pushed forward yet: it is, when
         #: its statistics are first asked (``solve_counters``' ``later``)
         self.later = later
@@ -186,7 +191,8 @@ class CounterSolution:
                 self.game, self.cores, self.grid, [(1.0, core, point)], value, self.mixes,
                 tolerance, max_sweeps)
         return CounterSolution(self.game, self.cores, self.grid, (self._kept, self.held),
-                               self.mixes, evaluation, self.convergence, visits, state)
+                               self.mixes, evaluation, self.convergence, visits, state,
+                               reply_gaps=self.reply_gaps)
 
     def with_statistics(self, tolerance: float = TOLERANCE,
                         max_sweeps: int = MAX_SWEEPS) -> CounterSolution:
@@ -199,7 +205,8 @@ class CounterSolution:
         return CounterSolution(self.game, self.cores, self.grid, (self._kept, self.held),
                                self.mixes, replace(pushed, value=self._evaluation.value),
                                self.convergence, visits, self.start, worth=pushed.value,
-                               pushed_within=(tolerance, max_sweeps))
+                               pushed_within=(tolerance, max_sweeps),
+                               reply_gaps=self.reply_gaps)
 
     def release_mixes(self, player: str) -> None:
         """Free ``player``'s mixes, which nobody will read (a best response's, where its
@@ -421,7 +428,8 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
                            replace(pushed, value=value), record.convergence(), visits, start,
                            (roots, tolerance, max_sweeps) if statistics and later else None,
                            pushed.value if now else None,
-                           (tolerance, max_sweeps) if now else None)
+                           (tolerance, max_sweeps) if now else None,
+                           rule.gaps if isinstance(rule, Equilibrium) else None)
 
 
 def values_at(game: Game, rule: StageRule, cores: np.ndarray, points: np.ndarray,

@@ -30,7 +30,7 @@ against the other's fixed mixes), ``FixedPair`` (both mixes fixed: an evaluation
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -152,6 +152,8 @@ class Equilibrium:
         self.stage_values = stage_values
         self.starts = WarmStarts(grid)
         self.fixed = {}
+        #: how far the settled mixes are from best replies to each other, over every stage
+        self.gaps = ReplyGaps(0.0, 0.0)
 
     def _solve(self, games, places, points, max_entropy: bool = False):
         """Solutions (k, points, ...) of the group's games, read where they are."""
@@ -181,7 +183,42 @@ class Equilibrium:
         solved = self._solve(games, places, points, max_entropy=True)
         scatter(mixes["a"], places["a"], points, solved.row)
         scatter(mixes["b"], places["b"], points, solved.col)
-        return solved.value if self.stage_values is None else self.values(games, places, points)
+        value = (solved.value if self.stage_values is None
+                 else self.values(games, places, points))
+        self.gaps = self.gaps.widest(reply_gaps(games, solved.row, solved.col, value))
+        return value
+
+
+class ReplyGaps(NamedTuple):
+    """How far a pair of mixes is from best replies to each other, at its worst stage:
+    ``spread``, the most any action pays its side beyond the worst action its mix plays
+    (infinite where a mix sums to 1 less closely than ``WHOLE``); ``payoff``, the most a
+    stage's value differs from the mixes' expected payoff. Where ``spread`` is below
+    ``TIE_TOLERANCE``, a best reply to either side ties every action the other plays,
+    and plays that mix where it is the reference."""
+
+    spread: float
+    payoff: float
+
+    def widest(self, other: ReplyGaps) -> ReplyGaps:
+        return ReplyGaps(max(self.spread, other.spread), max(self.payoff, other.payoff))
+
+
+def reply_gaps(games: np.ndarray, row: np.ndarray, col: np.ndarray,
+               value: np.ndarray) -> ReplyGaps:
+    """``ReplyGaps`` of a group's stage games (k, rows, cols, points) under the mixes
+    ``row`` and ``col`` (k, points, actions) with values ``value`` (k, points)."""
+    rows = np.einsum("kijl,klj->kli", games, col)    # A's payoff of each of his actions
+    cols = np.einsum("kijl,kli->klj", games, row)    # and of each of B's
+    spread = max(_widest(rows.max(axis=2) - np.where(row > 0, rows, np.inf).min(axis=2)),
+                 _widest(np.where(col > 0, cols, -np.inf).max(axis=2) - cols.min(axis=2)))
+    if max(_widest(row.sum(axis=2) - 1.0), _widest(col.sum(axis=2) - 1.0)) > WHOLE:
+        spread = np.inf
+    return ReplyGaps(spread, _widest(np.einsum("kli,kli->kl", row, rows) - value))
+
+
+def _widest(gaps: np.ndarray) -> float:
+    return float(np.abs(gaps).max(initial=0.0))
 
 
 class FixedPair:
