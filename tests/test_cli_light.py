@@ -240,3 +240,28 @@ def test_the_duel_command_prints_all_of_a_long_answer_into_a_pipe():
                     "entry_point()\n")
     assert done.returncode == 0
     assert done.stdout == here.getvalue() and len(done.stdout) > 8192
+
+
+def test_a_counter_solution_read_back_loads_without_numba(tmp_path):
+    """A counter solution kept as the answer store keeps it (``solver.cache``) and read
+    back in a fresh process: nothing compiled is imported (a warm answer's second), its
+    equilibrium's ``ReplyGaps`` included."""
+    import envs
+    from solver.cache import write_answer
+    from solver.counters.solution import solve_counters
+    sheets = {"a": "fighter,hp=3", "b": "rogue,hp=3"}
+    solution = solve_counters(envs.make("pathfinder", **sheets))
+    path = tmp_path / "answer"
+    path.write_bytes(b"".join(bytes(piece) for piece in write_answer(
+        {"answer": solution}, solution.game)))
+    script = f"""
+import json, sys
+import envs
+from solver.cache import read_answer
+game = envs.make("pathfinder", **{sheets!r})
+solution = read_answer(open({str(path)!r}, "rb").read(), game)["answer"]
+print(json.dumps({{"value": solution.value, "gaps": list(solution.reply_gaps),
+                  "loaded": sorted(m for m in {HEAVY!r} if m in sys.modules)}}))
+"""
+    assert json.loads(run_python(script)) == {"value": solution.value,
+                                              "gaps": list(solution.reply_gaps), "loaded": []}

@@ -289,7 +289,7 @@ def test_a_knockouts_best_response_to_the_equilibrium_is_read_off_it_without_a_s
     game = envs.make("pathfinder", **duel)
     them = "b" if responder == "a" else "a"
     solution = solve_counters(game, later=True)
-    assert solution.reply_gaps.spread < play.REPLAYED_SPREAD
+    assert solution.reply_gaps.spread < play.REPLAYED_GAP
     fixed = read_policy(game, solution.policy_for(them), them)
     solves = []
 
@@ -299,15 +299,16 @@ def test_a_knockouts_best_response_to_the_equilibrium_is_read_off_it_without_a_s
     monkeypatch.setattr(play, "solve_counters", counted)
     read = counter_best_response(game, fixed, responder, safest=solution.policy_for(responder))
     assert not solves and read.values is read.play is solution
+    found = read.decisions(chances=True)   # their chances read off the values
     gaps, solution.reply_gaps = solution.reply_gaps, None
     solved = counter_best_response(game, fixed, responder,
                                    safest=solution.policy_for(responder))
-    solution.reply_gaps = gaps
     assert len(solves) == 1 and solved.play is solution   # the same mixes, bit for bit
     assert np.abs(read.values.held - solved.values.held).max() <= 1e-12
     assert read.value == pytest.approx(solved.value, abs=1e-12)
-    found = read.decisions(chances=True)
+    # the chances' own pass: the play's gaps unknown
     expected = {state: rest for state, *rest in solved.decisions(chances=True)}
+    solution.reply_gaps = gaps
     assert len(found) == len(expected) > 50
     for state, reach, mix, value, chances in found:
         assert (reach, mix.tolist()) == (expected[state][0], expected[state][1].tolist())
@@ -321,14 +322,18 @@ def test_a_knockouts_best_response_to_the_equilibrium_is_read_off_it_without_a_s
 
 def test_a_best_reply_to_mixes_further_from_an_equilibrium_is_solved(small, monkeypatch):
     """An equilibrium whose mixes a best reply could beat by more than
-    ``REPLAYED_SPREAD`` somewhere (or kept by an older version, without gaps) is not
-    read off: the best response is solved."""
-    from solver.counters.stage_rules import ReplyGaps
+    ``REPLAYED_GAP`` somewhere, or whose cycles are further from their fixed point (or
+    kept by an older version, without gaps), is not read off: the best response is
+    solved."""
+    from solver.counters.solution import ReplyGaps
     game, _, _ = small
     solution = solve_counters(game, later=True)
     fixed = read_policy(game, solution.policy_for("b"), "b")
-    for gaps in (ReplyGaps(play.REPLAYED_SPREAD * 1.01, 0.0), None):
-        solution.reply_gaps = gaps
+    exact, loose = solution.convergence, replace(solution.convergence,
+                                                 error=play.REPLAYED_GAP * 1.01)
+    for gaps, convergence in ((ReplyGaps(play.REPLAYED_GAP * 1.01, 0.0), exact),
+                              (solution.reply_gaps, loose), (None, exact)):
+        solution.reply_gaps, solution.convergence = gaps, convergence
         response = counter_best_response(game, fixed, "a", safest=solution.policy_for("a"))
         assert response.values is not solution
 
@@ -339,7 +344,8 @@ def test_the_reply_gaps_of_stage_games_counted_by_hand():
     A's actions pay 0 each against B's mix; B's pay A 0.2 and -0.2 against A's, B plays
     both, so his best beats the worst he plays by 0.4; the mixes' payoff 0 is 0.1 from
     a stated value 0.1. A mix summing to 1 - 1e-11 is no distribution: no tie trusted."""
-    from solver.counters.stage_rules import ReplyGaps, reply_gaps
+    from solver.counters.solution import ReplyGaps
+    from solver.counters.stage_rules import reply_gaps
     games = np.array([[1.0, -1.0], [-1.0, 1.0]]).reshape(1, 2, 2, 1)
 
     def gaps(row, col, value):
@@ -351,6 +357,7 @@ def test_the_reply_gaps_of_stage_games_counted_by_hand():
     # A's first row alone: B's columns pay A 1 and -1, and B plays both
     assert gaps([1.0, 0.0], [0.5, 0.5], 0.0) == ReplyGaps(2.0, 0.0)
     assert gaps([0.5, 0.5 - 1e-11], [0.5, 0.5], 0.0).spread == np.inf
+    assert gaps([0.5, 0.5], [0.5, 0.5], np.nan) == ReplyGaps(0.0, np.inf)
 
 
 def test_a_plans_chances_are_read_off_an_equilibriums_values_where_close_enough(

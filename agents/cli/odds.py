@@ -152,7 +152,8 @@ def _step_weights(game, vs: str, whole_duel: bool) -> tuple[float, ...]:
     if vs.strip() == "equilibrium" and whole_duel:
         # the equilibrium's odds are its own play pushed forward, visits and all; in a
         # knockout (the longest duels) the best response to it is that play, and its
-        # plan's chances are read off the equilibrium's values
+        # plan's chances are read off the equilibrium's values. A duel that may end drawn
+        # still solves both (weighed as nothing here), in seconds
         weights[2:] = weights[4], 0.0, 0.0, 0.1
     return tuple(weights)
 

@@ -43,7 +43,7 @@ from .solution import (
     solved_exactly,
     values_at,
 )
-from .stage_rules import TIE_TOLERANCE, BestReply, FixedPair, Regularized
+from .stage_rules import BestReply, FixedPair, Regularized
 
 #: a decision reached less often than this is left out of a plan
 MIN_REACH = 1e-12
@@ -325,7 +325,8 @@ def _signed_loss(responder: str):
 class CounterResponse:
     """``solver.markov.response.BestResponse`` over counters: ``value`` is the responder's,
     ``evaluation`` the resulting play from A's side; ``values`` holds the best
-    response's values (to A) at every state, ``play`` the play's mixes of both sides
+    response's values (to A) at every state (a knockout's reply to the equilibrium:
+    that play's, the equilibrium's own), ``play`` the play's mixes of both sides
     (the safest tie-break's when asked) and its visits. Without the tie-break the play
     is pushed forward only when first asked: an exploitability needs the value alone."""
 
@@ -437,7 +438,7 @@ def counter_best_response(game: Game, policy: Policy | str, responder: str,
     slots = int(graph.slots[responder][-1])
     sign = 1.0 if responder == "a" else -1.0
     if safest is not None and losses_follow_value(game):
-        equilibrium = _replayed(game, safest, fixed, (tolerance, max_sweeps))
+        equilibrium = _replayed(game, safest, responder, fixed, (tolerance, max_sweeps))
         if equilibrium is not None:
             return CounterResponse(responder, sign * equilibrium.value, equilibrium,
                                    equilibrium.convergence, tolerance, max_sweeps,
@@ -469,27 +470,30 @@ def counter_best_response(game: Game, policy: Policy | str, responder: str,
                            tolerance, max_sweeps, play)
 
 
-#: how far below ``TIE_TOLERANCE`` an equilibrium's ``ReplyGaps.spread`` must be for a best
-#: reply to it to be read off it: the reply's values differ from the equilibrium's by
-#: the spreads summed along the play (9e-13 at level 5), which must not untie an action
-REPLAYED_SPREAD = TIE_TOLERANCE / 2
+#: how close an equilibrium's mixes must be to best replies to each other
+#: (``ReplyGaps.spread``), and its cycles to their fixed point (``Convergence.error``),
+#: for a best reply to it to be read off it: a reply's own solve, whose values differ from
+#: the play's by the spreads summed along it (8.8e-13 at most at level 5), would then tie
+#: the same actions (``TIE_TOLERANCE`` apart at most) and play them as the equilibrium does
+REPLAYED_GAP = 1e-11
 
 
-def _replayed(game: Game, safest: Policy, fixed: np.ndarray, within: tuple[float, int]
-              ) -> CounterSolution | None:
-    """The equilibrium ``safest`` is one side of, where ``fixed`` is its other side and
-    its mixes are best replies to each other within ``REPLAYED_SPREAD``: a best reply
-    then ties every action it plays, and the safest tie-break plays them as it does (a
-    knockout's losses follow the value). Its values are those of that play, which the
-    reply's solve would put higher by the spreads summed along it (9e-13 at level 5),
-    and its push forward serves the reply too. None otherwise."""
-    if not isinstance(safest, CounterPolicy) or safest.solution.reply_gaps is None:
+def _replayed(game: Game, safest: Policy, responder: str, fixed: np.ndarray,
+              within: tuple[float, int]) -> CounterSolution | None:
+    """The equilibrium whose ``responder`` side is ``safest``, where ``fixed`` is its other
+    side and its mixes are best replies to each other within ``REPLAYED_GAP``: a best
+    reply ties every action it plays, and the safest tie-break plays them as it does (a
+    knockout's losses follow the value). Its values are that play's; its push forward
+    serves the reply too. None otherwise."""
+    if not (isinstance(safest, CounterPolicy) and safest.player == responder
+            and safest.solution.reply_gaps is not None):
         return None
-    solution, other = safest.solution, "b" if safest.player == "a" else "a"
+    solution, other = safest.solution, "b" if responder == "a" else "a"
     if (_same_layout(solution, game, explore(game)[0], None) and solution.start is None
             and solution.mixes[other] is fixed and solution.held is not None
             and solution.plays_forward and solution.pushed_within == within
-            and solution.reply_gaps.spread <= REPLAYED_SPREAD):
+            and solution.reply_gaps.spread <= REPLAYED_GAP
+            and solution.convergence.error <= REPLAYED_GAP):
         return solution
     return None
 
@@ -644,7 +648,9 @@ def chances_of(solution: CounterSolution, cores: np.ndarray, points: np.ndarray,
 
 
 #: how far from its play's an equilibrium's values may be for the chance of winning to
-#: be read off them: their error bound and a stage's payoff gap, in chances
+#: be read off them: their error bound and its largest stage's payoff gap, in chances (a
+#: gate, not a bound: a stage's gap adds up along the play; read off at level 5, the
+#: chances are those of their own pass within 3e-14)
 CHANCES_IN_VALUES = 1e-12
 
 

@@ -30,13 +30,14 @@ against the other's fixed mixes), ``FixedPair`` (both mixes fixed: an evaluation
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from ..markov.regularized import regularized_maxmin
 from ..matrix import solve_matrices
 from . import sums as counter_sums
+from .solution import ReplyGaps
 
 #: best-response actions whose values are this close count as tied (as on the state graph)
 TIE_TOLERANCE = 1e-9
@@ -189,21 +190,6 @@ class Equilibrium:
         return value
 
 
-class ReplyGaps(NamedTuple):
-    """How far a pair of mixes is from best replies to each other, at its worst stage:
-    ``spread``, the most any action pays its side beyond the worst action its mix plays
-    (infinite where a mix sums to 1 less closely than ``WHOLE``); ``payoff``, the most a
-    stage's value differs from the mixes' expected payoff. Where ``spread`` is below
-    ``TIE_TOLERANCE``, a best reply to either side ties every action the other plays,
-    and plays that mix where it is the reference."""
-
-    spread: float
-    payoff: float
-
-    def widest(self, other: ReplyGaps) -> ReplyGaps:
-        return ReplyGaps(max(self.spread, other.spread), max(self.payoff, other.payoff))
-
-
 def reply_gaps(games: np.ndarray, row: np.ndarray, col: np.ndarray,
                value: np.ndarray) -> ReplyGaps:
     """``ReplyGaps`` of a group's stage games (k, rows, cols, points) under the mixes
@@ -218,7 +204,8 @@ def reply_gaps(games: np.ndarray, row: np.ndarray, col: np.ndarray,
 
 
 def _widest(gaps: np.ndarray) -> float:
-    return float(np.abs(gaps).max(initial=0.0))
+    """The largest gap, infinite if any is NaN (no tie is trusted on it)."""
+    return float(np.nan_to_num(np.abs(gaps), nan=np.inf).max(initial=0.0))
 
 
 class FixedPair:
