@@ -589,6 +589,28 @@ def test_a_plan_makes_its_rows_as_read_and_keeps_them_through_the_store():
     assert read is not plan and read == rows
 
 
+def test_a_plans_states_are_kept_as_one_array_of_their_fields():
+    """A plan's states, all of one kind with integer fields, are held as one array and
+    made again when read: the same states, of the same kind, before and after the
+    answer's bytes; states of another shape are kept as they are."""
+    import importlib
+
+    from solver.cache import read_answer, write_answer
+    odds = importlib.import_module("agents.cli.odds")
+    game = envs.make("pathfinder", a="fighter,hp=4", b="rogue,hp=4")
+    states = [row[0] for row in solver.best_response(game, "uniform", "a").decisions()]
+    compact = odds._compact(states)
+    assert isinstance(compact, odds._States) and compact.fields.shape == (
+        len(states), len(states[0]))
+    payload = b"".join(bytes(piece) for piece in write_answer({"answer": compact}, game))
+    for kept in (compact, read_answer(payload, game)["answer"]):
+        assert list(kept) == states and {type(state) for state in kept} == {type(states[0])}
+        assert all(type(field) is int for state in kept for field in state)
+    for other in ([(1, 2), (3, 4)], [states[0], states[1]._replace(round=1.5)],
+                  [states[0]._replace(round=2**70)], [states[0], (1,) * len(states[0])], []):
+        assert odds._compact(other) is other
+
+
 def test_odds_against_a_profile_are_kept_by_its_contents(capsys, tmp_path, monkeypatch):
     duel = ["falkenstein", "--a", "fencing=GD", "--b", "fencing=GR", "-o", "max_rounds=2"]
     profile = tmp_path / "npc.json"
