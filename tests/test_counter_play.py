@@ -325,7 +325,7 @@ def test_a_best_reply_to_mixes_further_from_an_equilibrium_is_solved(small, monk
     ``REPLAYED_GAP`` somewhere, or whose cycles are further from their fixed point (or
     kept by an older version, without gaps), is not read off: the best response is
     solved."""
-    from solver.counters.solution import ReplyGaps
+    from solver.counters.gaps import ReplyGaps
     game, _, _ = small
     solution = solve_counters(game, later=True)
     fixed = read_policy(game, solution.policy_for("b"), "b")
@@ -344,8 +344,7 @@ def test_the_reply_gaps_of_stage_games_counted_by_hand():
     A's actions pay 0 each against B's mix; B's pay A 0.2 and -0.2 against A's, B plays
     both, so his best beats the worst he plays by 0.4; the mixes' payoff 0 is 0.1 from
     a stated value 0.1. A mix summing to 1 - 1e-11 is no distribution: no tie trusted."""
-    from solver.counters.solution import ReplyGaps
-    from solver.counters.stage_rules import reply_gaps
+    from solver.counters.gaps import ReplyGaps, reply_gaps
     games = np.array([[1.0, -1.0], [-1.0, 1.0]]).reshape(1, 2, 2, 1)
 
     def gaps(row, col, value):

@@ -258,7 +258,7 @@ class Plan(Sequence):
 class _States(Sequence):
     """States of one kind held as one array of their integer fields, each made again
     when read: a level-5 plan's 309,000 states are kept, and read back from the answer
-    store, as one array rather than object by object (0.3 s of a warm answer)."""
+    store, as one array rather than object by object (half a second of a warm answer)."""
 
     def __init__(self, kind: type, fields: np.ndarray):
         self.kind, self.fields = kind, fields

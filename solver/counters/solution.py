@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from functools import cached_property
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from ..markov.stages import MAX_SWEEPS, TOLERANCE, Convergence
 from ..policy import TabularPolicy
 from ..results import outcome_numbers, summary
 from .cores import CoreGraph, explore, require_states
+from .gaps import ReplyGaps
 from .grid import Grid
 
 if TYPE_CHECKING:
@@ -43,21 +44,6 @@ def solved_exactly(convergence: Convergence) -> bool:
     digits depend on the tolerance solved with."""
     return not convergence.cyclic or (convergence.converged
                                       and convergence.residual <= EXACT_RESIDUAL)
-
-
-class ReplyGaps(NamedTuple):
-    """How far an equilibrium's mixes are from best replies to each other, at its worst
-    stage: ``spread``, the most any action pays its side beyond the worst action its mix
-    plays (infinite where a mix sums to 1 less closely than
-    ``stage_rules.WHOLE``); ``payoff``, the most a stage's value differs from the mixes'
-    expected payoff (``stage_rules.reply_gaps``). Here, not beside the rules: a solution
-    read back from the answer store loads without numba."""
-
-    spread: float
-    payoff: float
-
-    def widest(self, other: ReplyGaps) -> ReplyGaps:
-        return ReplyGaps(max(self.spread, other.spread), max(self.payoff, other.payoff))
 
 
 class CounterSolution:

@@ -37,7 +37,7 @@ import numpy as np
 from ..markov.regularized import regularized_maxmin
 from ..matrix import solve_matrices
 from . import sums as counter_sums
-from .solution import ReplyGaps
+from .gaps import WHOLE, ReplyGaps, reply_gaps
 
 #: best-response actions whose values are this close count as tied (as on the state graph)
 TIE_TOLERANCE = 1e-9
@@ -190,24 +190,6 @@ class Equilibrium:
         return value
 
 
-def reply_gaps(games: np.ndarray, row: np.ndarray, col: np.ndarray,
-               value: np.ndarray) -> ReplyGaps:
-    """``ReplyGaps`` of a group's stage games (k, rows, cols, points) under the mixes
-    ``row`` and ``col`` (k, points, actions) with values ``value`` (k, points)."""
-    rows = np.einsum("kijl,klj->kli", games, col)    # A's payoff of each of his actions
-    cols = np.einsum("kijl,kli->klj", games, row)    # and of each of B's
-    spread = max(_widest(rows.max(axis=2) - np.where(row > 0, rows, np.inf).min(axis=2)),
-                 _widest(np.where(col > 0, cols, -np.inf).max(axis=2) - cols.min(axis=2)))
-    if max(_widest(row.sum(axis=2) - 1.0), _widest(col.sum(axis=2) - 1.0)) > WHOLE:
-        spread = np.inf
-    return ReplyGaps(spread, _widest(np.einsum("kli,kli->kl", row, rows) - value))
-
-
-def _widest(gaps: np.ndarray) -> float:
-    """The largest gap, infinite if any is NaN (no tie is trusted on it)."""
-    return float(np.nan_to_num(np.abs(gaps), nan=np.inf).max(initial=0.0))
-
-
 class FixedPair:
     """Both sides play fixed mixes (``fixed[player]`` in the solver's layout): the
     value of each stage is the mixes' expectation, a policy evaluation."""
@@ -299,12 +281,6 @@ class BestReply:
             reply = np.where(kept, reference, reply)
         scatter(mixes[self.responder], place, points, reply)
         return self.sign * best[:, :, 0]
-
-
-#: how far from 1 a reference mix may sum and be played as it is: an equilibrium's
-#: mixes, from its stage solves, sum to 1 within 3e-13 (a level-5 Pathfinder duel's);
-#: played renormalised instead, none moves by more than this
-WHOLE = 1e-12
 
 
 def _kept_whole(reference: np.ndarray, tied: np.ndarray) -> np.ndarray:

@@ -1,0 +1,47 @@
+"""How far a pair of mixes is from best replies to each other, stage by stage: what an
+equilibrium's solve records (``solver.counters.stage_rules.Equilibrium``) so that a best
+reply to it can be read off it (``solver.counters.play``). numpy only, not beside the
+rules: a solution read back from the answer store loads without numba."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+#: how far from 1 a reference mix may sum and be played as it is: an equilibrium's
+#: mixes, from its stage solves, sum to 1 within 3e-13 (a level-5 Pathfinder duel's);
+#: played renormalised instead, none moves by more than this
+WHOLE = 1e-12
+
+
+class ReplyGaps(NamedTuple):
+    """How far an equilibrium's mixes are from best replies to each other, at its worst
+    stage: ``spread``, the most any action pays its side beyond the worst action its mix
+    plays (infinite where a mix sums to 1 less closely than
+    ``WHOLE``); ``payoff``, the most a stage's value differs from the mixes'
+    expected payoff (``reply_gaps``)."""
+
+    spread: float
+    payoff: float
+
+    def widest(self, other: ReplyGaps) -> ReplyGaps:
+        return ReplyGaps(max(self.spread, other.spread), max(self.payoff, other.payoff))
+
+
+def reply_gaps(games: np.ndarray, row: np.ndarray, col: np.ndarray,
+               value: np.ndarray) -> ReplyGaps:
+    """``ReplyGaps`` of a group's stage games (k, rows, cols, points) under the mixes
+    ``row`` and ``col`` (k, points, actions) with values ``value`` (k, points)."""
+    rows = np.einsum("kijl,klj->kli", games, col)    # A's payoff of each of his actions
+    cols = np.einsum("kijl,kli->klj", games, row)    # and of each of B's
+    spread = max(_widest(rows.max(axis=2) - np.where(row > 0, rows, np.inf).min(axis=2)),
+                 _widest(np.where(col > 0, cols, -np.inf).max(axis=2) - cols.min(axis=2)))
+    if max(_widest(row.sum(axis=2) - 1.0), _widest(col.sum(axis=2) - 1.0)) > WHOLE:
+        spread = np.inf
+    return ReplyGaps(spread, _widest(np.einsum("kli,kli->kl", row, rows) - value))
+
+
+def _widest(gaps: np.ndarray) -> float:
+    """The largest gap, infinite if any is NaN (no tie is trusted on it)."""
+    return float(np.nan_to_num(np.abs(gaps), nan=np.inf).max(initial=0.0))
