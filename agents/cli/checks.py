@@ -110,12 +110,14 @@ class Cost(NamedTuple):
 
 #: ``odds`` evaluates the equilibrium against the opponent, then solves the best
 #: response twice (its values, its safest play; once where the chance of losing follows
-#: the value, as in a knockout) and the chances of its plan one after the other, each
-#: freeing what the next does not read, and holds the plan: every situation the best
-#: play reaches (679,000 at 50 x 50 HP, 640 MB of JSON, about 0.5 KB each held,
-#: ``odds.Plan``). Pathfinder ``odds --vs equilibrium --json``, measured / said (GB):
-#: 20 x 17 HP 1.49 / 1.92, 35 x 35 HP 2.16 / 2.55, 50 x 50 HP 3.34 / 3.46, 68 x 53 HP
-#: 3.99 / 4.24 (90 / 221 s); docs/performance.md
+#: the value, as in a knockout; not at all against a knockout's own equilibrium, which it
+#: is) and the chances of its plan one after the other, each freeing what the next does
+#: not read, and holds the plan: every situation the best play reaches (679,000 at 50 x
+#: 50 HP, 640 MB of JSON, about 0.5 KB each held, ``odds.Plan``). Its 3.5 solves are said
+#: before the exploration tells which case applies, so the time said may be long: level
+#: 5's odds against the equilibrium took 1.26 solves at ``cbcdfff``. Pathfinder ``odds --vs
+#: equilibrium --json``, measured / said (GB): 20 x 17 HP 1.49 / 1.92, 35 x 35 HP 2.16 /
+#: 2.55, 50 x 50 HP 3.34 / 3.46, 68 x 53 HP 3.99 / 4.24 (90 / 221 s); docs/performance.md
 QUESTION_COST = {"odds": Cost(0.4e9, 0.5, 0.0, 3.5)}
 #: a personality's calibration before any of it: regularized solves of the whole duel
 #: and best responses to them, one after another, and the personality's solution held
