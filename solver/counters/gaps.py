@@ -40,9 +40,10 @@ def reply_gaps(games: np.ndarray, row: np.ndarray, col: np.ndarray,
                  _widest(np.where(col > 0, cols, -np.inf).max(axis=2) - cols.min(axis=2)))
     if max(_widest(row.sum(axis=2) - 1.0), _widest(col.sum(axis=2) - 1.0)) > WHOLE:
         spread = np.inf
-    return ReplyGaps(spread, _widest(np.einsum("kli,kli->kl", row, rows) - value))
+    return ReplyGaps(spread, _widest((row * rows).sum(axis=2) - value))
 
 
 def _widest(gaps: np.ndarray) -> float:
     """The largest gap, infinite if any is NaN (no tie is trusted on it)."""
-    return float(np.nan_to_num(np.abs(gaps), nan=np.inf).max(initial=0.0))
+    widest = float(np.abs(gaps).max(initial=0.0))    # a NaN comes through max
+    return np.inf if np.isnan(widest) else widest
