@@ -33,7 +33,7 @@ def reply_gaps(games: np.ndarray, row: np.ndarray, col: np.ndarray,
                value: np.ndarray) -> ReplyGaps:
     """``ReplyGaps`` of a group's stage games (k, rows, cols, points) under the mixes
     ``row`` and ``col`` (k, points, actions) with values ``value`` (k, points)."""
-    by_point = games.transpose(0, 3, 1, 2)    # (k, points, rows, cols); matmul beats einsum 2x
+    by_point = games.transpose(0, 3, 1, 2)    # (k, points, rows, cols): matmul outruns einsum
     rows = (by_point @ col[..., None])[..., 0]    # A's payoff of each of his actions
     cols = (row[..., None, :] @ by_point)[..., 0, :]    # and of each of B's
     spread = max(_widest(rows.max(axis=2) - np.where(row > 0, rows, np.inf).min(axis=2)),
