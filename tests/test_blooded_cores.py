@@ -11,8 +11,10 @@ from graphs import assert_same_cores
 from test_blooded_graph import CASES as GRAPH_CASES
 
 import envs
-from solver import solve_game
+from solver import best_response, solve_game
 from solver.counters import walk
+from solver.counters.cores import explore
+from solver.counters.play import counter_decisions
 from solver.solve import forcing
 
 # the state graph's duels (every maneuver, invokes, bids every beat, first blood), and one
@@ -93,3 +95,25 @@ def test_the_equilibrium_policy_is_the_generic_one_at_every_state():
             seen, mask = game.observe(state, player), game.legal_mask(state, player)
             assert np.abs(ours.probabilities(seen, mask)
                           - reference.probabilities(seen, mask)).max() < 1e-9, state
+
+
+def test_a_best_response_reports_the_state_graphs_decisions_where_some_pairs_are_none():
+    # A best response's decisions over the counters are the pairs its play reaches, their
+    # states attached when read and not checked: play steps from the start, so it never
+    # reaches the pairs that are no state (the beats after the invoke at the top counter).
+    game = envs.make("blooded", a="prowess=2,sword=2,feint,riposte", b="prowess=2,sword=3",
+                     max_beats=4)
+    graph, grid, _ = explore(game)
+    assert len(counter_decisions(game).core) < graph.chooses.sum() * grid.size
+    for responder in ("a", "b"):
+        fast = best_response(game, "uniform", responder)
+        with forcing("states"):
+            generic = best_response(game, "uniform", responder)
+        found = {state: rest for state, *rest in fast.decisions(chances=True)}
+        expected = {state: rest for state, *rest in generic.decisions(chances=True)}
+        assert found.keys() == expected.keys() and expected
+        for state, (reach, mix, value, chances) in expected.items():
+            got_reach, got_mix, got_value, got_chances = found[state]
+            assert abs(got_reach - reach) < 1e-9 and abs(got_value - value) < 1e-9
+            assert np.abs(got_mix - mix).max() < 1e-9
+            assert np.abs(np.subtract(got_chances, chances)).max() < 1e-9

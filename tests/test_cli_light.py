@@ -265,3 +265,18 @@ print(json.dumps({{"value": solution.value, "gaps": list(solution.reply_gaps),
 """
     assert json.loads(run_python(script)) == {"value": solution.value,
                                               "gaps": list(solution.reply_gaps), "loaded": []}
+
+
+def test_odds_read_back_load_without_numba(tmp_path, monkeypatch):
+    """Odds asked again are read from the answer store with their plan, whose states over
+    the counters are kept as arrays (``solver.decision_table.AttachedStates``): nothing
+    compiled is imported, and the answer is the one first given."""
+    monkeypatch.setenv("DUEL_CACHE_DIR", str(tmp_path))
+    argv = ["odds", "pathfinder", "--a", "fighter,hp=6", "--b", "rogue,hp=6", "--vs",
+            "equilibrium", "--limit", "3"]
+    first = subprocess.run([sys.executable, "-m", "agents.cli", *argv], capture_output=True,
+                           text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    again = run_cli(argv)
+    assert (again["code"], again["loaded"]) == (0, [])
+    assert again["stdout"] == first.stdout and "comes up" in again["stdout"]

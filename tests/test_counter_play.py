@@ -761,16 +761,16 @@ def test_the_chances_solved_side_by_side_are_those_solved_one_after_the_other(
         return real(solution, sign)
     monkeypatch.setattr(play, "_indicator", chance)
 
-    def chances(together: bool) -> list:
+    def chances(together: bool) -> np.ndarray:
         threads.clear()
         monkeypatch.setattr(play, "loops_run_side_by_side", lambda: together)
         return play.chances_of(response.play, found.core, found.point)
     apart = chances(False)
     assert threads[1.0] is threads[-1.0] is threading.current_thread()
-    assert chances(True) == apart
+    assert np.array_equal(chances(True), apart)
     assert threads[1.0] is threading.current_thread() is not threads[-1.0]
     monkeypatch.setattr(play, "SIDE_BY_SIDE_BYTES", response.play.held.nbytes - 1)
-    assert chances(True) == apart
+    assert np.array_equal(chances(True), apart)
     assert threads[-1.0] is threading.current_thread()   # too large: one at a time
 
 
@@ -791,7 +791,7 @@ def test_where_every_duel_is_won_or_lost_the_loss_is_what_the_win_leaves(small, 
     passes, real = [], play._indicator
     monkeypatch.setattr(play, "_indicator", lambda solution, sign: (
         passes.append(sign), real(solution, sign))[1])
-    said = np.array(play.chances_of(response.play, found.core, found.point))
+    said = play.chances_of(response.play, found.core, found.point)
     assert passes == [1.0]
     loss, _ = values_at(game, real(response.play, -1.0), found.core, found.point)
     assert np.abs(said[:, 2] - loss).max() <= 1e-13

@@ -18,6 +18,7 @@ import numpy as np
 import envs
 from solver import best_response, evaluate, progress, read_policy, solve_game, together
 from solver.cache import ambient, remembered
+from solver.decision_table import DecisionTable
 from solver.policy import MixPolicy
 
 from ..opponents import opponent_policy
@@ -187,9 +188,9 @@ def _plan(game, response, me: str) -> Plan:
     """What to play in every situation the best response reaches where there is a choice,
     most likely first; the ``CHECKED_ROWS`` likeliest say whether every choice there is
     worth the same against the opponent (``all_equal``)."""
-    found = sorted(_decisions(response, me), key=lambda item: -item[1])
+    found = response.decisions(chances=True).most_reached_first()
     words = envs.spec(game.info.system).action_words
-    checked = [state for state, *_ in found[:CHECKED_ROWS]]
+    checked = found.states[:CHECKED_ROWS]
     checks = {}
     for row, (state, values) in enumerate(zip(checked, response.action_values_of(checked),
                                               strict=True)):
@@ -206,14 +207,16 @@ class Plan(Sequence):
     best response's tables; here a state, a mix and five numbers. Equal to any sequence
     of the same rows."""
 
-    def __init__(self, game, me: str, found: list[tuple], checks: dict[int, dict]):
+    def __init__(self, game, me: str, found: DecisionTable, checks: dict[int, dict]):
         self.game, self.me, self.checks = game, me, checks
-        self.states = _compact([state for state, *_ in found])
-        self.reach = np.array([item[1] for item in found], dtype=float)
-        self.mixes = np.array([item[2] for item in found], dtype=float).reshape(
+        self.states = _compact(found.states)
+        self.reach = np.asarray(found.reach, dtype=float)
+        self.mixes = np.asarray(found.mixes, dtype=float).reshape(
             len(found), len(game.info.action_names))
-        self.values = np.array([item[3] for item in found], dtype=float)
-        self.chances = np.array([item[4] for item in found], dtype=float).reshape(-1, 3)
+        self.values = np.asarray(found.values, dtype=float)
+        # A's (win, draw, loss), turned to mine
+        chances = np.asarray(found.chances, dtype=float).reshape(-1, 3)
+        self.chances = chances if me == "a" else chances[:, ::-1].copy()
 
     def __len__(self) -> int:
         return len(self.states)
@@ -270,10 +273,11 @@ class _States(Sequence):
         return self.kind(*self.fields[index].tolist())
 
 
-def _compact(states: list) -> Sequence:
-    """``states`` as ``_States`` where they are all of one named-tuple kind whose fields
-    are integers within int64 (every system's states), else as they are."""
-    if not states or not hasattr(type(states[0]), "_fields"):
+def _compact(states: Sequence) -> Sequence:
+    """A list of ``states`` as ``_States`` where they are all of one named-tuple kind
+    whose fields are integers within int64 (every system's states), else as they are
+    (states already held as arrays among them: ``solver.counters.AttachedStates``)."""
+    if not isinstance(states, list) or not states or not hasattr(type(states[0]), "_fields"):
         return states
     kind, width = type(states[0]), len(states[0])
     if any(type(state) is not kind for state in states) or set(
@@ -297,12 +301,6 @@ def _worths(game, values: np.ndarray) -> dict[str, float]:
     and its worth, by name."""
     names = game.info.action_names
     return {names[i]: float(values[i]) for i in np.flatnonzero(~np.isnan(values)).tolist()}
-
-
-def _decisions(response, me: str):
-    """(state, reach, my mix, my value, my win / draw / loss) where I choose."""
-    for state, reach, mix, value, (win, draw, loss) in response.decisions(chances=True):
-        yield state, reach, mix, value, ((win, draw, loss) if me == "a" else (loss, draw, win))
 
 
 def _fallback(response, mix: MixPolicy, them: str) -> dict:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextvars
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -24,6 +24,7 @@ from functools import cached_property
 import numpy as np
 
 from .. import progress
+from ..decision_table import AttachedStates, DecisionTable
 from ..errors import InputError
 from ..game import BatchPolicy, Game, Policy, State, renormalise
 from ..limits import give_back_freed
@@ -61,7 +62,7 @@ class CounterDecisions:
     core: np.ndarray
     column: np.ndarray
     point: np.ndarray
-    states: list[State]
+    states: Sequence[State]
 
     def rows(self, game: Game, mixes: np.ndarray, player: str) -> np.ndarray:
         """(decisions, actions) ``player``'s mix over the action list at each decision,
@@ -90,13 +91,11 @@ def counter_decisions(game: Game) -> CounterDecisions:
     return found
 
 
-def _find_decisions(game: Game, wanted: np.ndarray | None = None) -> CounterDecisions:
-    """The decisions of ``game``: of every choosing core at every grid point, or of those
-    pairs only where ``wanted`` (grid points, choosing cores) is true."""
+def _find_decisions(game: Game) -> CounterDecisions:
+    """The decisions of ``game``: of every choosing core at every grid point."""
     graph, grid, _ = explore(game)
     choosing = np.flatnonzero(graph.chooses)
-    column, point = (np.divmod(np.arange(len(choosing) * grid.size), grid.size)
-                     if wanted is None else np.nonzero(wanted.T))
+    column, point = np.divmod(np.arange(len(choosing) * grid.size), grid.size)
     cores, points, states, kept = choosing[column], grid.points.tolist(), [], []
     for k, (core, at) in enumerate(zip(cores.tolist(), point.tolist(), strict=True)):
         state = game.attach(graph.cores[core], points[at])
@@ -104,6 +103,20 @@ def _find_decisions(game: Game, wanted: np.ndarray | None = None) -> CounterDeci
             kept.append(k)
             states.append(state)
     return CounterDecisions(cores[kept], column[kept], point[kept], states)
+
+
+def _reached_decisions(game: Game, reached: np.ndarray) -> CounterDecisions:
+    """The decisions of ``game`` at the pairs where ``reached`` (grid points, choosing
+    cores) is true, their states attached when read (``AttachedStates``). A pair that
+    play reaches is a state of the game: play only follows the core steps from its start
+    (unlike ``_find_decisions``'s pairs, of which some are none)."""
+    graph, grid, _ = explore(game)
+    column, point = np.nonzero(reached.T)
+    cores = np.flatnonzero(graph.chooses)[column]
+    used, which = np.unique(cores, return_inverse=True)
+    states = AttachedStates(game, [graph.cores[core] for core in used.tolist()],
+                            which.astype(np.int64), grid.points[point])
+    return CounterDecisions(cores, column, point, states)
 
 
 #: the most decisions (choosing cores times counter values) a table over the counters
@@ -398,7 +411,7 @@ class CounterResponse:
             found.append(np.where(mine[core], worth, np.nan))
         return found
 
-    def decisions(self, chances: bool = False) -> list[tuple]:
+    def decisions(self, chances: bool = False) -> DecisionTable:
         """Every state where the responder chooses that the play reaches (at least
         ``MIN_REACH``): the state, its chance of being reached, the responder's mix over
         the action list and his value there; with ``chances``, A's (win, draw, loss)
@@ -408,17 +421,12 @@ class CounterResponse:
         masks = graph.mask_a if self.responder == "a" else graph.mask_b
         sign = 1.0 if self.responder == "a" else -1.0
         choosing = masks[graph.chooses].sum(axis=1) > 1
-        # only the reached decisions are attached: a knockout has 110,000, 40,000 reached
-        found = _find_decisions(game, (solution.visits > MIN_REACH) & choosing)
-        reach = solution.visits[found.point, found.column]
-        mixes = found.rows(game, solution.mixes[self.responder], self.responder)
-        values = sign * self.values.values_of(found.core, found.point)
-        rows = [(state, float(r), mix, float(value)) for state, r, mix, value in zip(
-            found.states, reach.tolist(), mixes, values.tolist(), strict=True)]
-        if not chances:
-            return rows
-        said = chances_of(self.play, found.core, found.point)
-        return [(*row, chances) for row, chances in zip(rows, said, strict=True)]
+        found = _reached_decisions(game, (solution.visits > MIN_REACH) & choosing)
+        return DecisionTable(
+            found.states, solution.visits[found.point, found.column],
+            found.rows(game, solution.mixes[self.responder], self.responder),
+            sign * self.values.values_of(found.core, found.point),
+            chances_of(self.play, found.core, found.point) if chances else None)
 
 
 def counter_best_response(game: Game, policy: Policy | str, responder: str,
@@ -617,8 +625,8 @@ def answered_side_by_side(*questions: Callable[[], object]) -> list:
 
 def chances_of(solution: CounterSolution, cores: np.ndarray, points: np.ndarray,
                tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS
-               ) -> list[tuple[float, float, float]]:
-    """A's (win, draw, loss) from the states at ``cores`` and flat ``points`` under the
+               ) -> np.ndarray:
+    """A's (win, draw, loss), a row each, from the states at ``cores`` and flat ``points`` under the
     mixes of ``solution``. Where every play ends in a win or a loss (``decided``) and the
     win's pass solves its cycles exactly, the loss is 1 - the win, to rounding: one pass
     (a level-5 plan's 8 s). Otherwise a pass each: the loss's on a second thread while
@@ -629,7 +637,7 @@ def chances_of(solution: CounterSolution, cores: np.ndarray, points: np.ndarray,
     win is read off them (``_wins_in_values``): no pass."""
     wins = _wins_in_values(solution, cores, points)
     if wins is not None:
-        return [(win, 0.0, 1.0 - win) for win in wins.tolist()]
+        return np.column_stack([wins, np.zeros_like(wins), 1.0 - wins])
 
     def chances(sign: float) -> tuple[np.ndarray, Convergence]:
         return values_at(solution.game, _indicator(solution, sign), cores, points,
@@ -643,8 +651,7 @@ def chances_of(solution: CounterSolution, cores: np.ndarray, points: np.ndarray,
                                                        lambda: chances(-1.0))
     else:
         (wins, _), (losses, _) = chances(1.0), chances(-1.0)
-    return [(win, max(0.0, 1.0 - win - loss), loss)
-            for win, loss in zip(wins.tolist(), losses.tolist(), strict=True)]
+    return np.column_stack([wins, np.maximum(0.0, 1.0 - wins - losses), losses])
 
 
 #: how far from its play's an equilibrium's values may be for the chance of winning to

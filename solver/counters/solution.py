@@ -232,8 +232,11 @@ class CounterSolution:
         tens of thousands of situations at once, not state by state."""
         cores, points = np.asarray(cores, np.int64), np.asarray(points, np.int64)
         found = np.empty(len(cores))
-        for point in np.unique(points).tolist():
-            at = np.flatnonzero(points == point)
+        # grouped by point once (a comparison of every pair at each point took 1.8 s of
+        # a level-5 plan: 309,000 pairs at 5,550 points)
+        order = np.argsort(points, kind="stable")
+        distinct, starts = np.unique(points[order], return_index=True)
+        for point, at in zip(distinct.tolist(), np.split(order, starts[1:]), strict=True):
             found[at] = self._values_at(cores[at], point)
         return found
 

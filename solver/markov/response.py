@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..decision_table import DecisionTable
 from ..errors import InputError
 from ..gains import gain_over
 from ..game import Game, Policy, State, other
@@ -84,19 +85,16 @@ class BestResponse:
         """``action_values_at`` of each of ``states``."""
         return [self.action_values_at(state) for state in states]
 
-    def decisions(self, chances: bool = False) -> list[tuple]:
+    def decisions(self, chances: bool = False) -> DecisionTable:
         """Every state where the responder chooses that the play reaches (at least
         ``MIN_REACH``): the state, its expected visits, the responder's mix over the
         action list and his value there; with ``chances``, A's (win, draw, loss) from
         there too."""
         masks = self.graph.mask_a if self.responder == "a" else self.graph.mask_b
         kept = np.flatnonzero((masks.sum(axis=1) > 1) & (self.visits > MIN_REACH))
-        rows = [(self.graph.states[s], float(self.visits[s]), self.mixes[s],
-                 float(np.nanmax(self.action_values[s]))) for s in kept.tolist()]
-        if not chances:
-            return rows
-        found = self.chances().chances[kept].tolist()
-        return [(*row, tuple(said)) for row, said in zip(rows, found, strict=True)]
+        return DecisionTable([self.graph.states[s] for s in kept.tolist()], self.visits[kept],
+                         self.mixes[kept], np.nanmax(self.action_values[kept], axis=1),
+                         self.chances().chances[kept] if chances else None)
 
     def chances(self) -> StateChances:
         """A's chances of winning, drawing and losing from every state in this play."""
