@@ -39,6 +39,7 @@ from .solution import (
     CounterSolution,
     forward_statistics,
     kept_cores,
+    positions_by,
     solution_bytes,
     solve_counters,
     solved_exactly,
@@ -71,10 +72,9 @@ class CounterDecisions:
         masks = graph.mask_a if player == "a" else graph.mask_b
         slots = graph.slots[player]
         found = masks[self.core].astype(float)   # a single legal action: played
-        for core in np.unique(self.core):
+        for core, at in positions_by(self.core):
             first, last = slots[core:core + 2]
             if last > first:
-                at = np.flatnonzero(self.core == core)
                 found[np.ix_(at, np.flatnonzero(masks[core]))] = mixes[self.point[at], first:last]
         return found
 
