@@ -277,7 +277,7 @@ class _States(Sequence):
 def _compact(states: Sequence) -> Sequence:
     """A list of ``states`` as ``_States`` where they are all of one named-tuple kind
     whose fields are integers within int64 (every system's states), else as they are
-    (states already held as arrays among them: ``solver.counters.AttachedStates``)."""
+    (states already held as arrays among them: ``solver.decision_table.AttachedStates``)."""
     if not isinstance(states, list) or not states or not hasattr(type(states[0]), "_fields"):
         return states
     kind, width = type(states[0]), len(states[0])

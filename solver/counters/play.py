@@ -626,8 +626,8 @@ def answered_side_by_side(*questions: Callable[[], object]) -> list:
 def chances_of(solution: CounterSolution, cores: np.ndarray, points: np.ndarray,
                tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS
                ) -> np.ndarray:
-    """A's (win, draw, loss), a row each, from the states at ``cores`` and flat ``points`` under the
-    mixes of ``solution``. Where every play ends in a win or a loss (``decided``) and the
+    """A's (win, draw, loss), a row each, from the states at ``cores`` and flat ``points``
+    under the mixes of ``solution``. Where every play ends in a win or a loss (``decided``) and the
     win's pass solves its cycles exactly, the loss is 1 - the win, to rounding: one pass
     (a level-5 plan's 8 s). Otherwise a pass each: the loss's on a second thread while
     this one solves the win's where they fit (``_tables_fit``), else the win's table is

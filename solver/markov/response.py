@@ -92,9 +92,10 @@ class BestResponse:
         there too."""
         masks = self.graph.mask_a if self.responder == "a" else self.graph.mask_b
         kept = np.flatnonzero((masks.sum(axis=1) > 1) & (self.visits > MIN_REACH))
-        return DecisionTable([self.graph.states[s] for s in kept.tolist()], self.visits[kept],
-                         self.mixes[kept], np.nanmax(self.action_values[kept], axis=1),
-                         self.chances().chances[kept] if chances else None)
+        return DecisionTable([self.graph.states[s] for s in kept.tolist()],
+                             self.visits[kept], self.mixes[kept],
+                             np.nanmax(self.action_values[kept], axis=1),
+                             self.chances().chances[kept] if chances else None)
 
     def chances(self) -> StateChances:
         """A's chances of winning, drawing and losing from every state in this play."""
