@@ -127,8 +127,17 @@ class Calibration:
         exploitability and on the chance to win share it)."""
         if beta not in self.solutions:
             from solver import solve_regularized
-            self.solutions[beta] = solve_regularized(self.game, self.side, self.read_prior, beta)
+            self.solutions[beta] = solve_regularized(self.game, self.side, self.read_prior,
+                                                     beta, near=self._nearest(beta))
         return self.solutions[beta]
+
+    def _nearest(self, beta: float) -> RegularizedSolution | None:
+        """The solution at the beta tried closest to ``beta`` (on log beta, as the
+        searches step): the solver may start from its play."""
+        tried = [known for known in self.solutions if 0.0 < known < np.inf]
+        if not 0.0 < beta < np.inf or not tried:
+            return None
+        return self.solutions[min(tried, key=lambda known: abs(np.log(known / beta)))]
 
     def point(self, beta: float) -> _Point:
         """What the exact personality at ``beta`` gives away (solved once, then kept)."""

@@ -346,10 +346,17 @@ def _hidden_exploitability(game: Game, policy_a: Policy, policy_b: Policy):
 
 
 def solve_regularized(game: Game, player: str, prior: Policy, beta: float,
-                      tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS):
+                      tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
+                      near=None):
     """Backward induction of the regularised game: ``player`` stays within ``beta`` KL of
     ``prior`` (a policy on its observations), the other side best-responds
-    (``solver.markov.regularized``)."""
+    (``solver.markov.regularized``).
+
+    ``near``, another regularised solution of the same game and player (a search over
+    beta's earlier try), starts the stage problems from its play when its beta is close
+    enough to help (``solver.counters.play.NEAR_FACTOR``); it is ignored otherwise, and
+    by the state-graph backend, whose stage problems start cold. The answer is the same
+    within each stage problem's certified gap; only the time differs."""
     markov_evaluate.require_public(game, "the regularised solution")
     if player not in ("a", "b"):
         raise ValueError(f"player must be 'a' or 'b', got {player!r}")
@@ -358,7 +365,7 @@ def solve_regularized(game: Game, player: str, prior: Policy, beta: float,
     prior = resolve_policy(prior, game, player)
     if _on_counters(game):
         from .counters.play import counter_regularized
-        return counter_regularized(game, player, prior, beta, tolerance, max_sweeps)
+        return counter_regularized(game, player, prior, beta, tolerance, max_sweeps, near)
     from .markov import regularized  # numba (its barrier method): only regularised solves
     return regularized.solve_regularized_graph(game, player, prior, beta, tolerance,
                                                max_sweeps)

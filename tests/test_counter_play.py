@@ -28,7 +28,7 @@ from solver import (
     solve_moment,
     solve_regularized,
 )
-from solver.counters import play
+from solver.counters import play, stage_rules
 from solver.counters.cores import fits_state_graph
 from solver.counters.play import (
     CounterResponse,
@@ -382,6 +382,52 @@ def test_a_plans_chances_are_read_off_an_equilibriums_values_where_close_enough(
                                 drawn_found.point) is None
 
 
+def test_a_best_replys_payoff_gap_counted_by_hand():
+    """B plays (0.5, 0.5). A's first action pays 0.5 * 1 + 0.5 * 0 = 0.5, his second
+    0.5 * 0.5 + 0.5 * (0.5 - 2e-10) = 0.5 - 1e-10: tied within ``TIE_TOLERANCE``, so he
+    plays both evenly, which pays 0.5 - 0.5e-10, 0.5e-10 short of the stage's value 0.5.
+    B is no reply: his spread is infinite. With ``scores`` the values are no payoffs."""
+    from solver.counters.gaps import ReplyGaps
+    games = np.array([[1.0, 0.0], [0.5, 0.5 - 2e-10]]).reshape(1, 2, 2, 1)
+    places, points = {"a": np.array([[0, 1]]), "b": np.array([[0, 1]])}, np.array([0])
+    rule = stage_rules.BestReply("a", np.array([[0.5, 0.5]]), 2)
+    mixes = {"a": np.zeros((1, 2)), "b": np.zeros((1, 2))}
+    assert rule.settle(games, places, points, mixes)[0, 0] == 0.5
+    assert mixes["a"][0].tolist() == [0.5, 0.5]
+    assert rule.gaps.spread == np.inf
+    assert rule.gaps.payoff == pytest.approx(0.5e-10, abs=1e-16)   # rounding at 0.5
+    assert stage_rules.BestReply("a", np.array([[0.5, 0.5]]), 2).gaps == ReplyGaps(np.inf, 0.0)
+    assert stage_rules.BestReply("a", np.array([[0.5, 0.5]]), 2,
+                                 scores=lambda ends: ends).gaps is None
+
+
+@pytest.mark.parametrize("responder", ["a", "b"])
+def test_a_best_responses_chances_are_read_off_its_values_where_they_are_its_plays(
+        small, drawn, responder, monkeypatch):
+    """A best response to a temperament in a knockout: its values are its play's, so
+    the chance that A wins is (value + 1) / 2, the same within 1e-12 as the win's own
+    pass; in a duel that may be drawn the pass is taken."""
+    game, _, _ = small
+    fixed = temperament("pathfinder", "bully").policy(game)
+    safest = solve_game(game).policy_for(responder)
+    response = counter_best_response(game, fixed, responder, safest=safest)
+    solution = response.play
+    assert solution.reply_gaps.payoff <= play.CHANCES_IN_VALUES
+    found = play._find_decisions(game)
+    passed, _ = play.values_at(game, play._indicator(solution, 1.0), found.core, found.point)
+    calls = []
+    monkeypatch.setattr(play, "values_at", lambda *args: calls.append(args))
+    read = play.chances_of(solution, found.core, found.point)
+    assert calls == [] and len(read) == len(found.core) > 100
+    assert np.abs(read[:, 0] - passed).max() <= 1e-12
+    assert np.abs(read[:, 2] - (1.0 - passed)).max() <= 1e-12
+    drawn_game = drawn[0]
+    drawn_response = counter_best_response(drawn_game, "uniform", responder)
+    drawn_found = play._find_decisions(drawn_game)
+    assert play._wins_in_values(drawn_response.play, drawn_found.core,
+                                drawn_found.point) is None
+
+
 def test_a_solution_kept_by_an_older_version_evaluates_its_own_pair_by_a_push():
     """A solution whose cycles stopped short of their fixed point (a loose tolerance),
     pushed forward and pickled before solutions kept the push's payoff (``worth``):
@@ -489,6 +535,59 @@ def test_the_regularised_solution_agrees_with_the_state_graph(small, beta):
     mixes = np.array([on_counters.solution.policy(graph.states[s])[1] for s in live])
     assert np.abs(mixes - on_graph.mix[live]).max() < AGREE
     assert on_counters.value == pytest.approx(on_graph.value, abs=AGREE)
+
+
+def _warm_rows(monkeypatch) -> list[int]:
+    """The stage problems of each regularised batch that start warm (no NaN row)."""
+    counted, solve = [], stage_rules.regularized_maxmin
+
+    def counting(*args, start=None, **kwargs):
+        counted.append(0 if start is None else int((~np.isnan(start).any(axis=1)).sum()))
+        return solve(*args, start=start, **kwargs)
+
+    monkeypatch.setattr(stage_rules, "regularized_maxmin", counting)
+    return counted
+
+
+@pytest.mark.parametrize("player", ["a", "b"])
+def test_a_regularised_solve_started_from_a_nearby_beta_finds_the_same_play(
+        small, player, monkeypatch):
+    game, graph, live = small
+    prior = temperament("pathfinder", "bully").policy(game)
+    near = counter_regularized(game, player, prior, 0.1)
+    warm = _warm_rows(monkeypatch)
+    cold = counter_regularized(game, player, prior, 0.15)
+    cold_starts = sum(warm)
+    warm.clear()
+    started = solve_regularized(game, player, prior, 0.15, near=near)
+    # the first solve of each layer's stage problems starts from beta 0.1's answers too
+    assert sum(warm) > cold_starts
+    assert started.value == pytest.approx(cold.value, abs=1e-12)
+    seat = 0 if player == "a" else 1
+    mixes = [np.abs(started.solution.policy(graph.states[s])[seat]
+                    - cold.solution.policy(graph.states[s])[seat]).max() for s in live]
+    assert max(mixes) < AGREE
+
+
+def test_a_regularised_solve_starts_cold_from_a_far_or_foreign_solution(small, drawn,
+                                                                         monkeypatch):
+    game, _, _ = small
+    prior = temperament("pathfinder", "bully").policy(game)
+    warm = _warm_rows(monkeypatch)
+    cold = counter_regularized(game, "b", prior, 0.15)
+    cold_starts = sum(warm)
+    others = {"a beta ten times larger": counter_regularized(game, "b", prior, 1.5),
+              "the other player's": counter_regularized(game, "a", prior, 0.15),
+              "another game's": counter_regularized(drawn[0], "b", "uniform", 0.15),
+              "the equilibrium": solve_game(game)}
+    for label, near in others.items():
+        warm.clear()
+        started = solve_regularized(game, "b", prior, 0.15, near=near)
+        assert sum(warm) == cold_starts, label
+        assert started.value == cold.value, label
+    with facade.forcing("states"):
+        on_graph = solve_regularized(game, "b", prior, 0.15, near=cold)
+    assert on_graph.value == pytest.approx(cold.value, abs=AGREE)
 
 
 def test_a_best_response_to_a_fixed_mix_counted_by_hand():
@@ -777,8 +876,9 @@ def test_the_chances_solved_side_by_side_are_those_solved_one_after_the_other(
 def test_where_every_duel_is_won_or_lost_the_loss_is_what_the_win_leaves(small, monkeypatch):
     """A knockout without a round limit ends in a win or a loss whatever is played: the
     plan's chances take one pass (the win's), and agree with the loss's own pass and
-    with the state graph's chances at every decision. Blooded's duels may end drawn
-    when the beats run out: two passes there."""
+    with the state graph's chances at every decision (the best response's values, from
+    which they would be read off, are not trusted here: the passes are what is tested).
+    Blooded's duels may end drawn when the beats run out: two passes there."""
     import solver.counters.play as play
     from solver.counters.solution import values_at
     from solver.markov.evaluate import state_chances
@@ -787,6 +887,7 @@ def test_where_every_duel_is_won_or_lost_the_loss_is_what_the_win_leaves(small, 
     assert play.decided(game)
     assert not play.decided(envs.make("blooded", **envs.spec("blooded").examples.duel()))
     response = counter_best_response(game, "uniform", "b")
+    monkeypatch.setattr(response.play, "reply_gaps", None)
     found = play._find_decisions(game)
     passes, real = [], play._indicator
     monkeypatch.setattr(play, "_indicator", lambda solution, sign: (

@@ -20,7 +20,9 @@ class ReplyGaps(NamedTuple):
     stage: ``spread``, the most any action pays its side beyond the worst action its mix
     plays (infinite where a mix sums to 1 less closely than
     ``WHOLE``); ``payoff``, the most a stage's value differs from the mixes'
-    expected payoff (``reply_gaps``)."""
+    expected payoff (``reply_gaps``). A best response's has an infinite spread (the
+    fixed side is no reply) and its own payoff gap
+    (``solver.counters.stage_rules.BestReply``)."""
 
     spread: float
     payoff: float
@@ -36,14 +38,14 @@ def reply_gaps(games: np.ndarray, row: np.ndarray, col: np.ndarray,
     by_point = games.transpose(0, 3, 1, 2)    # (k, points, rows, cols): matmul outruns einsum
     rows = (by_point @ col[..., None])[..., 0]    # A's payoff of each of his actions
     cols = (row[..., None, :] @ by_point)[..., 0, :]    # and of each of B's
-    spread = max(_widest(rows.max(axis=2) - np.where(row > 0, rows, np.inf).min(axis=2)),
-                 _widest(np.where(col > 0, cols, -np.inf).max(axis=2) - cols.min(axis=2)))
-    if max(_widest(row.sum(axis=2) - 1.0), _widest(col.sum(axis=2) - 1.0)) > WHOLE:
+    spread = max(largest_gap(rows.max(axis=2) - np.where(row > 0, rows, np.inf).min(axis=2)),
+                 largest_gap(np.where(col > 0, cols, -np.inf).max(axis=2) - cols.min(axis=2)))
+    if max(largest_gap(row.sum(axis=2) - 1.0), largest_gap(col.sum(axis=2) - 1.0)) > WHOLE:
         spread = np.inf
-    return ReplyGaps(spread, _widest((row * rows).sum(axis=2) - value))
+    return ReplyGaps(spread, largest_gap((row * rows).sum(axis=2) - value))
 
 
-def _widest(gaps: np.ndarray) -> float:
+def largest_gap(gaps: np.ndarray) -> float:
     """The largest gap, infinite if any is NaN (no tie is trusted on it)."""
     widest = float(np.abs(gaps).max(initial=0.0))    # a NaN comes through max
     return np.inf if np.isnan(widest) else widest

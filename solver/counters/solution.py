@@ -429,7 +429,7 @@ def solve_counters(game: Game, tolerance: float = TOLERANCE, max_sweeps: int = M
                            (roots, tolerance, max_sweeps) if statistics and later else None,
                            pushed.value if now else None,
                            (tolerance, max_sweeps) if now else None,
-                           rule.gaps if isinstance(rule, Equilibrium) else None)
+                           getattr(rule, "gaps", None))
 
 
 def values_at(game: Game, rule: StageRule, cores: np.ndarray, points: np.ndarray,

@@ -37,7 +37,7 @@ import numpy as np
 from ..markov.regularized import regularized_maxmin
 from ..matrix import solve_matrices
 from . import sums as counter_sums
-from .gaps import WHOLE, ReplyGaps, reply_gaps
+from .gaps import WHOLE, ReplyGaps, largest_gap, reply_gaps
 
 #: best-response actions whose values are this close count as tied (as on the state graph)
 TIE_TOLERANCE = 1e-9
@@ -100,12 +100,22 @@ class WarmStarts:
         #: and of the one before it (``below``)
         self.solved, self.below = {}, {}
 
-    def start(self, key, points: np.ndarray, k: int) -> np.ndarray | None:
+    def start(self, key, points: np.ndarray, k: int,
+              earlier: Callable[[], np.ndarray | None] | None = None) -> np.ndarray | None:
+        """The group's last answers at ``points``; at its first solve there, the
+        ``earlier`` answers (another solve of the same games: NaN rows where it has
+        none), the neighbours' below filling their gaps."""
         at = (int(points[0]), len(points))
         if self.last.get("points") != at:
             self.last = {"points": at}   # only these points' answers come back
         known = self.last.get(key)
-        return known if known is not None else self._from_below(key, points, k)
+        if known is not None:
+            return known
+        below = self._from_below(key, points, k)
+        found = None if earlier is None else earlier()
+        if found is None or below is None:
+            return below if found is None else found
+        return np.where(np.isnan(found).any(axis=1, keepdims=True), below, found)
 
     def keep(self, key, points: np.ndarray, answers: np.ndarray, k: int) -> None:
         self.last[key] = answers
@@ -234,6 +244,10 @@ class BestReply:
         self.sign = 1.0 if responder == "a" else -1.0
         self.allowed, self.reference = allowed, reference
         self.tied = np.zeros((fixed.shape[0], slots), bool)
+        #: how far the stage values (the best reply's) are from what the mixes settled
+        #: pay, spread over actions tied within ``TIE_TOLERANCE``; the fixed side is no
+        #: best reply (its spread is infinite); None where the values are ``scores``'
+        self.gaps = None if scores is not None else ReplyGaps(np.inf, 0.0)
 
     def _own(self, games, places, points):
         """(k, points, actions) the responder's value of each own action (allowed ones;
@@ -280,6 +294,10 @@ class BestReply:
         if kept is not None:
             reply = np.where(kept, reference, reply)
         scatter(mixes[self.responder], place, points, reply)
+        if self.gaps is not None:
+            paid = np.where(reply > 0, own, 0.0)
+            self.gaps = self.gaps.widest(
+                ReplyGaps(np.inf, largest_gap((reply * paid).sum(axis=2) - best[:, :, 0])))
         return self.sign * best[:, :, 0]
 
 
@@ -302,14 +320,18 @@ class Regularized:
     scores = None
     played_as_given = False
 
-    def __init__(self, player: str, priors: np.ndarray, beta: float, grid=None):
+    def __init__(self, player: str, priors: np.ndarray, beta: float, grid=None,
+                 near: np.ndarray | None = None):
         self.player, self.priors, self.beta = player, priors, beta
         self.sign = 1.0 if player == "a" else -1.0
+        self.other = "b" if player == "a" else "a"
         self.fixed = {}
         #: the largest duality gap of a stage problem settled
         self.gap = 0.0
-        #: each group's problems start from its last answers (``WarmStarts``)
-        self.starts = WarmStarts(grid)
+        #: each group's problems start from its last answers (``WarmStarts``), at first
+        #: from ``near``: the other side's mixes, in the solver's layout, of another solve
+        #: of this game (at a nearby beta, or its equilibrium)
+        self.starts, self.near = WarmStarts(grid), near
 
     def _solve(self, games, places, points):
         """The stage problems from the player's side: rows are his actions."""
@@ -317,10 +339,18 @@ class Regularized:
         own = _stacked(games if self.player == "a" else -games.transpose(0, 2, 1, 3))
         prior = gather(self.priors, places[self.player], points, k).reshape(k * width, -1)
         key = id(places)
-        solved = regularized_maxmin(own, self.beta, prior,
-                                    start=self.starts.start(key, points, k))
+        start = self.starts.start(key, points, k, lambda: self._near(places, points, k))
+        solved = regularized_maxmin(own, self.beta, prior, start=start)
         self.starts.keep(key, points, solved.col, k)
         return solved, k, width
+
+    def _near(self, places, points, k) -> np.ndarray | None:
+        """(k * points, actions) the other side's mixes of the nearby solve at these
+        stage games; NaN rows where it has none (a point it never settled)."""
+        if self.near is None:
+            return None
+        found = gather(self.near, places[self.other], points, k).reshape(k * len(points), -1)
+        return np.where(found.sum(axis=1, keepdims=True) > 0, found, np.nan)
 
     def values(self, games, places, points) -> np.ndarray:
         solved, k, width = self._solve(games, places, points)
