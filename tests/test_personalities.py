@@ -316,3 +316,25 @@ def test_make_profile_from_a_policy_and_build_profile_fills_metrics(small):
     assert built["metrics"]["exploitability"] == pytest.approx(lost, abs=1e-9)
     with pytest.raises(InputError, match="exactly one of personality=, policy=, result="):
         make_profile(small, "a", personality="cautious", policy=uniform)
+
+
+def test_a_calibrations_solve_starts_from_the_beta_tried_closest_on_log_beta(small,
+                                                                           monkeypatch):
+    """Each regularised solve of a search is handed the solution at the beta tried
+    closest to it on log beta (0.15 is 1.5 times 0.1 and 1 / 6.7; 0.5 is 1 / 2 and 3.3
+    times 0.15); none for the first, nor at the ends 0 and inf."""
+    import solver
+    from agents.personalities import calibration
+    handed = []
+
+    def recorded(game, side, prior, beta, near=None):
+        handed.append((beta, None if near is None else near.beta))
+        return type("Solved", (), {"beta": beta})()
+
+    monkeypatch.setattr(solver, "solve_regularized", recorded)
+    found = calibration(small, "aggressive", "a")
+    monkeypatch.setattr(found, "solutions", {})
+    for beta in (0.1, 1.0, 0.15, 0.5, np.inf, 0.0):
+        found.solution(beta)
+    assert handed == [(0.1, None), (1.0, 0.1), (0.15, 0.1), (0.5, 1.0), (np.inf, None),
+                      (0.0, None)]
