@@ -329,8 +329,8 @@ class Regularized:
         #: the largest duality gap of a stage problem settled
         self.gap = 0.0
         #: each group's problems start from its last answers (``WarmStarts``), at first
-        #: from ``near``: the other side's mixes, in the solver's layout, of another solve
-        #: of this game (at a nearby beta, or its equilibrium)
+        #: from ``near``: the other side's mixes, in the solver's layout, of this game's
+        #: solve at a nearby beta
         self.starts, self.near = WarmStarts(grid), near
 
     def _solve(self, games, places, points):
