@@ -499,8 +499,8 @@ def test_another_strength_reads_back_the_steps_its_search_shares(tmp_path, monke
 
     solved = []
     real = facade.solve_regularized
-    monkeypatch.setattr(facade, "solve_regularized",
-                        lambda *args: solved.append(args[-1]) or real(*args))
+    monkeypatch.setattr(facade, "solve_regularized",   # (game, side, prior, beta)
+                        lambda *args, **near: solved.append(args[3]) or real(*args, **near))
 
     def strength(value: float, store=None):
         monkeypatch.setattr(personalities, "_CALIBRATIONS", {})   # as in a new process

@@ -142,9 +142,11 @@ STEPS = ("the equilibrium", "the opponent", "the odds against it", "the best res
 #: what each step weighs in the odds' time, in solves of the duel, for the time left
 #: said (level 5, measured where the best response was solved and pushed on its own: the
 #: equilibrium 32 s, its odds' push forward 7.5 s, the best response's solve 16.5 s and
-#: its push 12 s, the plan's chances 15 s); the opponent's step weighs next to nothing
-#: but for a personality (``checks.CALIBRATION_COST``)
-STEP_WEIGHTS = (1.0, 0.05, 0.25, 0.5, 0.35, 0.45)
+#: its push 12 s; the plan about a second, its chances read off the best response's
+#: values where every duel ends in a win or a loss: a duel that may end drawn takes a
+#: pass or two, in seconds, weighed as nothing here); the opponent's step weighs next
+#: to nothing but for a personality (``checks.CALIBRATION_COST``)
+STEP_WEIGHTS = (1.0, 0.05, 0.25, 0.5, 0.35, 0.03)
 
 
 def _step_weights(game, vs: str, whole_duel: bool) -> tuple[float, ...]:
@@ -153,11 +155,9 @@ def _step_weights(game, vs: str, whole_duel: bool) -> tuple[float, ...]:
         weights[1] = checks.CALIBRATION_COST.solves
     if vs.strip() == "equilibrium" and whole_duel:
         # the equilibrium's odds are its own play pushed forward, visits and all; in a
-        # knockout (the longest duels) the best response to it is that play, and its
-        # plan's chances are read off the equilibrium's values. A duel that may end drawn
-        # still solves both (weighed as nothing here), in seconds. The plan then takes
-        # about a second at level 5 (0.9 s, of a 37 s solve)
-        weights[2:] = weights[4], 0.0, 0.0, 0.03
+        # knockout (the longest duels) the best response to it is that play. A duel
+        # that may end drawn still solves it (weighed as nothing here), in seconds
+        weights[2:] = weights[4], 0.0, 0.0, weights[5]
     return tuple(weights)
 
 
