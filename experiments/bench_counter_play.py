@@ -23,7 +23,8 @@ import envs
 from agents.temperaments import temperament
 from solver import solve_game
 from solver.counters import explore
-from solver.counters.play import counter_best_response, counter_evaluate, counter_regularized
+from solver.counters.play import counter_best_response, counter_evaluate
+from solver.counters.regularized import counter_regularized
 from solver.heap import keeping_freed_memory
 from solver.markov.evaluate import evaluate_graph
 from solver.markov.graph import build_graph

@@ -354,8 +354,8 @@ def solve_regularized(game: Game, player: str, prior: Policy, beta: float,
 
     ``near``, another regularised solution of the same game and player (a search over
     beta's earlier try), starts the stage problems from its play when its beta is close
-    enough to help (``solver.counters.play.NEAR_FACTOR``); it is ignored otherwise, and
-    by the state-graph backend, whose stage problems start cold. The answer is the same
+    enough to help (``solver.counters.regularized.NEAR_FACTOR``); it is ignored otherwise,
+    and by the state-graph backend, whose stage problems start cold. The answer is the same
     within each stage problem's certified gap; only the time differs."""
     markov_evaluate.require_public(game, "the regularised solution")
     if player not in ("a", "b"):
@@ -364,7 +364,7 @@ def solve_regularized(game: Game, player: str, prior: Policy, beta: float,
         raise ValueError(f"beta must be >= 0, got {beta}")
     prior = resolve_policy(prior, game, player)
     if _on_counters(game):
-        from .counters.play import counter_regularized
+        from .counters.regularized import counter_regularized
         return counter_regularized(game, player, prior, beta, tolerance, max_sweeps, near)
     from .markov import regularized  # numba (its barrier method): only regularised solves
     return regularized.solve_regularized_graph(game, player, prior, beta, tolerance,

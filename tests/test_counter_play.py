@@ -38,9 +38,9 @@ from solver.counters.play import (
     counter_decisions,
     counter_evaluate,
     counter_mixes,
-    counter_regularized,
     losses_follow_value,
 )
+from solver.counters.regularized import counter_regularized
 from solver.counters.solution import solve_counters
 from solver.game import policy_mix
 from solver.markov.graph import build_graph

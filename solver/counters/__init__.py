@@ -44,14 +44,15 @@ cyclic ones; any other core's value is rebuilt from its one joint action on dema
 Each stage game is settled by a rule passed to ``solve_counters``
 (``solver.counters.stage_rules``): the maximum-entropy equilibrium by default, or a
 best reply to fixed mixes, a fixed pair, a regularised player (``solver.counters.play``
-answers with them); the layers, the policy-evaluation steps and the sweeps are the
-same for every rule.
+and ``solver.counters.regularized`` answer with them); the layers, the policy-evaluation
+steps and the sweeps are the same for every rule.
 
 The modules, in the order they build on each other: ``outcomes`` and ``sums`` (the
 compiled passes), ``grid`` (the counter values), ``cores`` (the core graph, explored
 once), ``stage_rules`` (how a stage is settled), ``layers`` (one layer of values and
 mixes), ``flow`` (play pushed forward: the statistics), ``solution`` (``solve_counters``
-and its solution), ``play`` (the answers against fixed policies).
+and its solution), ``play`` (the answers against fixed policies), ``regularized`` (a
+personality's play).
 """
 
 from .cores import CoreWalk, explore, walk

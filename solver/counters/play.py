@@ -1,7 +1,7 @@
 """Answers against fixed policies over a counter game's counters: best response,
-evaluation of a pair, win / draw / loss from every moment, and the regularised
-(personality) solution, each one ``solver.counters`` solve with its stage rule
-(``solver.counters.stage_rules``), every counter value at once.
+evaluation of a pair, and win / draw / loss from every moment, each one
+``solver.counters`` solve with its stage rule (``solver.counters.stage_rules``), every
+counter value at once (a personality's regularised play is ``solver.counters.regularized``).
 
 A fixed policy lives in the solver's own layout: ``mixes[player]`` of shape (grid
 points, the player's slots), each choosing core's mix over its legal actions
@@ -45,7 +45,7 @@ from .solution import (
     solved_exactly,
     values_at,
 )
-from .stage_rules import BestReply, FixedPair, Regularized
+from .stage_rules import BestReply, FixedPair
 
 #: a decision reached less often than this is left out of a plan
 MIN_REACH = 1e-12
@@ -178,7 +178,7 @@ def counter_mixes(game: Game, policy: Policy | str, player: str,
             return policy.mixes
         policy = policy.policy   # read for another game or side: asked as it is
     graph, grid, _ = explore(game, None if start is None else [(1.0, start)])
-    if isinstance(policy, CounterPolicy) and policy.player == player and _same_layout(
+    if isinstance(policy, CounterPolicy) and policy.player == player and same_layout(
             policy.solution, game, graph, start):
         return policy.mixes
     slots = graph.slots[player]
@@ -282,7 +282,7 @@ def _reader(game: Game, points: np.ndarray, player: str):
                                   for counters in points], dtype=np.int64)
 
 
-def _same_layout(solution: CounterSolution, game: Game, graph, start: State | None) -> bool:
+def same_layout(solution: CounterSolution, game: Game, graph, start: State | None) -> bool:
     """Whether ``solution``'s mixes are laid out on ``graph``: it was explored with it,
     or both are the game's own from its start (exploring is deterministic, so a
     solution read back from the answer store, whose cores are a copy of this process's,
@@ -497,7 +497,7 @@ def _replayed(game: Game, safest: Policy, responder: str, fixed: np.ndarray,
             and safest.solution.reply_gaps is not None):
         return None
     solution, other = safest.solution, "b" if responder == "a" else "a"
-    if (_same_layout(solution, game, explore(game)[0], None) and solution.start is None
+    if (same_layout(solution, game, explore(game)[0], None) and solution.start is None
             and solution.mixes[other] is fixed and solution.held is not None
             and solution.plays_forward and solution.pushed_within == within
             and solution.reply_gaps.spread <= REPLAYED_GAP
@@ -516,7 +516,7 @@ def _play_of(safest: Policy, response: CounterSolution, responder: str
     solution = getattr(safest, "solution", None)
     other = "b" if responder == "a" else "a"
     if not (isinstance(safest, CounterPolicy) and safest.player == responder
-            and _same_layout(solution, response.game, response.cores, None)
+            and same_layout(solution, response.game, response.cores, None)
             and response.start is None and solution.plays_forward
             and response.mixes[other] is solution.mixes[other]
             and np.array_equal(response.mixes[responder], solution.mixes[responder])):
@@ -713,73 +713,6 @@ def _end_pays(game: Game) -> np.ndarray:
     graph, grid, _ = explore(game)
     ran_out = [float(game.payoff(game.depleted(k))) for k in range(len(grid.top))]
     return np.concatenate([graph.payoff[graph.terminal], ran_out])
-
-
-@dataclass
-class CounterRegularized:
-    """``solver.markov.regularized.RegularizedSolution`` over counters."""
-
-    game: Game
-    player: str
-    beta: float
-    solution: CounterSolution
-    gap: float
-    convergence: Convergence
-
-    def __repr__(self) -> str:
-        return summary(f"RegularizedSolution[{self.player.upper()}]", self.game,
-                       {"beta": self.beta, "value": self.value, "gap": self.gap})
-
-    @property
-    def value(self) -> float:
-        """The regularised value to ``player`` (payoff minus beta times the expected KL
-        divergence, against a best responder)."""
-        return (1.0 if self.player == "a" else -1.0) * self.solution.value
-
-    def policy(self, name: str = "regularized") -> TabularPolicy:
-        return self.solution.policy_for(self.player, name)
-
-    def mix_at(self, state: State) -> np.ndarray:
-        """The regularised player's mix over the action list at ``state``."""
-        return self.solution.policy(state)[0 if self.player == "a" else 1]
-
-    def value_at(self, state: State) -> float:
-        """The regularised value of ``state`` to the player."""
-        return (1.0 if self.player == "a" else -1.0) * self.solution.value_at(state)
-
-
-def counter_regularized(game: Game, player: str, prior: Policy, beta: float,
-                        tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
-                        near=None) -> CounterRegularized:
-    """``solver.markov.regularized.solve_regularized`` over counters: the regularised stage
-    problem as the rule, the prior read in the solver's layout; its stage problems start
-    from the other side's mixes in ``near`` (``_near_mixes``)."""
-    graph, grid, _ = explore(game)
-    rule = Regularized(player, counter_mixes(game, prior, player), beta, grid,
-                       _near_mixes(near, game, graph, player, beta))
-    solution = solve_counters(game, tolerance, max_sweeps, rule=rule, statistics=False)
-    return CounterRegularized(game, player, beta, solution, rule.gap, solution.convergence)
-
-
-#: a regularised solution starts another's stage problems when their betas are within
-#: this factor: on a level-1 Pathfinder personality, starting at beta 0.15, 0.2 or 0.05
-#: from beta 0.1's play took 1.3 to 2 s off a 9 to 10 s solve, at 0.3 nothing, and at 1
-#: (or from the equilibrium) it added 2 to 3 s: the Newton steps from a far answer at
-#: a barrier weight for a near one are many and short
-NEAR_FACTOR = 2.0
-
-
-def _near_mixes(near, game: Game, graph, player: str, beta: float) -> np.ndarray | None:
-    """The other side's mixes in the solver's layout from ``near``, a regularised solution
-    of ``game`` for ``player`` at a beta within ``NEAR_FACTOR`` of ``beta``; None for any
-    other (``solver.solve_regularized`` says why)."""
-    if not isinstance(near, CounterRegularized) or near.player != player \
-            or not _same_layout(near.solution, game, graph, None):
-        return None
-    if not 0.0 < beta < np.inf or not 0.0 < near.beta < np.inf \
-            or max(beta / near.beta, near.beta / beta) > NEAR_FACTOR:
-        return None
-    return near.solution.mixes["b" if player == "a" else "a"]
 
 
 class CounterPlay:
