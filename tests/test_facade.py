@@ -288,3 +288,28 @@ def test_a_fixed_mix_over_many_situations_is_each_ones_mix():
     for row, mask in enumerate(masks):
         assert np.array_equal(mix.probabilities((row,), mask),
                               mix.batch_probabilities(np.zeros((1, 2)), mask[None])[0])
+
+
+@pytest.mark.parametrize("system, options", [
+    ("uchronia", {"mode": "pistol", "a": "fine_shot", "b": "cold_shot"}),
+    ("falkenstein", {"a": {"fencing": "AV"}, "b": {"fencing": "GD"}, "max_rounds": 2})])
+def test_a_tables_mixes_over_the_state_graph_are_its_mixes_state_by_state(system, options):
+    """A table read at every state at once (``mixes_of``) plays what ``policy_mix`` reads
+    state by state, to the last bit: weights that are not yet mixes (some on illegal
+    actions), and observations the table lacks (played uniformly)."""
+    import envs
+    from solver.game import policy_mix
+    from solver.markov.evaluate import mixes_of
+    from solver.policy import TabularPolicy
+
+    game = envs.make(system, **options)
+    graph = build_graph(game)
+    live = np.flatnonzero(~graph.terminal)
+    weights = np.random.default_rng(7).uniform(0.0, 3.0, (len(live), len(game.action_names)))
+    for player in ("a", "b"):
+        seen = [tuple(game.observe(graph.states[s], player)) for s in live]
+        table = TabularPolicy({key: row for i, (key, row) in enumerate(zip(seen, weights))
+                               if i % 3}, "two states in three")
+        found = mixes_of(game, graph, table, player)
+        for s in live:
+            assert np.array_equal(found[s], policy_mix(table, game, graph.states[s], player))

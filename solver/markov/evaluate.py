@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..game import BatchPolicy, Game, Policy, State, policy_mix, renormalise
-from ..policy import named_policy
+from ..policy import TabularPolicy, named_policy
 from ..sparse import sp
 from .graph import StateGraph, build_graph
 from .stages import sweep
@@ -79,9 +79,28 @@ def mixes_of(game: Game, graph: StateGraph, policy: Policy, player: str) -> np.n
         mixes[live] = renormalise(policy.batch_probabilities(observations, masks[live]),
                                   masks[live])
         return mixes
+    if isinstance(policy, TabularPolicy) and not hasattr(policy, "mix_at_state") and len(live):
+        mixes[live] = _table_mixes(game, graph, policy, player, live, masks[live])
+        return mixes
     for s in live:
         mixes[s] = policy_mix(policy, game, graph.states[s], player)
     return mixes
+
+
+def _table_mixes(game: Game, graph: StateGraph, policy: TabularPolicy, player: str,
+                 live: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``policy_mix`` of a table at the ``live`` states, to the last bit: looked up as its
+    ``probabilities`` would (renormalised, uniform where it has none), then renormalised
+    again, each over all states at once. State by state, those renormalisations took
+    0.5 s of each best response to a personality on a Uchronia melee duel (7,211
+    states)."""
+    found = [policy.table.get(tuple(game.observe(graph.states[s], player))) for s in live]
+    known = np.array([row is not None for row in found], dtype=bool)
+    rows = masks / masks.sum(axis=1, keepdims=True)   # each row's uniform_over
+    if known.any():
+        rows[known] = renormalise(np.array([row for row in found if row is not None]),
+                                  masks[known])
+    return renormalise(rows, masks)
 
 
 def visit_counts(graph: StateGraph, mix_a: np.ndarray, mix_b: np.ndarray,
