@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import itertools
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -310,6 +312,10 @@ def measure(listed: list[Question], folder: Path, timeout: float,
             warm = run_once(question.argv, env, question.stdin, timeout) if question.stored \
                 else cold
             _side(row, side).update(cold=cold, warm=warm)
+        # its answers go: level 5's take gigabytes a run, and with the disk full a later
+        # question's answers were not kept (asked warm, it was answered cold)
+        for side, run in itertools.product(trees, range(repeats)):
+            shutil.rmtree(folder / f"store-{side}-{n}-{run}", ignore_errors=True)
         rows.append(row)
         print(f"  {question.label}: {'; '.join(_said(_side(row, side), side) for side in trees)}",
               file=sys.stderr)

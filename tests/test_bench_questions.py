@@ -149,3 +149,31 @@ def test_the_issues_targets_are_judged_on_their_own_questions():
     assert (memory["measured"], memory["met"], memory["refused"]) == (5000.0, False, 2)
     said = bench_module.targets_table(list(found.values())).splitlines()
     assert said[5].endswith("yes (1 refused up front)") and said[6].endswith("refused up front")
+
+
+def test_each_questions_answers_are_gone_before_the_next_is_asked(tmp_path, monkeypatch):
+    """Level 5's answers take gigabytes a run: kept to the end, they filled the disk and
+    a later question's answers were not kept. Each question's stores go once it is
+    measured, on both trees, cold and warm."""
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import bench_questions as bench_module
+    left_over = []
+
+    def asked(argv, env, stdin, timeout):
+        left_over.append(sorted(p.name for p in tmp_path.glob("store-*-0-*")))
+        store = Path(env["DUEL_CACHE_DIR"])
+        store.mkdir(exist_ok=True)
+        (store / f"answer of {argv[1]}").write_bytes(b"x")
+        return {"seconds": 1.0, "keeping": 0.0, "peak_mb": 40.0, "status": "ok", "error": ""}
+
+    monkeypatch.setattr(bench_module, "run_once", asked)
+    listed = [bench_module.Question("first", ["solve", "0"]),
+              bench_module.Question("second", ["solve", "1"])]
+    rows = bench_module.measure(listed, tmp_path, 60.0, tmp_path / "older tree", 2)
+    assert [row["question"] for row in rows] == ["first", "second"]
+    # the first question's stores are there while it is asked; the second's runs (2 cold
+    # and 1 warm on each tree) find none of them
+    assert left_over[5] == ["store-baseline-0-0", "store-baseline-0-1", "store-now-0-0",
+                            "store-now-0-1"]
+    assert left_over[6:] == [[]] * 6
+    assert not list(tmp_path.glob("store-*"))

@@ -308,8 +308,9 @@ def test_a_tables_mixes_over_the_state_graph_are_its_mixes_state_by_state(system
     weights = np.random.default_rng(7).uniform(0.0, 3.0, (len(live), len(game.action_names)))
     for player in ("a", "b"):
         seen = [tuple(game.observe(graph.states[s], player)) for s in live]
-        table = TabularPolicy({key: row for i, (key, row) in enumerate(zip(seen, weights))
-                               if i % 3}, "two states in three")
+        rows = enumerate(zip(seen, weights, strict=True))
+        table = TabularPolicy({key: row for i, (key, row) in rows if i % 3},
+                              "two states in three")
         found = mixes_of(game, graph, table, player)
         for s in live:
             assert np.array_equal(found[s], policy_mix(table, game, graph.states[s], player))

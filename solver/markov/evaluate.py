@@ -68,8 +68,9 @@ def require_public(game: Game, what: str) -> None:
 
 def mixes_of(game: Game, graph: StateGraph, policy: Policy, player: str) -> np.ndarray:
     """(N, n_actions) mix of ``policy`` at every non-terminal state, from what the
-    player observes only. A policy may offer ``batch_probabilities`` for speed; the
-    names ``uniform`` and ``mix=...`` are accepted for a policy."""
+    player observes only. A policy may offer ``batch_probabilities`` for speed, and a
+    table is read at every state at once; the names ``uniform`` and ``mix=...`` are
+    accepted for a policy."""
     policy = named_policy(policy, game, player)
     mixes = np.zeros((graph.size, len(game.info.action_names)))
     live = np.flatnonzero(~graph.terminal)
