@@ -11,17 +11,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..game import Game, Policy, State
+from ..markov.regularized import ShownAsRegularized
 from ..markov.stages import MAX_SWEEPS, TOLERANCE, Convergence
 from ..policy import TabularPolicy
-from ..results import summary
 from .cores import explore
 from .play import counter_mixes, same_layout
 from .solution import CounterSolution, solve_counters
 from .stage_rules import Regularized
 
 
-@dataclass
-class CounterRegularized:
+@dataclass(repr=False)
+class CounterRegularized(ShownAsRegularized):
     """``solver.markov.regularized.RegularizedSolution`` over counters."""
 
     game: Game
@@ -30,10 +30,6 @@ class CounterRegularized:
     solution: CounterSolution
     gap: float
     convergence: Convergence
-
-    def __repr__(self) -> str:
-        return summary(f"RegularizedSolution[{self.player.upper()}]", self.game,
-                       {"beta": self.beta, "value": self.value, "gap": self.gap})
 
     @property
     def value(self) -> float:

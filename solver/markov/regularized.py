@@ -156,8 +156,17 @@ def _barrier_newton(Q, p, cols, beta, start=None) -> StageSolutions:
     return StageSolutions(x, y, value, gap)
 
 
-@dataclass
-class RegularizedSolution:
+class ShownAsRegularized:
+    """How a regularised solution shows itself, on the state graph or over the counters
+    (``solver.counters.regularized``): its player, beta, value and gap."""
+
+    def __repr__(self) -> str:
+        return summary(f"RegularizedSolution[{self.player.upper()}]", self.game,
+                       {"beta": self.beta, "value": self.value, "gap": self.gap})
+
+
+@dataclass(repr=False)
+class RegularizedSolution(ShownAsRegularized):
     """The regularised player's mix at every state and its regularised values."""
 
     game: Game
@@ -168,10 +177,6 @@ class RegularizedSolution:
     mix: np.ndarray     # (N, n_actions) the regularised player's mix
     gap: float          # the largest duality gap of a stage problem
     convergence: Convergence
-
-    def __repr__(self) -> str:
-        return summary(f"RegularizedSolution[{self.player.upper()}]", self.game,
-                       {"beta": self.beta, "value": self.value, "gap": self.gap})
 
     @property
     def value(self) -> float:
