@@ -21,11 +21,13 @@ wheel does: a machine that sets ``PYTHONDONTWRITEBYTECODE`` would otherwise comp
 module on every question (0.1 to 0.2 s of each bad-input answer here). Peak memory is the
 process's ``ru_maxrss`` (``os.wait4``). A cold question is asked ``--repeats`` times (3 by
 default) and its median run kept: on a shared machine one run of the same question moved
-by a second or more from the next. A question's seconds end when its process does (the
-prompt comes back); ``duel solve`` and ``odds`` then write their answers to the store in
-a process of their own (``agents.store``), which the next question waits for before it
-starts, so that no question shares the machine with the last one's writing: that wait
-is each run's ``keeping`` (seconds) in ``--json``.
+by a second or more from the next; it is then asked warm as many times, the median kept (a
+warm answer takes tenths of a second, and one busy moment doubled it). A question's
+seconds end when its process does (the prompt comes back); ``duel solve`` and ``odds``
+then write their answers to the store in a process of their own (``agents.store``),
+which the next question waits for before it starts, so that no question shares the
+machine with the last one's writing: that wait is each run's ``keeping`` (seconds) in
+``--json``.
 """
 
 from __future__ import annotations
@@ -289,9 +291,9 @@ SIDES = ("now", "baseline")
 def measure(listed: list[Question], folder: Path, timeout: float,
             baseline: Path | None, repeats: int) -> list[dict]:
     """Each question cold ``repeats`` times (the median run kept: ``median_run``), then
-    warm, on this tree and (with ``baseline``) on the baseline's, the two trees taking
-    turns to go first from one run to the next (so that neither always meets the
-    machine in the same state)."""
+    warm as many times (the median kept), on this tree and (with ``baseline``) on the
+    baseline's, the two trees taking turns to go first from one run to the next (so
+    that neither always meets the machine in the same state)."""
     trees = {"now": ROOT, **({"baseline": baseline} if baseline is not None else {})}
     rows = []
     for n, question in enumerate(listed):
@@ -308,9 +310,10 @@ def measure(listed: list[Question], folder: Path, timeout: float,
         for side in trees:
             cold = median_run(colds[side])
             env = environment(folder / f"store-{side}-{n}-{repeats - 1}", trees[side])
-            # asked again without the store, it is asked cold: not asked again
-            warm = run_once(question.argv, env, question.stdin, timeout) if question.stored \
-                else cold
+            # asked again without the store, it is asked cold: not asked again; a warm
+            # answer takes tenths of a second, which one busy moment doubles
+            warm = median_run([run_once(question.argv, env, question.stdin, timeout)
+                               for _ in range(repeats)]) if question.stored else cold
             _side(row, side).update(cold=cold, warm=warm)
         # its answers go: level 5's take gigabytes a run, and with the disk full a later
         # question's answers were not kept (asked warm, it was answered cold)
@@ -323,11 +326,14 @@ def measure(listed: list[Question], folder: Path, timeout: float,
 
 
 def _said(times: dict, side: str) -> str:
-    cold, warm = times["cold"], times["warm"]
-    runs = "" if len(cold["runs"]) == 1 else " of " + ", ".join(
-        f"{seconds:.2f}" for seconds in cold["runs"])
-    return (f"{side} cold {cold['seconds']:.2f} s{runs} ({cold['status']}), warm "
-            f"{warm['seconds']:.2f} s ({warm['status']})")
+    return "; ".join(f"{side} {when} {_runs_said(times[when])}" for when in ("cold", "warm"))
+
+
+def _runs_said(run: dict) -> str:
+    """A median run's seconds, and every run's where there were several."""
+    runs = run.get("runs", [])
+    of = "" if len(runs) < 2 else " of " + ", ".join(f"{seconds:.2f}" for seconds in runs)
+    return f"{run['seconds']:.2f} s{of} ({run['status']})"
 
 
 def median_run(runs: list[dict]) -> dict:
@@ -536,7 +542,9 @@ def write_docs(rows: list[dict], totals: dict, at_once: list[dict], repeats: int
              "in `--json`). numba's compiled code is on disk beforehand for every tree.")
     if repeats > 1:
         notes += (f" Cold is the median of {repeats} runs, each in a fresh process with an "
-                  "empty store (every run's seconds are in `--json`, under `runs`).")
+                  f"empty store; warm the median of {repeats} more, each in a fresh process "
+                  "reading the last cold run's store (every run's seconds are in `--json`, "
+                  "under `runs`).")
     if compared:
         notes += (" The baseline is an older tree run by the same interpreter in the same "
                   "run, the two trees taking turns; `cold x` and `warm x` are its seconds "

@@ -172,8 +172,30 @@ def test_each_questions_answers_are_gone_before_the_next_is_asked(tmp_path, monk
     rows = bench_module.measure(listed, tmp_path, 60.0, tmp_path / "older tree", 2)
     assert [row["question"] for row in rows] == ["first", "second"]
     # the first question's stores are there while it is asked; the second's runs (2 cold
-    # and 1 warm on each tree) find none of them
-    assert left_over[5] == ["store-baseline-0-0", "store-baseline-0-1", "store-now-0-0",
+    # and 2 warm on each tree) find none of them
+    assert left_over[7] == ["store-baseline-0-0", "store-baseline-0-1", "store-now-0-0",
                             "store-now-0-1"]
-    assert left_over[6:] == [[]] * 6
+    assert left_over[8:] == [[]] * 8
     assert not list(tmp_path.glob("store-*"))
+
+
+def test_warm_is_the_median_of_as_many_runs_as_cold(tmp_path, monkeypatch):
+    """One busy moment doubled a warm answer of 0.7 s (the only run asked): warm is asked
+    as many times as cold, each reading the last cold run's store, and the median kept."""
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import bench_questions as bench_module
+    seconds = iter([9.0, 8.0, 7.0, 0.3, 2.2, 0.4])   # 3 cold, then 3 warm
+    stores = []
+
+    def asked(argv, env, stdin, timeout):
+        stores.append(Path(env["DUEL_CACHE_DIR"]).name)
+        return {"seconds": next(seconds), "keeping": 0.0, "peak_mb": 40.0, "status": "ok",
+                "error": ""}
+
+    monkeypatch.setattr(bench_module, "run_once", asked)
+    (row,) = bench_module.measure([bench_module.Question("q", ["solve", "x"])], tmp_path,
+                                  60.0, None, 3)
+    assert (row["cold"]["seconds"], row["cold"]["runs"]) == (8.0, [9.0, 8.0, 7.0])
+    assert (row["warm"]["seconds"], row["warm"]["runs"]) == (0.4, [0.3, 2.2, 0.4])
+    assert stores == ["store-now-0-0", "store-now-0-1", "store-now-0-2"] + [
+        "store-now-0-2"] * 3
