@@ -359,6 +359,41 @@ def test_the_reply_gaps_of_stage_games_counted_by_hand():
     assert gaps([0.5, 0.5], [0.5, 0.5], np.nan) == ReplyGaps(0.0, np.inf)
 
 
+def _gaps_by_numpy(games, row, col, value):
+    """The gaps of ``solver.counters.sums.reply_gaps`` by numpy's matmul, max and min."""
+    by_point = games.transpose(0, 3, 1, 2)
+    paid_a = (by_point @ col[..., None])[..., 0]
+    paid_b = (row[..., None, :] @ by_point)[..., 0, :]
+    return np.stack([paid_a.max(axis=2) - np.where(row > 0, paid_a, np.inf).min(axis=2),
+                     np.where(col > 0, paid_b, -np.inf).max(axis=2) - paid_b.min(axis=2),
+                     np.maximum(np.abs(row.sum(axis=2) - 1), np.abs(col.sum(axis=2) - 1)),
+                     (row * paid_a).sum(axis=2) - value])
+
+
+@pytest.mark.parametrize("shape", [(1, 2, 2, 1), (3, 4, 3, 700), (2, 1, 5, 300)])
+def test_the_compiled_reply_gaps_are_numpys_at_every_point(shape):
+    """Random stage games and mixes, some actions unplayed, a NaN payoff and a mix
+    playing nothing: the compiled pass finds numpy's gaps, point by point (NaN where
+    numpy's is; the sums differ in their last bits only)."""
+    from solver.counters.sums import reply_gaps
+    rng = np.random.default_rng(7)
+    k, rows, cols, width = shape
+    games = rng.normal(size=shape)
+    row = rng.dirichlet(np.ones(rows), size=(k, width)) * (rng.random((k, width, rows)) > 0.3)
+    col = rng.dirichlet(np.ones(cols), size=(k, width))
+    value = rng.normal(size=(k, width))
+    if width > 1:
+        games[0, 0, 0, 1] = np.nan
+        row[-1, -1] = 0.0
+    found, expected = reply_gaps(games, row, col, value), _gaps_by_numpy(games, row, col, value)
+    finite = np.isfinite(expected)
+    if width > 1:
+        assert np.isnan(expected).any() and np.isneginf(expected).any()
+    np.testing.assert_array_equal(found[~finite], expected[~finite])   # NaN where NaN
+    assert np.isfinite(found[finite]).all()
+    assert np.abs(found[finite] - expected[finite]).max() <= 1e-14
+
+
 def test_a_plans_chances_are_read_off_an_equilibriums_values_where_close_enough(
         small, drawn, monkeypatch):
     """In a knockout (a win pays 1, a loss -1) the chance of winning under the

@@ -34,15 +34,14 @@ class ReplyGaps(NamedTuple):
 def reply_gaps(games: np.ndarray, row: np.ndarray, col: np.ndarray,
                value: np.ndarray) -> ReplyGaps:
     """``ReplyGaps`` of a group's stage games (k, rows, cols, points) under the mixes
-    ``row`` and ``col`` (k, points, actions) with values ``value`` (k, points)."""
-    by_point = games.transpose(0, 3, 1, 2)    # (k, points, rows, cols): matmul outruns einsum
-    rows = (by_point @ col[..., None])[..., 0]    # A's payoff of each of his actions
-    cols = (row[..., None, :] @ by_point)[..., 0, :]    # and of each of B's
-    spread = max(largest_gap(rows.max(axis=2) - np.where(row > 0, rows, np.inf).min(axis=2)),
-                 largest_gap(np.where(col > 0, cols, -np.inf).max(axis=2) - cols.min(axis=2)))
-    if max(largest_gap(row.sum(axis=2) - 1.0), largest_gap(col.sum(axis=2) - 1.0)) > WHOLE:
-        spread = np.inf
-    return ReplyGaps(spread, largest_gap((row * rows).sum(axis=2) - value))
+    ``row`` and ``col`` (k, points, actions) with values ``value`` (k, points): by
+    point in one compiled pass (``solver.counters.sums.reply_gaps``; imported here, as
+    only a solve asks)."""
+    from .sums import reply_gaps as by_point
+    spread_a, spread_b, whole, payoff = by_point(games, row, col, value)
+    spread = np.inf if largest_gap(whole) > WHOLE else max(largest_gap(spread_a),
+                                                          largest_gap(spread_b))
+    return ReplyGaps(spread, largest_gap(payoff))
 
 
 def largest_gap(gaps: np.ndarray) -> float:

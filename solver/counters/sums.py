@@ -20,8 +20,9 @@ whatever the threads, so the results do not depend on how many there are.
 
 Besides: the chance of playing each joint action in the forward push (``play``) and
 under a pair of mixes (``joint``), the mixes written where the solution keeps them
-(``write_mixes``), and the kernels' chances of depleting a counter from each value
-(``from_the_top``).
+(``write_mixes``), the kernels' chances of depleting a counter from each value
+(``from_the_top``), and how far a pair of mixes is from best replies at each stage
+(``reply_gaps``).
 
 Indices are cast to unsigned where the compiler cannot see they are not negative: a
 signed index is checked for wrapping around, which keeps the loops from being
@@ -229,3 +230,69 @@ def _rows_in_parallel(indptr, indices, data, dense, out, rows, fresh):
 def _rows(indptr, indices, data, dense, out, rows, fresh):
     _row_run(0, len(indptr) - 1, indptr, indices, data, dense, out, rows, fresh,
              np.empty(dense.shape[1]))
+
+
+#: the points of one stage game's gaps (``reply_gaps``) a thread takes at a time
+GAP_POINTS = 256
+
+
+def reply_gaps(games: np.ndarray, row: np.ndarray, col: np.ndarray,
+               value: np.ndarray) -> np.ndarray:
+    """(4, k, points) at each of a group's stage games (k, rows, cols, points) under the
+    mixes ``row`` and ``col`` (k, points, actions) worth ``value`` (k, points): how much
+    A's best action pays beyond the worst his mix plays, how much B's worst (for A) pays
+    below the best B's mix plays, the farther of the mixes' sums from 1, and the mixes'
+    expected payoff less the value. NaN where a payoff is (``solver.counters.gaps``)."""
+    games = np.ascontiguousarray(games, dtype=float)
+    k, _, _, width = games.shape
+    out = np.empty((4, k, width))
+    _reply_gaps(games, np.ascontiguousarray(row, dtype=float),
+                np.ascontiguousarray(col, dtype=float),
+                np.ascontiguousarray(value, dtype=float), out)
+    return out
+
+
+@numba.njit(parallel=True, cache=True)
+def _reply_gaps(games, row, col, value, out):
+    k, rows, cols, width = games.shape
+    chunks = (width + GAP_POINTS - 1) // GAP_POINTS
+    for task in numba.prange(k * chunks):
+        g, first = task // chunks, (task % chunks) * GAP_POINTS
+        last = min(width, first + GAP_POINTS)
+        paid_a = np.zeros((rows, last - first))      # each of A's actions against B's mix
+        paid_b = np.zeros((cols, last - first))      # each of B's against A's
+        for i in range(rows):
+            for j in range(cols):
+                for p in range(first, last):
+                    payoff = games[g, i, j, p]
+                    paid_a[i, p - first] += payoff * col[g, p, j]
+                    paid_b[j, p - first] += row[g, p, i] * payoff
+        for p in range(first, last):
+            _gaps_at(g, p, paid_a[:, p - first], paid_b[:, p - first], row[g, p],
+                     col[g, p], value[g, p], out)
+
+
+@numba.njit(cache=True)
+def _gaps_at(g, p, paid_a, paid_b, row, col, value, out):
+    """One point's four gaps (``reply_gaps``); a NaN payoff makes each of them NaN, as
+    numpy's max and min do."""
+    best, worst_played, expected, total_a = -np.inf, np.inf, 0.0, 0.0
+    for i in range(len(paid_a)):
+        if paid_a[i] > best or paid_a[i] != paid_a[i]:
+            best = paid_a[i] if best == best else best
+        if row[i] > 0 and (paid_a[i] < worst_played or paid_a[i] != paid_a[i]):
+            worst_played = paid_a[i] if worst_played == worst_played else worst_played
+        expected += row[i] * paid_a[i]
+        total_a += row[i]
+    worst, best_played, total_b = np.inf, -np.inf, 0.0
+    for j in range(len(paid_b)):
+        if paid_b[j] < worst or paid_b[j] != paid_b[j]:
+            worst = paid_b[j] if worst == worst else worst
+        if col[j] > 0 and (paid_b[j] > best_played or paid_b[j] != paid_b[j]):
+            best_played = paid_b[j] if best_played == best_played else best_played
+        total_b += col[j]
+    out[0, g, p] = best - worst_played
+    out[1, g, p] = best_played - worst
+    off_a, off_b = abs(total_a - 1.0), abs(total_b - 1.0)
+    out[2, g, p] = off_a if off_a > off_b or off_a != off_a else off_b
+    out[3, g, p] = expected - value
