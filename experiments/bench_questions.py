@@ -206,7 +206,9 @@ def duel_command() -> list[str]:
 
 
 def run_once(argv: list[str], env: dict, stdin: str, timeout: float) -> dict:
-    """One question in a fresh process: seconds, peak memory (MB), exit status."""
+    """One question in a fresh process: seconds, peak memory (MB), exit status, and the
+    warnings it said (an answer the store could not keep is asked cold again when
+    asked warm: said, not hidden by a successful exit)."""
     with tempfile.TemporaryFile() as errors:
         started = time.perf_counter()
         process = subprocess.Popen([*duel_command(), *argv], env=env, stdin=subprocess.PIPE,
@@ -230,7 +232,12 @@ def run_once(argv: list[str], env: dict, stdin: str, timeout: float) -> dict:
     return {"seconds": seconds, "keeping": keeping, "peak_mb": usage.ru_maxrss / 1024,
             "status": "timeout" if timed_out else ("ok" if process.returncode == 0
                                                    else f"exit {process.returncode}"),
-            "error": said[-1] if process.returncode and said else ""}
+            "error": said[-1] if process.returncode and said else "",
+            "warnings": [line for line in said if WARNING in line]}
+
+
+#: what begins a warning of the command line (``agents.cli``)
+WARNING = "duel: warning:"
 
 
 PACKAGES = ("agents", "envs", "solver")
@@ -322,7 +329,14 @@ def measure(listed: list[Question], folder: Path, timeout: float,
         rows.append(row)
         print(f"  {question.label}: {'; '.join(_said(_side(row, side), side) for side in trees)}",
               file=sys.stderr)
+        for warning in _warnings([row["cold"], row["warm"]]):
+            print(f"    {warning}", file=sys.stderr)
     return rows
+
+
+def _warnings(runs: list[dict]) -> list[str]:
+    """The distinct warnings of a question's runs, in the order first said."""
+    return list(dict.fromkeys(line for run in runs for line in run.get("warnings", [])))
 
 
 def _said(times: dict, side: str) -> str:
@@ -338,12 +352,12 @@ def _runs_said(run: dict) -> str:
 
 def median_run(runs: list[dict]) -> dict:
     """The run of median time (of an even number, the slower of the middle two), with
-    every run's seconds under ``runs``; a run that failed is shown instead, never
-    hidden by the others."""
+    every run's seconds under ``runs`` and what any of them warned under ``warnings``;
+    a run that failed is shown instead, never hidden by the others."""
     failed = [run for run in runs if run["status"] != "ok"]
     chosen = failed[0] if failed else sorted(runs, key=lambda run: run["seconds"])[
         len(runs) // 2]
-    return dict(chosen, runs=[run["seconds"] for run in runs])
+    return dict(chosen, runs=[run["seconds"] for run in runs], warnings=_warnings(runs))
 
 
 def _side(row: dict, side: str) -> dict:

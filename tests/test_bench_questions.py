@@ -199,3 +199,38 @@ def test_warm_is_the_median_of_as_many_runs_as_cold(tmp_path, monkeypatch):
     assert (row["warm"]["seconds"], row["warm"]["runs"]) == (0.4, [0.3, 2.2, 0.4])
     assert stores == ["store-now-0-0", "store-now-0-1", "store-now-0-2"] + [
         "store-now-0-2"] * 3
+
+
+def test_a_warning_of_a_successful_run_is_kept_and_said(tmp_path, monkeypatch, capsys):
+    """An answer the store could not keep is asked cold again when asked warm; the run
+    still exits 0. Its warning is kept with the run (``--json``) and said once."""
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import bench_questions as bench_module
+    kept = "duel: warning: the answer could not be kept (disk full)"
+    said = iter([[], [kept], [], [kept], [kept], []])   # 3 cold, then 3 warm
+
+    def asked(argv, env, stdin, timeout):
+        return {"seconds": 1.0, "keeping": 0.0, "peak_mb": 40.0, "status": "ok",
+                "error": "", "warnings": next(said)}
+
+    monkeypatch.setattr(bench_module, "run_once", asked)
+    (row,) = bench_module.measure([bench_module.Question("q", ["solve", "x"])], tmp_path,
+                                  60.0, None, 3)
+    assert row["cold"]["warnings"] == row["warm"]["warnings"] == [kept]
+    assert capsys.readouterr().err.count(kept) == 1
+
+
+def test_run_once_keeps_the_warnings_of_a_run_that_succeeds(tmp_path):
+    """A real process: a profile made for other options is read with a warning, exit 0."""
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import bench_questions as bench_module
+    profile = tmp_path / "p.json"
+    subprocess.run([sys.executable, "-m", "agents.cli", "train", "falkenstein", "--a",
+                    "fencing=GR", "--b", "fencing=GD", "-o", "max_rounds=1", "--personality",
+                    "aggressive", "--out", str(profile)], check=True, capture_output=True,
+                   cwd=ROOT, env=dict(os.environ, DUEL_CACHE_DIR=str(tmp_path / "s")))
+    done = bench_module.run_once(["odds", "falkenstein", "-o", "max_rounds=2", "--vs",
+                                  str(profile)],
+                                 bench_module.environment(tmp_path / "store"), "", 300)
+    assert done["status"] == "ok"
+    assert any("was made for other options" in line for line in done["warnings"])
