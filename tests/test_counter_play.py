@@ -370,12 +370,15 @@ def _gaps_by_numpy(games, row, col, value):
                      (row * paid_a).sum(axis=2) - value])
 
 
-@pytest.mark.parametrize("shape", [(1, 2, 2, 1), (3, 4, 3, 700), (2, 1, 5, 300)])
+@pytest.mark.parametrize("shape", [(1, 2, 2, 1), (3, 4, 3, 700), (2, 1, 5, 300),
+                                   (2, 6, 6, 4000)])
 def test_the_compiled_reply_gaps_are_numpys_at_every_point(shape):
     """Random stage games and mixes, some actions unplayed, a NaN payoff and a mix
     playing nothing: the compiled pass finds numpy's gaps, point by point (NaN where
-    numpy's is; the sums differ in their last bits only)."""
-    from solver.counters.sums import reply_gaps
+    numpy's is; the sums differ in their last bits only), on one thread or, for the
+    largest, on several."""
+    from solver.counters.sums import PARALLEL_TERMS, reply_gaps
+    assert (np.prod(shape) >= PARALLEL_TERMS) == (shape[3] == 4000)
     rng = np.random.default_rng(7)
     k, rows, cols, width = shape
     games = rng.normal(size=shape)

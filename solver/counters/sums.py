@@ -242,34 +242,53 @@ def reply_gaps(games: np.ndarray, row: np.ndarray, col: np.ndarray,
     mixes ``row`` and ``col`` (k, points, actions) worth ``value`` (k, points): how much
     A's best action pays beyond the worst his mix plays, how much B's worst (for A) pays
     below the best B's mix plays, the farther of the mixes' sums from 1, and the mixes'
-    expected payoff less the value. NaN where a payoff is (``solver.counters.gaps``)."""
+    expected payoff less the value. NaN where a payoff is (``solver.counters.gaps``).
+    In parallel only when large (a Blooded duel settles thousands of small groups)."""
     games = np.ascontiguousarray(games, dtype=float)
-    k, _, _, width = games.shape
-    out = np.empty((4, k, width))
-    _reply_gaps(games, np.ascontiguousarray(row, dtype=float),
-                np.ascontiguousarray(col, dtype=float),
-                np.ascontiguousarray(value, dtype=float), out)
+    out = np.empty((4, games.shape[0], games.shape[3]))
+    run = _reply_gaps_in_parallel if games.size >= PARALLEL_TERMS else _reply_gaps
+    run(games, np.ascontiguousarray(row, dtype=float), np.ascontiguousarray(col, dtype=float),
+        np.ascontiguousarray(value, dtype=float), out)
     return out
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(cache=True)
+def _gap_tasks(games) -> int:
+    """The tasks of ``reply_gaps``: each of a group's games, ``GAP_POINTS`` points at a
+    time."""
+    return games.shape[0] * ((games.shape[3] + GAP_POINTS - 1) // GAP_POINTS)
+
+
+@numba.njit(cache=True)
 def _reply_gaps(games, row, col, value, out):
-    k, rows, cols, width = games.shape
+    for task in range(_gap_tasks(games)):
+        _gap_task(task, games, row, col, value, out)
+
+
+@numba.njit(parallel=True, cache=True)
+def _reply_gaps_in_parallel(games, row, col, value, out):
+    for task in numba.prange(_gap_tasks(games)):
+        _gap_task(task, games, row, col, value, out)
+
+
+@numba.njit(cache=True)
+def _gap_task(task, games, row, col, value, out):
+    """One game's gaps at ``GAP_POINTS`` of its points."""
+    _, rows, cols, width = games.shape
     chunks = (width + GAP_POINTS - 1) // GAP_POINTS
-    for task in numba.prange(k * chunks):
-        g, first = task // chunks, (task % chunks) * GAP_POINTS
-        last = min(width, first + GAP_POINTS)
-        paid_a = np.zeros((rows, last - first))      # each of A's actions against B's mix
-        paid_b = np.zeros((cols, last - first))      # each of B's against A's
-        for i in range(rows):
-            for j in range(cols):
-                for p in range(first, last):
-                    payoff = games[g, i, j, p]
-                    paid_a[i, p - first] += payoff * col[g, p, j]
-                    paid_b[j, p - first] += row[g, p, i] * payoff
-        for p in range(first, last):
-            _gaps_at(g, p, paid_a[:, p - first], paid_b[:, p - first], row[g, p],
-                     col[g, p], value[g, p], out)
+    g, first = task // chunks, (task % chunks) * GAP_POINTS
+    last = min(width, first + GAP_POINTS)
+    paid_a = np.zeros((rows, last - first))      # each of A's actions against B's mix
+    paid_b = np.zeros((cols, last - first))      # each of B's against A's
+    for i in range(rows):
+        for j in range(cols):
+            for p in range(first, last):
+                payoff = games[g, i, j, p]
+                paid_a[i, p - first] += payoff * col[g, p, j]
+                paid_b[j, p - first] += row[g, p, i] * payoff
+    for p in range(first, last):
+        _gaps_at(g, p, paid_a[:, p - first], paid_b[:, p - first], row[g, p], col[g, p],
+                 value[g, p], out)
 
 
 @numba.njit(cache=True)
