@@ -293,25 +293,27 @@ def _gap_task(task, games, row, col, value, out):
 
 @numba.njit(cache=True)
 def _gaps_at(g, p, paid_a, paid_b, row, col, value, out):
-    """One point's four gaps (``reply_gaps``); a NaN payoff makes each of them NaN, as
-    numpy's max and min do."""
-    best, worst_played, expected, total_a = -np.inf, np.inf, 0.0, 0.0
+    """One point's four gaps (``reply_gaps``); B's spread is A's on his payoffs negated
+    (his own)."""
+    expected = 0.0
     for i in range(len(paid_a)):
-        if paid_a[i] > best or paid_a[i] != paid_a[i]:
-            best = paid_a[i] if best == best else best
-        if row[i] > 0 and (paid_a[i] < worst_played or paid_a[i] != paid_a[i]):
-            worst_played = paid_a[i] if worst_played == worst_played else worst_played
         expected += row[i] * paid_a[i]
-        total_a += row[i]
-    worst, best_played, total_b = np.inf, -np.inf, 0.0
-    for j in range(len(paid_b)):
-        if paid_b[j] < worst or paid_b[j] != paid_b[j]:
-            worst = paid_b[j] if worst == worst else worst
-        if col[j] > 0 and (paid_b[j] > best_played or paid_b[j] != paid_b[j]):
-            best_played = paid_b[j] if best_played == best_played else best_played
-        total_b += col[j]
-    out[0, g, p] = best - worst_played
-    out[1, g, p] = best_played - worst
-    off_a, off_b = abs(total_a - 1.0), abs(total_b - 1.0)
+    out[0, g, p] = _spread(paid_a, row)
+    out[1, g, p] = _spread(-paid_b, col)
+    off_a, off_b = abs(row.sum() - 1.0), abs(col.sum() - 1.0)
     out[2, g, p] = off_a if off_a > off_b or off_a != off_a else off_b
     out[3, g, p] = expected - value
+
+
+@numba.njit(cache=True)
+def _spread(paid, mix):
+    """How much the best action pays beyond the worst one ``mix`` plays; NaN if any
+    payoff is, as numpy's max and min say."""
+    best, worst_played = -np.inf, np.inf
+    for i in range(len(paid)):
+        if paid[i] != paid[i]:
+            return np.nan
+        best = max(best, paid[i])
+        if mix[i] > 0:
+            worst_played = min(worst_played, paid[i])
+    return best - worst_played
