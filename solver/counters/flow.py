@@ -60,6 +60,7 @@ def play_forward(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs
     steps, win, loss, worth = 0.0, 0.0, 0.0, 0.0
     gather = graph.landings.gather
     at_once = max(1, FLOW_ENTRIES // max(len(graph.pair_core), graph.size))
+    room = _Room(graph, min(at_once, max(map(len, grid.layers), default=1)))
     # play only lowers the counters: the layers above the highest root's hold no chance
     # (a moment's push skips them, and changes nothing by it)
     highest = max(int(layer_of[point]) for _, _, point in roots)
@@ -81,7 +82,7 @@ def play_forward(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs
             for begin in range(0, len(layer), at_once):
                 points = layer[begin:begin + at_once]
                 flow = _layer_flow(graph, grid, points, arriving, roots, mixes, tolerance,
-                                   max_sweeps, units, visits)
+                                   max_sweeps, units, visits, room)
                 progress.advance(len(points), "play pushed forward")
                 steps += flow.steps
                 ended = flow.inflow[graph.terminal].sum(axis=1)
@@ -98,16 +99,17 @@ def play_forward(graph: CoreGraph, grid: Grid, roots: list, mixes: dict, payoffs
 
 def _layer_flow(graph: CoreGraph, grid: Grid, points: np.ndarray, arriving: np.ndarray,
                 roots: list, mixes: dict, tolerance: float, max_sweeps: int,
-                units: np.ndarray, visits: tuple | None) -> _Flow:
+                units: np.ndarray, visits: tuple | None, room: _Room) -> _Flow:
     """The play at ``points`` (of one layer), from what arrives there and the roots
     among them."""
-    inflow = np.zeros((graph.size, len(points)))
+    inflow = room.inflow(len(points))
     inflow[graph.landing] = arriving[:, grid.span(points)]
     column = {int(point): i for i, point in enumerate(points)}
     for p, core, point in roots:
         if point in column:
             inflow[core, column[point]] += p
-    flow = _Flow(graph, points, mixes, inflow, tolerance, max_sweeps, units, visits)
+    flow = _Flow(graph, points, mixes, inflow, tolerance, max_sweeps, units, visits,
+                 room.pairs(len(points)))
     for block in reversed(graph.blocks):
         flow.block(block)
     return flow
@@ -127,6 +129,32 @@ def feed(graph: CoreGraph, grid: Grid, points: np.ndarray, summed: np.ndarray,
         arriving[0, grid.column[grid.size:]] += dead.sum(axis=0)
 
 
+class _Room:
+    """The working arrays of a push, allocated once, as wide as its widest chunk of
+    points, and handed to each chunk: a fresh array a chunk had the system map and
+    clear new pages each time (a level-5 duel's chance of each joint action: 133 MB,
+    72 times over), and the push took 8.7 to 10 s instead of 7."""
+
+    def __init__(self, graph: CoreGraph, width: int):
+        self._pairs = np.empty((len(graph.pair_core), width))
+        self._inflow = np.empty((graph.size, width))
+
+    def pairs(self, width: int) -> np.ndarray:
+        """(pairs, width), contiguous, to be written whole."""
+        return _first_columns(self._pairs, width)
+
+    def inflow(self, width: int) -> np.ndarray:
+        """(cores, width) of zeros, contiguous."""
+        found = _first_columns(self._inflow, width)
+        found.fill(0.0)
+        return found
+
+
+def _first_columns(held: np.ndarray, width: int) -> np.ndarray:
+    """A contiguous (rows, width) array in the memory of ``held`` (rows, at least width)."""
+    return held.reshape(-1)[:len(held) * width].reshape(len(held), width)
+
+
 class _Flow:
     """The chance of play at one layer's points, pushed block by block in the order
     play goes (predecessors first): ``pairs`` (pairs, points) of playing each joint
@@ -137,11 +165,12 @@ class _Flow:
 
     def __init__(self, graph: CoreGraph, points: np.ndarray, mixes: dict,
                  inflow: np.ndarray, tolerance: float, max_sweeps: int,
-                 units: np.ndarray, visits: tuple[np.ndarray, np.ndarray] | None):
+                 units: np.ndarray, visits: tuple[np.ndarray, np.ndarray] | None,
+                 pairs: np.ndarray):
         self.graph, self.points, self.inflow = graph, points, inflow
         self.tolerance, self.max_sweeps = tolerance, max_sweeps
         self.units, self.visits, self.steps = units, visits, 0.0
-        self.pairs = np.empty((len(graph.pair_core), len(points)))
+        self.pairs = pairs
         #: player -> (slots + 1, points) the mixes at the layer's points, by slot (see
         #: ``Part.slots``), then a row of ones
         self.mixes = {player: np.vstack([mix[points].T, np.ones(len(points))])
