@@ -21,8 +21,9 @@ file: the arrays of an answer read back are its pages (``solver.cache``), not a 
 another one is reading is then said in a warning, and the answer still given.)
 
 A store given ``deferred_bytes`` (the ``duel`` command's, for the questions a GM waits
-for) keeps up to that many bytes of answers in memory and writes them when told
-(``write_pending``): on Linux
+for) keeps up to that many bytes of answers in memory, and any number where they are
+the last large ones of their process (``solver.cache.last_large_answers``), and writes
+them when told (``write_pending``): on Linux
 in a child process of its own, once the answer is printed, so that the prompt comes
 back before the disk has the answer (a level-5 solution is 1.7 GB, and its writing
 took 3.5-3.8 s on a virtual machine). Until that child has written an entry, it holds a
@@ -60,7 +61,7 @@ from importlib import resources
 from itertools import islice
 from pathlib import Path
 
-from solver.cache import ALIGN, Payload
+from solver.cache import ALIGN, Payload, answers_may_wait
 
 from .profiles import package_version
 
@@ -177,11 +178,13 @@ class AnswerStore:
         entry's name, so no other writer's file can stand in its place. A store that
         cannot be written (a full disk, a read-only directory) is said in a warning and
         the answer is still given (None is handed back). A payload that fits in
-        ``deferred_bytes`` with those already waiting waits for ``write_pending``, and
-        None is handed back."""
+        ``deferred_bytes`` with those already waiting, or (a store that defers any) one of
+        the process's last large answers (``solver.cache.answers_may_wait``), waits for
+        ``write_pending``, and None is handed back."""
         pieces = _pieces(payload)
         waiting = sum(piece.nbytes for kept in self._pending.values() for piece in kept)
-        if waiting + sum(piece.nbytes for piece in pieces) <= self.deferred_bytes:
+        if (waiting + sum(piece.nbytes for piece in pieces) <= self.deferred_bytes
+                or self.deferred_bytes > 0 and answers_may_wait()):
             self._pending[key] = pieces
             return None
         return self._write(key, pieces)
@@ -355,8 +358,11 @@ class ScratchStore:
     (on a disk, where a temporary directory may be memory itself), and handed back as
     its memory map, as ``AnswerStore.put`` hands back what it keeps: the answer's arrays
     are then the file's pages, read as they are touched, and the computed copy is freed.
-    Level 5's odds against the equilibrium hold its tables, most of which they never
-    touch again: they peaked at 4.27 GiB as computed, 3.58 GiB spilled. The file goes
+    Odds that solve a best response after the equilibrium hold its tables meanwhile,
+    most of which they never touch again (level 5's, when its best response was still
+    solved: 4.27 GiB at the peak as computed, 3.58 GiB spilled). The process's last
+    large answers (``solver.cache.answers_may_wait``) are kept as computed: no work to
+    come needs their room. The file goes
     when the process lets go of its map; where it cannot be written (no room, no folder
     that takes it), the answer is kept as computed, unsaid: the user asked for no store."""
 
@@ -370,7 +376,7 @@ class ScratchStore:
     def put(self, key: str, payload: Payload) -> memoryview | None:
         pieces = _pieces(payload)
         size = sum(piece.nbytes for piece in pieces)
-        if size <= self.spilled_bytes:
+        if size <= self.spilled_bytes or answers_may_wait():
             return None
         try:   # the folder looked for only now: a question that spills nothing needs none
             directory = _existing(Path(self._directory) if self._directory is not None

@@ -29,7 +29,8 @@ _PUBLIC = {
     "MixPolicy": "policy", "TabularPolicy": "policy", "UniformPolicy": "policy",
     **{name: "solve" for name in (
         "best_response", "decisions", "equilibrium_policy", "evaluate", "exploitability",
-        "policy_table", "read_policy", "require_states", "require_table", "resolve_policy",
+        "policy_table", "read_policy", "replies_with_equilibrium", "require_states",
+        "require_table", "resolve_policy",
         "solve_game", "solve_moment", "solve_regularized", "stage_equilibria",
         "state_graph", "together")},
 }

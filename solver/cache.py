@@ -93,6 +93,34 @@ def ambient() -> AnswerCache | None:
     return _AMBIENT.get()
 
 
+#: in this context: a test of whether the answers being computed are the last large ones
+#: of their process (None: they may not be), asked when one is kept (``answers_may_wait``)
+_LAST: ContextVar[Callable[[], bool] | None] = ContextVar("last large answers", default=None)
+
+
+@contextmanager
+def last_large_answers(when: Callable[[], bool]) -> Iterator[None]:
+    """Inside the block, the answers computed are the last large ones of their process
+    wherever ``when()`` says so, asked as each is kept (after its computation: a test
+    that needs what the computation explores pays nothing more, and an answer read
+    back never asks). A store may then keep them waiting in memory whatever their
+    size, to be written as the process leaves, as ``duel solve``'s are: written at once
+    and read back as the file's pages, the computed copy is freed for the work to come,
+    and where none comes that write only costs time (level 5's 1.7 GB: about 3 s)."""
+    token = _LAST.set(when)
+    try:
+        yield
+    finally:
+        _LAST.reset(token)
+
+
+def answers_may_wait() -> bool:
+    """Whether the answer a store is asked to keep may wait in memory whatever its size
+    (``last_large_answers``)."""
+    when = _LAST.get()
+    return when is not None and bool(when())
+
+
 def key_of(game: Game, question: str) -> str | None:
     """The store key of ``question`` about ``game``; None for a game without an
     identity, which is never stored."""

@@ -295,6 +295,19 @@ def best_response(game: Game, policy: Policy, responder: str,
                                         safest)
 
 
+def replies_with_equilibrium(game: Game) -> bool:
+    """Whether the best response to the equilibrium of ``game`` (``best_response``
+    with the equilibrium as ``safest``) is the equilibrium's own play, read off its
+    solve with no other: on counters, where every end of the duel is a win or a loss of
+    one amount each (``solver.counters.play.losses_follow_value``) and the solve's mixes
+    are best replies to each other (as an exact solve's are; not checked here). Asked
+    after the solve, it explores nothing more."""
+    if not _on_counters(game):
+        return False
+    from .counters.play import losses_follow_value
+    return losses_follow_value(game)
+
+
 def together(game: Game, *questions: Callable[[], object]) -> list:
     """The answers of ``questions`` (calls of this facade about ``game``), asked at once
     where the backend gains by it and has the room: a counter game whose tables are

@@ -909,3 +909,54 @@ def test_an_answer_beyond_the_bytes_a_store_may_hold_is_written_at_once(tmp_path
     assert bytes(AnswerStore(tmp_path).get("second")) == second
     store.write_pending()
     assert bytes(AnswerStore(tmp_path).get("first")) == first
+
+
+@pytest.mark.parametrize("last", [True, False])
+def test_the_last_large_answers_of_a_process_wait_in_memory(tmp_path, last):
+    """Told that the answers computed are the last large ones of their process, a store
+    that defers keeps one of any size waiting, and ``--no-cache``'s spills nothing;
+    told they are not, each writes one beyond its bytes at once. A store that defers
+    nothing (no one writes what waits) writes it at once either way."""
+    from agents.store import ScratchStore
+    from solver.cache import last_large_answers
+    answer = b"x" * 2**21
+    asked = []
+    with last_large_answers(lambda: asked.append(1) or last):
+        waiting = AnswerStore(tmp_path / "deferring", deferred_bytes=2**20)
+        scratch = ScratchStore(2**20, tmp_path)
+        at_once = AnswerStore(tmp_path / "at once")
+        assert (waiting.put("k", answer) is None) is last
+        assert (scratch.put("k", answer) is None) is last
+        assert bytes(at_once.put("k", answer)) == answer
+    assert asked   # asked as the answer is kept
+    found = AnswerStore(tmp_path / "deferring").get("k")
+    assert found is None if last else bytes(found) == answer
+    waiting.write_pending()
+    assert bytes(AnswerStore(tmp_path / "deferring").get("k")) == answer
+    assert ScratchStore(2**20, tmp_path).put("k", answer) is not None   # outside the block
+
+
+@pytest.mark.parametrize(("system", "last"), [("pathfinder", True), ("blooded", False)])
+def test_odds_against_the_equilibrium_spill_it_only_where_a_best_response_is_solved(
+        capsys, monkeypatch, system, last):
+    """``--no-cache`` odds against the equilibrium, every answer beyond 1 byte spilled:
+    a Pathfinder knockout (every end a win or a loss, of one amount each) reads the best
+    response off the equilibrium, so its solution is the last large answer and is kept
+    as computed; a Blooded duel, which may end drawn, solves its best response after it
+    and spills it. Either way the answer is the one computed with nothing spilled."""
+    from agents import store
+    from agents.cli import KEPT_ON_LEAVING
+    spilled = []
+    real_put = store.ScratchStore.put
+    monkeypatch.setattr(store.ScratchStore, "put", lambda self, key, payload: spilled.append(
+        (key.split("|")[0], real_put(self, key, payload))) or spilled[-1][1])
+    duel = {"pathfinder": ["--a", "fighter,hp=8", "--b", "rogue,hp=8"],
+            "blooded": ["--a", "novice", "--b", "novice", "-o", "max_beats=3"]}[system]
+    odds = ["odds", system, *duel, "--vs", "equilibrium", "--no-cache"]
+    monkeypatch.setitem(KEPT_ON_LEAVING, "odds", 2**40)
+    computed = run_json(odds, capsys)
+    monkeypatch.setitem(KEPT_ON_LEAVING, "odds", 1)
+    spilled.clear()
+    assert run_json(odds, capsys) == computed
+    solution = [kept for question, kept in spilled if question == "solution"]
+    assert len(solution) == 1 and (solution[0] is None) is last

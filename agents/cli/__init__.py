@@ -116,7 +116,9 @@ def _ceiling(args: argparse.Namespace):
 #: waits for at once (``play`` keeps each as it comes, a session being long), and how
 #: many bytes of them may wait: ``solve`` ends with its answer, but ``odds`` goes on
 #: solving after its equilibrium, which, held as computed rather than read back from the
-#: file as touched, would add up to half its size to the peak (level 1's is 304 MB)
+#: file as touched, would add up to half its size to the peak (level 1's is 304 MB);
+#: against the equilibrium itself, where nothing is solved after it, it waits whatever its
+#: size (``solver.cache.last_large_answers``)
 KEPT_ON_LEAVING = {"solve": math.inf, "odds": 512 * 2**20}
 #: the stores whose answers ``entry_point`` writes as it leaves (None: in ``main``, each
 #: command's are written as it ends)

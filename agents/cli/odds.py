@@ -16,8 +16,16 @@ from pathlib import Path
 import numpy as np
 
 import envs
-from solver import best_response, evaluate, progress, read_policy, solve_game, together
-from solver.cache import ambient, remembered
+from solver import (
+    best_response,
+    evaluate,
+    progress,
+    read_policy,
+    replies_with_equilibrium,
+    solve_game,
+    together,
+)
+from solver.cache import ambient, last_large_answers, remembered
 from solver.decision_table import DecisionTable
 from solver.policy import MixPolicy
 
@@ -97,7 +105,8 @@ def _answer(game, vs: str, me: str, moment=None) -> dict:
     them = "b" if me == "a" else "a"
     with progress.task("the odds", len(STEPS), "steps", parts=True,
                        weights=_step_weights(game, vs, moment is None)):
-        equilibrium = solve_game(game).policy_for(me)
+        with last_large_answers(lambda: _last_solve(game, vs, moment)):
+            equilibrium = solve_game(game).policy_for(me)
         progress.advance(1, STEPS[1])
         opponent = opponent_policy(vs, game, them)   # the equilibrium's other side: read
         progress.advance(1, STEPS[2])
@@ -118,6 +127,12 @@ def _answer(game, vs: str, me: str, moment=None) -> dict:
     if isinstance(opponent, MixPolicy):
         answer["mix_fallback"] = _fallback(response, opponent, them)
     return answer
+
+
+def _last_solve(game, vs: str, moment) -> bool:
+    """Whether the equilibrium is the last duel the odds solve: against the equilibrium
+    itself, over the whole duel, where the best response is read off it."""
+    return vs.strip() == "equilibrium" and moment is None and replies_with_equilibrium(game)
 
 
 def _odds_and_best_response(played, equilibrium, opponent, me: str) -> tuple:
