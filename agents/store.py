@@ -123,6 +123,9 @@ class AnswerStore:
         self.deferred_bytes = deferred_bytes
         #: key -> payload put and not written yet
         self._pending: dict[str, list[memoryview]] = {}
+        #: the keys of those waiting as the process's last large answers: they do not
+        #: count against ``deferred_bytes`` (the small answers made after them still wait)
+        self._last: set[str] = set()
 
     def _name(self, key: str) -> str:
         return hashlib.sha256(key.encode()).hexdigest()[:32]
@@ -178,16 +181,21 @@ class AnswerStore:
         entry's name, so no other writer's file can stand in its place. A store that
         cannot be written (a full disk, a read-only directory) is said in a warning and
         the answer is still given (None is handed back). A payload that fits in
-        ``deferred_bytes`` with those already waiting, or (a store that defers any) one of
-        the process's last large answers (``solver.cache.answers_may_wait``), waits for
-        ``write_pending``, and None is handed back."""
+        ``deferred_bytes`` with those already waiting (but the last large ones), or (a
+        store that defers any) one of the process's last large answers
+        (``solver.cache.answers_may_wait``), waits for ``write_pending``, and None is
+        handed back."""
         pieces = _pieces(payload)
-        waiting = sum(piece.nbytes for kept in self._pending.values() for piece in kept)
-        if (waiting + sum(piece.nbytes for piece in pieces) <= self.deferred_bytes
-                or self.deferred_bytes > 0 and answers_may_wait()):
-            self._pending[key] = pieces
-            return None
-        return self._write(key, pieces)
+        waiting = sum(piece.nbytes for waiting_key, kept in self._pending.items()
+                      if waiting_key not in self._last for piece in kept)
+        if waiting + sum(piece.nbytes for piece in pieces) <= self.deferred_bytes:
+            self._last.discard(key)
+        elif self.deferred_bytes > 0 and answers_may_wait():
+            self._last.add(key)
+        else:
+            return self._write(key, pieces)
+        self._pending[key] = pieces
+        return None
 
     def write_pending(self, background: bool = False) -> None:
         """Write the answers waiting to be written; with ``background`` (where the
@@ -195,7 +203,7 @@ class AnswerStore:
         each entry locked until it is in place. Call it as the process leaves: the
         child takes this process's memory as it is, and a process that goes on
         writing to it would copy every page it touches."""
-        pending, self._pending = self._pending, {}
+        pending, self._pending, self._last = self._pending, {}, set()
         if not pending:
             return
         short = self._short_of_room(sum(piece.nbytes for kept in pending.values()

@@ -915,8 +915,9 @@ def test_an_answer_beyond_the_bytes_a_store_may_hold_is_written_at_once(tmp_path
 def test_the_last_large_answers_of_a_process_wait_in_memory(tmp_path, last):
     """Told that the answers computed are the last large ones of their process, a store
     that defers keeps one of any size waiting, and ``--no-cache``'s spills nothing;
-    told they are not, each writes one beyond its bytes at once. A store that defers
-    nothing (no one writes what waits) writes it at once either way."""
+    told they are not, each writes one beyond its bytes at once. A small answer made
+    after still fits the budget of waiting bytes. A store that defers nothing (no one
+    writes what waits) writes it at once either way."""
     from agents.store import ScratchStore
     from solver.cache import last_large_answers
     answer = b"x" * 2**21
@@ -929,10 +930,13 @@ def test_the_last_large_answers_of_a_process_wait_in_memory(tmp_path, last):
         assert (scratch.put("k", answer) is None) is last
         assert bytes(at_once.put("k", answer)) == answer
     assert asked   # asked as the answer is kept
+    # a small answer made after it still waits: the last large ones take no budget
+    assert waiting.put("small", b"s" * 2**19) is None
     found = AnswerStore(tmp_path / "deferring").get("k")
     assert found is None if last else bytes(found) == answer
     waiting.write_pending()
     assert bytes(AnswerStore(tmp_path / "deferring").get("k")) == answer
+    assert bytes(AnswerStore(tmp_path / "deferring").get("small")) == b"s" * 2**19
     assert ScratchStore(2**20, tmp_path).put("k", answer) is not None   # outside the block
 
 
