@@ -710,6 +710,68 @@ def test_games_laid_out_by_point_are_read_in_place(monkeypatch):
     assert seen == [True, False, True, False]   # the view in place, the plain batch not
 
 
+def _started_alone(game: np.ndarray, start_row, start_col):
+    """``solver.matrix.starts.started`` on one game (no game before it, every action
+    legal): whether it settled, and its row mix, column mix and value."""
+    import solver.matrix.lp as matrix
+    import solver.matrix.starts as matrix_starts
+
+    m, n = game.shape
+    tolerances = (matrix.UNIQUE_TOL, matrix.CONSTANT_TOL, matrix.REGRET_TOL,
+                  matrix.INVERSE_LIMIT, matrix.SCALE_ABOVE)
+    row, col, value, settled, _, _ = matrix_starts.started(
+        np.ascontiguousarray(game[None, :, :, None]), np.ones((1, m), bool),
+        np.ones((1, n), bool), True, (np.array([start_row], float),
+                                        np.array([start_col], float)), tolerances)
+    return bool(settled[0]), row[0], col[0], float(value[0])
+
+
+@pytest.mark.parametrize("game, start_row, start_col", [
+    # [[1, 0], [0, 2]] in rows 0-1, columns 0-1 is the equilibrium: x = y = (2/3, 1/3),
+    # worth 2/3; column 2 pays the row player 3 and row 2 pays -1 against y, both left
+    # out strictly. From (row 0, column 0): column 1 does better for the column player
+    # (0 < 1), no row does; row 1 is the first row to answer column 1 (the ratio test:
+    # 1/3, row 2 never), and adding both settles it
+    ([[1.0, 0.0, 3.0], [0.0, 2.0, 3.0], [-1.0, -1.0, -1.0]], [1, 0, 0], [1, 0, 0]),
+    # the same equilibrium, row 2 now paying 1/2 against y (below 2/3); from rows {0, 2}
+    # (row 0 at weight 0 in their equaliser, row 1 paying 1 against its (1/2, 1/2)):
+    # row 1 enters in place of a support row; in place of row 2 it settles
+    ([[1.0, 0.0], [0.0, 2.0], [0.5, 0.5]], [0.5, 0, 0.5], [0.5, 0.5]),
+])
+def test_a_start_one_pivot_away_settles_without_the_simplex(game, start_row, start_col):
+    # neither start is a saddle point, nor is the game's own maximin pair: before the
+    # pivots, both went to the simplex
+    game = np.array(game)
+    settled, row, col, value = _started_alone(game, start_row, start_col)
+    assert settled
+    assert row == pytest.approx(np.r_[2 / 3, 1 / 3, np.zeros(len(row) - 2)], abs=1e-12)
+    assert col == pytest.approx(np.r_[2 / 3, 1 / 3, np.zeros(len(col) - 2)], abs=1e-12)
+    assert value == pytest.approx(2 / 3, abs=1e-12)
+
+
+def test_starts_from_nearby_games_settle_only_on_the_equilibrium():
+    # random games (one equilibrium each, almost surely), each started from the answer
+    # of a game near it, whose supports are often a pivot or two away: whatever settles
+    # is the simplex's answer, worth linprog's value. Without the pivots 155 of these 300
+    # settled (on the start's supports, or a saddle point); with them, 234
+    rng = np.random.default_rng(13)
+    settled_count = 0
+    for _ in range(300):
+        m, n = rng.integers(3, 7, size=2)
+        game = rng.normal(size=(m, n))
+        start_row, start_col, _ = solve_matrix(game + 0.3 * rng.normal(size=(m, n)),
+                                               max_entropy=True)
+        settled, row, col, value = _started_alone(game, start_row, start_col)
+        if not settled:
+            continue
+        settled_count += 1
+        cold_row, cold_col, _ = solve_matrix(game, max_entropy=True)
+        assert row == pytest.approx(cold_row, abs=1e-9)
+        assert col == pytest.approx(cold_col, abs=1e-9)
+        assert value == pytest.approx(linprog_value(game), abs=1e-9)
+    assert settled_count > 200
+
+
 def test_a_game_without_a_start_tries_the_answer_one_point_before():
     # rock-paper-scissors with unequal stakes (one mixed equilibrium on every action, no
     # saddle point), drifting slowly from point to point; only each core's first point
