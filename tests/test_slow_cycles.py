@@ -161,3 +161,28 @@ def test_value_iteration_stops_where_rounding_holds_the_changes(rate, noise, sta
     # the noisy operator's fixed point lies within 2 * noise / (1 - rate) of the true one
     assert np.abs(values - fixed_point).max() < 2 * noise / (1 - rate)
     assert found.error <= TOLERANCE
+
+
+def test_a_layers_slices_add_the_largest_error_and_its_layers_add_up():
+    # the blocks of one slice of points rest on each other (their bounds add); the slices
+    # of a layer are apart (the largest counts); each layer rests on those below (added)
+    from solver.counters.layers import Record
+    from solver.markov.stages import Convergence
+
+    def block(error: float, sweeps: int = 3, residual: float = 1e-15) -> Convergence:
+        return Convergence(True, sweeps, residual, TOLERANCE, True, error)
+
+    record = Record(TOLERANCE)
+    record.slice_of(0)
+    record.add(block(1e-13))
+    record.add(block(2e-13))          # this slice: 3e-13
+    record.slice_of(0)
+    record.add(block(5e-13, residual=4e-15))
+    record.slice_of(7)
+    record.add(block(1e-13))
+    record.slice_of(7)
+    record.add(block(0.5e-13))
+    found = record.convergence()
+    assert found.error == pytest.approx(5e-13 + 1e-13, rel=1e-12)
+    assert found.sweeps == 15 and found.residual == 4e-15
+    assert found.cyclic and found.converged

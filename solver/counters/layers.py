@@ -21,22 +21,36 @@ NEWTON_STEPS = 6
 
 
 class Record:
-    """The layers' value iterations summed into one ``Convergence``."""
+    """The layers' value iterations summed into one ``Convergence``. Errors add along a
+    chain: the blocks of a slice of points, in order, then the layers, each resting on
+    those below. The slices of one layer are apart (a point's values rest on its own
+    and the layers below), so a layer adds the largest of its slices' errors."""
 
     def __init__(self, tolerance: float):
         self.tolerance, self.sweeps, self.residual, self.converged = tolerance, 0, 0.0, True
         self.cyclic, self.error = False, 0.0
+        #: the layer of the slice being solved, the largest error of its slices before,
+        #: and this slice's so far
+        self._layer, self._widest, self._slice = None, 0.0, 0.0
 
     def add(self, convergence: Convergence) -> None:
         self.sweeps += convergence.sweeps
         self.residual = max(self.residual, convergence.residual)
         self.converged = self.converged and convergence.converged
         self.cyclic = self.cyclic or convergence.cyclic
-        self.error += convergence.error   # errors add along the layers' chain
+        self._slice += convergence.error
+
+    def slice_of(self, layer: int) -> None:
+        """What is added next is a slice of points of ``layer`` (layers in order)."""
+        self._widest = max(self._widest, self._slice)
+        if layer != self._layer:
+            self.error += self._widest
+            self._layer, self._widest = layer, 0.0
+        self._slice = 0.0
 
     def convergence(self) -> Convergence:
         return Convergence(self.cyclic, self.sweeps, self.residual, self.tolerance,
-                           self.converged, self.error)
+                           self.converged, self.error + max(self._widest, self._slice))
 
 
 def solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tuple,

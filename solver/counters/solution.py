@@ -499,6 +499,7 @@ def _solve_stages(graph: CoreGraph, grid: Grid, table: tuple, finals: np.ndarray
         together, starts = grid.together(first, last)
         known = read_lowered(graph, grid, together, landed)
         for points, at in _slices(grid.layers[first:last], starts, at_once):
+            record.slice_of(int(grid.floor[points[0]]))
             reading = (np.ascontiguousarray(known[:, at:at + len(points)]), landed, finals)
             layer = solve_layer(graph, grid, points, reading, mixes, record, tolerance,
                                 max_sweeps, rule)
