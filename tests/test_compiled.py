@@ -38,7 +38,9 @@ def solve_in_a_new_process() -> dict:
 def test_a_second_process_loads_the_compiled_code_from_disk():
     first = solve_in_a_new_process()   # compiles what is not on disk yet, and keeps it
     second = solve_in_a_new_process()
-    assert second["used"] == first["used"] and len(second["used"]) >= 10
+    # a process that compiles a function lists the helpers it compiled into it too; one
+    # that loads it from disk does not
+    assert set(second["used"]) <= set(first["used"]) and len(second["used"]) >= 10
     assert second["misses"] == 0
     assert second["hits"] >= len(second["used"])
     assert second["indexes"]
