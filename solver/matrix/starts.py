@@ -286,8 +286,7 @@ def _on_supports(games, core, point, rows, cols, g, start_row, start_col, s, bou
                  tolerances, supports, scratch, row, col):
     """Game ``g`` tried on the supports of row ``s`` of ``start_row``, ``start_col``:
     whether it settles there, and its value."""
-    low, span, magnitude, margin = bounds
-    unique, constant_tol, regret_tol, inverse_limit, _ = tolerances
+    unique = tolerances[0]
     on_rows, on_cols, in_rows, in_cols = supports
     size = _support(rows, g, start_row, s, unique, on_rows, in_rows)
     if size != _support(cols, g, start_col, s, unique, on_cols, in_cols):
