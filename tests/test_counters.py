@@ -600,6 +600,37 @@ def test_a_points_neighbour_is_one_lower_on_its_largest_counter():
     assert grid.lowered(np.array(points)).tolist() == expected
 
 
+def test_a_points_neighbours_one_and_two_drops_below_its_layer():
+    # band 2 on counters up to 5: the layer of sums 8-9. (3, 5), of sum 8, drops 1 on
+    # its largest counter: (3, 4), then (3, 3); (4, 5) drops 2: (4, 3), (4, 1); (5, 4)
+    # too, on the first: (3, 4), (1, 4). (2, 3), of sum 5 in the layer of 4-5, drops 2:
+    # (2, 1), then past 1
+    grid = Grid((5, 5), band=2)
+    points = np.array([grid.flat(p) for p in ((3, 5), (4, 5), (5, 4), (2, 3))])
+    assert grid.lowered(points).tolist() == [grid.flat(p) for p in ((3, 4), (4, 3), (3, 4),
+                                                                     (2, 1))]
+    assert grid.lowered(points, drops=2).tolist() == [
+        grid.flat((3, 3)), grid.flat((4, 1)), grid.flat((1, 4)), -1]
+
+
+def test_a_first_guess_follows_the_values_below_along_their_line():
+    # landing cores 2 and 7 hold the values 2a + b and 3a + 7b at counters (a, b): on a
+    # line through two neighbours below, the guess is the value at the point itself;
+    # with one neighbour known, that neighbour's; a core that nothing lands on, 0
+    from types import SimpleNamespace
+
+    from solver.counters.layers import _neighbour_values
+    grid = Grid((5, 5), band=2)
+    landed = np.zeros((2, grid.columns))
+    counters = grid.points[:grid.size]
+    landed[0, grid.column[:grid.size]] = 2 * counters[:, 0] + counters[:, 1]
+    landed[1, grid.column[:grid.size]] = 3 * counters[:, 0] + 7 * counters[:, 1]
+    points = np.array([grid.flat(p) for p in ((3, 5), (4, 5), (5, 4), (2, 3), (1, 1))])
+    guess = _neighbour_values(SimpleNamespace(landing=np.array([2, 7])), grid, points,
+                              landed, np.array([7, 3, 2]))
+    assert guess.tolist() == [[44, 47, 43, 13, 0], [0, 0, 0, 0, 0], [11, 13, 14, 5, 0]]
+
+
 def test_warm_starts_come_from_the_layer_then_from_the_neighbour_below():
     # at 2 x 3 counters, the layer of sum 4 is (1, 3), (2, 2); their neighbours one
     # lower on the largest counter are (1, 2) and (1, 2) (a tie lowers the first):
@@ -637,6 +668,24 @@ def test_the_compiled_sparse_products_match_scipys(columns):
     expected[rows] = matrix @ dense
     counter_sums.times(matrix, dense, out, rows, add=False)
     assert np.array_equal(out, expected)
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_a_policys_payoffs_are_summed_per_core_row_after_row(parallel, monkeypatch):
+    # cores own rows 0-2, 3, 4-6 of the pairs: each sum is the products added in row
+    # order, as a loop adds them, to the bit; in parallel the same
+    monkeypatch.setattr(counter_sums, "PARALLEL_TERMS", 1 if parallel else 1 << 40)
+    rng = np.random.default_rng(9)
+    weight, constant = rng.random((7, 5)), rng.normal(size=(7, 5))
+    starts = np.array([0, 3, 4])
+    expected = np.zeros((3, 5))
+    for core, (first, last) in enumerate([(0, 3), (3, 4), (4, 7)]):
+        for column in range(5):
+            total = weight[first, column] * constant[first, column]
+            for row in range(first + 1, last):
+                total += weight[row, column] * constant[row, column]
+            expected[core, column] = total
+    assert np.array_equal(counter_sums.weighted_sums(weight, constant, starts), expected)
 
 
 def test_a_product_may_write_rows_of_the_array_it_reads():

@@ -89,12 +89,13 @@ class Grid:
         first = int(self.column[layer[0]])
         return slice(first, first + len(layer))
 
-    def lowered(self, points: np.ndarray) -> np.ndarray:
+    def lowered(self, points: np.ndarray, drops: int = 1) -> np.ndarray:
         """Flat index of each point lowered on its largest counter to the sum just
         below its layer's (solved at an earlier layer: where a layer's first guesses
-        come from); -1 where that counter does not reach so far."""
+        come from), or by ``drops`` times that much; -1 where that counter does not
+        reach so far."""
         values = self.points[points]
-        drop = values.sum(axis=1) - self.floor[points] + 1
+        drop = drops * (values.sum(axis=1) - self.floor[points] + 1)
         after = values - drop[:, None] * (np.arange(values.shape[1]) == values.argmax(
             axis=1)[:, None])
         out = np.full(len(points), -1, dtype=np.int64)

@@ -116,8 +116,8 @@ def solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tuple
             return base + counter_sums.times(reduced.links, layer[head.cores])
 
         if reduced.contracting:
-            # any start reaches the one fixed point: the neighbour a few hit points down
-            # is close, and its mixes usually already the right ones
+            # any start reaches the one fixed point: the values a few hit points down
+            # lead to it, and their mixes are usually already the right ones
             layer[head.cores] = _neighbour_values(graph, grid, points, landed, head.cores)
         for _ in range(NEWTON_STEPS if reduced.contracting else 0):
             weight, extra = _mix_weights(head, continuation(), points, rule)
@@ -168,17 +168,25 @@ def _stage(method: Callable, group: Group, continuation: np.ndarray,
 
 def _neighbour_values(graph: CoreGraph, grid: Grid, points: np.ndarray, landed: np.ndarray,
                       cores: np.ndarray) -> np.ndarray:
-    """(cores, points) the values of ``cores`` at each point's neighbour below its layer
-    (``Grid.lowered``, solved at the layer before), where both are known; 0 elsewhere."""
+    """(cores, points) a first guess of the values of ``cores`` at each point, from its
+    neighbours one and two drops below its layer (``Grid.lowered``, solved at layers
+    before): on the line through both where both are known, the nearer one's value
+    where only it is, 0 elsewhere. Along the line, the guess moves as the values
+    below did: the policy-evaluation steps it starts took 522 at level 5 instead of
+    600 from the nearer value alone."""
     guess = np.zeros((len(cores), len(points)))
     position = np.searchsorted(graph.landing, cores)
     known = (position < len(graph.landing)) & (
         graph.landing[np.minimum(position, len(graph.landing) - 1)] == cores)
-    below = grid.lowered(points)
-    live = below >= 0
+    near, far = grid.lowered(points), grid.lowered(points, drops=2)
+    live = near >= 0
     if not (known.any() and live.any()):
         return guess
-    guess[np.ix_(known, live)] = landed[np.ix_(position[known], grid.column[below[live]])]
+    rows = position[known]
+    found = landed[np.ix_(rows, grid.column[near[live]])]
+    both = far[live] >= 0
+    found[:, both] = 2 * found[:, both] - landed[np.ix_(rows, grid.column[far[live][both]])]
+    guess[np.ix_(known, live)] = found
     return guess
 
 
@@ -190,7 +198,7 @@ def _policy_values(reduced: Reduced, weight: np.ndarray, constant: np.ndarray,
     the weights summed per core; one linear solve per point. None where play under the
     weights may never end (singular)."""
     part = reduced.choice
-    mixed = np.add.reduceat(weight * constant, part.offsets, axis=0)
+    mixed = counter_sums.weighted_sums(weight, constant, part.offsets)
     if extra is not None:
         mixed = mixed + extra
     found = solve_points(np.eye(len(part.cores)) - choice_steps(reduced, weight), mixed.T)

@@ -19,7 +19,8 @@ rows stay in cache while their kernels go by. Each kernel sums its entries in or
 whatever the threads, so the results do not depend on how many there are.
 
 Besides: the chance of playing each joint action in the forward push (``play``) and
-under a pair of mixes (``joint``), the mixes written where the solution keeps them
+under a pair of mixes (``joint``), a policy's payoffs summed per core
+(``weighted_sums``), the mixes written where the solution keeps them
 (``write_mixes``), the kernels' chances of depleting a counter from each value
 (``from_the_top``), and how far a pair of mixes is from best replies at each stage
 (``reply_gaps``).
@@ -154,6 +155,44 @@ def joint(weight, pairs, row, col) -> None:
                 into = pairs[g, i, j]
                 for point in range(weight.shape[1]):
                     weight[into, point] = row[g, point, i] * col[g, point, j]
+
+
+def weighted_sums(weight: np.ndarray, constant: np.ndarray, starts: np.ndarray
+                  ) -> np.ndarray:
+    """(len(starts), points): ``weight`` times ``constant`` (pairs, points) summed over
+    each run of rows from ``starts[c]`` to the next start (the last to the end), row
+    after row: ``np.add.reduceat(weight * constant, starts, axis=0)`` (within an ulp:
+    numpy adds some columns in pairs) without its product's temporary, which cost a
+    level-5 duel 1.3 s over 600 calls."""
+    run = (_weighted_sums_in_parallel if weight.size >= PARALLEL_TERMS
+           else _weighted_sums)
+    out = np.empty((len(starts), weight.shape[1]))
+    run(np.ascontiguousarray(weight, dtype=float), np.ascontiguousarray(constant, dtype=float),
+        starts, out)
+    return out
+
+
+@numba.njit(cache=True)
+def _weighted_run(c, weight, constant, starts, out):
+    first = starts[c]
+    last = starts[c + 1] if c + 1 < len(starts) else weight.shape[0]
+    for i in range(weight.shape[1]):
+        out[c, i] = weight[first, i] * constant[first, i]
+    for p in range(first + 1, last):
+        for i in range(weight.shape[1]):
+            out[c, i] += weight[p, i] * constant[p, i]
+
+
+@numba.njit(cache=True)
+def _weighted_sums(weight, constant, starts, out):
+    for c in range(len(starts)):
+        _weighted_run(c, weight, constant, starts, out)
+
+
+@numba.njit(parallel=True, cache=True)
+def _weighted_sums_in_parallel(weight, constant, starts, out):
+    for c in numba.prange(len(starts)):
+        _weighted_run(c, weight, constant, starts, out)
 
 
 @numba.njit(cache=True)
