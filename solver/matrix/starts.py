@@ -299,8 +299,8 @@ def _on_supports(games, core, point, rows, cols, g, start_row, start_col, s, bou
 def _settles_on(games, core, point, rows, cols, g, size, bounds, tolerances, supports,
                 scratch, row, col):
     """Game ``g`` tried on the supports listed in ``supports`` (``size`` actions each)."""
-    low, span, magnitude, margin = bounds
-    unique, constant_tol, regret_tol, inverse_limit, _ = tolerances
+    magnitude, margin = bounds[2], bounds[3]
+    unique, _, regret_tol, inverse_limit, _ = tolerances
     on_rows, on_cols, in_rows, in_cols = supports
     if size == 1:
         if _saddle(games, core, point, rows, cols, g, on_rows[0], on_cols[0], margin):
@@ -308,12 +308,20 @@ def _settles_on(games, core, point, rows, cols, g, size, bounds, tolerances, sup
             return True, games[core, on_rows[0], on_cols[0], point]
     elif size > 1:
         value = _mixed(games, core, point, rows, cols, g, on_rows, on_cols, in_rows, in_cols,
-                       size, (low, span, constant_tol * magnitude / span),
+                       size, _unit_map(bounds, tolerances),
                        (margin, regret_tol * max(1.0, magnitude), unique, inverse_limit),
                        scratch, row, col)
         if not np.isnan(value):
             return True, value
     return False, 0.0
+
+
+@numba.njit(cache=True, inline="always")
+def _unit_map(bounds, tolerances):
+    """How ``_mixed`` maps a game's payoffs: its least, its span and the grid they are
+    rounded to (the constant tolerance over the span, at the payoffs' magnitude)."""
+    low, span, magnitude, _ = bounds
+    return low, span, tolerances[1] * magnitude / span
 
 
 @numba.njit(cache=True)
@@ -327,15 +335,14 @@ def _repaired(games, core, point, rows, cols, g, start_row, start_col, bounds, t
     with the other side's first answer to it, else in place of each action of its own
     side's support; a light weight leaves with the other side's lightest, or each of
     its actions."""
-    low, span, magnitude, margin = bounds
-    unique, constant_tol, _, inverse_limit, _ = tolerances
+    margin = bounds[3]
+    unique, inverse_limit = tolerances[0], tolerances[3]
     on_rows, on_cols, in_rows, in_cols = supports
     size = _support(rows, g, start_row, g, unique, on_rows, in_rows)
     if size == 0 or size != _support(cols, g, start_col, g, unique, on_cols, in_cols):
         return False, 0.0
     value = _equalised(games, core, point, g, on_rows, on_cols, size,
-                       (low, span, constant_tol * magnitude / span), inverse_limit, scratch,
-                       row, col)
+                       _unit_map(bounds, tolerances), inverse_limit, scratch, row, col)
     if np.isnan(value):
         return False, 0.0
     row_scores, col_scores = scratch[2], scratch[3]
