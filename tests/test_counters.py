@@ -649,6 +649,24 @@ def test_warm_starts_come_from_the_layer_then_from_the_neighbour_below():
     assert starts.start("other", layer, 2) is None
 
 
+def test_warm_starts_read_every_slice_of_the_layer_below_kept_so_far():
+    # at 3 x 3 counters, the layer of sum 4 is (1, 3), (2, 2), (3, 1), whose neighbours
+    # one lower on the largest counter are (1, 2), (1, 2), (2, 1): the layer of sum 3,
+    # solved in two slices, (2, 1) first. Read after the first slice, the layer gives
+    # the third point's answers only; after the second, all of them
+    grid = Grid((3, 3))
+    starts = WarmStarts(grid)
+    first, second = np.array([grid.flat((2, 1))]), np.array([grid.flat((1, 2))])
+    layer = np.array([grid.flat(p) for p in ((1, 3), (2, 2), (3, 1))])
+    assert starts.start("group", first, 2) is None
+    starts.keep("group", first, np.array([[20.0], [21.0]]), 2)
+    early = starts.start("group", layer, 2)[:, 0]
+    assert np.isnan(early[[0, 1, 3, 4]]).all() and early[[2, 5]].tolist() == [20, 21]
+    assert starts.start("group", second, 2) is None
+    starts.keep("group", second, np.array([[10.0], [11.0]]), 2)
+    assert starts.start("group", layer, 2)[:, 0].tolist() == [10, 10, 20, 11, 11, 21]
+
+
 @pytest.mark.parametrize("columns", [3, 4096])   # one thread, then rows in parallel
 def test_the_compiled_sparse_products_match_scipys(columns):
     rng = np.random.default_rng(5)

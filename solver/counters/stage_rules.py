@@ -99,6 +99,9 @@ class WarmStarts:
         #: last answers at each slice of the layer it was last solved at (``solved``),
         #: and of the one before it (``below``)
         self.solved, self.below = {}, {}
+        #: key -> the layer ``below`` it read last, joined once (``_joined_layer``):
+        #: each slice of the next layer reads the whole layer
+        self._joined = {}
 
     def start(self, key, points: np.ndarray, k: int,
               earlier: Callable[[], np.ndarray | None] | None = None) -> np.ndarray | None:
@@ -137,15 +140,25 @@ class WarmStarts:
         below = known if known is not None and known[0] != layer else self.below.get(key)
         if below is None:
             return None
-        slices = list(below[1].values())
-        lower = np.concatenate([at for at, _ in slices])
-        answers = np.concatenate([found for _, found in slices], axis=1)
-        where = np.full(self.grid.size, -1)
-        where[lower] = np.arange(len(lower))
+        lower, order, answers = self._joined_layer(key, below)
         flat = self.grid.lowered(points)
-        at = np.where(flat >= 0, where[np.maximum(flat, 0)], -1)
+        place = np.minimum(np.searchsorted(lower, flat), len(lower) - 1)
+        at = np.where((flat >= 0) & (lower[place] == flat), order[place], -1)
         start = np.where((at >= 0)[None, :, None], answers[:, np.maximum(at, 0)], np.nan)
         return start.reshape(k * len(points), -1)
+
+    def _joined_layer(self, key, below: tuple) -> tuple:
+        """A layer's answers (``below``) in one array (k, points, ...), its points
+        sorted, and the place of each of those in the array."""
+        joined = self._joined.get(key)
+        if joined is None or joined[0] is not below or joined[1] != len(below[1]):
+            slices = list(below[1].values())
+            points = np.concatenate([at for at, _ in slices])
+            order = np.argsort(points)
+            answers = np.concatenate([found for _, found in slices], axis=1)
+            joined = self._joined[key] = (below, len(below[1]), points[order], order,
+                                          answers)
+        return joined[2:]
 
 
 class Equilibrium:
