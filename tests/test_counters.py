@@ -716,42 +716,6 @@ def test_a_product_may_write_rows_of_the_array_it_reads():
     assert values[2:].ravel().tolist() == list(range(4, 10))
 
 
-@pytest.mark.parametrize("parallel", [False, True])
-def test_two_products_are_summed_per_row_first_then_second(parallel, monkeypatch):
-    # row r: 0, plus the first matrix's terms in column order, plus the second's, as a
-    # loop adds them, to the bit; written into the given rows, the others untouched
-    monkeypatch.setattr(counter_sums, "PARALLEL_TERMS", 1 if parallel else 1 << 40)
-    rng = np.random.default_rng(12)
-    first = sp.random(300, 40, density=0.1, format="csr", random_state=3)
-    second = sp.random(300, 25, density=0.2, format="csr", random_state=4)
-    first_dense, second_dense = rng.normal(size=(40, 6)), rng.normal(size=(25, 6))
-    out = rng.normal(size=(500, 6))
-    rows = rng.permutation(500)[:300]
-    expected = out.copy()
-    for r in range(300):
-        total = np.zeros(6)
-        for matrix, dense in ((first, first_dense), (second, second_dense)):
-            for e in range(matrix.indptr[r], matrix.indptr[r + 1]):
-                total += matrix.data[e] * dense[matrix.indices[e]]
-        expected[rows[r]] = total
-    counter_sums.times_sum(first, first_dense, second, second_dense, out, rows)
-    assert np.array_equal(out, expected)
-    fresh = counter_sums.times_sum(first, first_dense, second, second_dense)
-    assert np.array_equal(fresh, expected[rows])
-
-
-def test_two_products_may_write_rows_of_an_array_they_read():
-    # a forced core's value: what its lowering steps bring (known, by kernel) plus what
-    # its zero steps bring from cores of the same layer (rows 2-4 of values)
-    values = np.arange(10.0).reshape(5, 2)
-    known = np.array([[100.0, 200.0], [1000.0, 2000.0]])
-    lowering = sp.csr_matrix([[0.5, 0], [0, 0.25]])
-    zero = sp.csr_matrix([[0, 0, 0.5, 0, 0], [0, 0, 0, 0.25, 0.25]])
-    counter_sums.times_sum(lowering, known, zero, values, values, np.array([1, 0]))
-    assert values[1].tolist() == [52.0, 102.5] and values[0].tolist() == [253.5, 504.0]
-    assert values[2:].ravel().tolist() == list(range(4, 10))
-
-
 def test_the_chance_of_each_joint_action_is_both_mixes_multiplied():
     row = np.array([[[0.25, 0.75], [1.0, 0.0]]])          # one game, two points, 2 rows
     col = np.array([[[0.5, 0.5, 0.0], [0.2, 0.3, 0.5]]])  # 3 columns

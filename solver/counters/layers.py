@@ -66,7 +66,7 @@ def solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tuple
     layer[graph.terminal] = ends[:, None]
 
     def stage_values(part: Part) -> np.ndarray:
-        return counter_sums.times_sum(part.lowering, known, part.zero, layer)
+        return counter_sums.times(part.zero, layer, counter_sums.times(part.lowering, known))
 
     def values_in_place(part: Part) -> np.ndarray:
         """The values of the part's cores of one joint action written into ``layer``;
@@ -78,11 +78,13 @@ def solve_layer(graph: CoreGraph, grid: Grid, points: np.ndarray, reading: tuple
                     layer[part.cores[group.members]] = continuation[group.pairs[:, 0, 0]]
             return continuation
         (zero, lowering), cores = part.forced, part.forced_cores
-        counter_sums.times_sum(lowering, known, zero, layer, layer, cores)
+        counter_sums.times(lowering, known, layer, cores, add=False)
+        counter_sums.times(zero, layer, layer, cores)
         continuation = np.empty((len(part.pairs), len(points)))
         if len(part.chosen):
             zero, lowering = part.chosen_steps
-            counter_sums.times_sum(lowering, known, zero, layer, continuation, part.chosen)
+            counter_sums.times(lowering, known, continuation, part.chosen, add=False)
+            counter_sums.times(zero, layer, continuation, part.chosen)
         return continuation
 
     def solve_part(part: Part, continuation: np.ndarray) -> None:

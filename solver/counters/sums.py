@@ -271,63 +271,6 @@ def _rows(indptr, indices, data, dense, out, rows, fresh):
              np.empty(dense.shape[1]))
 
 
-def times_sum(first, first_dense: np.ndarray, second, second_dense: np.ndarray,
-              out: np.ndarray | None = None, rows: np.ndarray | None = None) -> np.ndarray:
-    """``first @ first_dense + second @ second_dense`` (CSR matrices of the same rows),
-    fresh or into the rows ``rows`` of ``out`` (as ``times``, never added to), each row
-    summed from 0 over ``first``'s terms then ``second``'s, as ``times`` does in two
-    calls (the same bits), in one pass: a row of ``out`` is written once, where the two
-    calls wrote it, read it back and wrote it again (a layer's scattered rows, each a
-    cache miss). ``out`` may be a dense matrix itself when no written row is read."""
-    first_dense = np.ascontiguousarray(first_dense, dtype=float)
-    second_dense = np.ascontiguousarray(second_dense, dtype=float)
-    width = first_dense.shape[1]
-    if out is None:
-        out = np.empty((first.shape[0], width))
-    rows = np.arange(first.shape[0]) if rows is None else rows
-    terms = (first.nnz + second.nnz) * width
-    run = _two_rows_in_parallel if terms >= PARALLEL_TERMS else _two_rows
-    run(first.indptr, first.indices, first.data, first_dense, second.indptr, second.indices,
-        second.data, second_dense, out, rows)
-    return out
-
-
-@numba.njit(cache=True)
-def _add_row(r, indptr, indices, data, dense, total):
-    for e in range(indptr[r], indptr[r + 1]):
-        j, p = _U(indices[e]), data[e]
-        for i in range(dense.shape[1]):
-            total[_U(i)] += p * dense[j, _U(i)]
-
-
-@numba.njit(cache=True)
-def _two_row_run(begin, end, first, second, out, rows, total):
-    """Rows ``begin`` .. ``end`` of both products (``first``, ``second``: a CSR
-    matrix's arrays and its dense factor), each summed in ``total``, then written."""
-    for r in range(begin, end):
-        total[:] = 0.0
-        _add_row(r, first[0], first[1], first[2], first[3], total)
-        _add_row(r, second[0], second[1], second[2], second[3], total)
-        into = _U(rows[r])
-        for i in range(len(total)):
-            out[into, _U(i)] = total[i]
-
-
-@numba.njit(parallel=True, cache=True)
-def _two_rows_in_parallel(ip1, ix1, d1, x1, ip2, ix2, d2, x2, out, rows):
-    count = len(ip1) - 1
-    for run in numba.prange((count + ROWS_AT_ONCE - 1) // ROWS_AT_ONCE):
-        _two_row_run(run * ROWS_AT_ONCE, min(count, (run + 1) * ROWS_AT_ONCE),
-                     (ip1, ix1, d1, x1), (ip2, ix2, d2, x2), out, rows,
-                     np.empty(x1.shape[1]))
-
-
-@numba.njit(cache=True)
-def _two_rows(ip1, ix1, d1, x1, ip2, ix2, d2, x2, out, rows):
-    _two_row_run(0, len(ip1) - 1, (ip1, ix1, d1, x1), (ip2, ix2, d2, x2), out, rows,
-                 np.empty(x1.shape[1]))
-
-
 #: the points of one stage game's gaps (``reply_gaps``) a thread takes at a time
 GAP_POINTS = 256
 
