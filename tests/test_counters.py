@@ -665,6 +665,10 @@ def test_warm_starts_read_every_slice_of_the_layer_below_kept_so_far():
     assert starts.start("group", second, 2) is None
     starts.keep("group", second, np.array([[10.0], [11.0]]), 2)
     assert starts.start("group", layer, 2)[:, 0].tolist() == [10, 10, 20, 11, 11, 21]
+    # a slice solved again: its last answers
+    starts.start("group", second, 2)
+    starts.keep("group", second, np.array([[30.0], [31.0]]), 2)
+    assert starts.start("group", layer, 2)[:, 0].tolist() == [30, 30, 20, 31, 31, 21]
 
 
 @pytest.mark.parametrize("columns", [3, 4096])   # one thread, then rows in parallel

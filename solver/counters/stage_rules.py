@@ -99,8 +99,8 @@ class WarmStarts:
         #: last answers at each slice of the layer it was last solved at (``solved``),
         #: and of the one before it (``below``)
         self.solved, self.below = {}, {}
-        #: key -> the layer ``below`` it read last, joined once (``_joined_layer``):
-        #: each slice of the next layer reads the whole layer
+        #: key -> the slices of the layer below it read last, joined once
+        #: (``_joined_layer``): each slice of the next layer reads the whole layer
         self._joined = {}
 
     def start(self, key, points: np.ndarray, k: int,
@@ -149,16 +149,17 @@ class WarmStarts:
 
     def _joined_layer(self, key, below: tuple) -> tuple:
         """A layer's answers (``below``) in one array (k, points, ...), its points
-        sorted, and the place of each of those in the array."""
+        sorted, and the place of each of those in the array; joined again when a slice
+        was kept since."""
+        slices = list(below[1].values())
         joined = self._joined.get(key)
-        if joined is None or joined[0] is not below or joined[1] != len(below[1]):
-            slices = list(below[1].values())
+        if joined is None or len(joined[0]) != len(slices) or any(
+                mine is not theirs for mine, theirs in zip(joined[0], slices, strict=True)):
             points = np.concatenate([at for at, _ in slices])
             order = np.argsort(points)
             answers = np.concatenate([found for _, found in slices], axis=1)
-            joined = self._joined[key] = (below, len(below[1]), points[order], order,
-                                          answers)
-        return joined[2:]
+            joined = self._joined[key] = (slices, points[order], order, answers)
+        return joined[1:]
 
 
 class Equilibrium:
